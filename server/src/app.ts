@@ -1,0 +1,32 @@
+// Builds the Elysia app from its plugins; main.ts only listens.
+import { Elysia } from "elysia";
+import { admission } from "./auth/admission.ts";
+import type { Database } from "./db/client.ts";
+import { jsonBody } from "./http/body.ts";
+import { errorHandler } from "./http/errors.ts";
+import { requestContext } from "./http/request-context.ts";
+import { methodTable } from "./http/routes.ts";
+import { crudRoutes, type RouteDeps } from "./resources/crud-routes.ts";
+import { lookupRoutes } from "./resources/lookups.ts";
+import { RESOURCES, SUB_RESOURCES } from "./resources/registry.ts";
+import { healthRoutes } from "./surfaces/health.ts";
+
+export interface AppDeps {
+  db: Database;
+}
+
+export function buildApp(deps: AppDeps) {
+  const routeDeps: RouteDeps = { db: deps.db, admit: admission(deps.db) };
+  const methods = methodTable();
+  const app = new Elysia({ normalize: false })
+    .use(errorHandler(methods.lookup))
+    .use(requestContext)
+    .use(jsonBody)
+    .use(healthRoutes(deps.db))
+    .use(lookupRoutes(routeDeps));
+  for (const def of [...RESOURCES, ...SUB_RESOURCES]) app.use(crudRoutes(def, routeDeps));
+  methods.load(app.routes);
+  return app;
+}
+
+export type App = ReturnType<typeof buildApp>;

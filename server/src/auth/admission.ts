@@ -1,0 +1,18 @@
+// Admits a data request before its body is validated: token, then add-on.
+import type { Database } from "../db/client.ts";
+import type { RequestContext } from "../http/request-context.ts";
+import type { Addon } from "../resources/definition.ts";
+import { authenticate, requireAddons } from "./bearer.ts";
+import type { Company } from "./company.ts";
+
+export type Admission = (request: Request, ctx: RequestContext, addon: Addon) => Promise<Company>;
+
+/** Later stages (rate limits, metering) hook in through `afterAuthentication`. */
+export function admission(db: Database, afterAuthentication: (company: Company, ctx: RequestContext) => Promise<void> = async () => {}): Admission {
+  return async (request, ctx, addon) => {
+    const company = await authenticate(db, request, ctx);
+    await afterAuthentication(company, ctx);
+    requireAddons(company, addon);
+    return company;
+  };
+}

@@ -1,0 +1,28 @@
+// Bearer authentication and add-on gates for the data routes.
+import { ApiError } from "../http/problem.ts";
+import type { RequestContext } from "../http/request-context.ts";
+import type { Addon } from "../resources/definition.ts";
+import type { Database } from "../db/client.ts";
+import type { Company } from "./company.ts";
+import { companyForToken } from "./tokens.ts";
+
+const unauthorized = (detail: string): ApiError =>
+  new ApiError(401, "unauthorized", detail, undefined, { "www-authenticate": 'Bearer realm="erp"' });
+
+export async function authenticate(db: Database, request: Request, ctx: RequestContext): Promise<Company> {
+  const header = request.headers.get("authorization");
+  if (!header) throw unauthorized("Send your API token as `Authorization: Bearer <token>`.");
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw unauthorized("The Authorization header must be `Bearer <token>`.");
+  const company = await companyForToken(db, match[1]);
+  if (!company) throw unauthorized("The token is unknown or revoked.");
+  ctx.company = company;
+  return company;
+}
+
+export function requireAddons(company: Company, addon: Addon): void {
+  const missing = (["api", addon] as Addon[]).filter((needed) => !company.addons.has(needed));
+  if (missing.length > 0) {
+    throw new ApiError(402, "feature_off", `This endpoint needs the ${missing.join(" and ")} add-on${missing.length > 1 ? "s" : ""}, which your company does not have.`);
+  }
+}

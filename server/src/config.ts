@@ -1,0 +1,20 @@
+// Environment → typed configuration, read once at start.
+export interface Config {
+  port: number;
+  databaseUrl: string;
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+function readLogLevel(value: string | undefined): Config["logLevel"] {
+  const level = (value ?? "info").toLowerCase();
+  if (level === "debug" || level === "info" || level === "warn" || level === "error") return level;
+  throw new Error(`LOG_LEVEL must be debug, info, warn or error, not "${value}"`);
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) throw new Error("DATABASE_URL is not set (bun run start sets it for you)");
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not "${env.PORT}"`);
+  return { port, databaseUrl, logLevel: readLogLevel(env.LOG_LEVEL) };
+}

@@ -1,0 +1,209 @@
+// Drizzle tables. Every table holding company data leads its keys with company_id so the
+// data can later be sharded by company; JS keys equal the API's field names.
+import { sql } from "drizzle-orm";
+import {
+  bigint, boolean, char, date, datetime, decimal, index, int, json, mysqlTable, primaryKey,
+  tinyint, uniqueIndex, varchar,
+} from "drizzle-orm/mysql-core";
+
+const id = () => bigint("id", { mode: "number", unsigned: true }).autoincrement().notNull();
+const companyId = () => bigint("company_id", { mode: "number", unsigned: true }).notNull();
+const ref = (name: string) => bigint(name, { mode: "number", unsigned: true });
+const money = (name: string) => decimal(name, { precision: 14, scale: 2 });
+const timestamps = {
+  created_at: datetime("created_at", { mode: "date", fsp: 3 }).notNull().default(sql`CURRENT_TIMESTAMP(3)`),
+  updated_at: datetime("updated_at", { mode: "date", fsp: 3 }).notNull().default(sql`CURRENT_TIMESTAMP(3)`),
+  deleted_at: datetime("deleted_at", { mode: "date", fsp: 3 }),
+};
+// 1 while the record is live, NULL once soft-deleted: unique keys that include it ignore
+// deleted records, because a unique index admits any number of NULLs.
+const live = () => tinyint("live").default(1);
+
+export const companies = mysqlTable("companies", {
+  id: id().primaryKey(),
+  name: varchar("name", { length: 200 }).notNull(),
+  plan: varchar("plan", { length: 16 }).notNull(),
+  addons: json("addons").$type<string[]>().notNull(),
+  max_projects: int("max_projects"),
+  max_workers: int("max_workers"),
+  rate_limit: int("rate_limit"),
+  created_at: timestamps.created_at,
+});
+
+export const apiTokens = mysqlTable("api_tokens", {
+  id: id(),
+  company_id: companyId(),
+  token_hash: char("token_hash", { length: 64 }).notNull(),
+  created_at: timestamps.created_at,
+  revoked_at: datetime("revoked_at", { mode: "date", fsp: 3 }),
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("api_tokens_id").on(t.id),
+  uniqueIndex("api_tokens_hash").on(t.token_hash),
+]);
+
+function lookupTable(name: string) {
+  return mysqlTable(name, {
+    id: id(),
+    company_id: companyId(),
+    name: varchar("name", { length: 100 }).notNull(),
+  }, (t) => [
+    primaryKey({ columns: [t.company_id, t.id] }),
+    uniqueIndex(`${name}_id`).on(t.id),
+    uniqueIndex(`${name}_name`).on(t.company_id, t.name),
+  ]);
+}
+
+export const trades = lookupTable("trades");
+export const equipmentCategories = lookupTable("equipment_categories");
+
+export const clients = mysqlTable("clients", {
+  id: id(),
+  company_id: companyId(),
+  name: varchar("name", { length: 200 }).notNull(),
+  email: varchar("email", { length: 254 }),
+  phone: varchar("phone", { length: 40 }),
+  tax_id: varchar("tax_id", { length: 32 }),
+  billing_address: varchar("billing_address", { length: 500 }),
+  status: varchar("status", { length: 16 }).notNull(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("clients_id").on(t.id),
+]);
+
+export const estimates = mysqlTable("estimates", {
+  id: id(),
+  company_id: companyId(),
+  title: varchar("title", { length: 200 }).notNull(),
+  client_id: ref("client_id"),
+  amount: money("amount").notNull(),
+  currency: char("currency", { length: 3 }).notNull(),
+  valid_until: date("valid_until", { mode: "string" }),
+  status: varchar("status", { length: 16 }).notNull(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("estimates_id").on(t.id),
+  index("estimates_client").on(t.company_id, t.client_id),
+]);
+
+export const projects = mysqlTable("projects", {
+  id: id(),
+  company_id: companyId(),
+  name: varchar("name", { length: 200 }).notNull(),
+  code: varchar("code", { length: 32 }),
+  client_id: ref("client_id"),
+  billing_mode: varchar("billing_mode", { length: 24 }).notNull(),
+  budget_estimate_id: ref("budget_estimate_id"),
+  budget_amount: money("budget_amount"),
+  currency: char("currency", { length: 3 }).notNull(),
+  start_date: date("start_date", { mode: "string" }),
+  end_date: date("end_date", { mode: "string" }),
+  address: varchar("address", { length: 500 }),
+  status: varchar("status", { length: 16 }).notNull(),
+  live: live(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("projects_id").on(t.id),
+  uniqueIndex("projects_code").on(t.company_id, t.code, t.live),
+  index("projects_client").on(t.company_id, t.client_id),
+  index("projects_budget_estimate").on(t.company_id, t.budget_estimate_id),
+]);
+
+export const workers = mysqlTable("workers", {
+  id: id(),
+  company_id: companyId(),
+  name: varchar("name", { length: 200 }).notNull(),
+  email: varchar("email", { length: 254 }),
+  phone: varchar("phone", { length: 40 }),
+  trade_id: ref("trade_id"),
+  hourly_rate: money("hourly_rate"),
+  hired_on: date("hired_on", { mode: "string" }),
+  status: varchar("status", { length: 16 }).notNull(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("workers_id").on(t.id),
+  index("workers_trade").on(t.company_id, t.trade_id),
+]);
+
+export const subcontractors = mysqlTable("subcontractors", {
+  id: id(),
+  company_id: companyId(),
+  name: varchar("name", { length: 200 }).notNull(),
+  trade_id: ref("trade_id"),
+  email: varchar("email", { length: 254 }),
+  phone: varchar("phone", { length: 40 }),
+  tax_id: varchar("tax_id", { length: 32 }),
+  insurance_expires_on: date("insurance_expires_on", { mode: "string" }),
+  status: varchar("status", { length: 16 }).notNull(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("subcontractors_id").on(t.id),
+  index("subcontractors_trade").on(t.company_id, t.trade_id),
+]);
+
+export const equipment = mysqlTable("equipment", {
+  id: id(),
+  company_id: companyId(),
+  name: varchar("name", { length: 200 }).notNull(),
+  category_id: ref("category_id"),
+  serial_number: varchar("serial_number", { length: 64 }),
+  daily_rate: money("daily_rate"),
+  status: varchar("status", { length: 16 }).notNull(),
+  live: live(),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("equipment_id").on(t.id),
+  uniqueIndex("equipment_serial").on(t.company_id, t.serial_number, t.live),
+  index("equipment_category").on(t.company_id, t.category_id),
+]);
+
+export const rentals = mysqlTable("equipment_rentals", {
+  id: id(),
+  company_id: companyId(),
+  equipment_id: ref("equipment_id").notNull(),
+  project_id: ref("project_id").notNull(),
+  start_date: date("start_date", { mode: "string" }).notNull(),
+  end_date: date("end_date", { mode: "string" }),
+  daily_rate: money("daily_rate"),
+  billed: boolean("billed").notNull().default(false),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("equipment_rentals_id").on(t.id),
+  index("equipment_rentals_equipment").on(t.company_id, t.equipment_id),
+  index("equipment_rentals_project").on(t.company_id, t.project_id),
+]);
+
+export const idempotencyKeys = mysqlTable("idempotency_keys", {
+  company_id: companyId(),
+  idempotency_key: varchar("idempotency_key", { length: 255 }).notNull(),
+  fingerprint: char("fingerprint", { length: 64 }).notNull(),
+  owner: char("owner", { length: 36 }).notNull(),
+  locked_until: datetime("locked_until", { mode: "date", fsp: 3 }).notNull(),
+  status_code: int("status_code"),
+  response_body: json("response_body"),
+  created_at: timestamps.created_at,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.idempotency_key] }),
+  index("idempotency_keys_created").on(t.created_at),
+]);
+
+export const usageCounters = mysqlTable("usage_counters", {
+  company_id: companyId(),
+  period: char("period", { length: 7 }).notNull(),
+  requests: bigint("requests", { mode: "number", unsigned: true }).notNull().default(0),
+  dry_run_requests: bigint("dry_run_requests", { mode: "number", unsigned: true }).notNull().default(0),
+  replays: bigint("replays", { mode: "number", unsigned: true }).notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.company_id, t.period] })]);
+
+export const rateWindows = mysqlTable("rate_windows", {
+  company_id: companyId(),
+  window_start: bigint("window_start", { mode: "number", unsigned: true }).notNull(),
+  hits: int("hits", { unsigned: true }).notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.company_id, t.window_start] })]);

@@ -1,0 +1,46 @@
+// Per-request context every handler reads: request id, company, dry-run flag, idempotency key.
+import { Elysia } from "elysia";
+import type { Company } from "../auth/company.ts";
+
+export interface RequestContext {
+  requestId: string;
+  receivedAt: number;
+  company?: Company;
+  dryRun: boolean;
+  idempotencyKey?: string;
+  /** Set when a stored idempotent result is replayed instead of running the operation. */
+  replayed: boolean;
+}
+
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+const contexts = new WeakMap<Request, RequestContext>();
+
+function dryRunRequested(request: Request): boolean {
+  const header = request.headers.get("x-dry-run");
+  if (header !== null) return header === "1" || header.toLowerCase() === "true";
+  const query = new URL(request.url).searchParams.get("dry_run");
+  return query === "1" || query === "true";
+}
+
+/** The context of a request; created on first use so error paths always have one. */
+export function contextOf(request: Request): RequestContext {
+  let context = contexts.get(request);
+  if (!context) {
+    const sent = request.headers.get("x-request-id");
+    context = {
+      requestId: sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID(),
+      receivedAt: Date.now(),
+      dryRun: dryRunRequested(request),
+      idempotencyKey: request.headers.get("idempotency-key") ?? undefined,
+      replayed: false,
+    };
+    contexts.set(request, context);
+  }
+  return context;
+}
+
+export const requestContext = new Elysia({ name: "request-context" })
+  .onRequest(({ request, set }) => {
+    set.headers["x-request-id"] = contextOf(request).requestId;
+  })
+  .derive({ as: "global" }, ({ request }) => ({ ctx: contextOf(request) }));

@@ -1,0 +1,165 @@
+// The routes of one resource, built from its definition: one implementation, every resource.
+import { Elysia } from "elysia";
+import { and, eq, isNull } from "drizzle-orm";
+import type { Admission } from "../auth/admission.ts";
+import type { Company } from "../auth/company.ts";
+import type { Database, Executor } from "../db/client.ts";
+import { notFound } from "../http/problem.ts";
+import { enumParam, fieldListParam, flagParam, integerParam, parseQuery, textParam, type ParamParser } from "../http/query.ts";
+import { requestContext } from "../http/request-context.ts";
+import { readResponse } from "../http/respond.ts";
+import { createRecord } from "../writes/create.ts";
+import { deleteRecordById } from "../writes/delete.ts";
+import { executeWrite, type WriteResult } from "../writes/execute.ts";
+import { updateRecordById } from "../writes/update.ts";
+import type { ResourceDefinition } from "./definition.ts";
+import { CreateResult, DeleteResult, itemEnvelope, listEnvelope, updateResult } from "./envelopes.ts";
+import { createBodySchema, readableFieldNames, recordSchema, updateBodySchema } from "./fields.ts";
+import { findRecord, listRecords, type Scope } from "./store.ts";
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 100;
+
+export interface RouteDeps {
+  db: Database;
+  admit: Admission;
+}
+
+/** Path ids are positive integers; anything else names no record. */
+function parseId(value: string | undefined, what: string): number {
+  if (value === undefined || !/^[1-9][0-9]{0,15}$/.test(value)) throw notFound(what, value ?? "");
+  return Number(value);
+}
+
+export function listParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {
+  const parsers: Record<string, ParamParser<unknown>> = {
+    limit: integerParam(1),
+    offset: integerParam(0),
+    fields: fieldListParam(readableFieldNames(def)),
+  };
+  if (def.search.length > 0) parsers.q = textParam;
+  if (def.status) parsers.status = enumParam(def.status.values);
+  for (const filter of def.filters) parsers[filter] = integerParam(1);
+  return parsers;
+}
+
+export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
+  const { db, admit } = deps;
+  const collection = def.parent ? `/v1/${def.parent.resource}/:id/${def.name}` : `/v1/${def.name}`;
+  const memberParam = def.parent ? "rental_id" : "id";
+  const member = `${collection}/:${memberParam}`;
+  const what = def.singular.toLowerCase();
+  const parsers = listParsers(def);
+  const record = recordSchema(def);
+  const tags = [def.parent ? def.parent.resource : def.name];
+
+  async function scopeOf(executor: Executor, company: Company, params: Record<string, string>, lock = false): Promise<Scope> {
+    if (!def.parent) return { companyId: company.id };
+    const parentId = parseId(params.id, def.parent.resource);
+    const { table } = def.parent;
+    const query = executor.select({ id: table.id! }).from(table)
+      .where(and(eq(table.company_id!, company.id), eq(table.id!, parentId), isNull(table.deleted_at!))).limit(1);
+    const [parent] = lock ? await query.for("update") : await query;
+    if (!parent) throw notFound(def.parent.resource, parentId);
+    return { companyId: company.id, parentId };
+  }
+
+  const send = (result: WriteResult, set: { status?: number | string; headers: Record<string, unknown> }): unknown => {
+    set.status = result.status;
+    Object.assign(set.headers, result.headers ?? {});
+    return result.body;
+  };
+  const writeQuery = (request: Request): void => {
+    parseQuery(new URL(request.url), { dry_run: flagParam });
+  };
+
+  const app = new Elysia({ name: `resource:${collection}` })
+    .use(requestContext)
+    .derive(async ({ request, ctx }) => ({ company: await admit(request, ctx, def.addon) }));
+
+  if (def.operations.includes("list")) {
+    app.get(collection, async ({ request, company, params }) => {
+      const query = parseQuery(new URL(request.url), parsers);
+      const limit = Math.min((query.limit as number | undefined) ?? DEFAULT_LIMIT, MAX_LIMIT);
+      const offset = (query.offset as number | undefined) ?? 0;
+      const filters = Object.fromEntries(def.filters.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as number]));
+      const scope = await scopeOf(db, company, params);
+      const { rows, total } = await listRecords(db, def, scope, {
+        limit, offset, filters,
+        q: query.q as string | undefined,
+        status: query.status as string | undefined,
+        fields: (query.fields as string[] | undefined) ?? readableFieldNames(def),
+      });
+      return readResponse(request, { data: rows, meta: { total, limit, offset } });
+    }, {
+      detail: { summary: `List ${def.name}`, tags, description: `${def.description} Ordered by id; page with limit/offset until offset reaches meta.total.` },
+      response: { 200: listEnvelope(record) },
+    });
+  }
+
+  if (def.operations.includes("get")) {
+    app.get(member, async ({ request, company, params }) => {
+      const query = parseQuery(new URL(request.url), { fields: parsers.fields! });
+      const scope = await scopeOf(db, company, params);
+      const id = parseId((params as Record<string, string>)[memberParam], what);
+      const found = await findRecord(db, def, scope, id, { fields: query.fields as string[] | undefined });
+      if (!found) throw notFound(what, id);
+      return readResponse(request, { data: found });
+    }, {
+      detail: { summary: `Get one ${what}`, tags },
+      response: { 200: itemEnvelope(record) },
+    });
+  }
+
+  if (def.operations.includes("create")) {
+    app.post(collection, async ({ request, company, params, body, ctx, set }) => {
+      writeQuery(request);
+      const result = await executeWrite(db, ctx, async (tx) => createRecord(tx, {
+        def, company, dryRun: ctx.dryRun,
+        scope: await scopeOf(tx, company, params, true),
+        body: body as Record<string, unknown>,
+        location: (id) => `${new URL(request.url).pathname}/${id}`,
+      }));
+      return send(result, set);
+    }, {
+      body: createBodySchema(def),
+      detail: { summary: `Create a ${what}`, tags },
+      response: { 200: CreateResult, 201: CreateResult },
+    });
+  }
+
+  if (def.operations.includes("update")) {
+    app.patch(member, async ({ request, company, params, body, ctx, set }) => {
+      writeQuery(request);
+      const id = parseId((params as Record<string, string>)[memberParam], what);
+      const result = await executeWrite(db, ctx, async (tx) => updateRecordById(tx, {
+        def, company, id, dryRun: ctx.dryRun,
+        scope: await scopeOf(tx, company, params, true),
+        body: body as Record<string, unknown>,
+        ifMatch: request.headers.get("if-match"),
+      }));
+      return send(result, set);
+    }, {
+      body: updateBodySchema(def),
+      detail: { summary: `Update a ${what} (merge)`, tags },
+      response: { 200: updateResult(record) },
+    });
+  }
+
+  if (def.operations.includes("delete")) {
+    app.delete(member, async ({ request, company, params, ctx, set }) => {
+      writeQuery(request);
+      const id = parseId((params as Record<string, string>)[memberParam], what);
+      const result = await executeWrite(db, ctx, async (tx) => deleteRecordById(tx, {
+        def, company, id, dryRun: ctx.dryRun,
+        scope: await scopeOf(tx, company, params, true),
+        ifMatch: request.headers.get("if-match"),
+      }));
+      return send(result, set);
+    }, {
+      detail: { summary: `Delete a ${what} (soft)`, tags },
+      response: { 200: DeleteResult },
+    });
+  }
+  return app;
+}

@@ -1,0 +1,41 @@
+// Response envelopes shared by every resource: list, item, create, update and delete results.
+import { Type, type TSchema } from "@sinclair/typebox";
+import { t } from "elysia";
+
+export const ListMeta = Type.Object({
+  total: Type.Integer({ description: "Count of all records matching the query." }),
+  limit: Type.Integer({ description: "The effective page size (values above 100 are capped)." }),
+  offset: Type.Integer({ description: "Start position of this page." }),
+}, { additionalProperties: false });
+
+export const listEnvelope = (item: TSchema): TSchema =>
+  Type.Object({ data: Type.Array(item), meta: ListMeta }, { additionalProperties: false });
+
+export const itemEnvelope = (item: TSchema): TSchema => Type.Object({ data: item }, { additionalProperties: false });
+
+export const CreateResult = itemEnvelope(Type.Object({
+  id: t.Union([Type.Integer(), t.Null()], { description: "The new record's id; null in a dry-run." }),
+  created: Type.Boolean(),
+  dry_run: Type.Boolean(),
+}, { additionalProperties: false }));
+
+const Change = Type.Object({ from: Type.Unknown(), to: Type.Unknown() }, { additionalProperties: false });
+
+export const updateResult = (record: TSchema): TSchema => itemEnvelope(Type.Object({
+  id: Type.Integer(),
+  updated: Type.Boolean({ description: "True when a change was written (false in a dry-run and when nothing changed)." }),
+  dry_run: Type.Boolean(),
+  changes: Type.Record(Type.String(), Change, { description: "Each changed field with its stored and its new value." }),
+  record,
+}, { additionalProperties: false }));
+
+const RecordRef = Type.Object({ resource: Type.String(), id: Type.Integer() }, { additionalProperties: false });
+
+export const DeleteResult = itemEnvelope(Type.Object({
+  id: Type.Integer(),
+  deleted: Type.Boolean(),
+  dry_run: Type.Boolean(),
+  mode: Type.String({ enum: ["soft"], description: "Every delete is soft: the record stays for history but is gone from the API." }),
+  would_delete: Type.Array(RecordRef, { description: "What the delete removes: the record and its dependent records that go with it." }),
+  would_keep: Type.Array(RecordRef, { description: "Live records that reference it and stay." }),
+}, { additionalProperties: false }));

@@ -1,0 +1,44 @@
+// Estimates: editable only in draft; a converted estimate can back a project budget.
+import * as schema from "../db/schema.ts";
+import { ApiError } from "../http/problem.ts";
+import type { ResourceDefinition, ResourceTable } from "./definition.ts";
+import { TARGETS } from "./targets.ts";
+
+export const estimates: ResourceDefinition = {
+  name: "estimates",
+  singular: "Estimate",
+  description: "Estimates. Needs the estimates add-on. Only a DRAFT estimate may be edited; otherwise only its status may change.",
+  table: schema.estimates as unknown as ResourceTable,
+  addon: "estimates",
+  operations: ["list", "get", "create", "update", "delete"],
+  required: ["title"],
+  fields: {
+    title: { type: "text", max: 200 },
+    client_id: { type: "ref", target: TARGETS.clients },
+    amount: { type: "money", default: "0.00" },
+    currency: { type: "currency", default: "USD" },
+    valid_until: { type: "date" },
+  },
+  status: {
+    values: ["DRAFT", "SENT", "ACCEPTED", "REJECTED", "CONVERTED"],
+    initial: ["DRAFT"],
+    transitions: {
+      DRAFT: ["SENT"],
+      SENT: ["ACCEPTED", "REJECTED", "DRAFT"],
+      REJECTED: ["DRAFT"],
+      ACCEPTED: ["CONVERTED"],
+      CONVERTED: [],
+    },
+  },
+  search: ["title"],
+  filters: ["client_id"],
+  updateRule(stored, patch) {
+    if (stored.status === "DRAFT") return undefined;
+    const others = Object.keys(patch).filter((field) => field !== "status");
+    if (others.length === 0) return undefined;
+    return new ApiError(409, "estimate_not_draft", `Estimate ${stored.id} is ${stored.status}, not DRAFT: only its status may change (refused: ${others.join(", ")}).`);
+  },
+  dependents: [
+    { resource: "projects", table: TARGETS.projects.table, column: "budget_estimate_id", effect: "block", reason: "a converted estimate backs this project's budget" },
+  ],
+};

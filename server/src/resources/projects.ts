@@ -1,0 +1,49 @@
+// Projects: billing mode locked once out of draft, budget backed by a converted estimate.
+import * as schema from "../db/schema.ts";
+import { ApiError } from "../http/problem.ts";
+import type { ResourceDefinition, ResourceTable } from "./definition.ts";
+import { rentalsTable, TARGETS } from "./targets.ts";
+
+export const projects: ResourceDefinition = {
+  name: "projects",
+  singular: "Project",
+  description: "Construction projects. Included with the API add-on; the plan's quota limits how many live projects a company has.",
+  table: schema.projects as unknown as ResourceTable,
+  addon: "api",
+  operations: ["list", "get", "create", "update", "delete"],
+  required: ["name"],
+  fields: {
+    name: { type: "text", max: 200 },
+    code: { type: "text", max: 32, unique: true },
+    client_id: { type: "ref", target: TARGETS.clients },
+    billing_mode: { type: "enum", values: ["FIXED_PRICE", "TIME_AND_MATERIALS", "COST_PLUS"], default: "FIXED_PRICE", description: "Editable only while the project is in DRAFT." },
+    budget_estimate_id: { type: "ref", target: TARGETS.estimates, requiredStatus: "CONVERTED" },
+    budget_amount: { type: "money" },
+    currency: { type: "currency", default: "USD" },
+    start_date: { type: "date" },
+    end_date: { type: "date", notBefore: "start_date" },
+    address: { type: "text", max: 500 },
+  },
+  status: {
+    values: ["DRAFT", "ACTIVE", "ON_HOLD", "COMPLETED", "CANCELLED"],
+    initial: ["DRAFT", "ACTIVE"],
+    transitions: {
+      DRAFT: ["ACTIVE", "CANCELLED"],
+      ACTIVE: ["ON_HOLD", "COMPLETED", "CANCELLED"],
+      ON_HOLD: ["ACTIVE", "CANCELLED"],
+      COMPLETED: [],
+      CANCELLED: [],
+    },
+  },
+  search: ["name", "code", "address"],
+  filters: ["client_id"],
+  quota: "projects",
+  updateRule(stored, patch) {
+    if (patch.billing_mode === undefined || patch.billing_mode === stored.billing_mode || stored.status === "DRAFT") return undefined;
+    return new ApiError(409, "billing_mode_locked", `The billing mode of project ${stored.id} is locked: it can change only while the project is in DRAFT (it is ${stored.status}).`);
+  },
+  dependents: [
+    { resource: "rentals", table: rentalsTable, column: "project_id", effect: "block", where: { billed: true }, reason: "a billed equipment rental is history" },
+    { resource: "rentals", table: rentalsTable, column: "project_id", effect: "cascade", where: { billed: false } },
+  ],
+};

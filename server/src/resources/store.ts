@@ -1,0 +1,105 @@
+// Generic reads and writes of a resource's rows, always scoped to one company.
+import { and, asc, count, eq, inArray, isNull, like, or, type SQL } from "drizzle-orm";
+import type { MySqlColumn } from "drizzle-orm/mysql-core";
+import type { Executor } from "../db/client.ts";
+import type { ResourceDefinition, ResourceTable, StoredRecord } from "./definition.ts";
+import { readableFieldNames } from "./fields.ts";
+
+export interface Scope {
+  companyId: number;
+  /** The parent record's id for a sub-collection (a rental's equipment). */
+  parentId?: number;
+}
+
+export interface ListCriteria {
+  limit: number;
+  offset: number;
+  q?: string;
+  status?: string;
+  filters: Record<string, number>;
+  fields: string[];
+}
+
+const column = (table: ResourceTable, name: string): MySqlColumn => {
+  const found = table[name];
+  if (!found) throw new Error(`column ${name} is not in the table`);
+  return found;
+};
+
+function scopeConditions(def: ResourceDefinition, scope: Scope): SQL[] {
+  const conditions = [eq(column(def.table, "company_id"), scope.companyId), isNull(column(def.table, "deleted_at"))];
+  if (def.parent && scope.parentId !== undefined) conditions.push(eq(column(def.table, def.parent.column), scope.parentId));
+  return conditions;
+}
+
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCriteria): SQL | undefined {
+  const conditions = scopeConditions(def, scope);
+  if (criteria.status !== undefined) conditions.push(eq(column(def.table, "status"), criteria.status));
+  for (const [name, value] of Object.entries(criteria.filters)) conditions.push(eq(column(def.table, name), value));
+  if (criteria.q !== undefined && def.search.length > 0) {
+    const pattern = `%${escapeLike(criteria.q)}%`;
+    conditions.push(or(...def.search.map((name) => like(column(def.table, name), pattern)))!);
+  }
+  return and(...conditions);
+}
+
+function selection(def: ResourceDefinition, fields: readonly string[]): Record<string, MySqlColumn> {
+  return Object.fromEntries(fields.map((name) => [name, column(def.table, name)]));
+}
+
+/** A row as the API shows it: timestamps as RFC 3339 UTC, internal columns dropped. */
+export function toRecord(row: Record<string, unknown>): StoredRecord {
+  const record: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row)) record[name] = value instanceof Date ? value.toISOString() : value;
+  return record as StoredRecord;
+}
+
+export async function listRecords(db: Executor, def: ResourceDefinition, scope: Scope, criteria: ListCriteria): Promise<{ rows: StoredRecord[]; total: number }> {
+  const where = listConditions(def, scope, criteria);
+  const [rows, totals] = await Promise.all([
+    db.select(selection(def, criteria.fields)).from(def.table).where(where)
+      .orderBy(asc(column(def.table, "id"))).limit(criteria.limit).offset(criteria.offset),
+    db.select({ total: count() }).from(def.table).where(where),
+  ]);
+  return { rows: rows.map(toRecord), total: Number(totals[0]?.total ?? 0) };
+}
+
+export async function findRecord(
+  db: Executor, def: ResourceDefinition, scope: Scope, id: number,
+  options: { fields?: readonly string[]; forUpdate?: boolean } = {},
+): Promise<StoredRecord | undefined> {
+  const query = db.select(selection(def, options.fields ?? readableFieldNames(def))).from(def.table)
+    .where(and(...scopeConditions(def, scope), eq(column(def.table, "id"), id))).limit(1);
+  const rows = options.forUpdate ? await query.for("update") : await query;
+  return rows[0] ? toRecord(rows[0]) : undefined;
+}
+
+export async function insertRecord(db: Executor, def: ResourceDefinition, values: Record<string, unknown>): Promise<number> {
+  const [result] = await db.insert(def.table).values(values);
+  return Number(result.insertId);
+}
+
+export async function updateRecord(db: Executor, def: ResourceDefinition, scope: Scope, id: number, values: Record<string, unknown>): Promise<void> {
+  await db.update(def.table).set({ ...values, updated_at: new Date() })
+    .where(and(eq(column(def.table, "company_id"), scope.companyId), eq(column(def.table, "id"), id)));
+}
+
+/** Ids of live rows of `table` whose `columnName` equals `id`, narrowed by `where`. */
+export async function referencingIds(
+  db: Executor, table: ResourceTable, companyId: number, columnName: string, id: number, where: Record<string, unknown> = {},
+): Promise<number[]> {
+  const conditions = [eq(column(table, "company_id"), companyId), eq(column(table, columnName), id), isNull(column(table, "deleted_at"))];
+  for (const [name, value] of Object.entries(where)) conditions.push(eq(column(table, name), value));
+  const rows = await db.select({ id: column(table, "id") }).from(table).where(and(...conditions)).orderBy(asc(column(table, "id")));
+  return rows.map((row) => Number(row.id));
+}
+
+export async function softDelete(db: Executor, table: ResourceTable, companyId: number, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const now = new Date();
+  const values: Record<string, unknown> = { deleted_at: now, updated_at: now };
+  if ("live" in table) values.live = null;
+  await db.update(table).set(values).where(and(eq(column(table, "company_id"), companyId), inArray(column(table, "id"), [...ids])));
+}

@@ -1,0 +1,62 @@
+// PATCH: merge the sent fields into the stored record, with every rule, unless dry-run.
+import type { Company } from "../auth/company.ts";
+import type { Transaction } from "../db/client.ts";
+import { notFound, validationFailed } from "../http/problem.ts";
+import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
+import { checkDateOrder, normalizeInput } from "../resources/fields.ts";
+import { findRecord, updateRecord, type Scope } from "../resources/store.ts";
+import { checkReferences, checkTransition, checkUnique, isDuplicateKey, uniqueViolation } from "./checks.ts";
+import type { WriteResult } from "./execute.ts";
+import { checkIfMatch } from "./preconditions.ts";
+
+export interface UpdateRequest {
+  def: ResourceDefinition;
+  company: Company;
+  scope: Scope;
+  id: number;
+  body: Record<string, unknown>;
+  dryRun: boolean;
+  ifMatch: string | null;
+}
+
+function changesBetween(stored: StoredRecord, values: Record<string, unknown>): Record<string, { from: unknown; to: unknown }> {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const [field, to] of Object.entries(values)) {
+    if (stored[field] !== to) changes[field] = { from: stored[field] ?? null, to };
+  }
+  return changes;
+}
+
+export async function updateRecordById(tx: Transaction, request: UpdateRequest): Promise<WriteResult> {
+  const { def, company, scope, id, dryRun } = request;
+  const stored = await findRecord(tx, def, scope, id, { forUpdate: true });
+  if (!stored) throw notFound(def.singular.toLowerCase(), id);
+  checkIfMatch(request.ifMatch, stored);
+  const frozen = def.frozen?.(stored);
+  if (frozen) throw frozen;
+
+  const { values, errors } = normalizeInput(def, request.body);
+  const changes = changesBetween(stored, values);
+  const changed = Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to]));
+  const merged: StoredRecord = { ...stored, ...changed };
+  errors.push(...checkDateOrder(def, merged), ...(await checkReferences(tx, def, company.id, changed)));
+  if (errors.length > 0) throw validationFailed(errors);
+  const ruleBroken = def.updateRule?.(stored, request.body);
+  if (ruleBroken) throw ruleBroken;
+  checkTransition(def, id, stored.status, changed.status);
+  await checkUnique(tx, def, company.id, changed, id);
+
+  const hasChanges = Object.keys(changes).length > 0;
+  let record = merged;
+  if (!dryRun && hasChanges) {
+    try {
+      await updateRecord(tx, def, scope, id, changed);
+    } catch (error) {
+      const unique = Object.keys(changed).find((field) => def.fields[field]?.type === "text" && (def.fields[field] as { unique?: boolean }).unique);
+      if (isDuplicateKey(error) && unique) throw uniqueViolation(def, unique, changed[unique]);
+      throw error;
+    }
+    record = (await findRecord(tx, def, scope, id))!;
+  }
+  return { status: 200, body: { data: { id, updated: !dryRun && hasChanges, dry_run: dryRun, changes, record } } };
+}
