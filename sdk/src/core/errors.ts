@@ -1,0 +1,128 @@
+// The SDK's error hierarchy: one class per kind of refusal, so callers branch with instanceof.
+
+/** One failing field of a 422 (or a blocker of a 409 `delete_blocked`). */
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** The problem codes CONTRACT.md lists; the server may add more, so any string is allowed. */
+export type ErrorCode =
+  | "malformed_json"
+  | "invalid_query"
+  | "invalid_idempotency_key"
+  | "unauthorized"
+  | "feature_off"
+  | "quota_exceeded"
+  | "not_found"
+  | "route_not_found"
+  | "method_not_allowed"
+  | ConflictCode
+  | "precondition_failed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "validation_failed"
+  | "rate_limited"
+  | "internal"
+  | "database_unavailable"
+  | "connection_error"
+  | "timeout"
+  | "aborted"
+  | (string & {});
+
+/** Every 409 code the API answers with. */
+export type ConflictCode =
+  | "invalid_transition"
+  | "billing_mode_locked"
+  | "estimate_not_draft"
+  | "rental_billed"
+  | "delete_blocked"
+  | "unique_violation"
+  | "idempotency_key_reuse"
+  | "idempotency_in_progress";
+
+/** What an error was built from: the parsed problem body and the response headers. */
+export interface ErrorInit {
+  status: number | undefined;
+  code: ErrorCode;
+  message: string;
+  requestId?: string | undefined;
+  errors?: FieldError[] | undefined;
+  headers?: Headers | undefined;
+  body?: unknown;
+  cause?: unknown;
+}
+
+/** Base class of every error the SDK throws. */
+export class ErpError extends Error {
+  /** HTTP status; undefined when no response arrived. */
+  readonly status: number | undefined;
+  /** The problem `code`, e.g. `validation_failed` or `invalid_transition`. */
+  readonly code: ErrorCode;
+  /** The server's `X-Request-Id`, to quote in a support request. */
+  readonly requestId: string | undefined;
+  /** Every failing field (422) at once; empty otherwise. */
+  readonly errors: FieldError[];
+  /** Response headers (`Retry-After`, `RateLimit-*`, …); empty when no response arrived. */
+  readonly headers: Headers;
+  /** The parsed response body, as sent. */
+  readonly body: unknown;
+
+  constructor(init: ErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.status = init.status;
+    this.code = init.code;
+    this.requestId = init.requestId;
+    this.errors = init.errors ?? [];
+    this.headers = init.headers ?? new Headers();
+    this.body = init.body;
+  }
+}
+
+/** 400: a bad query, body or idempotency key. */
+export class BadRequestError extends ErpError {
+  declare readonly status: 400;
+}
+/** 401: the token is missing, unknown or revoked. */
+export class AuthenticationError extends ErpError {
+  declare readonly status: 401;
+}
+/** 402: `feature_off` (add-on missing) or `quota_exceeded` (plan limit reached). */
+export class PaymentRequiredError extends ErpError {
+  declare readonly status: 402;
+}
+/** 404: unknown, deleted or another company's record. */
+export class NotFoundError extends ErpError {
+  declare readonly status: 404;
+}
+/** 409: a state rule refused the write; `code` says which. */
+export class ConflictError extends ErpError {
+  declare readonly status: 409;
+  declare readonly code: ConflictCode;
+}
+/** 412: `ifMatch` no longer matches the stored record. */
+export class PreconditionFailedError extends ErpError {
+  declare readonly status: 412;
+}
+/** 422: the body failed validation; `errors` lists every failing field. */
+export class ValidationError extends ErpError {
+  declare readonly status: 422;
+}
+/** 429: over the company's rate limit; `headers.get("retry-after")` says when to come back. */
+export class RateLimitError extends ErpError {
+  declare readonly status: 429;
+}
+/** 5xx: the server failed; the request is safe to retry with the same idempotency key. */
+export class InternalServerError extends ErpError {}
+/** No response: DNS, connection refused or reset, or a proxy that hung up. */
+export class ApiConnectionError extends ErpError {
+  declare readonly status: undefined;
+}
+/** No response within `timeoutMs`. */
+export class ApiTimeoutError extends ApiConnectionError {}
+/** The caller's `signal` aborted the request; `cause` is the signal's reason. */
+export class ApiUserAbortError extends ErpError {
+  declare readonly status: undefined;
+}

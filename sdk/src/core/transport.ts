@@ -1,0 +1,174 @@
+// Sends one logical request: headers, idempotency key, timeouts, retries, ETag revalidation and errors.
+import type { ApiResult, ResponseInfo } from "./api-promise.ts";
+import { errorFromResponse } from "./error-from-response.ts";
+import { ApiConnectionError, ApiTimeoutError, ApiUserAbortError, ErpError } from "./errors.ts";
+import { EtagCache } from "./etag-cache.ts";
+import { newIdempotencyKey } from "./idempotency-key.ts";
+import type { ConditionalWriteOptions } from "./request-options.ts";
+import { isRetryable, retryDelayMs, sleep } from "./retries.ts";
+
+/** The subset of `fetch` the SDK calls; inject your own for proxies, logging or tests. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+/** Query values; arrays are sent comma-separated, undefined and null are left out. */
+export type QueryValues = Record<string, string | number | boolean | readonly string[] | null | undefined>;
+
+/** Connection settings shared by every call of one client. */
+export interface TransportConfig {
+  baseUrl: string;
+  token: string;
+  fetch: FetchLike;
+  maxRetries: number;
+  timeoutMs: number;
+  headers: Record<string, string>;
+  etagCacheSize: number;
+}
+
+/** One call as a resource method describes it. */
+export interface ApiRequest {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  path: string;
+  query?: QueryValues | undefined;
+  body?: unknown;
+  options?: ConditionalWriteOptions | undefined;
+  /** Send the remembered ETag and reuse the remembered body on 304. */
+  revalidate?: boolean;
+  /** Keep the whole `{data, meta}` list body instead of unwrapping `data`. */
+  envelope?: "page";
+}
+
+interface RawResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** The fat core every resource method calls into. */
+export class Transport {
+  readonly #config: TransportConfig;
+  readonly #cache: EtagCache;
+
+  constructor(config: TransportConfig) {
+    this.#config = config;
+    this.#cache = new EtagCache(config.etagCacheSize);
+  }
+
+  /** Runs the request with retries and returns its `data` member (or list body), or throws an ErpError. */
+  async request<T>(request: ApiRequest): Promise<ApiResult<T>> {
+    const url = this.#url(request.path, request.query);
+    const cached = request.revalidate ? this.#cache.get(url) : undefined;
+    const headers = this.#headers(request, cached?.etag);
+    const options = request.options ?? {};
+    const maxRetries = options.maxRetries ?? this.#config.maxRetries;
+    const init: RequestInit = {
+      method: request.method,
+      headers,
+      body: request.body === undefined ? null : JSON.stringify(request.body),
+    };
+    for (let retry = 0;; retry++) {
+      let error: ErpError;
+      try {
+        const raw = await this.#attempt(url, init, options.timeoutMs ?? this.#config.timeoutMs, options.signal);
+        if (raw.status === 304 && cached) return result<T>(request, { ...raw, text: cached.body });
+        if (raw.status < 400) {
+          const etag = raw.headers.get("etag");
+          if (request.revalidate && etag) this.#cache.set(url, { etag, body: raw.text });
+          return result<T>(request, raw);
+        }
+        if (raw.status === 404) this.#cache.delete(url);
+        error = errorFromResponse(raw.status, parseJson(raw.text), raw.headers);
+      } catch (thrown) {
+        if (!(thrown instanceof ApiConnectionError)) throw thrown;
+        error = thrown;
+      }
+      const delay = retry < maxRetries && isRetryable(error) ? retryDelayMs(retry, error.headers) : undefined;
+      if (delay === undefined) throw error;
+      await sleep(delay, options.signal).catch((reason: unknown) => {
+        throw abortError(reason);
+      });
+    }
+  }
+
+  #url(path: string, query: QueryValues | undefined): string {
+    const url = new URL(this.#config.baseUrl.replace(/\/+$/, "") + path);
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null) continue;
+      url.searchParams.set(name, Array.isArray(value) ? value.join(",") : String(value));
+    }
+    return url.toString();
+  }
+
+  #headers(request: ApiRequest, etag: string | undefined): Headers {
+    const options = request.options ?? {};
+    const headers = new Headers({
+      accept: "application/json",
+      authorization: `Bearer ${this.#config.token}`,
+      ...this.#config.headers,
+      ...options.headers,
+    });
+    if (request.body !== undefined) headers.set("content-type", "application/json");
+    if (request.method !== "GET") {
+      // Generated once per call, before the first attempt, so every retry is recognised as the same write.
+      headers.set("idempotency-key", options.idempotencyKey ?? newIdempotencyKey());
+      if (options.dryRun) headers.set("x-dry-run", "1");
+      if (options.ifMatch !== undefined) headers.set("if-match", options.ifMatch);
+    }
+    if (etag !== undefined) headers.set("if-none-match", etag);
+    return headers;
+  }
+
+  /** One try: the timeout covers reading the body too, since a stalled body is as bad as no answer. */
+  async #attempt(url: string, init: RequestInit, timeoutMs: number, signal: AbortSignal | undefined): Promise<RawResponse> {
+    if (signal?.aborted) throw abortError(signal.reason);
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onAbort = (): void => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const response = await this.#config.fetch(url, { ...init, signal: controller.signal });
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    } catch (cause) {
+      if (signal?.aborted) throw abortError(signal.reason);
+      if (timedOut) {
+        throw new ApiTimeoutError({ status: undefined, code: "timeout", message: `No response within ${timeoutMs} ms`, cause });
+      }
+      throw new ApiConnectionError({ status: undefined, code: "connection_error", message: `Connection error: ${describe(cause)}`, cause });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+}
+
+function result<T>(request: ApiRequest, raw: RawResponse): ApiResult<T> {
+  const body = parseJson(raw.text) as { data?: unknown } | undefined;
+  const response: ResponseInfo = {
+    status: raw.status,
+    headers: raw.headers,
+    requestId: raw.headers.get("x-request-id") ?? undefined,
+    etag: raw.headers.get("etag") ?? undefined,
+    replayed: raw.headers.get("idempotent-replayed") === "true",
+  };
+  return { data: (request.envelope === "page" ? body : body?.data) as T, response };
+}
+
+function parseJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function abortError(reason: unknown): ApiUserAbortError {
+  return new ApiUserAbortError({ status: undefined, code: "aborted", message: "The request was aborted", cause: reason });
+}
+
+function describe(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}
