@@ -1,0 +1,30 @@
+/**
+ * Typed client of the Construction ERP API for Bun, Node, Deno and browsers.
+ *
+ * ```ts
+ * import { ErpClient } from "@erp/sdk";
+ * const erp = new ErpClient({ baseUrl: "https://erp.example.com", token: "erp_…" });
+ * for await (const project of erp.projects.list({ status: "ACTIVE" })) console.log(project.name);
+ * ```
+ * @module
+ */
+export { type ClientOptions, ErpClient } from "./src/client.ts";
+export * from "./src/errors.ts";
+export * from "./src/pagination.ts";
+export { ApiPromise, type ApiResult, type ResponseInfo } from "./src/core/api-promise.ts";
+export type { ConditionalWriteOptions, RequestOptions, WriteOptions } from "./src/core/request-options.ts";
+export type {
+  Created,
+  CreateResult,
+  DeleteResult,
+  DryRunCreated,
+  FieldChange,
+  Picked,
+  RecordRef,
+  UpdateResult,
+} from "./src/core/results.ts";
+export type { FetchLike } from "./src/core/transport.ts";
+export type * from "./src/generated/types.ts";
+export type { EquipmentClient, RentalsClient } from "./src/resources/equipment-client.ts";
+export type { LookupClient } from "./src/resources/lookup-client.ts";
+export type { GetOptions, ListParams, ListQuery, ResourceClient } from "./src/resources/resource-client.ts";
