@@ -1,0 +1,83 @@
+// Type-level tests: each @ts-expect-error line must fail to compile, every other line must compile.
+// Checked by sdk/test/type-errors.test.ts with tsc; excluded from the root tsconfig on purpose.
+import { ConflictError, type CreateResult, type DryRunCreated, ErpClient, type Project } from "./mod.ts";
+
+const erp = new ErpClient({ baseUrl: "http://localhost:3000", token: "erp_x" });
+
+export async function fieldsNarrowTheRecord(): Promise<void> {
+  const one = await erp.projects.get(7, { fields: ["name", "status"] });
+  const name: string = one.name;
+  const id: number = one.id;
+  // @ts-expect-error budget_amount was not picked
+  one.budget_amount;
+  // @ts-expect-error "nam" is not a project field
+  await erp.projects.get(7, { fields: ["nam"] });
+  // @ts-expect-error trade_id is a worker field, not a project field
+  erp.projects.list({ fields: ["trade_id"] });
+  for await (const p of erp.projects.list({ fields: ["code"] })) {
+    const code: string | null = p.code;
+    // @ts-expect-error name was not picked
+    p.name;
+    void code;
+  }
+  void name, id;
+}
+
+export async function statusesAreUnions(): Promise<void> {
+  // @ts-expect-error "OPEN" is not a project status
+  erp.projects.list({ status: "OPEN" });
+  // @ts-expect-error "ACTIVE" is not an equipment status
+  await erp.equipment.update(1, { status: "ACTIVE" });
+  // @ts-expect-error ON_HOLD is a project status, not an estimate status
+  await erp.estimates.create({ title: "Roof", status: "ON_HOLD" });
+  const full: Project = await erp.projects.get(1);
+  // @ts-expect-error a project status is never "SENT"
+  if (full.status === "SENT") return;
+}
+
+export async function inputsAreChecked(): Promise<void> {
+  // @ts-expect-error the title field is required on create
+  await erp.estimates.create({ amount: "10.00" });
+  // @ts-expect-error id is read-only
+  await erp.projects.update(1, { id: 2 });
+  // @ts-expect-error unknown fields are refused
+  await erp.workers.create({ name: "Ann", wage: 10 });
+  // @ts-expect-error trade_id is not a filter of clients
+  erp.clients.list({ trade_id: 1 });
+  await erp.workers.create({ name: "Ann", hourly_rate: 42.5 });
+  const project = await erp.projects.get(1);
+  // @ts-expect-error money comes back as a decimal string, not a number
+  const budget: number | null = project.budget_amount;
+  void budget;
+}
+
+export async function resultsAreTyped(): Promise<void> {
+  const made = await erp.projects.create({ name: "Depot" });
+  const id: number = made.id;
+  const preview: DryRunCreated = await erp.projects.create({ name: "Depot" }, { dryRun: true });
+  // @ts-expect-error a dry-run create has no id
+  const none: number = preview.id;
+  const either: CreateResult = await erp.projects.create({ name: "Depot" }, { dryRun: Math.random() > 0.5 });
+  // @ts-expect-error the id is null when it was a dry run
+  const maybe: number = either.id;
+  const upd = await erp.projects.update(1, { status: "ACTIVE" });
+  const from: Project["status"] | undefined = upd.changes.status?.from;
+  // @ts-expect-error changes are keyed by project fields
+  upd.changes.title;
+  const rental = await erp.equipment.rentals(3).update(9, { billed: true });
+  const billed: boolean = rental.record.billed;
+  // @ts-expect-error rentals cannot be deleted
+  erp.equipment.rentals(3).delete(9);
+  // @ts-expect-error trades are read-only
+  erp.trades.create({ name: "Mason" });
+  void id, none, maybe, from, billed;
+}
+
+export function errorsAreTyped(error: unknown): void {
+  if (error instanceof ConflictError) {
+    const status: 409 = error.status;
+    // @ts-expect-error ConflictError codes are the 409 codes
+    if (error.code === "validation_failed") return;
+    void status;
+  }
+}
