@@ -1,0 +1,39 @@
+// Creates companies and tokens directly in the test database, as `bun run admin` does.
+import { createCompany, type NewCompany } from "../../server/src/admin/companies.ts";
+import { issueToken, revokeToken } from "../../server/src/auth/tokens.ts";
+import { connectDatabase, type DatabaseHandle } from "../../server/src/db/client.ts";
+import { testDatabaseUrl } from "./server.ts";
+
+let handle: DatabaseHandle | undefined;
+
+/** A pool on the test database, shared by one test file. */
+export function testDb(): DatabaseHandle {
+  handle ??= connectDatabase(testDatabaseUrl(), 4);
+  return handle;
+}
+
+export async function closeTestDb(): Promise<void> {
+  await handle?.close();
+  handle = undefined;
+}
+
+export interface TestCompany {
+  companyId: number;
+  token: string;
+}
+
+let counter = 0;
+
+export async function newCompany(overrides: Partial<NewCompany> = {}): Promise<TestCompany> {
+  counter += 1;
+  const created = await createCompany(testDb().db, {
+    name: `Test company ${counter} ${crypto.randomUUID().slice(0, 8)}`,
+    plan: "enterprise",
+    addons: ["api", "estimates", "subcontractors", "equipment"],
+    ...overrides,
+  });
+  return { companyId: created.company_id, token: created.token };
+}
+
+export const newToken = (companyId: number): Promise<string> => issueToken(testDb().db, companyId);
+export const revoke = (token: string): Promise<boolean> => revokeToken(testDb().db, token);

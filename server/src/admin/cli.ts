@@ -1,0 +1,73 @@
+// `bun run admin …`: company and token administration (CONTRACT.md 1).
+import { Command, InvalidArgumentError, Option } from "commander";
+import { issueToken, revokeToken } from "../auth/tokens.ts";
+import { PLAN_NAMES, type Plan } from "../auth/plans.ts";
+import { connectDatabase } from "../db/client.ts";
+import { migrateDatabase } from "../db/migrate.ts";
+import { ADDONS, type Addon } from "../resources/definition.ts";
+import { createCompany } from "./companies.ts";
+
+const url = process.env.DATABASE_URL;
+if (!url) {
+  console.error("DATABASE_URL is not set (bun run admin sets it for you)");
+  process.exit(2);
+}
+
+const positiveInt = (value: string): number => {
+  if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError("expected a whole number");
+  return Number(value);
+};
+const addonList = (value: string): Addon[] => {
+  const addons = value.split(",").map((addon) => addon.trim()).filter(Boolean);
+  const unknown = addons.filter((addon) => !ADDONS.includes(addon as Addon));
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown add-on ${unknown.join(", ")}; known: ${ADDONS.join(", ")}`);
+  return addons as Addon[];
+};
+
+async function withDatabase<T>(fn: (db: ReturnType<typeof connectDatabase>["db"]) => Promise<T>): Promise<T> {
+  await migrateDatabase(url!);
+  const handle = connectDatabase(url!, 2);
+  try {
+    return await fn(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
+const print = (json: boolean, value: Record<string, unknown>, human: string): void => {
+  console.log(json ? JSON.stringify(value) : human);
+};
+
+const program = new Command("admin").description("Administer companies and API tokens").exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
+const company = program.command("company").description("Companies");
+company.command("create")
+  .requiredOption("--name <name>", "company name")
+  .addOption(new Option("--plan <plan>", "plan").choices(PLAN_NAMES).makeOptionMandatory())
+  .option("--addons <list>", `comma-separated add-ons (${ADDONS.join(", ")})`, addonList, ["api"] as Addon[])
+  .option("--max-projects <n>", "override the plan's project quota", positiveInt)
+  .option("--max-workers <n>", "override the plan's worker quota", positiveInt)
+  .option("--rate-limit <n>", "override the plan's requests per minute", positiveInt)
+  .option("--json", "print JSON")
+  .action(async (options: { name: string; plan: Plan; addons: Addon[]; maxProjects?: number; maxWorkers?: number; rateLimit?: number; json?: boolean }) => {
+    const created = await withDatabase((db) => createCompany(db, options));
+    print(Boolean(options.json), created, `company ${created.company_id} created; token (shown once): ${created.token}`);
+  });
+
+const token = program.command("token").description("API tokens");
+token.command("create")
+  .requiredOption("--company <id>", "company id", positiveInt)
+  .option("--json", "print JSON")
+  .action(async (options: { company: number; json?: boolean }) => {
+    const issued = await withDatabase((db) => issueToken(db, options.company));
+    print(Boolean(options.json), { company_id: options.company, token: issued }, `token (shown once): ${issued}`);
+  });
+token.command("revoke")
+  .requiredOption("--token <token>", "the token to revoke")
+  .option("--json", "print JSON")
+  .action(async (options: { token: string; json?: boolean }) => {
+    const revoked = await withDatabase((db) => revokeToken(db, options.token));
+    print(Boolean(options.json), { revoked }, revoked ? "token revoked" : "no live token matches");
+    if (!revoked) process.exitCode = 1;
+  });
+
+await program.parseAsync(process.argv);
