@@ -26,5 +26,5 @@ export type {
 export type { FetchLike } from "./src/core/transport.ts";
 export type * from "./src/generated/types.ts";
 export type { EquipmentClient, RentalsClient } from "./src/resources/equipment-client.ts";
-export type { LookupClient } from "./src/resources/lookup-client.ts";
+export type { LookupClient, LookupQuery } from "./src/resources/lookup-client.ts";
 export type { GetOptions, ListParams, ListQuery, ResourceClient } from "./src/resources/resource-client.ts";

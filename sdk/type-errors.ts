@@ -70,6 +70,8 @@ export async function resultsAreTyped(): Promise<void> {
   erp.equipment.rentals(3).delete(9);
   // @ts-expect-error trades are read-only
   erp.trades.create({ name: "Mason" });
+  // @ts-expect-error lookups take no field selection
+  erp.equipmentCategories.list({ fields: ["name"] });
   void id, none, maybe, from, billed;
 }
 

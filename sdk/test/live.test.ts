@@ -1,0 +1,19 @@
+// The SDK against a real server on the test database: every live check as a Bun test.
+import { beforeAll, describe, test } from "bun:test";
+import { newCompany } from "../../e2e/helpers/company.ts";
+import { useServer } from "../../e2e/helpers/suite.ts";
+import { ErpClient } from "../mod.ts";
+import { checks, type LiveContext } from "./live/checks.ts";
+
+const suite = useServer();
+let context: LiveContext;
+let erp: ErpClient;
+
+beforeAll(async () => {
+  context = { baseUrl: suite.server.baseUrl, token: (await newCompany()).token };
+  erp = new ErpClient(context);
+});
+
+describe("SDK on a live server (Bun)", () => {
+  for (const check of checks) test(check.name, () => check.run(erp, context));
+});

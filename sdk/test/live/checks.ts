@@ -1,0 +1,169 @@
+// The live-server suite, framework-free: Bun runs each check as a test, Node and Deno through run-checks.ts.
+import {
+  AuthenticationError,
+  ConflictError,
+  ErpClient,
+  NotFoundError,
+  PreconditionFailedError,
+  ValidationError,
+} from "../../mod.ts";
+import { assert, assertEqual, assertRejects } from "./assert.ts";
+
+/** Where the server is and a token of a fresh company with every add-on. */
+export interface LiveContext {
+  baseUrl: string;
+  token: string;
+}
+
+export interface Check {
+  name: string;
+  run(erp: ErpClient, context: LiveContext): Promise<void>;
+}
+
+const unique = (): string => crypto.randomUUID().slice(0, 8);
+
+export const checks: Check[] = [
+  {
+    name: "create, get and update a project; money comes back as a decimal string",
+    async run(erp) {
+      const made = await erp.projects.create({ name: "Depot", budget_amount: 1250, code: `D-${unique()}` });
+      assert(made.created && typeof made.id === "number", "created with an id");
+      const project = await erp.projects.get(made.id);
+      assertEqual(project.budget_amount, "1250.00");
+      assertEqual(project.status, "DRAFT");
+      const upd = await erp.projects.update(made.id, { status: "ACTIVE" });
+      assertEqual(upd.changes.status, { from: "DRAFT", to: "ACTIVE" });
+      assertEqual(upd.record.status, "ACTIVE");
+    },
+  },
+  {
+    name: "fields narrow get() and list() to the picked fields plus id",
+    async run(erp) {
+      const { id } = await erp.clients.create({ name: `Narrow ${unique()}`, email: "a@example.com" });
+      const one = await erp.clients.get(id, { fields: ["name"] });
+      assertEqual(Object.keys(one).sort(), ["id", "name"]);
+      const page = await erp.clients.listPage({ fields: ["email"], limit: 1 });
+      assertEqual(Object.keys(page.data[0] ?? {}).sort(), ["email", "id"]);
+    },
+  },
+  {
+    name: "list() visits every matching record exactly once across pages",
+    async run(erp) {
+      const tag = unique();
+      const ids = [];
+      for (let i = 0; i < 7; i++) ids.push((await erp.workers.create({ name: `Paged ${tag} ${i}` })).id);
+      const seen = [];
+      for await (const worker of erp.workers.list({ q: tag, limit: 3, fields: ["name"] })) seen.push(worker.id);
+      assertEqual(seen, ids);
+      const first = await erp.workers.listPage({ q: tag, limit: 3 });
+      assertEqual(first.meta, { total: 7, limit: 3, offset: 0 });
+    },
+  },
+  {
+    name: "a dry-run create validates but writes nothing",
+    async run(erp) {
+      const tag = unique();
+      const preview = await erp.clients.create({ name: `Dry ${tag}` }, { dryRun: true });
+      assertEqual(preview, { id: null, created: false, dry_run: true });
+      assertEqual((await erp.clients.listPage({ q: tag })).meta.total, 0);
+    },
+  },
+  {
+    name: "repeating an idempotency key replays the first result",
+    async run(erp) {
+      const key = `live-${unique()}`;
+      const first = await erp.estimates.create({ title: "Roof", amount: "99.5" }, { idempotencyKey: key });
+      const again = await erp.estimates.create({ title: "Roof", amount: "99.5" }, { idempotencyKey: key }).withResponse();
+      assertEqual(again.data.id, first.id);
+      assert(again.response.replayed, "the second call is a replay");
+      const reuse = await assertRejects(erp.estimates.create({ title: "Other" }, { idempotencyKey: key }), ConflictError);
+      assertEqual(reuse.code, "idempotency_key_reuse");
+    },
+  },
+  {
+    name: "get() revalidates with its remembered ETag and reuses the record on 304",
+    async run(erp) {
+      const { id } = await erp.subcontractors.create({ name: `Etag ${unique()}` });
+      const first = await erp.subcontractors.get(id).withResponse();
+      assertEqual(first.response.status, 200);
+      const second = await erp.subcontractors.get(id).withResponse();
+      assertEqual(second.response.status, 304);
+      assertEqual(second.data, first.data);
+      await erp.subcontractors.update(id, { status: "INACTIVE" });
+      const third = await erp.subcontractors.get(id).withResponse();
+      assertEqual([third.response.status, third.data.status], [200, "INACTIVE"]);
+    },
+  },
+  {
+    name: "ifMatch makes a write conditional: a stale ETag is a PreconditionFailedError",
+    async run(erp) {
+      const { id } = await erp.equipment.create({ name: `Crane ${unique()}` });
+      const { response } = await erp.equipment.get(id).withResponse();
+      await erp.equipment.update(id, { status: "IN_USE" }, { ifMatch: response.etag });
+      const stale = await assertRejects(erp.equipment.update(id, { status: "MAINTENANCE" }, { ifMatch: response.etag }), PreconditionFailedError);
+      assertEqual(stale.status, 412);
+    },
+  },
+  {
+    name: "state rules surface as ConflictError with their code",
+    async run(erp) {
+      const { id } = await erp.projects.create({ name: "Rules" });
+      const error = await assertRejects(erp.projects.update(id, { status: "COMPLETED" }), ConflictError);
+      assertEqual(error.code, "invalid_transition");
+      assert(error.requestId, "carries the request id");
+    },
+  },
+  {
+    name: "a ValidationError lists every failing field at once",
+    async run(erp) {
+      const error = await assertRejects(
+        erp.workers.create({ name: "Bad", email: "not-an-email", hourly_rate: "1.234" }),
+        ValidationError,
+      );
+      assertEqual(error.errors.map((e) => e.field).sort(), ["email", "hourly_rate"]);
+    },
+  },
+  {
+    name: "delete: a dry run reports what would go, then the record is gone (NotFoundError)",
+    async run(erp) {
+      const { id } = await erp.clients.create({ name: `Gone ${unique()}` });
+      const preview = await erp.clients.delete(id, { dryRun: true });
+      assertEqual([preview.deleted, preview.dry_run, preview.mode], [false, true, "soft"]);
+      assertEqual(preview.would_delete, [{ resource: "clients", id }]);
+      assertEqual((await erp.clients.delete(id)).deleted, true);
+      await assertRejects(erp.clients.get(id), NotFoundError);
+    },
+  },
+  {
+    name: "equipment rentals are created, listed and billed; a billed rental refuses changes",
+    async run(erp) {
+      const { id: equipmentId } = await erp.equipment.create({ name: `Loader ${unique()}` });
+      const { id: projectId } = await erp.projects.create({ name: "Site" });
+      const rentals = erp.equipment.rentals(equipmentId);
+      const { id } = await rentals.create({ project_id: projectId, start_date: "2026-03-01", daily_rate: 80 });
+      const listed = await rentals.list().toArray();
+      assertEqual(listed.map((r) => [r.id, r.equipment_id, r.daily_rate]), [[id, equipmentId, "80.00"]]);
+      await rentals.update(id, { billed: true });
+      const error = await assertRejects(rentals.update(id, { end_date: "2026-03-09" }), ConflictError);
+      assertEqual(error.code, "rental_billed");
+    },
+  },
+  {
+    name: "lookups and usage are readable",
+    async run(erp) {
+      assert((await erp.trades.list().toArray()).length > 0, "trades are seeded");
+      assert((await erp.equipmentCategories.listPage({ limit: 2 })).data.length === 2, "categories page");
+      const usage = await erp.usage();
+      assert(/^\d{4}-\d{2}$/.test(usage.period), "period is YYYY-MM");
+      assert(typeof usage.quotas.projects.used === "number", "project quota is reported");
+    },
+  },
+  {
+    name: "a wrong token is an AuthenticationError",
+    async run(_erp, { baseUrl }) {
+      const stranger = new ErpClient({ baseUrl, token: "erp_not_a_token" });
+      const error = await assertRejects(stranger.projects.listPage(), AuthenticationError);
+      assertEqual(error.code, "unauthorized");
+    },
+  },
+];

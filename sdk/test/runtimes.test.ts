@@ -1,0 +1,61 @@
+// The live checks on Node (a `bun build --target=node` bundle) and on Deno (the TypeScript as is).
+import { beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { newCompany } from "../../e2e/helpers/company.ts";
+import { useServer } from "../../e2e/helpers/suite.ts";
+import { checks } from "./live/checks.ts";
+
+const runner = join(import.meta.dir, "live/run-checks.ts");
+const suite = useServer();
+
+/** Runs a command with the server's address and a fresh company's token; returns exit code and output. */
+async function runChecks(command: string[]): Promise<{ code: number; output: string }> {
+  const { token } = await newCompany();
+  const child = Bun.spawn(command, {
+    env: { ...process.env, ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: token, NO_COLOR: "1" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  return { code: await child.exited, output: stdout + stderr };
+}
+
+function expectAllPassed(result: { code: number; output: string }): void {
+  for (const check of checks) expect(result.output).toContain(`ok ${check.name}\n`);
+  expect(result.output).toContain(`${checks.length} passed, 0 failed`);
+  expect(result.code).toBe(0);
+}
+
+/** Deno, installed from npm when missing; undefined (and a loud warning) when that fails too. */
+function findDeno(): string | undefined {
+  const found = Bun.which("deno");
+  if (found) return found;
+  Bun.spawnSync(["npm", "install", "--global", "deno"], { stdout: "inherit", stderr: "inherit" });
+  const installed = Bun.which("deno") ?? undefined;
+  if (!installed) console.warn("\n!!! deno is not installed and `npm i -g deno` failed: the Deno run of the SDK suite is SKIPPED !!!\n");
+  return installed;
+}
+
+describe("SDK on a live server (Node and Deno)", () => {
+  let bundle: string;
+  let deno: string | undefined;
+
+  beforeAll(async () => {
+    bundle = join(mkdtempSync(join(tmpdir(), "sdk-node-")), "run-checks.mjs");
+    const build = await Bun.build({ entrypoints: [runner], target: "node", format: "esm" });
+    if (!build.success) throw new AggregateError(build.logs, "bun build --target=node failed");
+    await Bun.write(bundle, build.outputs[0]!);
+    deno = findDeno();
+  });
+
+  test("Node runs every live check from a bun build --target=node bundle", async () => {
+    expectAllPassed(await runChecks(["node", bundle]));
+  });
+
+  test("Deno runs every live check from the TypeScript sources", async () => {
+    if (!deno) return;
+    expectAllPassed(await runChecks([deno, "run", "--no-prompt", "--allow-net=127.0.0.1", "--allow-env", runner]));
+  });
+});
