@@ -2,7 +2,6 @@
 import { Elysia } from "elysia";
 import { admission } from "./auth/admission.ts";
 import type { Database } from "./db/client.ts";
-import { jsonBody } from "./http/body.ts";
 import { errorHandler } from "./http/errors.ts";
 import { requestContext } from "./http/request-context.ts";
 import { methodTable } from "./http/routes.ts";
@@ -21,7 +20,6 @@ export function buildApp(deps: AppDeps) {
   const app = new Elysia({ normalize: false })
     .use(errorHandler(methods.lookup))
     .use(requestContext)
-    .use(jsonBody)
     .use(healthRoutes(deps.db))
     .use(lookupRoutes(routeDeps));
   for (const def of [...RESOURCES, ...SUB_RESOURCES]) app.use(crudRoutes(def, routeDeps));

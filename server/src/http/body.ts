@@ -1,5 +1,4 @@
 // Write bodies: JSON only, at most 1 MiB, parsed once; every refusal is a problem response.
-import { Elysia } from "elysia";
 import { ApiError } from "./problem.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -24,6 +23,3 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     throw new ApiError(400, "malformed_json", "The request body is not valid JSON.");
   }
 }
-
-export const jsonBody = new Elysia({ name: "json-body" })
-  .onParse({ as: "global" }, async ({ request }) => (await readJsonBody(request)) ?? null);

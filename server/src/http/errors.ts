@@ -44,6 +44,8 @@ export function bodyErrors(error: ValidationError): FieldError[] {
 
 function toApiError(code: string | number, error: unknown, request: Request, methodsFor: MethodLookup): ApiError {
   if (error instanceof ApiError) return error;
+  // Elysia wraps whatever a parse hook throws; ours throws ApiErrors (401, 413, 415, 400).
+  if (code === "PARSE" && error instanceof Error && error.cause instanceof ApiError) return error.cause;
   if (error instanceof ValidationError) {
     if (error.type === "body") return validationFailed(bodyErrors(error));
     if (error.type === "query") return new ApiError(400, "invalid_query", `Invalid query parameter: ${error.all[0] && "path" in error.all[0] ? `${fieldOf(error.all[0].path)}: ${error.all[0].message}` : error.message}.`);

@@ -6,7 +6,8 @@ import type { Company } from "../auth/company.ts";
 import type { Database, Executor } from "../db/client.ts";
 import { notFound } from "../http/problem.ts";
 import { enumParam, fieldListParam, flagParam, integerParam, parseQuery, textParam, type ParamParser } from "../http/query.ts";
-import { requestContext } from "../http/request-context.ts";
+import { readJsonBody } from "../http/body.ts";
+import { contextOf, requestContext } from "../http/request-context.ts";
 import { readResponse } from "../http/respond.ts";
 import { createRecord } from "../writes/create.ts";
 import { deleteRecordById } from "../writes/delete.ts";
@@ -75,6 +76,11 @@ export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
 
   const app = new Elysia({ name: `resource:${collection}` })
     .use(requestContext)
+    // Authentication comes before the body is read, so a refusal never depends on the body.
+    .onParse(async ({ request }) => {
+      await admit(request, contextOf(request), def.addon);
+      return (await readJsonBody(request)) ?? null;
+    })
     .derive(async ({ request, ctx }) => ({ company: await admit(request, ctx, def.addon) }));
 
   if (def.operations.includes("list")) {

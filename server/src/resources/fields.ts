@@ -1,5 +1,5 @@
 // Field specs → TypeBox schemas (input and output), input normalisation and the checks a
-// schema cannot express (two-decimal money given as a number, date order).
+// schema cannot express (two-decimal money given as a number, real calendar dates, date order).
 import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import type { FieldError } from "../http/problem.ts";
@@ -126,11 +126,19 @@ export function normalizeInput(def: ResourceDefinition, body: Record<string, unk
       const money = normalizeMoney(value as string | number);
       if (money === undefined) errors.push({ field: name, code: "invalid_money", message: describeField(spec) });
       values[name] = money;
+    } else if (spec?.type === "date" && typeof value === "string" && !isCalendarDate(value)) {
+      errors.push({ field: name, code: "invalid_date", message: `${name} must be a real calendar date (YYYY-MM-DD, years 1000-9999), not "${value}".` });
     } else {
       values[name] = value;
     }
   }
   return { values, errors };
+}
+
+function isCalendarDate(value: string): boolean {
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(value) || value < "1000") return false;
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
 }
 
 function normalizeMoney(value: string | number): string | undefined {
