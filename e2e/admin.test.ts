@@ -1,0 +1,59 @@
+// `bun run admin`: companies and tokens as CONTRACT.md 1 names them, used against a live server.
+import { describe, expect, test } from "bun:test";
+import { ROOT, testDatabaseUrl } from "./helpers/server.ts";
+import { useServer } from "./helpers/suite.ts";
+
+const suite = useServer();
+
+async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([process.execPath, "run", "admin", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: testDatabaseUrl() },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
+const lastJsonLine = (text: string): any => JSON.parse(text.trim().split("\n").at(-1)!);
+
+describe("bun run admin", () => {
+  test("company create prints {company_id, token}; the token works with the add-ons and limits given", async () => {
+    const result = await admin("company", "create", "--name", "Admin Co", "--plan", "free", "--addons", "api,equipment", "--max-projects", "1", "--json");
+    expect(result.code).toBe(0);
+    const created = lastJsonLine(result.stdout);
+    expect(Number.isInteger(created.company_id)).toBe(true);
+    expect(created.token).toMatch(/^erp_/);
+    const api = suite.api.as(created.token);
+    expect((await api.get("/v1/equipment")).status).toBe(200);
+    expect((await api.get("/v1/estimates")).body.code).toBe("feature_off");
+    expect((await api.post("/v1/projects", { name: "One" })).status).toBe(201);
+    expect((await api.post("/v1/projects", { name: "Two" })).body.code).toBe("quota_exceeded");
+  });
+
+  test("--addons defaults to api", async () => {
+    const created = lastJsonLine((await admin("company", "create", "--name", "Plain", "--plan", "pro", "--json")).stdout);
+    const api = suite.api.as(created.token);
+    expect((await api.get("/v1/projects")).status).toBe(200);
+    expect((await api.get("/v1/subcontractors")).body.code).toBe("feature_off");
+  });
+
+  test("token create issues a second token; token revoke makes it 401", async () => {
+    const { company_id } = lastJsonLine((await admin("company", "create", "--name", "Tokens", "--plan", "pro", "--json")).stdout);
+    const issued = lastJsonLine((await admin("token", "create", "--company", String(company_id), "--json")).stdout);
+    expect(issued.token).toMatch(/^erp_/);
+    expect((await suite.api.as(issued.token).get("/v1/clients")).status).toBe(200);
+    expect((await admin("token", "revoke", "--token", issued.token)).code).toBe(0);
+    expect((await suite.api.as(issued.token).get("/v1/clients")).status).toBe(401);
+  });
+
+  test("a bad plan or add-on is a usage error that creates nothing", async () => {
+    const badPlan = await admin("company", "create", "--name", "X", "--plan", "gold", "--json");
+    expect(badPlan.code).toBe(2);
+    expect(badPlan.stderr).toContain("gold");
+    const badAddon = await admin("company", "create", "--name", "X", "--plan", "free", "--addons", "api,rockets", "--json");
+    expect(badAddon.code).toBe(2);
+    expect(badAddon.stderr).toContain("rockets");
+  });
+});
