@@ -7,13 +7,14 @@ import type {
   EquipmentUpdate,
   Rental,
   RentalCreate,
+  RentalFilters,
   RentalUpdate,
 } from "../generated/types.ts";
 import { ResourceClient } from "./resource-client.ts";
 
 /** The rentals of one piece of equipment: list, create, and update (`billed: true` bills one). */
 export type RentalsClient = Pick<
-  ResourceClient<Rental, RentalCreate, RentalUpdate, Record<never, never>>,
+  ResourceClient<Rental, RentalCreate, RentalUpdate, RentalFilters>,
   "list" | "listPage" | "create" | "update"
 >;
 

@@ -1,0 +1,93 @@
+// The type generator on a small document: names, enum aliases, nullability, inputs, filters and singletons.
+import { expect, test } from "bun:test";
+import { emitTypes, HEADER, type OpenApiDocument } from "../scripts/emit-types.ts";
+
+const json = (schema: unknown) => ({ content: { "application/json": { schema } } });
+const status = { type: "string", enum: ["OPEN", "SHUT"], description: "One of OPEN, SHUT." };
+const document: OpenApiDocument = {
+  paths: {
+    "/healthz": { get: { responses: { 200: json({ type: "object" }) } } },
+    "/v1/gate-houses": {
+      get: {
+        parameters: [
+          { name: "limit", in: "query", schema: { type: "integer" } },
+          { name: "q", in: "query", description: "Search.", schema: { type: "string" } },
+          { $ref: "#/components/parameters/Status" },
+        ],
+        responses: {
+          200: json({ type: "object", properties: { data: { type: "array", items: { $ref: "#/components/schemas/GateHouse" } } } }),
+        },
+      },
+      post: { requestBody: json({ type: "object", required: ["name"], properties: { name: { type: "string" }, fee: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] } } }) },
+    },
+    "/v1/gate-houses/{id}": {
+      patch: { requestBody: json({ type: "object", properties: { status } }) },
+    },
+    "/v1/usage": {
+      get: { responses: { 200: json({ type: "object", properties: { data: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } } }) } },
+    },
+  },
+  components: {
+    parameters: { Status: { name: "status", in: "query", schema: status } },
+    schemas: {
+      GateHouse: {
+        type: "object",
+        required: ["id", "name", "fee", "status", "tags"],
+        properties: {
+          id: { type: "integer" },
+          name: { type: "string", description: "Its */ name." },
+          fee: { anyOf: [{ type: "string", description: "Money." }, { type: "null" }] },
+          status,
+          tags: { type: "array", items: { type: ["string", "null"] } },
+        },
+      },
+    },
+  },
+};
+
+test("each collection gives a record, create, filters and update type; enums become named aliases", () => {
+  expect(emitTypes(document)).toBe(`${HEADER}
+export type GateHouseStatus = "OPEN" | "SHUT";
+
+export interface GateHouse {
+  id: number;
+  /** Its *\\/ name. */
+  name: string;
+  /** Money. */
+  fee: string | null;
+  /** One of OPEN, SHUT. */
+  status: GateHouseStatus;
+  tags: (string | null)[];
+}
+
+export interface GateHouseCreate {
+  name: string;
+  fee?: string | number | null;
+}
+
+export interface GateHouseFilters {
+  /** Search. */
+  q?: string;
+  /** One of OPEN, SHUT. */
+  status?: GateHouseStatus;
+}
+
+export interface GateHouseUpdate {
+  /** One of OPEN, SHUT. */
+  status?: GateHouseStatus;
+}
+
+export interface Usage {
+  n: number;
+}
+`);
+});
+
+test("one alias name with two different value sets is refused", () => {
+  const clash = structuredClone(document);
+  (clash.paths["/v1/gate-houses/{id}"]!.patch as { requestBody: unknown }).requestBody = json({
+    type: "object",
+    properties: { status: { type: "string", enum: ["OPEN"] } },
+  });
+  expect(() => emitTypes(clash)).toThrow('GateHouseStatus is both "OPEN" | "SHUT" and "OPEN"');
+});
