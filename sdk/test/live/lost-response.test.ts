@@ -1,8 +1,8 @@
 // A create whose response is lost after the server wrote it: the retry replays it, and one record exists.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { newCompany } from "../../e2e/helpers/company.ts";
-import { useServer } from "../../e2e/helpers/suite.ts";
-import { ErpClient } from "../mod.ts";
+import { newCompany } from "../../../e2e/helpers/company.ts";
+import { useServer } from "../../../e2e/helpers/suite.ts";
+import { ErpClient } from "../../mod.ts";
 
 const suite = useServer();
 let proxy: ReturnType<typeof Bun.serve>;

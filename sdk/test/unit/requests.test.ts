@@ -1,7 +1,7 @@
 // What each method sends (method, path, headers, body, query) and what it returns.
 import { describe, expect, test } from "bun:test";
-import { ApiPromise } from "../mod.ts";
-import { clientWith, fakeFetch, json } from "./helpers/fake-fetch.ts";
+import { ApiPromise } from "../../mod.ts";
+import { clientWith, fakeFetch, json } from "../helpers/fake-fetch.ts";
 
 const ok = (data: unknown, headers: Record<string, string> = {}) => () => json(200, { data }, headers);
 
@@ -69,7 +69,7 @@ describe("requests", () => {
 
   test("a base URL with a trailing slash and extra headers are honoured", async () => {
     const { fetch, seen } = fakeFetch(ok({ id: 1 }));
-    const { ErpClient } = await import("../mod.ts");
+    const { ErpClient } = await import("../../mod.ts");
     const erp = new ErpClient({ baseUrl: "http://erp.test/", token: "t", fetch, headers: { "x-request-id": "trace-1" } });
     await erp.projects.get(1, { headers: { "x-extra": "1" } });
     expect(seen[0]!.url.toString()).toBe("http://erp.test/v1/projects/1");

@@ -1,6 +1,6 @@
 // Paging: list() follows the SPEC.md 4.2 rule and visits every record once; listPage() returns one page.
 import { describe, expect, test } from "bun:test";
-import { clientWith, fakeFetch, json, type SeenRequest } from "./helpers/fake-fetch.ts";
+import { clientWith, fakeFetch, json, type SeenRequest } from "../helpers/fake-fetch.ts";
 
 /** A server holding `total` projects that caps the page size at 100, like the real one. */
 function collection(total: number) {

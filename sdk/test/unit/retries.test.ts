@@ -1,8 +1,8 @@
 // Retries: which failures are retried, how long the SDK waits, and that a write keeps its idempotency key.
 import { describe, expect, test } from "bun:test";
-import { ApiConnectionError, ConflictError, InternalServerError, RateLimitError, ValidationError } from "../mod.ts";
-import { retryDelayMs } from "../src/core/retries.ts";
-import { clientWith, fakeFetch, json, problem, rejectionOf } from "./helpers/fake-fetch.ts";
+import { ApiConnectionError, ConflictError, InternalServerError, RateLimitError, ValidationError } from "../../mod.ts";
+import { retryDelayMs } from "../../src/core/retries.ts";
+import { clientWith, fakeFetch, json, problem, rejectionOf } from "../helpers/fake-fetch.ts";
 
 const created = () => json(201, { data: { id: 5, created: true, dry_run: false } });
 const now = { "retry-after": "0" };

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-const sdkDir = resolve(import.meta.dir, "..");
+const sdkDir = resolve(import.meta.dir, "../..");
 const rootConfig = resolve(sdkDir, "../tsconfig.json");
 const tsc = require.resolve("typescript/lib/tsc.js");
 

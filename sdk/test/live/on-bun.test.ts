@@ -1,9 +1,9 @@
 // The SDK against a real server on the test database: every live check as a Bun test.
 import { beforeAll, describe, test } from "bun:test";
-import { newCompany } from "../../e2e/helpers/company.ts";
-import { useServer } from "../../e2e/helpers/suite.ts";
-import { ErpClient } from "../mod.ts";
-import { checks, type LiveContext } from "./live/checks.ts";
+import { newCompany } from "../../../e2e/helpers/company.ts";
+import { useServer } from "../../../e2e/helpers/suite.ts";
+import { ErpClient } from "../../mod.ts";
+import { checks, type LiveContext } from "./checks.ts";
 
 const suite = useServer();
 let context: LiveContext;

@@ -1,7 +1,7 @@
 // Timeouts and cancellation: timeoutMs bounds each attempt, a caller's signal stops the call at once.
 import { describe, expect, test } from "bun:test";
-import { ApiConnectionError, ApiTimeoutError, ApiUserAbortError } from "../mod.ts";
-import { clientWith, fakeFetch, json, problem, rejectionOf, type SeenRequest } from "./helpers/fake-fetch.ts";
+import { ApiConnectionError, ApiTimeoutError, ApiUserAbortError } from "../../mod.ts";
+import { clientWith, fakeFetch, json, problem, rejectionOf, type SeenRequest } from "../helpers/fake-fetch.ts";
 
 /** A server that never answers, but notices when the request is aborted. */
 const hang = (request: SeenRequest) =>

@@ -1,6 +1,6 @@
 // The type generator on a small document: names, enum aliases, nullability, inputs, filters and singletons.
 import { expect, test } from "bun:test";
-import { emitTypes, HEADER, type OpenApiDocument } from "../scripts/emit-types.ts";
+import { emitTypes, HEADER, type OpenApiDocument } from "../../scripts/emit-types.ts";
 
 const json = (schema: unknown) => ({ content: { "application/json": { schema } } });
 const status = { type: "string", enum: ["OPEN", "SHUT"], description: "One of OPEN, SHUT." };

@@ -11,8 +11,8 @@ import {
   PreconditionFailedError,
   RateLimitError,
   ValidationError,
-} from "../mod.ts";
-import { clientWith, fakeFetch, problem, rejectionOf } from "./helpers/fake-fetch.ts";
+} from "../../mod.ts";
+import { clientWith, fakeFetch, problem, rejectionOf } from "../helpers/fake-fetch.ts";
 
 const fail = (response: () => Response) => rejectionOf(clientWith(fakeFetch(response).fetch, { maxRetries: 0 }).projects.get(1));
 

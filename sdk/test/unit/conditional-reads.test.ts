@@ -1,7 +1,7 @@
 // Conditional reads: get() remembers ETags, revalidates with If-None-Match and reuses the body on 304.
 import { describe, expect, test } from "bun:test";
-import { NotFoundError } from "../mod.ts";
-import { clientWith, fakeFetch, json, problem, rejectionOf } from "./helpers/fake-fetch.ts";
+import { NotFoundError } from "../../mod.ts";
+import { clientWith, fakeFetch, json, problem, rejectionOf } from "../helpers/fake-fetch.ts";
 
 const project = { id: 7, name: "Depot", status: "ACTIVE" };
 const fresh = () => json(200, { data: project }, { etag: '"v1"' });

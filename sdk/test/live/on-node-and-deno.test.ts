@@ -3,11 +3,11 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { newCompany } from "../../e2e/helpers/company.ts";
-import { useServer } from "../../e2e/helpers/suite.ts";
-import { checks } from "./live/checks.ts";
+import { newCompany } from "../../../e2e/helpers/company.ts";
+import { useServer } from "../../../e2e/helpers/suite.ts";
+import { checks } from "./checks.ts";
 
-const runner = join(import.meta.dir, "live/run-checks.ts");
+const runner = join(import.meta.dir, "run-checks.ts");
 const suite = useServer();
 
 /** Runs a command with the server's address and a fresh company's token; returns exit code and output. */
