@@ -29,7 +29,7 @@ export type ErrorCode =
   | "connection_error"
   | "timeout"
   | "aborted"
-  | (string & {});
+  | (string & Record<never, never>);
 
 /** Every 409 code the API answers with. */
 export type ConflictCode =

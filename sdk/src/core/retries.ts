@@ -1,5 +1,5 @@
 // When to retry a failed attempt and how long to wait first: backoff with jitter, or the server's Retry-After.
-import { ApiConnectionError, ErpError } from "./errors.ts";
+import { ApiConnectionError, type ErpError } from "./errors.ts";
 
 const INITIAL_DELAY_MS = 500;
 const MAX_BACKOFF_MS = 8_000;

@@ -1,7 +1,7 @@
 // Sends one logical request: headers, idempotency key, timeouts, retries, ETag revalidation and errors.
 import type { ApiResult, ResponseInfo } from "./api-promise.ts";
 import { errorFromResponse } from "./error-from-response.ts";
-import { ApiConnectionError, ApiTimeoutError, ApiUserAbortError, ErpError } from "./errors.ts";
+import { ApiConnectionError, ApiTimeoutError, ApiUserAbortError, type ErpError } from "./errors.ts";
 import { EtagCache } from "./etag-cache.ts";
 import { newIdempotencyKey } from "./idempotency-key.ts";
 import type { ConditionalWriteOptions } from "./request-options.ts";

@@ -27,7 +27,7 @@ export function fakeFetch(...replies: Reply[]): { fetch: FetchLike; seen: SeenRe
     };
     seen.push(request);
     const reply = replies[Math.min(seen.length - 1, replies.length - 1)]!;
-    return reply(request);
+    return await reply(request);
   };
   return { fetch, seen };
 }

@@ -1,5 +1,5 @@
 // Minimal assertions with no test framework, so the live checks run unchanged on Bun, Node and Deno.
-import { ErpError } from "../../mod.ts";
+import type { ErpError } from "../../mod.ts";
 
 export function assert(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(`assertion failed: ${message}`);
