@@ -24,6 +24,15 @@ export function describeField(spec: FieldSpec): string {
   }
 }
 
+/**
+ * t.UnionEnum defaults to its first value, and Elysia fills body defaults in: a PATCH that
+ * did not send `status` would set it to the first status. Defaults belong to creates only.
+ */
+function withoutDefault(schema: TSchema): TSchema {
+  delete schema.default;
+  return schema;
+}
+
 function baseInputSchema(spec: FieldSpec): TSchema {
   const description = describeField(spec);
   switch (spec.type) {
@@ -31,7 +40,7 @@ function baseInputSchema(spec: FieldSpec): TSchema {
     case "email": return t.String({ format: "email", maxLength: 254, description });
     case "money": return t.Union([t.String({ pattern: MONEY_PATTERN }), Type.Number({ minimum: 0, maximum: MONEY_MAX })], { description });
     case "date": return t.String({ format: "date", description });
-    case "enum": return t.UnionEnum(spec.values as [string, ...string[]], { description });
+    case "enum": return withoutDefault(t.UnionEnum(spec.values as [string, ...string[]], { description }));
     case "currency": return t.String({ pattern: "^[A-Z]{3}$", description });
     case "ref": return Type.Integer({ minimum: 1, description });
     case "boolean": return Type.Boolean({ description });
