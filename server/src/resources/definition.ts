@@ -25,7 +25,7 @@ export type FieldSpec =
   | { type: "date"; notBefore?: string; description?: string }
   | { type: "enum"; values: readonly string[]; default?: string; description?: string }
   | { type: "currency"; default: string; description?: string }
-  | { type: "ref"; target: RefTarget; requiredStatus?: string; description?: string }
+  | { type: "ref"; target: RefTarget; requiredStatus?: string; refusedStatus?: string; description?: string }
   | { type: "boolean"; default?: boolean; description?: string };
 
 export interface StateMachine {

@@ -19,7 +19,7 @@ export function describeField(spec: FieldSpec): string {
     case "date": return `${own}A calendar date, YYYY-MM-DD${spec.notBefore ? `, not before ${spec.notBefore}` : ""}.`;
     case "enum": return `${own}One of ${spec.values.join(", ")}.`;
     case "currency": return `${own}An ISO 4217 currency code of 3 upper-case letters (default ${spec.default}).`;
-    case "ref": return `${own}The id of a live ${spec.target.resource} record of your company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}.`;
+    case "ref": return `${own}The id of a live ${spec.target.resource} record of your company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}${spec.refusedStatus ? `, not ${spec.refusedStatus}` : ""}.`;
     case "boolean": return `${own}true or false.`;
   }
 }

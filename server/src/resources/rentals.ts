@@ -11,7 +11,7 @@ export const rentals: ResourceDefinition = {
   addon: "equipment",
   operations: ["list", "create", "update"],
   required: ["project_id", "start_date"],
-  readOnly: { equipment_id: { type: "ref", target: TARGETS.equipment } },
+  readOnly: { equipment_id: { type: "ref", target: TARGETS.equipment, refusedStatus: "RETIRED", description: "The rented equipment (from the path); RETIRED equipment takes no new rentals." } },
   fields: {
     project_id: { type: "ref", target: TARGETS.projects },
     start_date: { type: "date" },

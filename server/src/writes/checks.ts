@@ -10,22 +10,27 @@ import { writableFields } from "../resources/fields.ts";
 
 const col = (table: ResourceTable, name: string): MySqlColumn => table[name]!;
 
-/** Every reference field being set must name a live record of the caller's company. */
+/**
+ * Every reference being set must name a live record of the caller's company, in a status the
+ * field accepts. Read-only references (a rental's equipment, from the path) are checked too.
+ */
 export async function checkReferences(db: Executor, def: ResourceDefinition, companyId: number, values: Record<string, unknown>): Promise<FieldError[]> {
   const errors: FieldError[] = [];
-  for (const [name, spec] of writableFields(def)) {
+  for (const [name, spec] of [...writableFields(def), ...Object.entries(def.readOnly ?? {})]) {
     const id = values[name];
     if (spec.type !== "ref" || typeof id !== "number") continue;
     const { table, softDeleted, resource } = spec.target;
     const conditions = [eq(col(table, "company_id"), companyId), eq(col(table, "id"), id)];
     if (softDeleted) conditions.push(isNull(col(table, "deleted_at")));
     const columns: Record<string, MySqlColumn> = { id: col(table, "id") };
-    if (spec.requiredStatus) columns.status = col(table, "status");
+    if (spec.requiredStatus || spec.refusedStatus) columns.status = col(table, "status");
     const [found] = await db.select(columns).from(table).where(and(...conditions)).limit(1);
     if (!found) {
       errors.push({ field: name, code: "unknown_reference", message: `No ${resource} record with id ${id} exists in your company.` });
     } else if (spec.requiredStatus && found.status !== spec.requiredStatus) {
       errors.push({ field: name, code: "invalid_reference", message: `The ${resource} record ${id} is ${String(found.status)}; it must be ${spec.requiredStatus}.` });
+    } else if (spec.refusedStatus && found.status === spec.refusedStatus) {
+      errors.push({ field: name, code: "invalid_reference", message: `The ${resource} record ${id} is ${spec.refusedStatus}; it cannot be used here.` });
     }
   }
   return errors;

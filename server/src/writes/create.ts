@@ -21,14 +21,14 @@ export async function createRecord(tx: Transaction, request: CreateRequest): Pro
   const { def, company, scope, dryRun } = request;
   const { values, errors } = normalizeInput(def, request.body);
   const record = { ...createDefaults(def), ...values };
-  errors.push(...checkDateOrder(def, record), ...(await checkReferences(tx, def, company.id, record)));
+  const parent = def.parent && scope.parentId !== undefined ? { [def.parent.column]: scope.parentId } : {};
+  errors.push(...checkDateOrder(def, record), ...(await checkReferences(tx, def, company.id, { ...record, ...parent })));
   if (errors.length > 0) throw validationFailed(errors);
   checkInitialStatus(def, record.status);
   await checkUnique(tx, def, company.id, record);
   await checkQuota(tx, def, company);
   if (dryRun) return { status: 200, body: { data: { id: null, created: false, dry_run: true } } };
 
-  const parent = def.parent && scope.parentId !== undefined ? { [def.parent.column]: scope.parentId } : {};
   let id: number;
   try {
     id = await insertRecord(tx, def, { ...record, ...parent, company_id: company.id });
