@@ -17,11 +17,12 @@ const contexts = new WeakMap<Request, RequestContext>();
 
 function dryRunRequested(request: Request): boolean {
   const header = request.headers.get("x-dry-run");
-  if (header !== null) return header === "1" || header.toLowerCase() === "true";
+  if (header !== null && !["0", "false"].includes(header.trim().toLowerCase())) return true;
   const query = new URL(request.url).searchParams.get("dry_run");
   return query === "1" || query === "true";
 }
 
+/** Fails safe: a request that asks for a dry-run in either place, in any spelling but 0/false, writes nothing. */
 /** The context of a request; created on first use so error paths always have one. */
 export function contextOf(request: Request): RequestContext {
   let context = contexts.get(request);
