@@ -15,6 +15,7 @@ export interface RequestContext {
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 const contexts = new WeakMap<Request, RequestContext>();
 
+/** Fails safe: a request that asks for a dry-run in either place, in any spelling but 0/false, writes nothing. */
 function dryRunRequested(request: Request): boolean {
   const header = request.headers.get("x-dry-run");
   if (header !== null && !["0", "false"].includes(header.trim().toLowerCase())) return true;
@@ -22,7 +23,6 @@ function dryRunRequested(request: Request): boolean {
   return query === "1" || query === "true";
 }
 
-/** Fails safe: a request that asks for a dry-run in either place, in any spelling but 0/false, writes nothing. */
 /** The context of a request; created on first use so error paths always have one. */
 export function contextOf(request: Request): RequestContext {
   let context = contexts.get(request);
