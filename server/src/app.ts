@@ -8,7 +8,10 @@ import { methodTable } from "./http/routes.ts";
 import { crudRoutes, type RouteDeps } from "./resources/crud-routes.ts";
 import { lookupRoutes } from "./resources/lookups.ts";
 import { RESOURCES, SUB_RESOURCES } from "./resources/registry.ts";
+import { collectionRoutes } from "./surfaces/collection.ts";
+import { docsRoutes } from "./surfaces/docs.ts";
 import { healthRoutes } from "./surfaces/health.ts";
+import { openApiRoutes } from "./surfaces/openapi.ts";
 
 export interface AppDeps {
   db: Database;
@@ -23,6 +26,8 @@ export function buildApp(deps: AppDeps) {
     .use(healthRoutes(deps.db))
     .use(lookupRoutes(routeDeps));
   for (const def of [...RESOURCES, ...SUB_RESOURCES]) app.use(crudRoutes(def, routeDeps));
+  // The spec surfaces read the whole app's routes when asked, so they always match what is served.
+  app.use(openApiRoutes(app)).use(docsRoutes()).use(collectionRoutes(app));
   methods.load(app.routes);
   return app;
 }

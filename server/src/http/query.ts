@@ -1,7 +1,22 @@
-// Query-string parsing: every parameter a route does not declare is refused with 400.
+// Query-string parsing: every parameter a route does not declare is refused with 400. Each
+// parser carries its OpenAPI description, so the document is derived from what is parsed.
 import { invalidQuery } from "./problem.ts";
 
-export type ParamParser<T> = (value: string, name: string) => T;
+/** How a parameter is documented: an OpenAPI 3.1 parameter without its name and location. */
+export interface ParamDoc {
+  schema: Record<string, unknown>;
+  description?: string;
+  style?: "form";
+  explode?: boolean;
+}
+
+export type ParamParser<T> = ((value: string, name: string) => T) & { doc: ParamDoc };
+
+const documented = <T>(parse: (value: string, name: string) => T, doc: ParamDoc): ParamParser<T> => Object.assign(parse, { doc });
+
+/** The same parser, documented for one use (its meaning, default, …). */
+export const described = <T>(base: ParamParser<T>, description: string, schema: Record<string, unknown> = {}): ParamParser<T> =>
+  documented((value, name) => base(value, name), { ...base.doc, description, schema: { ...base.doc.schema, ...schema } });
 
 export function parseQuery<P extends Record<string, ParamParser<unknown>>>(
   url: URL,
@@ -21,29 +36,29 @@ export function parseQuery<P extends Record<string, ParamParser<unknown>>>(
   return result as { [K in keyof P]?: ReturnType<P[K]> };
 }
 
-export const integerParam = (min: number): ParamParser<number> => (value, name) => {
+export const integerParam = (min: number): ParamParser<number> => documented((value, name) => {
   if (!/^[0-9]{1,15}$/.test(value) || Number(value) < min) throw invalidQuery(`"${name}" must be an integer of at least ${min}, not "${value}".`);
   return Number(value);
-};
+}, { schema: { type: "integer", minimum: min } });
 
-export const textParam: ParamParser<string> = (value) => value;
+export const textParam: ParamParser<string> = documented((value) => value, { schema: { type: "string" } });
 
-export const enumParam = (values: readonly string[]): ParamParser<string> => (value, name) => {
+export const enumParam = (values: readonly string[]): ParamParser<string> => documented((value, name) => {
   const upper = value.toUpperCase();
   if (!values.includes(upper)) throw invalidQuery(`"${name}" must be one of ${values.join(", ")} (any case), not "${value}".`);
   return upper;
-};
+}, { schema: { type: "string", enum: [...values] }, description: `One of ${values.join(", ")}; any case is accepted.` });
 
-export const flagParam: ParamParser<boolean> = (value, name) => {
+export const flagParam: ParamParser<boolean> = documented((value, name) => {
   if (["1", "true"].includes(value)) return true;
   if (["0", "false"].includes(value)) return false;
   throw invalidQuery(`"${name}" must be 1 or 0, not "${value}".`);
-};
+}, { schema: { type: "string", enum: ["1", "0", "true", "false"] } });
 
-export const fieldListParam = (known: readonly string[]): ParamParser<string[]> => (value, name) => {
+export const fieldListParam = (known: readonly string[]): ParamParser<string[]> => documented((value, name) => {
   const picked = value.split(",").map((field) => field.trim()).filter(Boolean);
   if (picked.length === 0) throw invalidQuery(`"${name}" must list at least one field.`);
   const unknown = picked.filter((field) => !known.includes(field));
   if (unknown.length > 0) throw invalidQuery(`Unknown field${unknown.length > 1 ? "s" : ""} in "${name}": ${unknown.join(", ")}. Known fields: ${known.join(", ")}.`);
   return [...new Set(["id", ...picked])];
-};
+}, { schema: { type: "array", items: { type: "string", enum: [...known] }, minItems: 1 }, style: "form", explode: false });

@@ -5,7 +5,7 @@ import type { Admission } from "../auth/admission.ts";
 import type { Company } from "../auth/company.ts";
 import type { Database, Executor } from "../db/client.ts";
 import { notFound } from "../http/problem.ts";
-import { enumParam, fieldListParam, flagParam, integerParam, parseQuery, textParam, type ParamParser } from "../http/query.ts";
+import { described, enumParam, fieldListParam, flagParam, integerParam, parseQuery, textParam, type ParamParser } from "../http/query.ts";
 import { readJsonBody } from "../http/body.ts";
 import { contextOf, requestContext } from "../http/request-context.ts";
 import { readResponse } from "../http/respond.ts";
@@ -13,9 +13,10 @@ import { createRecord } from "../writes/create.ts";
 import { deleteRecordById } from "../writes/delete.ts";
 import { executeWrite, type WriteResult } from "../writes/execute.ts";
 import { updateRecordById } from "../writes/update.ts";
+import { crudDetail } from "./crud-docs.ts";
 import type { ResourceDefinition } from "./definition.ts";
 import { CreateResult, DeleteResult, itemEnvelope, listEnvelope, updateResult } from "./envelopes.ts";
-import { createBodySchema, readableFieldNames, recordSchema, updateBodySchema } from "./fields.ts";
+import { createBodySchema, readableFieldNames, readableRecordSchema, recordSchema, updateBodySchema } from "./fields.ts";
 import { findRecord, listRecords, type Scope } from "./store.ts";
 
 export const DEFAULT_LIMIT = 50;
@@ -32,17 +33,22 @@ function parseId(value: string | undefined, what: string): number {
   return Number(value);
 }
 
+export const limitParam = described(integerParam(1), `Page size: default ${DEFAULT_LIMIT}; values above ${MAX_LIMIT} are capped (meta.limit shows the effective one).`, { default: DEFAULT_LIMIT });
+export const offsetParam = described(integerParam(0), "Start position in the result set (records are ordered by id).", { default: 0 });
+
 export function listParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {
   const parsers: Record<string, ParamParser<unknown>> = {
-    limit: integerParam(1),
-    offset: integerParam(0),
-    fields: fieldListParam(readableFieldNames(def)),
+    limit: limitParam,
+    offset: offsetParam,
+    fields: described(fieldListParam(readableFieldNames(def)), "Comma-separated fields to return; `id` is always included. An unknown field is a 400."),
   };
-  if (def.search.length > 0) parsers.q = textParam;
+  if (def.search.length > 0) parsers.q = described(textParam, `Case-insensitive substring of ${def.search.join(", ")}; % and _ match themselves.`);
   if (def.status) parsers.status = enumParam(def.status.values);
-  for (const filter of def.filters) parsers[filter] = integerParam(1);
+  for (const filter of def.filters) parsers[filter] = described(integerParam(1), `Only records whose ${filter} is this id.`);
   return parsers;
 }
+
+const writeParsers = { dry_run: described(flagParam, "`1` makes the request a dry-run, like the X-Dry-Run header.") };
 
 export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
   const { db, admit } = deps;
@@ -51,8 +57,9 @@ export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
   const member = `${collection}/:${memberParam}`;
   const what = def.singular.toLowerCase();
   const parsers = listParsers(def);
+  const getParsers = { fields: parsers.fields! };
   const record = recordSchema(def);
-  const tags = [def.parent ? def.parent.resource : def.name];
+  const readable = readableRecordSchema(def);
 
   async function scopeOf(executor: Executor, company: Company, params: Record<string, string>, lock = false): Promise<Scope> {
     if (!def.parent) return { companyId: company.id };
@@ -71,7 +78,7 @@ export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
     return result.body;
   };
   const writeQuery = (request: Request): void => {
-    parseQuery(new URL(request.url), { dry_run: flagParam });
+    parseQuery(new URL(request.url), writeParsers);
   };
 
   const app = new Elysia({ name: `resource:${collection}` })
@@ -98,22 +105,22 @@ export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
       });
       return readResponse(request, { data: rows, meta: { total, limit, offset } });
     }, {
-      detail: { summary: `List ${def.name}`, tags, description: `${def.description} Ordered by id; page with limit/offset until offset reaches meta.total.` },
-      response: { 200: listEnvelope(record) },
+      detail: crudDetail(def, "list", parsers),
+      response: { 200: listEnvelope(readable, `${def.singular}List`) },
     });
   }
 
   if (def.operations.includes("get")) {
     app.get(member, async ({ request, company, params }) => {
-      const query = parseQuery(new URL(request.url), { fields: parsers.fields! });
+      const query = parseQuery(new URL(request.url), getParsers);
       const scope = await scopeOf(db, company, params);
       const id = parseId((params as Record<string, string>)[memberParam], what);
       const found = await findRecord(db, def, scope, id, { fields: query.fields as string[] | undefined });
       if (!found) throw notFound(what, id);
       return readResponse(request, { data: found });
     }, {
-      detail: { summary: `Get one ${what}`, tags },
-      response: { 200: itemEnvelope(record) },
+      detail: crudDetail(def, "get", getParsers),
+      response: { 200: itemEnvelope(readable, `${def.singular}Item`) },
     });
   }
 
@@ -129,7 +136,7 @@ export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
       return send(result, set);
     }, {
       body: createBodySchema(def),
-      detail: { summary: `Create a ${what}`, tags },
+      detail: crudDetail(def, "create", writeParsers),
       response: { 200: CreateResult, 201: CreateResult },
     });
   }
@@ -147,7 +154,7 @@ export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
       return send(result, set);
     }, {
       body: updateBodySchema(def),
-      detail: { summary: `Update a ${what} (merge)`, tags },
+      detail: crudDetail(def, "update", writeParsers),
       response: { 200: updateResult(record) },
     });
   }
@@ -163,7 +170,7 @@ export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
       }));
       return send(result, set);
     }, {
-      detail: { summary: `Delete a ${what} (soft)`, tags },
+      detail: crudDetail(def, "delete", writeParsers),
       response: { 200: DeleteResult },
     });
   }

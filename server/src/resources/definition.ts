@@ -79,5 +79,7 @@ export interface ResourceDefinition {
   updateRule?: (stored: StoredRecord, patch: Record<string, unknown>) => ApiError | undefined;
   /** A stored record that refuses any change (e.g. a billed rental). */
   frozen?: (stored: StoredRecord) => ApiError | undefined;
+  /** The 409 codes `updateRule` and `frozen` may return, for the OpenAPI document. */
+  conflicts?: readonly string[];
   dependents: readonly Dependent[];
 }

@@ -1,4 +1,5 @@
 // Response envelopes shared by every resource: list, item, create, update and delete results.
+// Each `title` is the schema's component name in the OpenAPI document (and so in the SDK).
 import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 
@@ -6,20 +7,23 @@ export const ListMeta = Type.Object({
   total: Type.Integer({ description: "Count of all records matching the query." }),
   limit: Type.Integer({ description: "The effective page size (values above 100 are capped)." }),
   offset: Type.Integer({ description: "Start position of this page." }),
-}, { additionalProperties: false });
+}, { additionalProperties: false, title: "ListMeta" });
 
-export const listEnvelope = (item: TSchema): TSchema =>
-  Type.Object({ data: Type.Array(item), meta: ListMeta }, { additionalProperties: false });
+/** `{data: [...], meta}`, named after its item: Project → ProjectList. */
+export const listEnvelope = (item: TSchema, title = `${item.title}List`): TSchema =>
+  Type.Object({ data: Type.Array(item), meta: ListMeta }, { additionalProperties: false, title });
 
-export const itemEnvelope = (item: TSchema): TSchema => Type.Object({ data: item }, { additionalProperties: false });
+/** `{data: item}`, named after its item: Project → ProjectItem, CreateOutcome → CreateResult. */
+export const itemEnvelope = (item: TSchema, title = `${item.title}Item`): TSchema =>
+  Type.Object({ data: item }, { additionalProperties: false, title });
 
 export const CreateResult = itemEnvelope(Type.Object({
   id: t.Union([Type.Integer(), t.Null()], { description: "The new record's id; null in a dry-run." }),
   created: Type.Boolean(),
   dry_run: Type.Boolean(),
-}, { additionalProperties: false }));
+}, { additionalProperties: false, title: "CreateOutcome" }), "CreateResult");
 
-const Change = Type.Object({ from: Type.Unknown(), to: Type.Unknown() }, { additionalProperties: false });
+const Change = Type.Object({ from: Type.Unknown(), to: Type.Unknown() }, { additionalProperties: false, title: "Change" });
 
 export const updateResult = (record: TSchema): TSchema => itemEnvelope(Type.Object({
   id: Type.Integer(),
@@ -27,9 +31,9 @@ export const updateResult = (record: TSchema): TSchema => itemEnvelope(Type.Obje
   dry_run: Type.Boolean(),
   changes: Type.Record(Type.String(), Change, { description: "Each changed field with its stored and its new value." }),
   record,
-}, { additionalProperties: false }));
+}, { additionalProperties: false, title: `${record.title}UpdateOutcome` }), `${record.title}UpdateResult`);
 
-const RecordRef = Type.Object({ resource: Type.String(), id: Type.Integer() }, { additionalProperties: false });
+export const RecordRef = Type.Object({ resource: Type.String(), id: Type.Integer() }, { additionalProperties: false, title: "RecordRef" });
 
 export const DeleteResult = itemEnvelope(Type.Object({
   id: Type.Integer(),
@@ -38,4 +42,4 @@ export const DeleteResult = itemEnvelope(Type.Object({
   mode: Type.String({ enum: ["soft"], description: "Every delete is soft: the record stays for history but is gone from the API." }),
   would_delete: Type.Array(RecordRef, { description: "What the delete removes: the record and its dependent records that go with it." }),
   would_keep: Type.Array(RecordRef, { description: "Live records that reference it and stay." }),
-}, { additionalProperties: false }));
+}, { additionalProperties: false, title: "DeleteOutcome" }), "DeleteResult");

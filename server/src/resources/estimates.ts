@@ -32,6 +32,7 @@ export const estimates: ResourceDefinition = {
   },
   search: ["title"],
   filters: ["client_id"],
+  conflicts: ["estimate_not_draft"],
   updateRule(stored, patch) {
     if (stored.status === "DRAFT") return undefined;
     const others = Object.keys(patch).filter((field) => field !== "status");

@@ -4,6 +4,7 @@ import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import type { FieldError } from "../http/problem.ts";
 import type { FieldSpec, ResourceDefinition } from "./definition.ts";
+import { createExample, updateExample } from "./examples.ts";
 
 const MONEY_PATTERN = "^[0-9]{1,12}(\\.[0-9]{1,2})?$";
 const MONEY_MAX = 999_999_999_999.99;
@@ -84,7 +85,7 @@ export function createBodySchema(def: ResourceDefinition): TSchema {
     const schema = baseInputSchema(spec);
     properties[name] = required ? schema : t.Optional(hasDefault(spec) ? schema : nullable(schema));
   }
-  return t.Object(properties, { additionalProperties: false, title: `${def.singular} create input` });
+  return t.Object(properties, { additionalProperties: false, title: `${def.singular}Create`, examples: [createExample(def)] });
 }
 
 export function updateBodySchema(def: ResourceDefinition): TSchema {
@@ -94,7 +95,7 @@ export function updateBodySchema(def: ResourceDefinition): TSchema {
     const nonNull = def.required.includes(name) || hasDefault(spec);
     properties[name] = t.Optional(nonNull ? schema : nullable(schema));
   }
-  return t.Object(properties, { additionalProperties: false, title: `${def.singular} update input` });
+  return t.Object(properties, { additionalProperties: false, title: `${def.singular}Update`, examples: [updateExample(def)] });
 }
 
 /** The fields a record carries, in output order, with whether each may be null. */
@@ -114,6 +115,18 @@ export function recordSchema(def: ResourceDefinition): TSchema {
   properties.created_at = Type.String({ pattern: TIMESTAMP_PATTERN, description: "RFC 3339 UTC timestamp." });
   properties.updated_at = Type.String({ pattern: TIMESTAMP_PATTERN, description: "RFC 3339 UTC timestamp." });
   return Type.Object(properties, { additionalProperties: false, title: def.singular });
+}
+
+/** A record narrowed by `fields=`: its id and whichever of the other members were picked. */
+export function sparseRecordSchema(def: ResourceDefinition): TSchema {
+  const full = recordSchema(def) as TSchema & { properties: Record<string, TSchema> };
+  const properties = Object.fromEntries(Object.entries(full.properties).map(([name, schema]) => [name, name === "id" ? schema : Type.Optional(schema)]));
+  return Type.Object(properties, { additionalProperties: false, title: `${def.singular}Sparse`, description: `A ${def.singular.toLowerCase()} read with \`fields=\`: id plus the fields picked.` });
+}
+
+/** What a read returns: the whole record, or with `fields=` the picked part of it. */
+export function readableRecordSchema(def: ResourceDefinition): TSchema {
+  return Type.Union([recordSchema(def), sparseRecordSchema(def)]);
 }
 
 /** Names a `fields=` parameter may pick. */

@@ -4,10 +4,11 @@ import { Type } from "@sinclair/typebox";
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
 import { equipmentCategories, trades } from "../db/schema.ts";
-import { integerParam, parseQuery } from "../http/query.ts";
+import { parseQuery } from "../http/query.ts";
 import { requestContext } from "../http/request-context.ts";
 import { readResponse } from "../http/respond.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT, type RouteDeps } from "./crud-routes.ts";
+import { ADMISSION_ERRORS, mergeErrors, operationDetail } from "../surfaces/operation-docs.ts";
+import { DEFAULT_LIMIT, limitParam, MAX_LIMIT, offsetParam, type RouteDeps } from "./crud-routes.ts";
 import type { Addon } from "./definition.ts";
 import { listEnvelope } from "./envelopes.ts";
 
@@ -15,9 +16,11 @@ const DEFAULT_TRADES = ["Carpentry", "Concrete", "Electrical", "Plumbing", "HVAC
 const DEFAULT_CATEGORIES = ["Excavators", "Loaders", "Cranes", "Aerial lifts", "Generators", "Compressors", "Scaffolding", "Vehicles", "Hand tools"];
 
 const LOOKUPS = [
-  { path: "trades", table: trades, addon: "api" as Addon, seed: DEFAULT_TRADES, summary: "List trades", description: "Trades a worker or subcontractor can have (read-only, seeded for every company)." },
-  { path: "equipment-categories", table: equipmentCategories, addon: "equipment" as Addon, seed: DEFAULT_CATEGORIES, summary: "List equipment categories", description: "Equipment categories (read-only, seeded for every company). Needs the equipment add-on." },
+  { path: "trades", operationId: "listTrades", table: trades, addon: "api" as Addon, seed: DEFAULT_TRADES, summary: "List trades", description: "Trades a worker or subcontractor can have (read-only, seeded for every company)." },
+  { path: "equipment-categories", operationId: "listEquipmentCategories", table: equipmentCategories, addon: "equipment" as Addon, seed: DEFAULT_CATEGORIES, summary: "List equipment categories", description: "Equipment categories (read-only, seeded for every company). Needs the equipment add-on." },
 ];
+
+const parsers = { limit: limitParam, offset: offsetParam };
 
 const LookupRecord = Type.Object({ id: Type.Integer(), name: Type.String() }, { additionalProperties: false, title: "Lookup" });
 
@@ -32,7 +35,7 @@ export function lookupRoutes(deps: RouteDeps) {
   for (const lookup of LOOKUPS) {
     app.get(`/v1/${lookup.path}`, async ({ request, ctx }) => {
       const company = await deps.admit(request, ctx, lookup.addon);
-      const query = parseQuery(new URL(request.url), { limit: integerParam(1), offset: integerParam(0) });
+      const query = parseQuery(new URL(request.url), parsers);
       const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
       const offset = query.offset ?? 0;
       const where = and(eq(lookup.table.company_id, company.id));
@@ -43,7 +46,19 @@ export function lookupRoutes(deps: RouteDeps) {
       ]);
       return readResponse(request, { data: rows, meta: { total: Number(totals[0]?.total ?? 0), limit, offset } });
     }, {
-      detail: { summary: lookup.summary, description: lookup.description, tags: ["lookups"] },
+      detail: operationDetail({
+        operationId: lookup.operationId,
+        summary: lookup.summary,
+        description: lookup.description,
+        tags: ["lookups"],
+        query: parsers,
+        headers: ["IfNoneMatch"],
+        responses: {
+          200: { description: "A page of the lookup's records.", headers: ["ETag"] },
+          304: { description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.", headers: ["ETag"] },
+        },
+        errors: mergeErrors(ADMISSION_ERRORS, { 400: ["invalid_query"] }),
+      }),
       response: { 200: listEnvelope(LookupRecord) },
     });
   }

@@ -38,6 +38,7 @@ export const projects: ResourceDefinition = {
   search: ["name", "code", "address"],
   filters: ["client_id"],
   quota: "projects",
+  conflicts: ["billing_mode_locked"],
   updateRule(stored, patch) {
     if (patch.billing_mode === undefined || patch.billing_mode === stored.billing_mode || stored.status === "DRAFT") return undefined;
     return new ApiError(409, "billing_mode_locked", `The billing mode of project ${stored.id} is locked: it can change only while the project is in DRAFT (it is ${stored.status}).`);

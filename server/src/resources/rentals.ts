@@ -22,6 +22,7 @@ export const rentals: ResourceDefinition = {
   search: [],
   filters: [],
   parent: { resource: "equipment", table: TARGETS.equipment.table, column: "equipment_id" },
+  conflicts: ["rental_billed"],
   frozen(stored) {
     if (!stored.billed) return undefined;
     return new ApiError(409, "rental_billed", `Rental ${stored.id} is billed: it is history and cannot change.`);

@@ -4,6 +4,7 @@ import { Type } from "@sinclair/typebox";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { ApiError } from "../http/problem.ts";
+import { operationDetail } from "./operation-docs.ts";
 
 export function healthRoutes(db: Database) {
   return new Elysia({ name: "health" }).get("/healthz", async () => {
@@ -14,7 +15,15 @@ export function healthRoutes(db: Database) {
     }
     return { status: "ok" as const };
   }, {
-    detail: { summary: "Health check", tags: ["health"], security: [] },
-    response: { 200: Type.Object({ status: Type.Literal("ok") }) },
+    detail: operationDetail({
+      operationId: "getHealth",
+      summary: "Health check",
+      description: "Liveness plus a database round trip. Needs no token and is not metered.",
+      tags: ["health"],
+      public: true,
+      responses: { 200: { description: "The server and its database answer." } },
+      errors: { 503: ["database_unavailable"] },
+    }),
+    response: { 200: Type.Object({ status: Type.Literal("ok") }, { additionalProperties: false, title: "Health" }) },
   });
 }

@@ -1,0 +1,104 @@
+// The documentation of the five CRUD operations of a definition: names, parameters and the
+// error codes its rules can produce, derived from the definition like the routes themselves.
+import type { DocumentDecoration } from "elysia";
+import type { ParamParser } from "../http/query.ts";
+import { ADMISSION_ERRORS, mergeErrors, operationDetail, type ErrorCodes } from "../surfaces/operation-docs.ts";
+import type { Operation, ResourceDefinition } from "./definition.ts";
+
+const pascal = (name: string): string => name.split(/[^A-Za-z0-9]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("");
+
+const WRITE_ERRORS: ErrorCodes = {
+  400: ["invalid_query", "invalid_idempotency_key"],
+  409: ["idempotency_key_reuse", "idempotency_in_progress"],
+};
+const BODY_ERRORS: ErrorCodes = {
+  400: ["malformed_json"],
+  413: ["payload_too_large"],
+  415: ["unsupported_media_type"],
+  422: ["validation_failed"],
+};
+
+function operationIds(def: ResourceDefinition): Record<Operation, string> {
+  const owner = def.parent ? pascal(def.parent.resource) : "";
+  return {
+    list: `list${owner}${pascal(def.name)}`,
+    get: `get${owner}${def.singular}`,
+    create: `create${owner}${def.singular}`,
+    update: `update${owner}${def.singular}`,
+    delete: `delete${owner}${def.singular}`,
+  };
+}
+
+/** The errors an operation of this definition can answer with, beyond admission. */
+function operationErrors(def: ResourceDefinition, operation: Operation): ErrorCodes {
+  const parentMissing: ErrorCodes = def.parent ? { 404: ["not_found"] } : {};
+  const unique = Object.values(def.fields).some((spec) => spec.type === "text" && spec.unique) ? ["unique_violation"] : [];
+  switch (operation) {
+    case "list": return mergeErrors({ 400: ["invalid_query"] }, parentMissing);
+    case "get": return { 400: ["invalid_query"], 404: ["not_found"] };
+    case "create": return mergeErrors(WRITE_ERRORS, BODY_ERRORS, parentMissing, {
+      402: def.quota ? ["quota_exceeded"] : [],
+      409: [...(def.status && def.status.initial.length < def.status.values.length ? ["invalid_transition"] : []), ...unique],
+    });
+    case "update": return mergeErrors(WRITE_ERRORS, BODY_ERRORS, {
+      404: ["not_found"],
+      409: [...(def.status?.transitions ? ["invalid_transition"] : []), ...(def.conflicts ?? []), ...unique],
+      412: ["precondition_failed"],
+    });
+    case "delete": return mergeErrors(WRITE_ERRORS, {
+      404: ["not_found"],
+      409: def.dependents.some((dependent) => dependent.effect === "block") ? ["delete_blocked"] : [],
+      412: ["precondition_failed"],
+    });
+  }
+}
+
+const DRY_RUN_NOTE = "With `X-Dry-Run: 1` (or `dry_run=1`) every rule runs and nothing is written.";
+
+export function crudDetail(def: ResourceDefinition, operation: Operation, query: Record<string, ParamParser<unknown>>): DocumentDecoration {
+  const what = def.singular.toLowerCase();
+  const tags = [def.parent ? def.parent.resource : def.name];
+  const errors = mergeErrors(ADMISSION_ERRORS, operationErrors(def, operation));
+  const common = { operationId: operationIds(def)[operation], tags, query, errors };
+  const notModified = { description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.", headers: ["ETag" as const] };
+  const writeHeaders = ["IdempotencyKey" as const, "XDryRun" as const];
+  switch (operation) {
+    case "list": return operationDetail({
+      ...common,
+      summary: `List ${def.name}`,
+      description: `${def.description} Ordered by id ascending; read meta.total, then raise offset by limit until it reaches total to visit every record once.`,
+      headers: ["IfNoneMatch"],
+      responses: { 200: { description: `A page of ${def.name}.`, headers: ["ETag"] }, 304: notModified },
+    });
+    case "get": return operationDetail({
+      ...common,
+      summary: `Get one ${what}`,
+      headers: ["IfNoneMatch"],
+      responses: { 200: { description: `The ${what}.`, headers: ["ETag"] }, 304: notModified },
+    });
+    case "create": return operationDetail({
+      ...common,
+      summary: `Create a ${what}`,
+      description: `Send the ${def.required.join(" and ")} and any other writable field; unknown or read-only fields are a 422. ${DRY_RUN_NOTE}`,
+      headers: writeHeaders,
+      responses: {
+        201: { description: "Created; Location names the new record.", headers: ["Location", "IdempotentReplayed"] },
+        200: { description: "Dry-run: the create would succeed; nothing was written (`id` is null).", headers: ["IdempotentReplayed"] },
+      },
+    });
+    case "update": return operationDetail({
+      ...common,
+      summary: `Update a ${what} (merge)`,
+      description: `Only the fields sent change; \`null\` clears an optional field. Setting the current value is a no-op (\`updated: false\`). ${DRY_RUN_NOTE}`,
+      headers: [...writeHeaders, "IfMatch"],
+      responses: { 200: { description: "The changes and the record after them (or as it would be, in a dry-run).", headers: ["IdempotentReplayed"] } },
+    });
+    case "delete": return operationDetail({
+      ...common,
+      summary: `Delete a ${what} (soft)`,
+      description: `The record is kept for history but is gone from the API (GET answers 404, lists skip it, references to it are refused). would_delete lists what goes with it, would_keep the live records that reference it and stay. ${DRY_RUN_NOTE}`,
+      headers: [...writeHeaders, "IfMatch"],
+      responses: { 200: { description: "What was deleted (or would be, in a dry-run).", headers: ["IdempotentReplayed"] } },
+    });
+  }
+}

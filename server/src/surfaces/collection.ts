@@ -1,0 +1,227 @@
+// GET /v1/collection.json: an API-client collection (format 2.1) built from the registry and the
+// live OpenAPI document. Each resource folder creates a record, reads, updates, dry-run deletes
+// and deletes it, chaining the id through collection variables, so a runner given only
+// `baseUrl` and `token` passes every request.
+import { Type, type Static } from "@sinclair/typebox";
+import { Elysia, type AnyElysia } from "elysia";
+import type { ResourceDefinition } from "../resources/definition.ts";
+import { createExample, updateExample } from "../resources/examples.ts";
+import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { openApiDocument } from "./openapi-document.ts";
+import { operationDetail } from "./operation-docs.ts";
+
+type Json = Record<string, any>;
+
+const SCHEMA_URL = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json";
+const JSON_HEADER = { key: "Content-Type", value: "application/json" };
+
+interface RequestSpec {
+  name: string;
+  method: string;
+  /** Path with `{{variable}}` placeholders, e.g. /v1/projects/{{projects_id}}. */
+  path: string;
+  body?: string;
+  headers?: { key: string; value: string }[];
+  query?: { key: string; value: string }[];
+  tests: string[];
+  public?: boolean;
+  description?: string;
+}
+
+function item(spec: RequestSpec): Json {
+  const query = spec.query ?? [];
+  const raw = `{{baseUrl}}${spec.path}${query.length ? `?${query.map((q) => `${q.key}=${q.value}`).join("&")}` : ""}`;
+  return {
+    name: spec.name,
+    event: [{ listen: "test", script: { type: "text/javascript", exec: spec.tests } }],
+    request: {
+      method: spec.method,
+      ...(spec.public ? { auth: { type: "noauth" } } : {}),
+      header: [...(spec.body ? [JSON_HEADER] : []), ...(spec.headers ?? [])],
+      ...(spec.body ? { body: { mode: "raw", raw: spec.body, options: { raw: { language: "json" } } } } : {}),
+      url: { raw, host: ["{{baseUrl}}"], path: spec.path.split("/").filter(Boolean), ...(query.length ? { query } : {}) },
+      ...(spec.description ? { description: spec.description } : {}),
+    },
+  };
+}
+
+const expectStatus = (status: number): string =>
+  `pm.test("status is ${status}", function () { pm.response.to.have.status(${status}); });`;
+
+/** A JSON body whose `"{{var}}"` strings become bare `{{var}}`, so numbers stay numbers once substituted. */
+function bodyText(body: Record<string, unknown>): string {
+  return JSON.stringify(body, null, 2).replace(/"\{\{([A-Za-z0-9_]+)\}\}"/g, "{{$1}}");
+}
+
+const definitionNamed = (name: string): ResourceDefinition | undefined => RESOURCES.find((def) => def.name === name);
+
+/** The example create body, with required references pointing at records made earlier and unique text made unique. */
+function createBody(def: ResourceDefinition, refVariable: (field: string) => string): Record<string, unknown> {
+  const body = createExample(def);
+  for (const [field, spec] of Object.entries(def.fields)) {
+    if (spec.type === "ref" && field in body) body[field] = `{{${refVariable(field)}}}`;
+    if (spec.type === "text" && spec.unique && typeof body[field] === "string") body[field] = `${body[field]}-{{$timestamp}}{{$randomInt}}`;
+  }
+  return body;
+}
+
+/** Requests that make a record to stand on (a parent, a required reference) and remove it after. */
+function supportingRecord(def: ResourceDefinition, variable: string): { create: Json; remove: Json } {
+  return {
+    create: item({
+      name: `Create a ${def.singular.toLowerCase()} to work with`,
+      method: "POST",
+      path: `/v1/${def.name}`,
+      body: bodyText(createBody(def, () => "")),
+      tests: [expectStatus(201), `pm.collectionVariables.set("${variable}", pm.response.json().data.id);`],
+    }),
+    remove: item({
+      name: `Delete that ${def.singular.toLowerCase()}`,
+      method: "DELETE",
+      path: `/v1/${def.name}/{{${variable}}}`,
+      tests: [expectStatus(200), `pm.test("deleted", function () { pm.expect(pm.response.json().data.deleted).to.eql(true); });`],
+    }),
+  };
+}
+
+function resourceFolder(def: ResourceDefinition): Json {
+  const prefix = def.name.replace(/-/g, "_");
+  const idVariable = `${prefix}_id`;
+  const before: Json[] = [];
+  const after: Json[] = [];
+  const support = (target: ResourceDefinition, variable: string) => {
+    const { create, remove } = supportingRecord(target, variable);
+    before.push(create);
+    after.unshift(remove);
+  };
+  let collection = `/v1/${def.name}`;
+  if (def.parent) {
+    const parent = definitionNamed(def.parent.resource)!;
+    support(parent, `${prefix}_${def.parent.resource}_id`);
+    collection = `/v1/${def.parent.resource}/{{${prefix}_${def.parent.resource}_id}}/${def.name}`;
+  }
+  for (const [field, spec] of Object.entries(def.fields)) {
+    if (spec.type === "ref" && def.required.includes(field)) support(definitionNamed(spec.target.resource)!, `${prefix}_${field}`);
+  }
+  const member = `${collection}/{{${idVariable}}}`;
+  const what = def.singular.toLowerCase();
+  const steps: Json[] = [];
+  const has = (operation: string) => def.operations.includes(operation as never);
+  if (has("create")) {
+    steps.push(item({
+      name: `Create a ${what}`,
+      method: "POST",
+      path: collection,
+      body: bodyText(createBody(def, (field) => `${prefix}_${field}`)),
+      headers: [{ key: "Idempotency-Key", value: "{{$guid}}" }],
+      tests: [
+        expectStatus(201),
+        `pm.test("created", function () { pm.expect(pm.response.json().data.created).to.eql(true); pm.response.to.have.header("Location"); });`,
+        `pm.collectionVariables.set("${idVariable}", pm.response.json().data.id);`,
+      ],
+    }));
+  }
+  if (has("list")) {
+    steps.push(item({
+      name: `List ${def.name}`,
+      method: "GET",
+      path: collection,
+      query: [{ key: "limit", value: "10" }],
+      tests: [expectStatus(200), `pm.test("a page with meta.total", function () { const body = pm.response.json(); pm.expect(body.data).to.be.an("array"); pm.expect(body.meta.total).to.be.at.least(1); });`],
+    }));
+  }
+  if (has("get")) {
+    steps.push(item({
+      name: `Get the ${what}`,
+      method: "GET",
+      path: member,
+      tests: [
+        expectStatus(200),
+        `pm.test("the created record", function () { pm.expect(pm.response.json().data.id).to.eql(pm.collectionVariables.get("${idVariable}")); });`,
+        `pm.collectionVariables.set("${prefix}_etag", pm.response.headers.get("ETag"));`,
+      ],
+    }));
+  }
+  if (has("update")) {
+    steps.push(item({
+      name: `Update the ${what}`,
+      method: "PATCH",
+      path: member,
+      body: bodyText(updateExample(def)),
+      headers: has("get") ? [{ key: "If-Match", value: `{{${prefix}_etag}}` }] : [],
+      tests: [expectStatus(200), `pm.test("updated", function () { pm.expect(pm.response.json().data.updated).to.eql(true); });`],
+    }));
+  }
+  if (has("delete")) {
+    steps.push(item({
+      name: `Dry-run delete the ${what}`,
+      method: "DELETE",
+      path: member,
+      headers: [{ key: "X-Dry-Run", value: "1" }],
+      tests: [expectStatus(200), `pm.test("a soft delete, previewed", function () { const data = pm.response.json().data; pm.expect(data.dry_run).to.eql(true); pm.expect(data.deleted).to.eql(false); pm.expect(data.mode).to.eql("soft"); });`],
+    }));
+    steps.push(item({
+      name: `Delete the ${what}`,
+      method: "DELETE",
+      path: member,
+      tests: [expectStatus(200), `pm.test("deleted", function () { pm.expect(pm.response.json().data.deleted).to.eql(true); });`],
+    }));
+  }
+  return { name: def.parent ? `${def.parent.resource} ${def.name}` : def.name, description: def.description, item: [...before, ...steps, ...after] };
+}
+
+/** Parameterless GET operations the resource folders do not cover (lookups, health, this surface…), one folder per tag. */
+function readFolders(document: Json, covered: Set<string>): Json[] {
+  const folders = new Map<string, Json[]>();
+  for (const [path, methods] of Object.entries(document.paths as Record<string, Json>)) {
+    const operation = methods.get;
+    if (!operation || path.includes("{") || covered.has(path)) continue;
+    const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
+    const tag = operation.tags?.[0] ?? "other";
+    const requests = folders.get(tag) ?? [];
+    requests.push(item({ name: operation.summary ?? path, method: "GET", path, public: isPublic, tests: [expectStatus(200)], description: operation.description }));
+    folders.set(tag, requests);
+  }
+  return [...folders].map(([name, requests]) => ({ name, item: requests }));
+}
+
+export function collectionDocument(document: Json, serverUrl: string): Json {
+  const definitions = [...RESOURCES, ...SUB_RESOURCES];
+  const covered = new Set(definitions.map((def) => def.parent ? `/v1/${def.parent.resource}/{id}/${def.name}` : `/v1/${def.name}`));
+  return {
+    info: {
+      name: document.info.title,
+      description: `${document.info.description}\n\nSet \`baseUrl\` and \`token\`, then run the whole collection: each folder creates what it needs and deletes it again.`,
+      schema: SCHEMA_URL,
+    },
+    auth: { type: "bearer", bearer: [{ key: "token", value: "{{token}}", type: "string" }] },
+    variable: [
+      { key: "baseUrl", value: serverUrl, type: "string" },
+      { key: "token", value: "", type: "string" },
+    ],
+    item: [...definitions.map(resourceFolder), ...readFolders(document, covered)],
+  };
+}
+
+const open = { additionalProperties: true };
+const CollectionSchema = Type.Object({
+  info: Type.Object({ name: Type.String(), schema: Type.String() }, open),
+  item: Type.Array(Type.Object({}, open)),
+}, { ...open, title: "Collection", description: "An API-client collection, format 2.1 (https://schema.getpostman.com/json/collection/v2.1.0/collection.json)." });
+
+export function collectionRoutes(app: AnyElysia) {
+  return new Elysia({ name: "surface:collection" }).get("/v1/collection.json", ({ request }) => {
+    const serverUrl = new URL(request.url).origin;
+    return collectionDocument(openApiDocument(app), serverUrl) as Static<typeof CollectionSchema>;
+  }, {
+    detail: operationDetail({
+      operationId: "getCollection",
+      summary: "API-client collection",
+      description: "Collection format 2.1, built from the same routes on every request. Set the variables `baseUrl` and `token`; each resource folder creates a record, lists, reads, updates, dry-run deletes and deletes it. No token, not metered.",
+      tags: ["specification"],
+      public: true,
+      responses: { 200: { description: "The collection." } },
+    }),
+    response: { 200: CollectionSchema },
+  });
+}

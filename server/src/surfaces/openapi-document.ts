@@ -1,0 +1,134 @@
+// The OpenAPI 3.1 document, generated from the app's live routes on every request: the route
+// schemas as @elysiajs/openapi reads them, completed with each route's `detail` (parameters,
+// success headers, errors), and every titled schema lifted into a named component.
+import { toOpenAPISchema } from "@elysiajs/openapi";
+import { unwrapSchema } from "@elysiajs/openapi/openapi";
+import type { AnyElysia, TSchema } from "elysia";
+import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { HEADER_PARAMETERS, ProblemSchema, RESPONSE_HEADERS } from "./operation-docs.ts";
+import { OVERVIEW } from "./overview.ts";
+
+export const OPENAPI_VERSION = "3.1.1";
+
+type Json = Record<string, any>;
+
+const METHODS = new Set(["get", "post", "put", "patch", "delete"]);
+const CHILD_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
+const CHILD_LISTS = new Set(["anyOf", "oneOf", "allOf", "prefixItems"]);
+const CHILD_SCHEMAS = new Set(["items", "additionalProperties", "unevaluatedProperties", "contains", "not", "if", "then", "else", "propertyNames"]);
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Schemas with a `title` become `#/components/schemas/<title>`; two different ones may not share a title. */
+class SchemaComponents {
+  readonly schemas: Record<string, Json> = {};
+
+  lift(schema: unknown): Json {
+    if (!isObject(schema)) return schema as Json;
+    const out: Json = {};
+    for (const [key, value] of Object.entries(schema)) {
+      if (CHILD_MAPS.has(key) && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, this.lift(child)]));
+      else if (CHILD_LISTS.has(key) && Array.isArray(value)) out[key] = value.map((child) => this.lift(child));
+      else if (CHILD_SCHEMAS.has(key) && isObject(value)) out[key] = this.lift(value);
+      else out[key] = value;
+    }
+    // anyOf [anyOf [string, number], null] reads better flat: anyOf [string, number, null].
+    if (Array.isArray(out.anyOf)) {
+      out.anyOf = out.anyOf.flatMap((member: Json) => {
+        if (!isObject(member) || !Array.isArray(member.anyOf) || Object.keys(member).some((key) => key !== "anyOf" && key !== "description")) return [member];
+        out.description ??= member.description;
+        return member.anyOf;
+      });
+    }
+    // A nullable enum must list null among its values, or null fails validation.
+    if (Array.isArray(out.type) && out.type.includes("null") && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    if (typeof out.title !== "string") return out;
+    const name = out.title.replace(/[^A-Za-z0-9_.-]/g, "");
+    const known = this.schemas[name];
+    if (known && JSON.stringify(known) !== JSON.stringify(out)) throw new Error(`two different schemas are titled ${name}`);
+    this.schemas[name] = out;
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  liftContent(content: unknown): Json | undefined {
+    if (!isObject(content)) return undefined;
+    return Object.fromEntries(Object.entries(content).map(([type, media]) => [type, { ...media, schema: this.lift(media.schema) }]));
+  }
+}
+
+const toJsonSchema = (schema: unknown): Json => unwrapSchema(schema as TSchema, undefined, "input", OPENAPI_VERSION) as Json;
+
+function pathParameters(path: string): Json[] {
+  const segments = path.split("/");
+  return segments.flatMap((segment, index) => {
+    if (!segment.startsWith(":")) return [];
+    const name = segment.slice(1);
+    const owner = name === "id" ? segments[index - 1] : name.replace(/_id$/, "s");
+    return [{ name, in: "path", required: true, description: `The id of a ${owner} record.`, schema: { type: "integer", minimum: 1 } }];
+  });
+}
+
+function operationOf(route: { method: string; path: string; hooks: Json }, generated: Json | undefined, components: SchemaComponents): Json {
+  const detail: Json = route.hooks.detail ?? {};
+  const { parameters: _generatedParameters, requestBody: _generatedBody, responses: generatedResponses = {}, hide: _hide, ...rest } = generated ?? {};
+  const operation: Json = { ...rest };
+  const parameters = [...pathParameters(route.path), ...(detail.parameters ?? [])].map((parameter) => isObject(parameter.schema) ? { ...parameter, schema: components.lift(parameter.schema) } : parameter);
+  if (parameters.length > 0) operation.parameters = parameters;
+  // Bodies are parsed by our own JSON parser, which @elysiajs/openapi cannot see: say JSON here.
+  if (route.hooks.body) operation.requestBody = { required: true, content: { "application/json": { schema: components.lift(toJsonSchema(route.hooks.body)) } } };
+  const declared: Json = detail.responses ?? {};
+  const responses: Json = {};
+  for (const status of [...new Set([...Object.keys(generatedResponses), ...Object.keys(declared)])].sort()) {
+    const merged = { ...generatedResponses[status], ...declared[status] };
+    const content = components.liftContent(declared[status]?.content ?? generatedResponses[status]?.content);
+    if (content) merged.content = content;
+    else delete merged.content;
+    responses[status] = merged;
+  }
+  operation.responses = responses;
+  return operation;
+}
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  ...Object.fromEntries([...RESOURCES, ...SUB_RESOURCES].filter((def) => !def.parent).map((def) => [def.name, def.description])),
+  lookups: "Read-only lists seeded for every company: trades (API add-on) and equipment categories (equipment add-on).",
+  health: "Liveness and database reachability; no token.",
+  specification: "This document, the interactive reference and the API-client collection; no token, not metered.",
+};
+
+export function openApiDocument(app: AnyElysia): Json {
+  const generated = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, OPENAPI_VERSION) as Json;
+  const components = new SchemaComponents();
+  components.lift(toJsonSchema(ProblemSchema));
+  const paths: Record<string, Json> = {};
+  const tags: string[] = [];
+  for (const route of app.routes as { method: string; path: string; hooks: Json }[]) {
+    const method = route.method.toLowerCase();
+    if (route.hooks?.detail?.hide || !METHODS.has(method)) continue;
+    const path = route.path.replace(/:([^/]+)/g, "{$1}");
+    const operation = operationOf(route, generated.paths[path]?.[method], components);
+    for (const tag of operation.tags ?? []) if (!tags.includes(tag)) tags.push(tag);
+    (paths[path] ??= {})[method] = operation;
+  }
+  return {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: "Construction ERP API",
+      version: "1.0.0",
+      description: OVERVIEW,
+    },
+    // Relative: the server that served this document, whatever name it was reached by.
+    servers: [{ url: "/", description: "The server that served this document." }],
+    security: [{ bearerAuth: [] }],
+    tags: tags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    paths,
+    components: {
+      schemas: components.schemas,
+      parameters: HEADER_PARAMETERS,
+      headers: RESPONSE_HEADERS,
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "An API token issued to your company: `Authorization: Bearer <token>`." },
+      },
+    },
+  };
+}

@@ -1,0 +1,178 @@
+// How a route documents itself in its `detail`: query parameters taken from its own parsers,
+// the headers it reads and sends, and every error status with its codes. The shared pieces
+// (Problem, header parameters, response headers) become components of the OpenAPI document.
+import { Type } from "@sinclair/typebox";
+import type { DocumentDecoration } from "elysia";
+import type { ParamParser } from "../http/query.ts";
+import { RecordRef } from "../resources/envelopes.ts";
+
+export const FieldErrorSchema = Type.Object({
+  field: Type.String({ description: "The body field (dotted path) or `body`." }),
+  code: Type.String({ description: "What is wrong: required, unknown_field, too_long, invalid_value, invalid_money, invalid_date, date_order, invalid_reference, …" }),
+  message: Type.String(),
+}, { additionalProperties: false, title: "FieldError" });
+
+/** RFC 9457 problem details; further members (extensions) may appear, as RFC 9457 allows. */
+export const ProblemSchema = Type.Object({
+  type: Type.String({ description: "Always `about:blank`: `code` names the problem." }),
+  title: Type.String({ description: "The HTTP status text." }),
+  status: Type.Integer({ description: "The HTTP status code." }),
+  detail: Type.String({ description: "What went wrong and what to do, for humans." }),
+  code: Type.String({ description: "Stable machine-readable error code; see the operation's response descriptions." }),
+  request_id: Type.String({ description: "Same as the X-Request-Id response header." }),
+  errors: Type.Optional(Type.Array(FieldErrorSchema, { description: "422: every failing field at once; 409 unique_violation: the field." })),
+  blockers: Type.Optional(Type.Array(RecordRef, { description: "409 delete_blocked: the records that forbid the delete." })),
+  quota: Type.Optional(Type.Object({
+    resource: Type.String(),
+    used: Type.Integer(),
+    limit: Type.Integer(),
+  }, { additionalProperties: false, description: "402 quota_exceeded: the quota that was reached." })),
+}, { title: "Problem" });
+
+const ref = (kind: "parameters" | "headers", name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** Request headers the API reads, as reusable parameters. */
+export const HEADER_PARAMETERS = {
+  XRequestId: {
+    name: "X-Request-Id", in: "header", required: false,
+    description: "Your id for this request (1-200 printable ASCII characters); echoed in the response and in errors. One is generated when absent.",
+    schema: { type: "string", minLength: 1, maxLength: 200 },
+  },
+  IdempotencyKey: {
+    name: "Idempotency-Key", in: "header", required: false,
+    description: "Makes the write safe to retry: the first request runs, a retry with the same key and the same request gets the stored result back (`Idempotent-Replayed: true`) for 24 hours. Reusing the key for a different request is 409 idempotency_key_reuse; a retry while the first still runs is 409 idempotency_in_progress. 1-255 printable ASCII characters; scoped to your company.",
+    schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
+  },
+  XDryRun: {
+    name: "X-Dry-Run", in: "header", required: false,
+    description: "`1` (or `true`) runs every validation, reference, quota, transition and delete rule and answers as the write would, but writes nothing and consumes no id. Same as the `dry_run=1` query parameter. Dry-runs are metered.",
+    schema: { type: "string", enum: ["1", "0", "true", "false"] },
+  },
+  IfMatch: {
+    name: "If-Match", in: "header", required: false,
+    description: "An ETag from a GET of this record (or `*`). When it no longer matches the record, nothing changes and the answer is 412 precondition_failed: optimistic concurrency for read-modify-write.",
+    schema: { type: "string" },
+  },
+  IfNoneMatch: {
+    name: "If-None-Match", in: "header", required: false,
+    description: "The ETag of a response you hold. When the body would be the same, the answer is 304 Not Modified with an empty body.",
+    schema: { type: "string" },
+  },
+} as const;
+
+/** Response headers, as reusable components. */
+export const RESPONSE_HEADERS = {
+  XRequestId: { description: "The request's id: the one you sent in X-Request-Id, else a generated one.", schema: { type: "string" } },
+  ETag: { description: "Strong validator of this exact body; send it back in If-None-Match (reads) or If-Match (writes).", schema: { type: "string" } },
+  Location: { description: "Path of the created record.", schema: { type: "string" } },
+  IdempotentReplayed: { description: "`true` when this is the stored result of an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
+  RetryAfter: { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } },
+  WWWAuthenticate: { description: "`Bearer`: how to authenticate.", schema: { type: "string" } },
+  RateLimitLimit: { description: "Requests allowed per window for your company.", schema: { type: "integer" } },
+  RateLimitRemaining: { description: "Requests left in the current window.", schema: { type: "integer" } },
+  RateLimitReset: { description: "Seconds until the window resets.", schema: { type: "integer" } },
+} as const;
+
+type HeaderParameter = keyof typeof HEADER_PARAMETERS;
+type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+
+const RESPONSE_HEADER_NAMES: Record<ResponseHeader, string> = {
+  XRequestId: "X-Request-Id", ETag: "ETag", Location: "Location", IdempotentReplayed: "Idempotent-Replayed",
+  RetryAfter: "Retry-After", WWWAuthenticate: "WWW-Authenticate", RateLimitLimit: "RateLimit-Limit",
+  RateLimitRemaining: "RateLimit-Remaining", RateLimitReset: "RateLimit-Reset",
+};
+
+const ERROR_STATUSES: Record<number, { text: string; headers?: ResponseHeader[] }> = {
+  400: { text: "Bad Request" },
+  401: { text: "Unauthorized: token missing, unknown or revoked", headers: ["WWWAuthenticate"] },
+  402: { text: "Payment Required" },
+  404: { text: "Not Found" },
+  409: { text: "Conflict", headers: ["RetryAfter"] },
+  412: { text: "Precondition Failed: ETag carries the record's current tag", headers: ["ETag"] },
+  413: { text: "Content Too Large: the body is over 1 MiB" },
+  415: { text: "Unsupported Media Type: send the body as application/json" },
+  422: { text: "Unprocessable Content: every failing field is listed in `errors`" },
+  429: { text: "Too Many Requests: over your company's rate limit", headers: ["RetryAfter"] },
+  503: { text: "Service Unavailable: the database cannot be reached; retry after Retry-After", headers: ["RetryAfter"] },
+};
+
+/** The codes of each error status an operation may answer with. */
+export type ErrorCodes = Partial<Record<number, readonly string[]>>;
+
+/** The refusals every authenticated data request may meet. */
+export const ADMISSION_ERRORS: ErrorCodes = {
+  401: ["unauthorized"],
+  402: ["feature_off"],
+  429: ["rate_limited"],
+  503: ["database_unavailable"],
+};
+
+/** Unions code lists per status. */
+export function mergeErrors(...lists: ErrorCodes[]): ErrorCodes {
+  const merged: Record<number, string[]> = {};
+  for (const list of lists) {
+    for (const [status, codes] of Object.entries(list)) {
+      const known = (merged[Number(status)] ??= []);
+      for (const code of codes ?? []) if (!known.includes(code)) known.push(code);
+    }
+  }
+  return merged;
+}
+
+export interface OperationDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** The route's query parsers: documented exactly as they parse. */
+  query?: Record<string, ParamParser<unknown>>;
+  headers?: HeaderParameter[];
+  /** Success (and 304) statuses: their description and the headers they carry. */
+  responses: Record<number, { description: string; headers?: ResponseHeader[]; content?: Record<string, unknown> }>;
+  errors?: ErrorCodes;
+  /** Needs no token: an empty security requirement. */
+  public?: boolean;
+}
+
+function responseHeaders(names: readonly ResponseHeader[], authenticated: boolean) {
+  const all: ResponseHeader[] = ["XRequestId", ...names, ...(authenticated ? ["RateLimitLimit", "RateLimitRemaining", "RateLimitReset"] as const : [])];
+  return Object.fromEntries([...new Set(all)].map((name) => [RESPONSE_HEADER_NAMES[name], ref("headers", name)]));
+}
+
+const problemContent = { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } };
+
+/** The `detail` of a route: everything the OpenAPI document says beyond its body and response schemas. */
+export function operationDetail(doc: OperationDoc): DocumentDecoration {
+  const authenticated = !doc.public;
+  const parameters = [
+    ...Object.entries(doc.query ?? {}).map(([name, parser]) => ({ name, in: "query", required: false, ...parser.doc })),
+    ...[...(doc.headers ?? []), "XRequestId" as const].map((name) => ref("parameters", name)),
+  ];
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(doc.responses)) {
+    responses[status] = { description: response.description, headers: responseHeaders(response.headers ?? [], authenticated), ...(response.content ? { content: response.content } : {}) };
+  }
+  for (const [status, codes] of Object.entries(doc.errors ?? {})) {
+    const known = ERROR_STATUSES[Number(status)];
+    if (!known) throw new Error(`${doc.operationId}: no description for error status ${status}`);
+    responses[status] = {
+      description: `${known.text}. Codes: ${(codes ?? []).map((code) => `\`${code}\``).join(", ")}.`,
+      headers: responseHeaders(known.headers ?? [], authenticated),
+      content: problemContent,
+    };
+  }
+  responses.default = {
+    description: "Any other error (500 `internal`, …), as problem details; never with a stack trace or SQL.",
+    headers: responseHeaders([], false),
+    content: problemContent,
+  };
+  return {
+    operationId: doc.operationId,
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: doc.tags,
+    parameters,
+    responses,
+    ...(doc.public ? { security: [] } : {}),
+  } as DocumentDecoration;
+}

@@ -1,0 +1,75 @@
+// The OpenAPI document's introduction: the conventions every operation shares, and the
+// choices made where the specification leaves room.
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../resources/crud-routes.ts";
+
+export const OVERVIEW = `A JSON API over a construction company's ERP: projects, workers, clients, estimates,
+subcontractors and equipment (with rentals), all scoped to the company of the token you send.
+
+## Authentication and add-ons
+Send \`Authorization: Bearer <token>\` on every data request; a missing, unknown or revoked token is
+401 \`unauthorized\`. Every data endpoint needs the API add-on; estimates, subcontractors and
+equipment (with rentals and equipment categories) need their own add-on too, else 402
+\`feature_off\`. This document, the reference at /v1/docs, the collection at /v1/collection.json and
+/healthz need no token and are not metered.
+
+## Responses
+Success bodies carry \`data\`; lists also carry \`meta\` = \`{total, limit, offset}\`. Create answers
+201 with \`Location\` and \`{id, created, dry_run}\`; update answers \`{id, updated, dry_run, changes,
+record}\` where \`changes\` maps each changed field to \`{from, to}\`; delete answers \`{id, deleted,
+dry_run, mode, would_delete, would_keep}\` with elements \`{resource, id}\`. Every response carries
+\`X-Request-Id\` (yours, echoed, when you send one).
+
+## Paging, filters and fields
+\`limit\` defaults to ${DEFAULT_LIMIT}; values above ${MAX_LIMIT} are capped (not refused) and \`meta.limit\` shows the
+effective value; below 1 or not an integer is 400. \`offset\` defaults to 0. Records are ordered by
+id ascending, so reading \`meta.total\` and raising \`offset\` by \`limit\` until it reaches
+\`total\` visits every record once. \`q\` is a case-insensitive substring match in which \`%\` and \`_\`
+are literal; \`status\` is case-insensitive. \`fields=a,b\` returns only those fields plus \`id\`.
+A parameter a route does not list, an unknown field or a bad value is 400 \`invalid_query\`.
+
+## Conditional requests
+Reads carry a strong \`ETag\` computed from the exact body, so it changes whenever the body would.
+Send it back in \`If-None-Match\` to get 304 Not Modified with an empty body. On PATCH and DELETE,
+\`If-Match\` takes the ETag of a GET of that record (without \`fields\`); when the record has changed
+since, nothing is written and the answer is 412 \`precondition_failed\` carrying the current
+\`ETag\`. \`*\` matches any live record.
+
+## Dry-run
+\`X-Dry-Run: 1\` or \`dry_run=1\` on a write runs every validation, reference, quota, transition and
+delete rule and answers as the write would (a dry-run create answers 200 with \`id: null\`),
+but nothing is written and no id is consumed. Dry-runs authenticate and are metered like any
+request.
+
+## Idempotency
+Send \`Idempotency-Key\` (1-255 printable ASCII characters) on POST, PATCH and DELETE. The first
+request runs; its outcome (2xx, and the operation's own 402/404/409/412/422) is kept for 24 hours
+and a retry with the same key, method, path, dry-run flag and body (key order does not matter)
+gets it back with \`Idempotent-Replayed: true\`. The same key with a different request is 409
+\`idempotency_key_reuse\`; a retry while the first still runs is 409 \`idempotency_in_progress\`
+with \`Retry-After\`. Refusals before the operation starts (400, 401, 402 \`feature_off\`, 413, 415,
+429) and 5xx are not kept, so a retry runs again.
+
+## Deletes
+Every delete is soft: the record is kept for history but is gone from the API (GET answers 404,
+lists skip it, references to it are refused, deleting it again is 404). \`would_delete\` lists the
+record and what goes with it (unbilled rentals of equipment or projects); \`would_keep\` lists live
+records that reference it and stay. A record that protected history depends on (a converted
+estimate backing a live project's budget, equipment or a project with a billed rental) is 409
+\`delete_blocked\`, with \`blockers\` naming the records.
+
+## Errors
+Every error is RFC 9457 problem details (\`application/problem+json\`): \`type\` (always
+\`about:blank\`), \`title\`, \`status\`, \`detail\`, a stable \`code\`, \`request_id\`, and for 422 the
+list of every failing field in \`errors\`. Each operation lists the statuses and codes it can
+answer with. An unknown path is 404 \`route_not_found\`, a known path with another method 405
+\`method_not_allowed\` with \`Allow\`.
+
+## Limits and metering
+Plans cap live projects and workers (402 \`quota_exceeded\`, never a silent upgrade) and requests per
+minute (429 \`rate_limited\` with \`Retry-After\`); data responses carry \`RateLimit-Limit\`,
+\`RateLimit-Remaining\` and \`RateLimit-Reset\`. Every authenticated data request is metered,
+dry-runs included; idempotent replays are not.
+
+## Versioning
+The version is the path prefix \`/v1\`. This document is generated from the routes the server
+serves, on every request.`;
