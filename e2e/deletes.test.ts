@@ -194,3 +194,75 @@ describe("what a delete removes and what it keeps", () => {
     expect((await api.get(`/v1/clients/${client}`)).status).toBe(200);
   });
 });
+
+describe("deletes under concurrency", () => {
+  const ROUNDS = 5;
+
+  test("a rental billed while its project is being deleted is never deleted with it", async () => {
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const project = await create(api, "/v1/projects", { name: `Race site ${round}` });
+      const pairs = await Promise.all(Array.from({ length: 4 }, async (_, i) => {
+        const machine = await create(api, "/v1/equipment", { name: `Race ${round}.${i}` });
+        return { machine, rental: await rental(machine, project) };
+      }));
+      const [deleted, ...billings] = await Promise.all([
+        api.delete(`/v1/projects/${project}`),
+        ...pairs.map(({ machine, rental: id }) => api.patch(`/v1/equipment/${machine}/rentals/${id}`, { billed: true })),
+      ]);
+      expect([200, 409]).toContain(deleted.status);
+      for (const billing of billings) expect([200, 404]).toContain(billing.status);
+      const projectGone = (await storedRow("projects", project))?.deleted_at !== null;
+      for (const { rental: id } of pairs) {
+        const row = await storedRow("equipment_rentals", id);
+        if (row?.billed) expect({ round, id, rentalDeleted: row.deleted_at !== null, projectGone }).toEqual({ round, id, rentalDeleted: false, projectGone: false });
+      }
+    }
+  });
+
+  test("a rental created while its project is being deleted never points at the deleted project", async () => {
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const project = await create(api, "/v1/projects", { name: `Race site ${round}` });
+      const machines = await Promise.all(Array.from({ length: 4 }, (_, i) => create(api, "/v1/equipment", { name: `Race ${round}.${i}` })));
+      const [, ...creates] = await Promise.all([
+        api.delete(`/v1/projects/${project}`),
+        ...machines.map((machine) => api.post(`/v1/equipment/${machine}/rentals`, { project_id: project, start_date: "2026-03-01" })),
+      ]);
+      if ((await storedRow("projects", project))?.deleted_at === null) continue;
+      for (const response of creates.filter((r) => r.status === 201)) {
+        expect({ round, rentalDeleted: (await storedRow("equipment_rentals", response.body.data.id))?.deleted_at !== null }).toEqual({ round, rentalDeleted: true });
+      }
+      for (const response of creates.filter((r) => r.status !== 201)) expectProblem(response, 422, "validation_failed");
+    }
+  });
+
+  test("a project created while its budget estimate is being deleted either blocks the delete or is refused", async () => {
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const estimate = await convertedEstimate(`Race ${round}`);
+      const [deleted, ...creates] = await Promise.all([
+        api.delete(`/v1/estimates/${estimate}`),
+        ...Array.from({ length: 4 }, (_, i) => api.post("/v1/projects", { name: `Race ${round}.${i}`, budget_estimate_id: estimate })),
+      ]);
+      for (const response of creates) expect([201, 422]).toContain(response.status);
+      const created = creates.filter((r) => r.status === 201).length;
+      expect({ round, deleted: deleted.status === 200, created: created > 0 }).toEqual({ round, deleted: created === 0, created: created > 0 });
+    }
+  });
+
+  test("deletes, billing and rentals racing over shared records never fail with a server error", async () => {
+    const projects = await Promise.all([0, 1].map((i) => create(api, "/v1/projects", { name: `Crossed ${i}` })));
+    const machines = await Promise.all([0, 1].map((i) => create(api, "/v1/equipment", { name: `Crossed ${i}` })));
+    const rentals: { machine: number; id: number }[] = [];
+    for (const machine of machines) for (const project of projects) rentals.push({ machine, id: await rental(machine, project) });
+    const responses = await Promise.all([
+      ...rentals.map(({ machine, id }) => api.patch(`/v1/equipment/${machine}/rentals/${id}`, { billed: true })),
+      ...machines.map((machine) => api.delete(`/v1/equipment/${machine}`)),
+      ...projects.map((project) => api.delete(`/v1/projects/${project}`)),
+      ...machines.flatMap((machine) => projects.map((project) => api.post(`/v1/equipment/${machine}/rentals`, { project_id: project, start_date: "2026-03-02" }))),
+    ]);
+    expect(responses.filter((r) => r.status >= 500).map((r) => r.text)).toEqual([]);
+    for (const { id } of rentals) {
+      const row = await storedRow("equipment_rentals", id);
+      if (row?.billed) expect(row.deleted_at).toBeNull();
+    }
+  });
+});

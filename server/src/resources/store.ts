@@ -86,13 +86,14 @@ export async function updateRecord(db: Executor, def: ResourceDefinition, scope:
     .where(and(eq(column(def.table, "company_id"), scope.companyId), eq(column(def.table, "id"), id)));
 }
 
-/** Ids of live rows of `table` whose `columnName` equals `id`, narrowed by `where`. */
+/** Ids of live rows of `table` whose `columnName` equals `id`, narrowed by `where`; `forUpdate` locks them. */
 export async function referencingIds(
-  db: Executor, table: ResourceTable, companyId: number, columnName: string, id: number, where: Record<string, unknown> = {},
+  db: Executor, table: ResourceTable, companyId: number, columnName: string, id: number, where: Record<string, unknown> = {}, forUpdate = false,
 ): Promise<number[]> {
   const conditions = [eq(column(table, "company_id"), companyId), eq(column(table, columnName), id), isNull(column(table, "deleted_at"))];
   for (const [name, value] of Object.entries(where)) conditions.push(eq(column(table, name), value));
-  const rows = await db.select({ id: column(table, "id") }).from(table).where(and(...conditions)).orderBy(asc(column(table, "id")));
+  const query = db.select({ id: column(table, "id") }).from(table).where(and(...conditions)).orderBy(asc(column(table, "id")));
+  const rows = forUpdate ? await query.for("update") : await query;
   return rows.map((row) => Number(row.id));
 }
 

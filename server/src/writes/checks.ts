@@ -1,5 +1,5 @@
 // The checks a write must pass beyond its schema: references, uniqueness, transitions, quotas.
-import { and, count, eq, isNull, ne } from "drizzle-orm";
+import { and, count, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Company } from "../auth/company.ts";
 import type { Executor } from "../db/client.ts";
@@ -9,6 +9,16 @@ import type { ResourceDefinition, ResourceTable } from "../resources/definition.
 import { writableFields } from "../resources/fields.ts";
 
 const col = (table: ResourceTable, name: string): MySqlColumn => table[name]!;
+
+/**
+ * A read whose rows stay share-locked until commit: a concurrent delete of a referenced
+ * record either waits for this write (and then sees what it wrote) or is seen by it.
+ * LOCK IN SHARE MODE, because MariaDB does not know FOR SHARE.
+ */
+async function selectShared(db: Executor, query: { getSQL(): SQL }): Promise<Record<string, unknown>[]> {
+  const [rows] = await db.execute(sql`${query.getSQL()} lock in share mode`);
+  return rows as unknown as Record<string, unknown>[];
+}
 
 /**
  * Every reference being set must name a live record of the caller's company, in a status the
@@ -24,7 +34,7 @@ export async function checkReferences(db: Executor, def: ResourceDefinition, com
     if (softDeleted) conditions.push(isNull(col(table, "deleted_at")));
     const columns: Record<string, MySqlColumn> = { id: col(table, "id") };
     if (spec.requiredStatus || spec.refusedStatus) columns.status = col(table, "status");
-    const [found] = await db.select(columns).from(table).where(and(...conditions)).limit(1);
+    const [found] = await selectShared(db, db.select(columns).from(table).where(and(...conditions)).limit(1));
     if (!found) {
       errors.push({ field: name, code: "unknown_reference", message: `No ${resource} record with id ${id} exists in your company.` });
     } else if (spec.requiredStatus && found.status !== spec.requiredStatus) {

@@ -27,6 +27,12 @@ export async function deleteRecordById(tx: Transaction, request: DeleteRequest):
   if (!stored) throw notFound(def.singular.toLowerCase(), id);
   checkIfMatch(request.ifMatch, stored);
 
+  // Lock every live row that decides the delete (a rental being billed right now) in one
+  // ordered read, so a concurrent change to one of them is either waited for and seen here,
+  // or waits for this delete and finds its row gone.
+  const decisive = new Map(def.dependents.filter((d) => d.effect !== "keep").map((d) => [`${d.resource}.${d.column}`, d]));
+  for (const dependent of decisive.values()) await referencingIds(tx, dependent.table, company.id, dependent.column, id, {}, true);
+
   const found = await Promise.all(def.dependents.map(async (dependent) => ({
     dependent,
     ids: await referencingIds(tx, dependent.table, company.id, dependent.column, id, dependent.where),
