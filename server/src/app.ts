@@ -12,15 +12,20 @@ import { collectionRoutes } from "./surfaces/collection.ts";
 import { docsRoutes } from "./surfaces/docs.ts";
 import { healthRoutes } from "./surfaces/health.ts";
 import { openApiRoutes } from "./surfaces/openapi.ts";
+import { checkIdempotencyKey } from "./writes/idempotency.ts";
+import { idempotencyHooks } from "./writes/idempotency-hooks.ts";
 
 export interface AppDeps {
   db: Database;
 }
 
 export function buildApp(deps: AppDeps) {
-  const routeDeps: RouteDeps = { db: deps.db, admit: admission(deps.db) };
+  // Data routes: the Idempotency-Key is checked once the caller is known.
+  const admit = admission(deps.db, async (_company, ctx) => checkIdempotencyKey(ctx.idempotencyKey));
+  const routeDeps: RouteDeps = { db: deps.db, admit };
   const methods = methodTable();
   const app = new Elysia({ normalize: false })
+    .use(idempotencyHooks(deps.db))
     .use(errorHandler(methods.lookup))
     .use(requestContext)
     .use(healthRoutes(deps.db))

@@ -6,6 +6,7 @@ import { loadConfig } from "./config.ts";
 import { connectDatabase, type Database } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { companies } from "./db/schema.ts";
+import { startHousekeeping } from "./housekeeping.ts";
 import { log, setLogLevel } from "./log.ts";
 
 const config = loadConfig();
@@ -20,6 +21,7 @@ async function seedDemoCompany(db: Database): Promise<string | undefined> {
   return demo.token;
 }
 
+const stopHousekeeping = startHousekeeping(database.db);
 const app = buildApp({ db: database.db });
 const demoToken = process.env.ERP_SKIP_DEMO === "1" ? undefined : await seedDemoCompany(database.db);
 app.listen({ port: config.port, hostname: process.env.HOST ?? "0.0.0.0" });
@@ -34,6 +36,7 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info("shutting down", { signal });
+  stopHousekeeping();
   await app.stop();
   await database.close();
   process.exit(0);

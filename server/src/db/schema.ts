@@ -3,7 +3,7 @@
 import { sql } from "drizzle-orm";
 import {
   bigint, boolean, char, date, datetime, decimal, index, int, json, mysqlTable, primaryKey,
-  tinyint, uniqueIndex, varchar,
+  mediumtext, text, tinyint, uniqueIndex, varbinary, varchar,
 } from "drizzle-orm/mysql-core";
 
 const id = () => bigint("id", { mode: "number", unsigned: true }).autoincrement().notNull();
@@ -180,14 +180,19 @@ export const rentals = mysqlTable("equipment_rentals", {
   index("equipment_rentals_project").on(t.company_id, t.project_id),
 ]);
 
+// One row per (company, key): an in-flight marker while `status_code` is NULL (protected until
+// `locked_until`, then open to takeover), else the stored outcome. The key is binary so keys
+// compare byte for byte (no case folding, no trailing-space padding); the body is text, not
+// JSON, so a replay sends the very bytes of the original.
 export const idempotencyKeys = mysqlTable("idempotency_keys", {
   company_id: companyId(),
-  idempotency_key: varchar("idempotency_key", { length: 255 }).notNull(),
+  idempotency_key: varbinary("idempotency_key", { length: 255 }).notNull(),
   fingerprint: char("fingerprint", { length: 64 }).notNull(),
   owner: char("owner", { length: 36 }).notNull(),
   locked_until: datetime("locked_until", { mode: "date", fsp: 3 }).notNull(),
   status_code: int("status_code"),
-  response_body: json("response_body"),
+  response_headers: text("response_headers"),
+  response_body: mediumtext("response_body"),
   created_at: timestamps.created_at,
 }, (t) => [
   primaryKey({ columns: [t.company_id, t.idempotency_key] }),

@@ -8,9 +8,14 @@ export interface RequestContext {
   company?: Company;
   dryRun: boolean;
   idempotencyKey?: string;
+  /** Hash of method, path, dry-run flag and canonical body; set on keyed writes once the body is parsed. */
+  fingerprint?: string;
   /** Set when a stored idempotent result is replayed instead of running the operation. */
   replayed: boolean;
 }
+
+/** The methods that write; only they take an Idempotency-Key. */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 const contexts = new WeakMap<Request, RequestContext>();
@@ -32,7 +37,7 @@ export function contextOf(request: Request): RequestContext {
       requestId: sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID(),
       receivedAt: Date.now(),
       dryRun: dryRunRequested(request),
-      idempotencyKey: request.headers.get("idempotency-key") ?? undefined,
+      idempotencyKey: WRITE_METHODS.has(request.method) ? (request.headers.get("idempotency-key") ?? undefined) : undefined,
       replayed: false,
     };
     contexts.set(request, context);

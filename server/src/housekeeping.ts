@@ -1,0 +1,18 @@
+// Periodic clean-up every server process runs: idempotency keys past their replay window.
+// Concurrent runs in several processes are harmless.
+import type { Database } from "./db/client.ts";
+import { log } from "./log.ts";
+import { purgeExpiredKeys } from "./writes/idempotency-store.ts";
+
+export async function purgeExpired(db: Database): Promise<void> {
+  await purgeExpiredKeys(db);
+}
+
+/** Starts the timer; the returned function stops it. */
+export function startHousekeeping(db: Database, intervalMs = 60_000): () => void {
+  const timer = setInterval(() => {
+    purgeExpired(db).catch((error) => log.warn("housekeeping failed; retrying next round", { error: String(error) }));
+  }, intervalMs);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
