@@ -1,6 +1,7 @@
 // Builds the Elysia app from its plugins; main.ts only listens.
 import { Elysia } from "elysia";
 import { admission } from "./auth/admission.ts";
+import { rateLimit } from "./auth/rate-limit.ts";
 import type { Database } from "./db/client.ts";
 import { errorHandler } from "./http/errors.ts";
 import { requestContext } from "./http/request-context.ts";
@@ -20,8 +21,12 @@ export interface AppDeps {
 }
 
 export function buildApp(deps: AppDeps) {
-  // Data routes: the Idempotency-Key is checked once the caller is known.
-  const admit = admission(deps.db, async (_company, ctx) => checkIdempotencyKey(ctx.idempotencyKey));
+  const limit = rateLimit(deps.db);
+  // Data routes: rate-limited once authenticated, then the key checked.
+  const admit = admission(deps.db, async (company, ctx, headers) => {
+    await limit(company, ctx, headers);
+    checkIdempotencyKey(ctx.idempotencyKey);
+  });
   const routeDeps: RouteDeps = { db: deps.db, admit };
   const methods = methodTable();
   const app = new Elysia({ normalize: false })

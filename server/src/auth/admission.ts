@@ -5,20 +5,26 @@ import type { Addon } from "../resources/definition.ts";
 import { authenticate, requireAddons } from "./bearer.ts";
 import type { Company } from "./company.ts";
 
-export type Admission = (request: Request, ctx: RequestContext, addon: Addon) => Promise<Company>;
+/** The response headers of the request (Elysia's `set.headers`); stages add to them. */
+export type ResponseHeaders = Record<string, string | number>;
+
+export type Admission = (request: Request, ctx: RequestContext, addon: Addon, headers: ResponseHeaders) => Promise<Company>;
+
+/** A step run once the company is known: metering, rate limits, key checks. */
+export type AdmissionStage = (company: Company, ctx: RequestContext, headers: ResponseHeaders) => Promise<void>;
 
 /**
  * Later stages (rate limits, metering) hook in through `afterAuthentication`. A request is
  * admitted once: body parsing asks first on writes, the handler's derive asks again.
  */
-export function admission(db: Database, afterAuthentication: (company: Company, ctx: RequestContext) => Promise<void> = async () => {}): Admission {
+export function admission(db: Database, afterAuthentication: AdmissionStage = async () => {}): Admission {
   const admitted = new WeakMap<RequestContext, Promise<Company>>();
-  return (request, ctx, addon) => {
+  return (request, ctx, addon, headers) => {
     let admitting = admitted.get(ctx);
     if (!admitting) {
       admitting = (async () => {
         const company = await authenticate(db, request, ctx);
-        await afterAuthentication(company, ctx);
+        await afterAuthentication(company, ctx, headers);
         requireAddons(company, addon);
         return company;
       })();

@@ -84,11 +84,11 @@ export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
   const app = new Elysia({ name: `resource:${collection}` })
     .use(requestContext)
     // Authentication comes before the body is read, so a refusal never depends on the body.
-    .onParse(async ({ request }) => {
-      await admit(request, contextOf(request), def.addon);
+    .onParse(async ({ request, set }) => {
+      await admit(request, contextOf(request), def.addon, set.headers);
       return (await readJsonBody(request)) ?? null;
     })
-    .derive(async ({ request, ctx }) => ({ company: await admit(request, ctx, def.addon) }));
+    .derive(async ({ request, ctx, set }) => ({ company: await admit(request, ctx, def.addon, set.headers) }));
 
   if (def.operations.includes("list")) {
     app.get(collection, async ({ request, company, params }) => {

@@ -33,8 +33,8 @@ export async function seedLookups(db: Executor, companyId: number): Promise<void
 export function lookupRoutes(deps: RouteDeps) {
   const app = new Elysia({ name: "lookups" }).use(requestContext);
   for (const lookup of LOOKUPS) {
-    app.get(`/v1/${lookup.path}`, async ({ request, ctx }) => {
-      const company = await deps.admit(request, ctx, lookup.addon);
+    app.get(`/v1/${lookup.path}`, async ({ request, ctx, set }) => {
+      const company = await deps.admit(request, ctx, lookup.addon, set.headers);
       const query = parseQuery(new URL(request.url), parsers);
       const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
       const offset = query.offset ?? 0;

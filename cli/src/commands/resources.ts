@@ -1,0 +1,26 @@
+// Registers `erp <resource> list|get|create|update|delete` for each of the six resources, from one table.
+import type { Command } from "commander";
+import { RESOURCES } from "../resources.ts";
+import { create } from "./resource/create.ts";
+import { remove } from "./resource/delete.ts";
+import { get } from "./resource/get.ts";
+import { list } from "./resource/list.ts";
+import type { ResourceCommand } from "./resource/resource-command.ts";
+import { update } from "./resource/update.ts";
+
+const SUBCOMMANDS: readonly ResourceCommand[] = [list, get, create, update, remove];
+
+export function registerResources(program: Command): void {
+  for (const spec of RESOURCES) {
+    const group = program.command(spec.name).summary(`${spec.name}: ${SUBCOMMANDS.map((sub) => sub.name).join(", ")}`);
+    for (const sub of SUBCOMMANDS) {
+      const command = group.command(sub.name).summary(sub.summary(spec)).description(sub.summary(spec));
+      sub.configure(command, spec);
+      command.action((...params: unknown[]) => {
+        // commander passes the arguments, then the options, then the command itself.
+        const args = params.slice(0, -2);
+        return sub.run(spec, command, args, params.at(-2) as Record<string, unknown>);
+      });
+    }
+  }
+}

@@ -1,0 +1,131 @@
+// Data on stdout in the format asked for: json, ndjson, table or csv (tables for people, JSON for scripts).
+import { UsageError } from "./usage-error.ts";
+
+export const OUTPUT_FORMATS = ["json", "ndjson", "table", "csv"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+type Row = Record<string, unknown>;
+
+/** `--output` as given, else a table on a terminal and JSON when piped. */
+export function outputFormat(value: string | undefined): OutputFormat {
+  if (value === undefined) return process.stdout.isTTY ? "table" : "json";
+  if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
+  throw new UsageError(`--output must be one of ${OUTPUT_FORMATS.join(", ")}, not ${JSON.stringify(value)}`);
+}
+
+// A reader that went away (`erp export … | head`) is not an error worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
+/** Writes to stdout and waits when its buffer is full, so a long export does not pile up in memory. */
+export function writeOut(text: string): Promise<void> {
+  if (process.stdout.write(text)) return Promise.resolve();
+  return new Promise((resolve) => process.stdout.once("drain", () => resolve()));
+}
+
+/** Prints one object: a record, a write result, the usage report. */
+export async function printOne(format: OutputFormat, value: Row): Promise<void> {
+  if (format === "json") return writeOut(`${JSON.stringify(value, null, 2)}\n`);
+  if (format === "ndjson") return writeOut(`${JSON.stringify(value)}\n`);
+  const flat = flatten(value);
+  if (format === "csv") return writeOut(csvLine(Object.keys(flat)) + csvLine(Object.values(flat)));
+  return writeOut(renderTable(["field", "value"], Object.entries(flat).map(([key, cell]) => [key, text(cell)])));
+}
+
+/** Receives records one at a time; json, ndjson and csv are written as they come, a table once all are in. */
+export interface RecordSink {
+  write(record: Row): Promise<void>;
+  end(): Promise<void>;
+}
+
+export function recordSink(format: OutputFormat): RecordSink {
+  switch (format) {
+    case "json":
+      return jsonArraySink();
+    case "ndjson":
+      return { write: (record) => writeOut(`${JSON.stringify(record)}\n`), end: async () => {} };
+    case "csv":
+      return csvSink();
+    case "table":
+      return tableSink();
+  }
+}
+
+/** Prints a list of records at once. */
+export async function printMany(format: OutputFormat, records: readonly Row[]): Promise<void> {
+  const sink = recordSink(format);
+  for (const record of records) await sink.write(record);
+  await sink.end();
+}
+
+function jsonArraySink(): RecordSink {
+  let count = 0;
+  return {
+    write(record) {
+      const item = JSON.stringify(record, null, 2).replace(/^/gm, "  ");
+      return writeOut(`${count++ === 0 ? "[\n" : ",\n"}${item}`);
+    },
+    end: () => writeOut(count === 0 ? "[]\n" : "\n]\n"),
+  };
+}
+
+function csvSink(): RecordSink {
+  let columns: string[] | undefined;
+  return {
+    write(record) {
+      const flat = flatten(record);
+      const header = columns === undefined ? csvLine((columns = Object.keys(flat))) : "";
+      return writeOut(header + csvLine(columns.map((column) => flat[column])));
+    },
+    end: async () => {},
+  };
+}
+
+function tableSink(): RecordSink {
+  const rows: Row[] = [];
+  return {
+    write: async (record) => void rows.push(flatten(record)),
+    async end() {
+      if (rows.length === 0) return void process.stderr.write("No records.\n");
+      const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+      await writeOut(renderTable(columns, rows.map((row) => columns.map((column) => text(row[column])))));
+    },
+  };
+}
+
+const MAX_CELL = 40;
+
+function renderTable(columns: readonly string[], rows: readonly string[][]): string {
+  const cells = rows.map((row) => row.map((cell) => (cell.length > MAX_CELL ? `${cell.slice(0, MAX_CELL - 1)}…` : cell)));
+  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => row[i]?.length ?? 0)));
+  const line = (row: readonly string[]): string => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join("\n") + "\n";
+}
+
+/** Nested objects become dotted columns (`changes.status.to`), so tables and CSV stay two-dimensional. */
+function flatten(value: Row, prefix = "", into: Row = {}): Row {
+  for (const [key, cell] of Object.entries(value)) {
+    if (cell !== null && typeof cell === "object" && !Array.isArray(cell) && Object.keys(cell).length > 0) {
+      flatten(cell as Row, `${prefix}${key}.`, into);
+    } else {
+      into[prefix + key] = cell;
+    }
+  }
+  return into;
+}
+
+function text(cell: unknown): string {
+  if (cell === null || cell === undefined) return "";
+  if (typeof cell === "object") return JSON.stringify(cell);
+  return String(cell).replace(/[\r\n]+/g, " ");
+}
+
+/** One RFC 4180 line: fields with a comma, quote or line break are quoted, quotes doubled. */
+export function csvLine(values: readonly unknown[]): string {
+  return values.map((value) => {
+    const cell = value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value);
+    return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+  }).join(",") + "\r\n";
+}

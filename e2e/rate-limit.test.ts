@@ -1,0 +1,95 @@
+// Rate limits (CONTRACT.md 6): requests a minute per company (plan default, admin override),
+// RateLimit-* headers on data responses, 429 rate_limited with Retry-After, one budget
+// shared by every server process.
+import { describe, expect, test } from "bun:test";
+import type { RowDataPacket } from "mysql2";
+import { Api, type ApiResponse } from "./helpers/api.ts";
+import { newCompany, testDb } from "./helpers/company.ts";
+import { startServer } from "./helpers/server.ts";
+import { useServer } from "./helpers/suite.ts";
+
+const suite = useServer();
+
+/** Windows are whole UTC minutes; start a counting test early in one so it stays in it. */
+async function freshWindow(): Promise<void> {
+  const into = Date.now() % 60_000;
+  if (into > 45_000) await Bun.sleep(60_000 - into + 50);
+}
+
+const limits = (response: ApiResponse) => ({
+  limit: response.headers.get("ratelimit-limit"),
+  remaining: response.headers.get("ratelimit-remaining"),
+});
+
+function expectReset(response: ApiResponse, header = "ratelimit-reset"): void {
+  const seconds = Number(response.headers.get(header));
+  expect(seconds).toBeGreaterThanOrEqual(1);
+  expect(seconds).toBeLessThanOrEqual(60);
+}
+
+describe("rate limits", () => {
+  test("a limited plan's data responses carry RateLimit-Limit, -Remaining and -Reset, errors included", async () => {
+    await freshWindow();
+    const api = suite.api.as((await newCompany({ plan: "free" })).token);
+    const first = await api.get("/v1/clients");
+    expect(limits(first)).toEqual({ limit: "120", remaining: "119" });
+    expectReset(first);
+    const missing = await api.get("/v1/clients/999999999");
+    expect(missing.status).toBe(404);
+    expect(limits(missing)).toEqual({ limit: "120", remaining: "118" });
+    const invalid = await api.post("/v1/clients", {});
+    expect(invalid.status).toBe(422);
+    expect(limits(invalid)).toEqual({ limit: "120", remaining: "117" });
+    expect(limits(await api.get("/v1/usage"))).toEqual({ limit: "120", remaining: "116" });
+  });
+
+  test("over the limit is 429 rate_limited with Retry-After, and the write does not run", async () => {
+    await freshWindow();
+    const api = suite.api.as((await newCompany({ plan: "pro", rateLimit: 3 })).token);
+    for (let i = 0; i < 3; i += 1) expect((await api.get("/v1/projects")).status).toBe(200);
+    const refused = await api.post("/v1/projects", { name: "Too fast" }, { headers: { "idempotency-key": "too-fast" } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("content-type")).toStartWith("application/problem+json");
+    expect(refused.body.code).toBe("rate_limited");
+    expect(limits(refused)).toEqual({ limit: "3", remaining: "0" });
+    expectReset(refused, "retry-after");
+    expect(refused.headers.get("retry-after")).toBe(refused.headers.get("ratelimit-reset"));
+    expect((await api.get("/healthz", { token: null })).status).toBe(200);
+    const [rows] = await testDb().pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM projects WHERE name = 'Too fast'");
+    expect(Number(rows[0]!.n)).toBe(0);
+  });
+
+  test("the budget is shared by every server process", async () => {
+    await freshWindow();
+    const second = await startServer();
+    try {
+      const { token } = await newCompany({ plan: "free", rateLimit: 10 });
+      const a = suite.api.as(token);
+      const b = new Api(second.baseUrl, token);
+      const responses = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? b : a).get("/v1/workers")));
+      expect(responses.filter((r) => r.status === 200)).toHaveLength(10);
+      expect(responses.filter((r) => r.status === 429)).toHaveLength(6);
+      const remaining = responses.filter((r) => r.status === 200).map((r) => Number(r.headers.get("ratelimit-remaining"))).sort((x, y) => x - y);
+      expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test("unlimited plans get no RateLimit headers unless an admin sets a limit", async () => {
+    const unlimited = suite.api.as((await newCompany({ plan: "enterprise" })).token);
+    const open = await unlimited.get("/v1/projects");
+    expect(open.status).toBe(200);
+    expect(open.headers.get("ratelimit-limit")).toBeNull();
+    const capped = suite.api.as((await newCompany({ plan: "enterprise", rateLimit: 7 })).token);
+    expect(limits(await capped.get("/v1/projects"))).toEqual({ limit: "7", remaining: "6" });
+  });
+
+  test("requests without a valid token and the health check are neither limited nor labelled", async () => {
+    const health = await suite.api.get("/healthz", { token: null });
+    expect(health.headers.get("ratelimit-limit")).toBeNull();
+    const anonymous = await suite.api.get("/v1/projects", { token: null });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("ratelimit-limit")).toBeNull();
+  });
+});
