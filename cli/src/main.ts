@@ -1,6 +1,8 @@
 #!/usr/bin/env bun
 // `erp`: the Construction ERP command line. Data goes to stdout, progress and errors to stderr.
 import { Command, CommanderError, Option } from "commander";
+import { registerExport } from "./commands/export.ts";
+import { registerImport } from "./commands/import.ts";
 import { registerLogin } from "./commands/login.ts";
 import { registerResources } from "./commands/resources.ts";
 import { registerUsage } from "./commands/usage.ts";
@@ -19,6 +21,8 @@ const program = new Command("erp")
   .exitOverride();
 
 registerResources(program);
+registerImport(program);
+registerExport(program);
 registerUsage(program);
 registerLogin(program);
 

@@ -1,0 +1,37 @@
+// `erp export <resource>`: every matching record, page after page, streamed to stdout as NDJSON or CSV.
+import type { Command } from "commander";
+import { clientOf } from "../context.ts";
+import { recordSink } from "../output.ts";
+import { oneOf } from "../parsers.ts";
+import { RESOURCES, resourceClient } from "../resources.ts";
+import { addFilterOptions, filterQuery } from "./resource/filters.ts";
+
+const EXPORT_FORMATS = ["ndjson", "csv"] as const;
+const PAGE_SIZE = 100;
+
+export function registerExport(program: Command): void {
+  const group = program
+    .command("export")
+    .summary("every record of a resource as NDJSON or CSV, streamed page by page");
+  // One subcommand per resource, so each offers exactly the filters its collection accepts.
+  for (const spec of RESOURCES) {
+    const command = group
+      .command(spec.name)
+      .summary(`every one of the ${spec.name} (the same filters as \`${spec.name} list\`)`)
+      .option("--format <format>", "ndjson (default) or csv", oneOf(EXPORT_FORMATS), "ndjson");
+    addFilterOptions(command, spec);
+    command.action(async (options: Record<string, unknown>) => {
+      const client = resourceClient(clientOf(command), spec.name);
+      const sink = recordSink(options.format as (typeof EXPORT_FORMATS)[number]);
+      let count = 0;
+      for await (const page of client.list({ ...filterQuery(spec, options), limit: PAGE_SIZE }).pages()) {
+        for (const record of page.data) await sink.write(record);
+        count += page.data.length;
+        if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${spec.name}: ${count} of ${page.meta.total}`);
+      }
+      await sink.end();
+      if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
+      process.stderr.write(`exported ${count} ${spec.name}\n`);
+    });
+  }
+}

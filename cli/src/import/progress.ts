@@ -1,0 +1,73 @@
+// Import progress on stderr: a redrawn bar on a terminal, an occasional plain line otherwise.
+
+export interface Counts {
+  done: number;
+  rejected: number;
+  /** Characters of the file accounted for so far. */
+  consumed: number;
+}
+
+const REDRAW_MS = 100;
+const PLAIN_LINE_MS = 10_000;
+const BAR_WIDTH = 24;
+
+export class Progress {
+  readonly #label: string;
+  readonly #total: number | undefined;
+  readonly #tty = process.stderr.isTTY === true;
+  readonly #started = Date.now();
+  #last = 0;
+  #drawn = false;
+
+  /** `total` is the file size, unknown for stdin. */
+  constructor(label: string, total: number | undefined) {
+    this.#label = label;
+    this.#total = total;
+    this.#last = this.#tty ? 0 : Date.now();
+  }
+
+  update(counts: Counts): void {
+    const now = Date.now();
+    if (now - this.#last < (this.#tty ? REDRAW_MS : PLAIN_LINE_MS)) return;
+    this.#last = now;
+    const line = this.#line(counts);
+    if (this.#tty) {
+      process.stderr.write(`\r\x1b[2K${line}`);
+      this.#drawn = true;
+    } else {
+      process.stderr.write(`${line}\n`);
+    }
+  }
+
+  /** Prints a message above the bar. */
+  log(message: string): void {
+    this.clear();
+    process.stderr.write(`${message}\n`);
+  }
+
+  /** Shows the final state on a terminal, then clears it: the summary follows. */
+  finish(counts: Counts): void {
+    if (!this.#tty) return;
+    this.#last = 0;
+    this.update(counts);
+    this.clear();
+  }
+
+  clear(): void {
+    if (this.#drawn) process.stderr.write("\r\x1b[2K");
+    this.#drawn = false;
+  }
+
+  #line({ done, rejected, consumed }: Counts): string {
+    const seconds = Math.max((Date.now() - this.#started) / 1000, 0.001);
+    const rate = `${Math.round(done / seconds)} rows/s`;
+    const counts = `${done} rows, ${rejected} rejected, ${rate}`;
+    if (this.#total === undefined || this.#total === 0) return `${this.#label}: ${counts}`;
+    const fraction = Math.min(consumed / this.#total, 1);
+    const filled = Math.round(fraction * BAR_WIDTH);
+    const bar = `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}]`;
+    return this.#tty
+      ? `${this.#label} ${bar} ${String(Math.floor(fraction * 100)).padStart(3)}%  ${counts}`
+      : `${this.#label}: ${Math.floor(fraction * 100)}%, ${counts}`;
+  }
+}

@@ -1,0 +1,46 @@
+// The --report file: one NDJSON line per rejected row, written as rows are rejected.
+import { createWriteStream, openSync, type WriteStream } from "node:fs";
+import { UsageError } from "../usage-error.ts";
+
+/** What a rejected row's report line says. */
+export interface Rejection {
+  row: number;
+  line: number;
+  /** The HTTP status; null when the row never reached the API (unreadable row, or no answer in time). */
+  status: number | null;
+  code: string;
+  detail: string;
+  errors: { field: string; code: string; message: string }[];
+  /** True when the server replayed the answer it gave this row's key in an earlier run. */
+  replayed?: boolean;
+  request_id?: string;
+}
+
+export class Report {
+  readonly #stream: WriteStream | undefined;
+
+  /** Opens (and empties) the file at once, so a bad path fails before any row is sent. */
+  constructor(file: string | undefined) {
+    if (file === undefined) return;
+    let fd: number;
+    try {
+      fd = openSync(file, "w");
+    } catch (error) {
+      throw new UsageError(`cannot write the report to ${file}: ${(error as Error).message}`);
+    }
+    this.#stream = createWriteStream("", { fd });
+  }
+
+  add(rejection: Rejection): void {
+    this.#stream?.write(`${JSON.stringify(rejection)}\n`);
+  }
+
+  close(): Promise<void> {
+    const stream = this.#stream;
+    if (!stream) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      stream.on("error", reject);
+      stream.end(() => resolve());
+    });
+  }
+}

@@ -1,0 +1,41 @@
+// The streaming CSV parser gives the same records however the file is cut into chunks.
+import { describe, expect, test } from "bun:test";
+import { CsvParser, type CsvRecord } from "../src/import/csv-parser.ts";
+
+function parse(chunks: string[]): Omit<CsvRecord, "size">[] {
+  const parser = new CsvParser();
+  const records = [...chunks.flatMap((chunk) => parser.push(chunk)), ...parser.end()];
+  return records.map(({ size: _size, ...rest }) => rest);
+}
+
+const FILE = '\uFEFFname,note\r\n"a, b","say ""hi""\r\nsecond line"\r\n\r\nplain,\n"",x\rlast,"q"tail';
+
+describe("CsvParser", () => {
+  test("quotes, doubled quotes, line breaks inside quotes, CRLF, LF, CR, blank lines, a BOM and no final break", () => {
+    expect(parse([FILE])).toEqual([
+      { fields: ["name", "note"], line: 1 },
+      { fields: ["a, b", 'say "hi"\r\nsecond line'], line: 2 },
+      { fields: ["plain", ""], line: 5 },
+      { fields: ["", "x"], line: 6 },
+      { fields: ["last", "qtail"], line: 7 },
+    ]);
+  });
+
+  test("every way of cutting the file in two gives the same records", () => {
+    const whole = parse([FILE]);
+    for (let cut = 0; cut <= FILE.length; cut++) expect(parse([FILE.slice(0, cut), FILE.slice(cut)])).toEqual(whole);
+    expect(parse([...FILE])).toEqual(whole);
+  });
+
+  test("a quoted field that never closes is reported, not swallowed", () => {
+    const records = parse(['name\n"open,', "still open\n"]);
+    expect(records.at(-1)?.error).toContain("line 2");
+  });
+
+  test("sizes add up to the file's length, for the progress bar", () => {
+    const parser = new CsvParser();
+    const text = 'h1,h2\n"x\ny",2\n3,4';
+    const sizes = [...parser.push(text), ...parser.end()].map((record) => record.size);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(text.length);
+  });
+});
