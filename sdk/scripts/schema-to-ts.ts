@@ -7,6 +7,8 @@ export type JsonSchema = boolean | { [keyword: string]: unknown };
 export interface SchemaContext {
   /** The schema a `$ref` points to. */
   resolve(ref: string): JsonSchema;
+  /** The type name a `$ref` is declared under, or undefined to inline it. */
+  reference(ref: string): string | undefined;
   /** The alias name to use for an enum found at `property`; it is emitted once per name. */
   enumAlias(property: string, union: string): string;
 }
@@ -15,7 +17,9 @@ export interface SchemaContext {
 export function typeText(schema: JsonSchema | undefined, context: SchemaContext, indent = "", property?: string): string {
   if (schema === undefined || schema === true) return "unknown";
   if (schema === false) return "never";
-  if (typeof schema.$ref === "string") return typeText(context.resolve(schema.$ref), context, indent, property);
+  if (typeof schema.$ref === "string") {
+    return context.reference(schema.$ref) ?? typeText(context.resolve(schema.$ref), context, indent, property);
+  }
   if ("const" in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) {
     const union = schema.enum.map((value) => JSON.stringify(value)).join(" | ");

@@ -15,7 +15,10 @@ const document: OpenApiDocument = {
           { $ref: "#/components/parameters/Status" },
         ],
         responses: {
-          200: json({ type: "object", properties: { data: { type: "array", items: { $ref: "#/components/schemas/GateHouse" } } } }),
+          200: json({ type: "object", properties: { data: { type: "array", items: { anyOf: [
+            { $ref: "#/components/schemas/GateHouseSparse" },
+            { $ref: "#/components/schemas/GateHouse" },
+          ] } } } }),
         },
       },
       post: { requestBody: json({ type: "object", required: ["name"], properties: { name: { type: "string" }, fee: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] } } }) },
@@ -24,12 +27,15 @@ const document: OpenApiDocument = {
       patch: { requestBody: json({ type: "object", properties: { status } }) },
     },
     "/v1/usage": {
-      get: { responses: { 200: json({ type: "object", properties: { data: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } } }) } },
+      get: { responses: { 200: json({ type: "object", properties: { data: { $ref: "#/components/schemas/Usage" } } }) } },
     },
   },
   components: {
     parameters: { Status: { name: "status", in: "query", schema: status } },
     schemas: {
+      Usage: { type: "object", required: ["a", "b"], properties: { a: { $ref: "#/components/schemas/Quota" }, b: { $ref: "#/components/schemas/Quota" } } },
+      Quota: { type: "object", required: ["n"], properties: { n: { type: "integer" } } },
+      GateHouseSparse: { type: "object", required: ["id"], properties: { id: { type: "integer" } } },
       GateHouse: {
         type: "object",
         required: ["id", "name", "fee", "status", "tags"],
@@ -45,7 +51,7 @@ const document: OpenApiDocument = {
   },
 };
 
-test("each collection gives a record, create, filters and update type; enums become named aliases", () => {
+test("each collection gives a record (not its sparse variant), create, filters and update type; enums and nested components are named", () => {
   expect(emitTypes(document)).toBe(`${HEADER}
 export type GateHouseStatus = "OPEN" | "SHUT";
 
@@ -77,8 +83,13 @@ export interface GateHouseUpdate {
   status?: GateHouseStatus;
 }
 
-export interface Usage {
+export interface Quota {
   n: number;
+}
+
+export interface Usage {
+  a: Quota;
+  b: Quota;
 }
 `);
 });
