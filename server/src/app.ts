@@ -6,6 +6,8 @@ import type { Database } from "./db/client.ts";
 import { errorHandler } from "./http/errors.ts";
 import { requestContext } from "./http/request-context.ts";
 import { methodTable } from "./http/routes.ts";
+import { meterRequests, type UsageMeter } from "./metering/usage-meter.ts";
+import { usageRoutes } from "./metering/usage-routes.ts";
 import { crudRoutes, type RouteDeps } from "./resources/crud-routes.ts";
 import { lookupRoutes } from "./resources/lookups.ts";
 import { RESOURCES, SUB_RESOURCES } from "./resources/registry.ts";
@@ -18,12 +20,14 @@ import { idempotencyHooks } from "./writes/idempotency-hooks.ts";
 
 export interface AppDeps {
   db: Database;
+  meter: UsageMeter;
 }
 
 export function buildApp(deps: AppDeps) {
   const limit = rateLimit(deps.db);
-  // Data routes: rate-limited once authenticated, then the key checked.
+  // Data routes: metered once authenticated, then rate-limited, then the key checked.
   const admit = admission(deps.db, async (company, ctx, headers) => {
+    ctx.metered = true;
     await limit(company, ctx, headers);
     checkIdempotencyKey(ctx.idempotencyKey);
   });
@@ -33,7 +37,9 @@ export function buildApp(deps: AppDeps) {
     .use(idempotencyHooks(deps.db))
     .use(errorHandler(methods.lookup))
     .use(requestContext)
+    .use(meterRequests(deps.meter))
     .use(healthRoutes(deps.db))
+    .use(usageRoutes({ db: deps.db, admit: admission(deps.db, limit) }))
     .use(lookupRoutes(routeDeps));
   for (const def of [...RESOURCES, ...SUB_RESOURCES]) app.use(crudRoutes(def, routeDeps));
   // The spec surfaces read the whole app's routes when asked, so they always match what is served.

@@ -2,12 +2,13 @@
 import { count } from "drizzle-orm";
 import { createCompany } from "./admin/companies.ts";
 import { buildApp } from "./app.ts";
-import { loadConfig } from "./config.ts";
+import { envMilliseconds, loadConfig } from "./config.ts";
 import { connectDatabase, type Database } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { companies } from "./db/schema.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 import { log, setLogLevel } from "./log.ts";
+import { UsageMeter } from "./metering/usage-meter.ts";
 
 const config = loadConfig();
 setLogLevel(config.logLevel);
@@ -21,8 +22,11 @@ async function seedDemoCompany(db: Database): Promise<string | undefined> {
   return demo.token;
 }
 
+// Counters reach the database within a second; ERP_USAGE_FLUSH_MS changes that (tests).
+const meter = new UsageMeter(database.db, envMilliseconds("ERP_USAGE_FLUSH_MS", 1000));
+meter.start();
 const stopHousekeeping = startHousekeeping(database.db);
-const app = buildApp({ db: database.db });
+const app = buildApp({ db: database.db, meter });
 const demoToken = process.env.ERP_SKIP_DEMO === "1" ? undefined : await seedDemoCompany(database.db);
 app.listen({ port: config.port, hostname: process.env.HOST ?? "0.0.0.0" });
 const url = `http://localhost:${app.server?.port}`;
@@ -31,15 +35,21 @@ console.log(`listening on ${url}`);
 console.log(`docs: ${url}/v1/docs`);
 if (demoToken) console.log(`demo company token (shown once): ${demoToken}`);
 
+/** How long shutdown waits for in-flight requests before it stops waiting. */
+const DRAIN_MS = 20_000;
+
 let stopping = false;
+/** Stop accepting, let in-flight requests finish, write the usage counters, close the pool. */
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info("shutting down", { signal });
   stopHousekeeping();
-  await app.stop();
+  const drained = await Promise.race([app.stop().then(() => true), Bun.sleep(DRAIN_MS).then(() => false)]);
+  if (!drained) log.warn("in-flight requests still running at shutdown", { waited_ms: DRAIN_MS });
+  await meter.close();
   await database.close();
-  process.exit(0);
+  process.exit(drained ? 0 : 1);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));

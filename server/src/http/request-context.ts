@@ -12,6 +12,8 @@ export interface RequestContext {
   fingerprint?: string;
   /** Set when a stored idempotent result is replayed instead of running the operation. */
   replayed: boolean;
+  /** Set once the request is authenticated on a metered route; the usage meter counts it. */
+  metered: boolean;
 }
 
 /** The methods that write; only they take an Idempotency-Key. */
@@ -39,6 +41,7 @@ export function contextOf(request: Request): RequestContext {
       dryRun: dryRunRequested(request),
       idempotencyKey: WRITE_METHODS.has(request.method) ? (request.headers.get("idempotency-key") ?? undefined) : undefined,
       replayed: false,
+      metered: false,
     };
     contexts.set(request, context);
   }

@@ -1,0 +1,137 @@
+// Crash safety of idempotent writes (CONTRACT.md 6): a server killed with SIGKILL in the middle
+// of keyed writes, restarted, and the same requests retried: every write exists exactly once.
+import { afterAll, describe, expect, test } from "bun:test";
+import type { RowDataPacket } from "mysql2";
+import { Api, type ApiResponse } from "./helpers/api.ts";
+import { closeTestDb, newCompany, testDb } from "./helpers/company.ts";
+import { startServer, type RunningServer } from "./helpers/server.ts";
+
+// In-flight markers of the killed process expire after this, instead of the default 30 s.
+const env = { ERP_IDEMPOTENCY_LOCK_MS: "1500" };
+const servers: RunningServer[] = [];
+
+async function server(): Promise<RunningServer> {
+  const started = await startServer({ env });
+  servers.push(started);
+  return started;
+}
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop("SIGKILL")));
+  await closeTestDb();
+});
+
+const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
+
+/** Sends the request until it has an outcome, as a client would: through 409 in_progress and refusals. */
+async function untilSettled(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const response = await send().catch(() => undefined);
+    if (response && response.body?.code !== "idempotency_in_progress") return response;
+    if (Date.now() > deadline) throw new Error("no outcome within 20 s");
+    await Bun.sleep(response ? Number(response.headers.get("retry-after") ?? 1) * 1000 : 200);
+  }
+}
+
+/** Runs the tasks `width` at a time. */
+async function pool<T>(tasks: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await tasks[index]!();
+    }
+  }));
+  return results;
+}
+
+async function namesOf(table: string, companyId: number): Promise<Map<string, number[]>> {
+  const [rows] = await testDb().pool.query<RowDataPacket[]>(`SELECT id, name FROM ${table} WHERE company_id = ? ORDER BY id`, [companyId]);
+  const byName = new Map<string, number[]>();
+  for (const row of rows) byName.set(row.name, [...(byName.get(row.name) ?? []), Number(row.id)]);
+  return byName;
+}
+
+async function openMarkers(companyId: number): Promise<number> {
+  const [rows] = await testDb().pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM idempotency_keys WHERE company_id = ? AND status_code IS NULL", [companyId]);
+  return Number(rows[0]!.n);
+}
+
+describe("crash safety", () => {
+  test("SIGKILL at an arbitrary moment of a keyed burst: after a restart the retries create each record once", async () => {
+    const first = await server();
+    const { token, companyId } = await newCompany();
+    const keys = Array.from({ length: 200 }, (_, i) => `burst-${i}`);
+    let answered = 0;
+    const before = new Map<string, ApiResponse | undefined>();
+    await pool(keys.map((key) => async () => {
+      const response = await new Api(first.baseUrl, token).post("/v1/clients", { name: key }, keyed(key)).catch(() => undefined);
+      before.set(key, response);
+      if (response && ++answered === 60) first.process.kill("SIGKILL");
+    }), 24);
+    await first.process.exited;
+    const lost = keys.filter((key) => !before.get(key));
+    expect(answered).toBeGreaterThanOrEqual(60);
+    expect(lost.length).toBeGreaterThan(0);
+
+    const second = await server();
+    const api = new Api(second.baseUrl, token);
+    const after = await pool(keys.map((key) => () => untilSettled(() => api.post("/v1/clients", { name: key }, keyed(key)))), 24);
+
+    const stored = await namesOf("clients", companyId);
+    expect(stored.size).toBe(keys.length);
+    expect([...stored.values()].every((ids) => ids.length === 1)).toBe(true);
+    keys.forEach((key, i) => {
+      const final = after[i]!;
+      expect(final.status).toBe(201);
+      expect(final.body.data.id).toBe(stored.get(key)![0]);
+      const earlier = before.get(key);
+      if (earlier?.status === 201) {
+        expect(final.headers.get("idempotent-replayed")).toBe("true");
+        expect(final.body).toEqual(earlier.body);
+      }
+    });
+    expect(await openMarkers(companyId)).toBe(0);
+  });
+
+  test("writes parked inside their transactions when the process dies leave nothing; their markers expire and retries run once", async () => {
+    const first = await server();
+    const { token, companyId } = await newCompany({ maxProjects: 1000 });
+    const done = Array.from({ length: 5 }, (_, i) => `done-${i}`);
+    const parked = Array.from({ length: 10 }, (_, i) => `parked-${i}`);
+    const before = new Api(first.baseUrl, token);
+    for (const key of done) expect((await before.post("/v1/projects", { name: key }, keyed(key))).status).toBe(201);
+
+    // Holding the company row parks every create in its quota check, after its key was claimed.
+    const blocker = await testDb().pool.getConnection();
+    try {
+      await blocker.beginTransaction();
+      await blocker.query("SELECT id FROM companies WHERE id = ? FOR UPDATE", [companyId]);
+      const inFlight = parked.map((key) => before.post("/v1/projects", { name: key }, keyed(key)).catch(() => undefined));
+      for (let waited = 0; (await openMarkers(companyId)) < parked.length; waited += 50) {
+        if (waited > 10_000) throw new Error("the parked writes never claimed their keys");
+        await Bun.sleep(50);
+      }
+      first.process.kill("SIGKILL");
+      await first.process.exited;
+      expect((await Promise.all(inFlight)).every((response) => response === undefined)).toBe(true);
+      await blocker.commit();
+    } finally {
+      blocker.release();
+    }
+    expect([...(await namesOf("projects", companyId)).keys()]).toEqual(done);
+    expect(await openMarkers(companyId)).toBe(parked.length);
+
+    const second = await server();
+    const api = new Api(second.baseUrl, token);
+    const retried = await Promise.all([...done, ...parked].map((key) => untilSettled(() => api.post("/v1/projects", { name: key }, keyed(key)))));
+    expect(retried.map((r) => r.status)).toEqual(Array(done.length + parked.length).fill(201));
+    expect(retried.slice(0, done.length).every((r) => r.headers.get("idempotent-replayed") === "true")).toBe(true);
+    const stored = await namesOf("projects", companyId);
+    expect([...stored.keys()].sort()).toEqual([...done, ...parked].sort());
+    expect([...stored.values()].every((ids) => ids.length === 1)).toBe(true);
+    expect(await openMarkers(companyId)).toBe(0);
+  });
+});

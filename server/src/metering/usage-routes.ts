@@ -1,0 +1,68 @@
+// GET /v1/usage: this month's metered requests and the plan quotas, for the calling company.
+import { Elysia, t } from "elysia";
+import { Type } from "@sinclair/typebox";
+import { and, count, eq, isNull } from "drizzle-orm";
+import type { Admission } from "../auth/admission.ts";
+import type { Database } from "../db/client.ts";
+import { projects, usageCounters, workers } from "../db/schema.ts";
+import { parseQuery } from "../http/query.ts";
+import { requestContext } from "../http/request-context.ts";
+import { readResponse } from "../http/respond.ts";
+import { periodOf } from "./usage-meter.ts";
+
+const Quota = Type.Object({
+  used: Type.Integer({ description: "Live (not deleted) records now." }),
+  limit: t.Union([Type.Integer(), t.Null()], { description: "The plan's limit, or null for unlimited." }),
+}, { additionalProperties: false, title: "UsageQuota" });
+
+export const UsageResult = Type.Object({
+  data: Type.Object({
+    period: Type.String({ pattern: "^[0-9]{4}-[0-9]{2}$", description: "The calendar month (UTC) the counters cover, YYYY-MM." }),
+    requests: Type.Integer({ description: "Metered requests this month, dry-runs included, replays not." }),
+    dry_run_requests: Type.Integer({ description: "Of those, the dry-run writes." }),
+    replays: Type.Integer({ description: "Idempotent replays this month (not in `requests`)." }),
+    quotas: Type.Object({ projects: Quota, workers: Quota }, { additionalProperties: false }),
+  }, { additionalProperties: false, title: "Usage" }),
+}, { additionalProperties: false, title: "UsageResult" });
+
+const DESCRIPTION = [
+  "Usage of the calling company in the current calendar month (UTC) and its plan quotas. Needs the API add-on.",
+  "Metered: every data request that presents a valid token, whatever its outcome (errors, 429s and dry-runs included), counted once in `requests`;",
+  "dry-run writes are also counted in `dry_run_requests`. A replay of a stored idempotent result is counted in `replays` only.",
+  "Not metered: the specification surfaces, /healthz, this endpoint, and requests without a valid token.",
+  "Counters are exact and lag real time by at most 2 seconds.",
+].join(" ");
+
+export function usageRoutes(deps: { db: Database; admit: Admission }) {
+  const { db } = deps;
+  const live = async (table: typeof projects | typeof workers, companyId: number): Promise<number> => {
+    const [row] = await db.select({ used: count() }).from(table).where(and(eq(table.company_id, companyId), isNull(table.deleted_at)));
+    return Number(row?.used ?? 0);
+  };
+  return new Elysia({ name: "usage" }).use(requestContext).get("/v1/usage", async ({ request, ctx, set }) => {
+    const company = await deps.admit(request, ctx, "api", set.headers);
+    parseQuery(new URL(request.url), {});
+    const period = periodOf(Date.now());
+    const [counters, projectsUsed, workersUsed] = await Promise.all([
+      db.select().from(usageCounters).where(and(eq(usageCounters.company_id, company.id), eq(usageCounters.period, period))),
+      live(projects, company.id),
+      live(workers, company.id),
+    ]);
+    const row = counters[0];
+    return readResponse(request, {
+      data: {
+        period,
+        requests: Number(row?.requests ?? 0),
+        dry_run_requests: Number(row?.dry_run_requests ?? 0),
+        replays: Number(row?.replays ?? 0),
+        quotas: {
+          projects: { used: projectsUsed, limit: company.limits.projects },
+          workers: { used: workersUsed, limit: company.limits.workers },
+        },
+      },
+    });
+  }, {
+    detail: { summary: "Usage and quotas", description: DESCRIPTION, tags: ["usage"] },
+    response: { 200: UsageResult },
+  });
+}
