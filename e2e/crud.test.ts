@@ -80,12 +80,14 @@ describe.each(SAMPLES)("$resource", (sample) => {
     expect((await api().delete(`${path}/${id}`)).body.code).toBe("not_found");
   });
 
-  test("create without the title field is a 422 naming it", async () => {
+  test("create without the title field, or with it empty, is a 422 naming it", async () => {
     const { [sample.title]: _title, ...rest } = sample.create;
     const response = await api().post(path, rest);
     expect(response.status).toBe(422);
     expect(response.headers.get("content-type")).toContain("application/problem+json");
     expect(response.body.errors).toContainEqual(expect.objectContaining({ field: sample.title, code: "required" }));
+    const empty = await api().post(path, { ...rest, [sample.title]: "" });
+    expect(empty.body.errors).toContainEqual(expect.objectContaining({ field: sample.title, code: "too_short" }));
   });
 
   test("another company's record is a 404 on every route", async () => {

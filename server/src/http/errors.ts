@@ -33,7 +33,8 @@ export function bodyErrors(error: ValidationError): FieldError[] {
     else if (/unexpected property/i.test(message) || /additional propert/i.test(message)) {
       entry = { field, code: "unknown_field", message: `${field} is not a writable field of this resource.` };
     } else if (field === "body") entry = { field, code: "invalid_type", message: "The body must be a JSON object." };
-    else if (schema.maxLength !== undefined && /length/i.test(message)) entry = { field, code: "too_long", message: `${field} must be at most ${schema.maxLength} characters.` };
+    else if (/length greater/i.test(message)) entry = { field, code: "too_short", message: `${field} must not be empty.` };
+    else if (schema.maxLength !== undefined && /length less/i.test(message)) entry = { field, code: "too_long", message: `${field} must be at most ${schema.maxLength} characters.` };
     else entry = { field, code: "invalid_value", message: schema.description ? `${field}: ${schema.description}` : `${field}: ${message}.` };
     field = entry.field;
     if (!byField.has(field)) byField.set(field, entry);

@@ -64,6 +64,13 @@ function baseOutputSchema(spec: FieldSpec): TSchema {
 
 const nullable = (schema: TSchema): TSchema => t.Union([schema, t.Null()]);
 
+/** A required text field (a title) must also be non-empty. */
+function inputSchema(def: ResourceDefinition, name: string, spec: FieldSpec): TSchema {
+  const schema = baseInputSchema(spec);
+  if (spec.type === "text" && def.required.includes(name)) schema.minLength = 1;
+  return schema;
+}
+
 function hasDefault(spec: FieldSpec): boolean {
   return "default" in spec && spec.default !== undefined;
 }
@@ -82,7 +89,7 @@ export function createBodySchema(def: ResourceDefinition): TSchema {
   const properties: Record<string, TSchema> = {};
   for (const [name, spec] of writableFields(def)) {
     const required = def.required.includes(name);
-    const schema = baseInputSchema(spec);
+    const schema = inputSchema(def, name, spec);
     properties[name] = required ? schema : t.Optional(hasDefault(spec) ? schema : nullable(schema));
   }
   return t.Object(properties, { additionalProperties: false, title: `${def.singular}Create`, examples: [createExample(def)] });
@@ -91,7 +98,7 @@ export function createBodySchema(def: ResourceDefinition): TSchema {
 export function updateBodySchema(def: ResourceDefinition): TSchema {
   const properties: Record<string, TSchema> = {};
   for (const [name, spec] of writableFields(def)) {
-    const schema = baseInputSchema(spec);
+    const schema = inputSchema(def, name, spec);
     const nonNull = def.required.includes(name) || hasDefault(spec);
     properties[name] = t.Optional(nonNull ? schema : nullable(schema));
   }
