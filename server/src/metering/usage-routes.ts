@@ -8,6 +8,7 @@ import { projects, usageCounters, workers } from "../db/schema.ts";
 import { parseQuery } from "../http/query.ts";
 import { requestContext } from "../http/request-context.ts";
 import { readResponse } from "../http/respond.ts";
+import { ADMISSION_ERRORS, mergeErrors, operationDetail } from "../surfaces/operation-docs.ts";
 import { periodOf } from "./usage-meter.ts";
 
 const Quota = Type.Object({
@@ -62,7 +63,18 @@ export function usageRoutes(deps: { db: Database; admit: Admission }) {
       },
     });
   }, {
-    detail: { summary: "Usage and quotas", description: DESCRIPTION, tags: ["usage"] },
+    detail: operationDetail({
+      operationId: "getUsage",
+      summary: "Usage and quotas",
+      description: DESCRIPTION,
+      tags: ["usage"],
+      headers: ["IfNoneMatch"],
+      responses: {
+        200: { description: "This month's counters and the plan quotas.", headers: ["ETag"] },
+        304: { description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.", headers: ["ETag"] },
+      },
+      errors: mergeErrors(ADMISSION_ERRORS, { 400: ["invalid_query"] }),
+    }),
     response: { 200: UsageResult },
   });
 }

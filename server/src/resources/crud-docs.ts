@@ -5,6 +5,7 @@ import type { ParamParser } from "../http/query.ts";
 import { ADMISSION_ERRORS, mergeErrors, operationDetail, type ErrorCodes } from "../surfaces/operation-docs.ts";
 import type { Operation, ResourceDefinition } from "./definition.ts";
 
+export const withArticle = (noun: string): string => `${/^[aeiou]/.test(noun) ? "an" : "a"} ${noun}`;
 const pascal = (name: string): string => name.split(/[^A-Za-z0-9]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("");
 
 const WRITE_ERRORS: ErrorCodes = {
@@ -78,7 +79,7 @@ export function crudDetail(def: ResourceDefinition, operation: Operation, query:
     });
     case "create": return operationDetail({
       ...common,
-      summary: `Create a ${what}`,
+      summary: `Create ${withArticle(what)}`,
       description: `Send the ${def.required.join(" and ")} and any other writable field; unknown or read-only fields are a 422. ${DRY_RUN_NOTE}`,
       headers: writeHeaders,
       responses: {
@@ -88,14 +89,14 @@ export function crudDetail(def: ResourceDefinition, operation: Operation, query:
     });
     case "update": return operationDetail({
       ...common,
-      summary: `Update a ${what} (merge)`,
+      summary: `Update ${withArticle(what)} (merge)`,
       description: `Only the fields sent change; \`null\` clears an optional field. Setting the current value is a no-op (\`updated: false\`). ${DRY_RUN_NOTE}`,
       headers: [...writeHeaders, "IfMatch"],
       responses: { 200: { description: "The changes and the record after them (or as it would be, in a dry-run).", headers: ["IdempotentReplayed"] } },
     });
     case "delete": return operationDetail({
       ...common,
-      summary: `Delete a ${what} (soft)`,
+      summary: `Delete ${withArticle(what)} (soft)`,
       description: `The record is kept for history but is gone from the API (GET answers 404, lists skip it, references to it are refused). would_delete lists what goes with it, would_keep the live records that reference it and stay. ${DRY_RUN_NOTE}`,
       headers: [...writeHeaders, "IfMatch"],
       responses: { 200: { description: "What was deleted (or would be, in a dry-run).", headers: ["IdempotentReplayed"] } },

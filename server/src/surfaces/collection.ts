@@ -4,6 +4,7 @@
 // `baseUrl` and `token` passes every request.
 import { Type, type Static } from "@sinclair/typebox";
 import { Elysia, type AnyElysia } from "elysia";
+import { withArticle } from "../resources/crud-docs.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { createExample, updateExample } from "../resources/examples.ts";
 import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
@@ -69,7 +70,7 @@ function createBody(def: ResourceDefinition, refVariable: (field: string) => str
 function supportingRecord(def: ResourceDefinition, variable: string): { create: Json; remove: Json } {
   return {
     create: item({
-      name: `Create a ${def.singular.toLowerCase()} to work with`,
+      name: `Create ${withArticle(def.singular.toLowerCase())} to work with`,
       method: "POST",
       path: `/v1/${def.name}`,
       body: bodyText(createBody(def, () => "")),
@@ -109,7 +110,7 @@ function resourceFolder(def: ResourceDefinition): Json {
   const has = (operation: string) => def.operations.includes(operation as never);
   if (has("create")) {
     steps.push(item({
-      name: `Create a ${what}`,
+      name: `Create ${withArticle(what)}`,
       method: "POST",
       path: collection,
       body: bodyText(createBody(def, (field) => `${prefix}_${field}`)),
