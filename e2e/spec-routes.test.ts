@@ -1,0 +1,131 @@
+// The documents match the routes actually served: every route is documented with its schemas,
+// nothing else is, and the document is rebuilt from the routes when it is requested.
+import { afterAll, describe, expect, test } from "bun:test";
+import { buildApp, type App, type AppDeps } from "../server/src/app.ts";
+import { closeTestDb, testDb } from "./helpers/company.ts";
+
+type Json = Record<string, any>;
+
+const METHODS = ["get", "post", "put", "patch", "delete"];
+/** Routes deliberately left out of the document: the docs page's own script. */
+const HIDDEN = new Set(["GET /v1/docs/scalar.js"]);
+const PUBLIC = ["getHealth", "getOpenApiDocument", "getDocs", "getCollection"];
+
+// The documents touch no database; a lazy pool suffices and anything else the app is given
+// (a usage meter, …) may do nothing.
+const inert = new Proxy({}, { get: () => () => {} });
+const newApp = (): App => buildApp({ db: testDb().db, meter: inert } as unknown as AppDeps);
+
+async function served(app: App, path: string): Promise<Json> {
+  const response = await app.handle(new Request(`http://localhost${path}`));
+  expect(response.status).toBe(200);
+  return (await response.json()) as Json;
+}
+
+/** Every way the document falls short of the routes the app serves. */
+function gaps(app: App, document: Json): string[] {
+  const found: string[] = [];
+  const servedOperations = new Set<string>();
+  for (const route of app.routes) {
+    const method = route.method.toLowerCase();
+    if (!METHODS.includes(method)) continue;
+    const key = `${route.method} ${route.path}`;
+    if (HIDDEN.has(key)) continue;
+    const template = route.path.replace(/:([^/]+)/g, "{$1}");
+    servedOperations.add(`${method} ${template}`);
+    const operation = document.paths[template]?.[method] as Json | undefined;
+    if (!operation) {
+      found.push(`${key}: not documented`);
+      continue;
+    }
+    if (!operation.operationId || !operation.summary || !operation.tags?.length) found.push(`${key}: no operationId, summary or tag`);
+    if (!operation.responses?.default) found.push(`${key}: no error responses (document it with operationDetail)`);
+    const responses = Object.entries(operation.responses ?? {}) as [string, Json][];
+    const success = responses.filter(([status, response]) => /^2/.test(status) && response.content);
+    if (success.length === 0) found.push(`${key}: no success response schema`);
+    for (const [status, response] of success) {
+      for (const [type, media] of Object.entries(response.content as Json)) if (!media.schema) found.push(`${key} ${status} ${type}: no schema`);
+    }
+    for (const [status, response] of responses.filter(([status]) => /^[45]|default/.test(status))) {
+      if (response.content?.["application/problem+json"]?.schema?.$ref !== "#/components/schemas/Problem") found.push(`${key} ${status}: not a problem+json response`);
+    }
+    if ((method === "post" || method === "patch") && !operation.requestBody?.content?.["application/json"]?.schema) found.push(`${key}: no request body schema`);
+    for (const [, name] of route.path.matchAll(/:([^/]+)/g)) {
+      if (!operation.parameters?.some((parameter: Json) => parameter.in === "path" && parameter.name === name)) found.push(`${key}: path parameter ${name} undocumented`);
+    }
+  }
+  for (const [template, item] of Object.entries(document.paths as Record<string, Json>)) {
+    for (const method of Object.keys(item)) {
+      if (!servedOperations.has(`${method} ${template}`)) found.push(`${method.toUpperCase()} ${template}: documented but not served`);
+    }
+  }
+  return found;
+}
+
+afterAll(closeTestDb);
+
+describe("the documents match the routes served", () => {
+  test("every served route is documented with its schemas, and only those", async () => {
+    const app = newApp();
+    const document = await served(app, "/v1/openapi.json");
+    expect(gaps(app, document)).toEqual([]);
+    const operationIds = Object.values(document.paths as Record<string, Json>).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+  });
+
+  test("a route added without schemas is caught, and the document is rebuilt when requested", async () => {
+    const app = newApp();
+    expect(gaps(app, await served(app, "/v1/openapi.json"))).toEqual([]);
+    app.post("/v1/bare", () => "bare");
+    const document = await served(app, "/v1/openapi.json");
+    expect(document.paths["/v1/bare"]?.post).toBeDefined();
+    expect(gaps(app, document)).toEqual([
+      "POST /v1/bare: no operationId, summary or tag",
+      "POST /v1/bare: no error responses (document it with operationDetail)",
+      "POST /v1/bare: no success response schema",
+      "POST /v1/bare: no request body schema",
+    ]);
+  });
+
+  test("only the spec surfaces and /healthz need no token; every tag and parameter is defined", async () => {
+    const document = await served(newApp(), "/v1/openapi.json");
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    const operations = Object.values(document.paths as Record<string, Json>).flatMap((item) => Object.values(item) as Json[]);
+    const open = operations.filter((operation) => Array.isArray(operation.security) && operation.security.length === 0);
+    expect(open.map((operation) => operation.operationId).sort()).toEqual([...PUBLIC].sort());
+    const tags = new Set((document.tags as Json[]).map((tag) => tag.name));
+    for (const operation of operations) for (const tag of operation.tags) expect(tags.has(tag), tag).toBe(true);
+    const headers = operations.filter((operation) => operation.operationId === "updateProject")[0]!.parameters.map((p: Json) => p.$ref ?? p.name);
+    expect(headers).toEqual(expect.arrayContaining(["#/components/parameters/IdempotencyKey", "#/components/parameters/XDryRun", "#/components/parameters/IfMatch"]));
+    const list = operations.find((operation) => operation.operationId === "listProjects")!;
+    expect(list.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual(["limit", "offset", "fields", "q", "status", "client_id", "#/components/parameters/IfNoneMatch", "#/components/parameters/XRequestId"]);
+  });
+
+  test("nullable fields are 3.1 type unions, integers are integers, components have stable names", async () => {
+    const document = await served(newApp(), "/v1/openapi.json");
+    const text = JSON.stringify(document);
+    expect(text).not.toContain('"nullable"');
+    const schemas = document.components.schemas as Json;
+    for (const name of ["Project", "ProjectCreate", "ProjectUpdate", "ProjectList", "ProjectItem", "ProjectUpdateResult", "CreateResult", "DeleteResult", "ListMeta", "Problem", "FieldError", "Rental", "RentalCreate", "Lookup"]) {
+      expect(schemas[name], name).toBeDefined();
+    }
+    expect(schemas.Project.properties.client_id.type).toEqual(["integer", "null"]);
+    expect(schemas.Project.properties.id.type).toBe("integer");
+    expect(schemas.ListMeta.properties.total.type).toBe("integer");
+    expect(schemas.CreateOutcome.properties.id.type).toEqual(["integer", "null"]);
+  });
+
+  test("every request of the collection is a served route", async () => {
+    const app = newApp();
+    const collection = await served(app, "/v1/collection.json");
+    const routes = app.routes.map((route) => ({ method: route.method, pattern: new RegExp(`^${route.path.replace(/:[^/]+/g, "[^/]+")}$`) }));
+    const requests = (collection.item as Json[]).flatMap((folder) => folder.item as Json[]);
+    expect(requests.length).toBeGreaterThan(30);
+    for (const { request } of requests) {
+      const path = `/${request.url.path.join("/")}`;
+      expect(routes.some((route) => route.method === request.method && route.pattern.test(path)), `${request.method} ${path}`).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,100 @@
+// The spec surfaces: open without a token, unmetered, lint-clean, and the docs page works offline.
+import { describe, expect, test } from "bun:test";
+import { newCompany } from "./helpers/company.ts";
+import { ensureChromium, runTool, scratchDir } from "./helpers/spec-tools.ts";
+import { useServer } from "./helpers/suite.ts";
+
+const suite = useServer();
+
+const SURFACES = [
+  { path: "/v1/openapi.json", type: "application/json" },
+  { path: "/v1/docs", type: "text/html" },
+  { path: "/v1/collection.json", type: "application/json" },
+];
+
+describe("spec surfaces", () => {
+  test("the OpenAPI document, the reference and the collection answer without a token", async () => {
+    for (const surface of SURFACES) {
+      const response = await suite.api.get(surface.path, { token: null });
+      expect(response.status, surface.path).toBe(200);
+      expect(response.headers.get("content-type"), surface.path).toStartWith(surface.type);
+    }
+    const document = (await suite.api.get("/v1/openapi.json")).body;
+    expect(document.openapi).toStartWith("3.1.");
+    const collection = (await suite.api.get("/v1/collection.json")).body;
+    expect(collection.info.schema).toBe("https://schema.getpostman.com/json/collection/v2.1.0/collection.json");
+    expect(collection.variable.map((variable: { key: string }) => variable.key)).toEqual(["baseUrl", "token"]);
+  });
+
+  test("the docs page loads its script from this server", async () => {
+    const page = await suite.api.get("/v1/docs", { token: null });
+    const scripts = [...page.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((match) => match[1]!);
+    expect(scripts).toEqual(["/v1/docs/scalar.js"]);
+    const script = await fetch(`${suite.server.baseUrl}/v1/docs/scalar.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toStartWith("text/javascript");
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+
+  test("the spec surfaces are not metered, even with a token", async () => {
+    const { token } = await newCompany();
+    const api = suite.api.as(token);
+    await api.get("/v1/projects");
+    const requestsNow = async (): Promise<number> => {
+      await Bun.sleep(2_500); // counters may lag by up to 2 s
+      const usage = await api.get("/v1/usage");
+      expect(usage.status).toBe(200);
+      return usage.body.data.requests;
+    };
+    const before = await requestsNow();
+    expect(before).toBeGreaterThanOrEqual(1);
+    for (let round = 0; round < 3; round += 1) {
+      for (const surface of SURFACES) expect((await api.get(surface.path)).status).toBe(200);
+    }
+    expect(await requestsNow()).toBe(before);
+  }, 20_000);
+
+  test("redocly lint with its recommended rules finds no error in the served document", async () => {
+    const scratch = scratchDir("erp-openapi-");
+    try {
+      const file = scratch.write("openapi.json", (await suite.api.get("/v1/openapi.json")).text);
+      const run = await runTool("redocly", ["lint", file, "--extends", "recommended", "--format", "json"]);
+      const report = JSON.parse(run.stdout.slice(run.stdout.indexOf("{"))) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string }[] };
+      const errors = report.problems.filter((problem) => problem.severity === "error");
+      console.log(`redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${[...new Set(report.problems.map((p) => p.ruleId))].join(", ") || "none"})`);
+      expect(errors).toEqual([]);
+      expect(run.exitCode).toBe(0);
+    } finally {
+      scratch.remove();
+    }
+  }, 30_000);
+
+  test("the docs page renders the operations in headless Chromium and asks no other host", async () => {
+    const chromium = ensureChromium();
+    if ("missing" in chromium) throw new Error(`cannot check /v1/docs in a browser: ${chromium.missing}`);
+    const { chromium: driver } = await import("playwright-core");
+    // Playwright gives the browser a throw-away profile of its own.
+    const browser = await driver.launch({
+      executablePath: chromium.path,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    });
+    try {
+      const page = await browser.newPage();
+      const origin = new URL(suite.server.baseUrl).origin;
+      const requested: string[] = [];
+      page.on("request", (request) => { requested.push(request.url()); });
+      await page.goto(`${suite.server.baseUrl}/v1/docs`, { waitUntil: "load" });
+      await page.getByText("Health check").first().waitFor({ timeout: 20_000 });
+      await page.getByRole("button", { name: "Open Group - projects" }).first().click();
+      await page.getByText("Create a project").first().waitFor({ timeout: 10_000 });
+      for (const operation of ["List projects", "Get one project", "Update a project (merge)", "Delete a project (soft)"]) {
+        expect(await page.getByText(operation).count(), operation).toBeGreaterThan(0);
+      }
+      const elsewhere = requested.filter((url) => !/^(data|blob|about):/.test(url) && new URL(url).origin !== origin);
+      expect(elsewhere).toEqual([]);
+      expect(requested).toContain(`${origin}/v1/openapi.json`);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
