@@ -31,10 +31,10 @@ async function settledUsage(api: Api): Promise<Usage> {
 
 const counters = (u: Usage) => ({ requests: u.requests, dry_run_requests: u.dry_run_requests, replays: u.replays });
 
-async function storedCounters(companyId: number): Promise<RowDataPacket | undefined> {
+async function storedCounters(companyId: number): Promise<Record<string, unknown> | undefined> {
   const [rows] = await testDb().pool.query<RowDataPacket[]>(
     "SELECT requests, dry_run_requests, replays FROM usage_counters WHERE company_id = ?", [companyId]);
-  return rows[0];
+  return rows[0] && { ...rows[0] };
 }
 
 describe("metering", () => {
