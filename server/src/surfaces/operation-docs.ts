@@ -68,7 +68,7 @@ export const RESPONSE_HEADERS = {
   IdempotentReplayed: { description: "`true` when this is the stored result of an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
   RetryAfter: { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } },
   WWWAuthenticate: { description: "`Bearer`: how to authenticate.", schema: { type: "string" } },
-  RateLimitLimit: { description: "Requests allowed per window for your company.", schema: { type: "integer" } },
+  RateLimitLimit: { description: "Requests allowed per one-minute window for your company. The three RateLimit headers are absent when your plan has no request limit.", schema: { type: "integer" } },
   RateLimitRemaining: { description: "Requests left in the current window.", schema: { type: "integer" } },
   RateLimitReset: { description: "Seconds until the window resets.", schema: { type: "integer" } },
 } as const;

@@ -66,9 +66,10 @@ answer with. An unknown path is 404 \`route_not_found\`, a known path with anoth
 
 ## Limits and metering
 Plans cap live projects and workers (402 \`quota_exceeded\`, never a silent upgrade) and requests per
-minute (429 \`rate_limited\` with \`Retry-After\`); data responses carry \`RateLimit-Limit\`,
-\`RateLimit-Remaining\` and \`RateLimit-Reset\`. Every authenticated data request is metered,
-dry-runs included; idempotent replays are not.
+minute (429 \`rate_limited\` with \`Retry-After\`), in fixed one-minute windows shared by every
+server; under a request limit, data responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and
+\`RateLimit-Reset\` (seconds), and replays count toward it. Every authenticated data request is
+metered, dry-runs included; idempotent replays are counted apart (\`GET /v1/usage\`).
 
 ## Versioning
 The version is the path prefix \`/v1\`. This document is generated from the routes the server
