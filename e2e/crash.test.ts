@@ -1,10 +1,14 @@
 // Crash safety of idempotent writes (CONTRACT.md 6): a server killed with SIGKILL in the middle
 // of keyed writes, restarted, and the same requests retried: every write exists exactly once.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { Api, type ApiResponse } from "./helpers/api.ts";
 import { closeTestDb, newCompany, testDb } from "./helpers/company.ts";
 import { startServer, type RunningServer } from "./helpers/server.ts";
+
+// Server starts, crash recovery and waits for a fresh rate window outlast bun's 5 s default
+// (bunfig.toml has no test timeout setting).
+setDefaultTimeout(30_000);
 
 // In-flight markers of the killed process expire after this, instead of the default 30 s.
 const env = { ERP_IDEMPOTENCY_LOCK_MS: "1500" };

@@ -1,6 +1,6 @@
 // Idempotency keys (SPEC.md 4.5, CONTRACT.md 6): one run per key and company, the outcome
 // replayed with Idempotent-Replayed: true, reuse and concurrency refused with 409.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { purgeExpired } from "../server/src/housekeeping.ts";
 import { fingerprintOf } from "../server/src/writes/fingerprint.ts";
@@ -8,6 +8,10 @@ import { Api, type ApiResponse } from "./helpers/api.ts";
 import { newCompany, testDb } from "./helpers/company.ts";
 import { startServer } from "./helpers/server.ts";
 import { useServer } from "./helpers/suite.ts";
+
+// Server starts, crash recovery and waits for a fresh rate window outlast bun's 5 s default
+// (bunfig.toml has no test timeout setting).
+setDefaultTimeout(30_000);
 
 const suite = useServer();
 

@@ -1,11 +1,15 @@
 // Metering and GET /v1/usage (CONTRACT.md 6): exact counts per company and month, replays
 // apart, lagging at most 2 s, summed across processes, flushed by a graceful shutdown.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { Api } from "./helpers/api.ts";
 import { newCompany, testDb } from "./helpers/company.ts";
 import { startServer } from "./helpers/server.ts";
 import { useServer } from "./helpers/suite.ts";
+
+// Server starts, crash recovery and waits for a fresh rate window outlast bun's 5 s default
+// (bunfig.toml has no test timeout setting).
+setDefaultTimeout(30_000);
 
 const suite = useServer();
 

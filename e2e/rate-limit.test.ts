@@ -1,12 +1,16 @@
 // Rate limits (CONTRACT.md 6): requests a minute per company (plan default, admin override),
 // RateLimit-* headers on data responses, 429 rate_limited with Retry-After, one budget
 // shared by every server process.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { Api, type ApiResponse } from "./helpers/api.ts";
 import { newCompany, testDb } from "./helpers/company.ts";
 import { startServer } from "./helpers/server.ts";
 import { useServer } from "./helpers/suite.ts";
+
+// Server starts, crash recovery and waits for a fresh rate window outlast bun's 5 s default
+// (bunfig.toml has no test timeout setting).
+setDefaultTimeout(30_000);
 
 const suite = useServer();
 
