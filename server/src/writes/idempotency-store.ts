@@ -18,7 +18,7 @@ export interface StoredResponse {
 export type Claim =
   | { state: "claimed"; owner: string }
   | { state: "completed"; fingerprint: string; response: StoredResponse }
-  | { state: "running"; fingerprint: string; lockLeftMs: number };
+  | { state: "running"; fingerprint: string };
 
 interface KeyRow {
   fingerprint: string;
@@ -27,7 +27,6 @@ interface KeyRow {
   response_headers: string | null;
   response_body: string | null;
   locked: number;
-  lock_left_ms: number | string;
   expired: number;
 }
 
@@ -37,7 +36,6 @@ async function readKey(db: Executor, companyId: number, key: string): Promise<Ke
   const [rows] = await db.execute(sql`
     SELECT fingerprint, owner, status_code, response_headers, response_body,
       locked_until > NOW(3) AS locked,
-      GREATEST(TIMESTAMPDIFF(MICROSECOND, NOW(3), locked_until), 0) DIV 1000 AS lock_left_ms,
       created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR AS expired
     FROM idempotency_keys WHERE company_id = ${companyId} AND idempotency_key = ${key}`) as unknown as [KeyRow[]];
   return rows[0];
@@ -73,7 +71,7 @@ export async function claimKey(db: Executor, companyId: number, key: string, fin
       return { state: "completed", fingerprint: row.fingerprint, response };
     }
     if (Number(row.locked) || row.fingerprint !== fingerprint) {
-      return { state: "running", fingerprint: row.fingerprint, lockLeftMs: Number(row.lock_left_ms) };
+      return { state: "running", fingerprint: row.fingerprint };
     }
     const takeover = await db.execute(sql`
       UPDATE idempotency_keys SET owner = ${owner}, locked_until = NOW(3) + INTERVAL ${lockMs * 1000} MICROSECOND
@@ -81,7 +79,7 @@ export async function claimKey(db: Executor, companyId: number, key: string, fin
         AND status_code IS NULL AND locked_until <= NOW(3)`);
     if (affected(takeover) === 1) return { state: "claimed", owner };
   }
-  return { state: "running", fingerprint, lockLeftMs: lockMs };
+  return { state: "running", fingerprint };
 }
 
 /**

@@ -24,6 +24,8 @@ export function checkIdempotencyKey(key: string | undefined): void {
   throw new ApiError(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 printable ASCII characters.");
 }
 
+// Retry-After 1: the request holding the key is normally milliseconds from done (a dead
+// holder's marker expires after LOCK_MS; the client keeps retrying until then).
 const inProgress = (): ApiError => new ApiError(409, "idempotency_in_progress",
   "A request with this Idempotency-Key is still running; retry after it finishes to get its result.", undefined, { "retry-after": "1" });
 
@@ -36,15 +38,15 @@ export type Completion = (tx: Transaction, result: WriteResult) => Promise<void>
 /** Thrown inside the transaction when another process took the key over: roll back. */
 class Superseded extends Error {}
 
-export function storedSuccess(result: WriteResult): StoredResponse {
+function storedSuccess(result: WriteResult): StoredResponse {
   return { status: result.status, headers: result.headers ?? {}, body: JSON.stringify(result.body) };
 }
 
-export function storedFailure(error: ApiError, requestId: string): StoredResponse {
+function storedFailure(error: ApiError, requestId: string): StoredResponse {
   return { status: error.status, headers: { "content-type": PROBLEM_CONTENT_TYPE, ...error.headers }, body: JSON.stringify(error.body(requestId)) };
 }
 
-export function replayHeaders(response: StoredResponse): Record<string, string> {
+function replayHeaders(response: StoredResponse): Record<string, string> {
   return { ...response.headers, "idempotent-replayed": "true" };
 }
 
