@@ -42,7 +42,8 @@ try {
   const migrateCli = path.join(root, "server/src/db/migrate-cli.ts");
   code = existsSync(migrateCli) ? await run([bun, migrateCli], { DATABASE_URL: testUrl }) : 0;
   if (code === 0 && !interrupted) {
-    code = await run([bun, "test", ...process.argv.slice(2)], {
+    // e2e tests start real server processes; bun's 5 s default per test is too tight for them.
+    code = await run([bun, "test", "--timeout", "60000", ...process.argv.slice(2)], {
       TEST_DATABASE_URL: testUrl,
       TEST_DATABASE_SERVER_URL: db.url,
       // Anything that reads DATABASE_URL by mistake lands in the throw-away database too.

@@ -21,7 +21,7 @@ export async function authenticate(db: Database, request: Request, ctx: RequestC
 }
 
 export function requireAddons(company: Company, addon: Addon): void {
-  const missing = (["api", addon] as Addon[]).filter((needed) => !company.addons.has(needed));
+  const missing = [...new Set<Addon>(["api", addon])].filter((needed) => !company.addons.has(needed));
   if (missing.length > 0) {
     throw new ApiError(402, "feature_off", `This endpoint needs the ${missing.join(" and ")} add-on${missing.length > 1 ? "s" : ""}, which your company does not have.`);
   }
