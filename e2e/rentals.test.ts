@@ -36,6 +36,21 @@ describe("renting equipment", () => {
     });
   });
 
+  test("one rental is readable under its own equipment, with an ETag that If-Match accepts", async () => {
+    const id = await machine();
+    const elsewhere = await machine("Elsewhere");
+    const rental = await create(api, `/v1/equipment/${id}/rentals`, { project_id: project, start_date: "2026-04-01" });
+    const read = await api.get(`/v1/equipment/${id}/rentals/${rental}`);
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({ id: rental, equipment_id: id, billed: false });
+    expect((await api.get(`/v1/equipment/${elsewhere}/rentals/${rental}`)).status).toBe(404);
+    expect((await other.get(`/v1/equipment/${id}/rentals/${rental}`)).status).toBe(404);
+    const stale = await api.patch(`/v1/equipment/${id}/rentals/${rental}`, { end_date: "2026-04-02" }, { headers: { "if-match": '"stale"' } });
+    expectProblem(stale, 412, "precondition_failed");
+    const fresh = await api.patch(`/v1/equipment/${id}/rentals/${rental}`, { end_date: "2026-04-02" }, { headers: { "if-match": read.headers.get("etag")! } });
+    expect(fresh.status).toBe(200);
+  });
+
   test("each piece of equipment lists only its own rentals", async () => {
     const first = await machine("First");
     const second = await machine("Second");

@@ -12,10 +12,10 @@ import type {
 } from "../generated/types.ts";
 import { ResourceClient } from "./resource-client.ts";
 
-/** The rentals of one piece of equipment: list, create, and update (`billed: true` bills one). */
+/** The rentals of one piece of equipment: list, get, create, and update (`billed: true` bills one). */
 export type RentalsClient = Pick<
   ResourceClient<Rental, RentalCreate, RentalUpdate, RentalFilters>,
-  "list" | "listPage" | "create" | "update"
+  "list" | "listPage" | "get" | "create" | "update"
 >;
 
 /** Equipment CRUD, and `rentals(id)` for one item's rentals. */

@@ -144,6 +144,7 @@ export const checks: Check[] = [
       const listed = await rentals.list().toArray();
       assertEqual(listed.map((r) => [r.id, r.equipment_id, r.daily_rate]), [[id, equipmentId, "80.00"]]);
       await rentals.update(id, { billed: true });
+      assertEqual((await rentals.get(id)).billed, true);
       const error = await assertRejects(rentals.update(id, { end_date: "2026-03-09" }), ConflictError);
       assertEqual(error.code, "rental_billed");
     },

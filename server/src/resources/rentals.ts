@@ -9,7 +9,7 @@ export const rentals: ResourceDefinition = {
   description: "Rentals of one piece of equipment to a project. Needs the equipment add-on. `billed: true` marks a rental billed; a billed rental is history and cannot change.",
   table: rentalsTable,
   addon: "equipment",
-  operations: ["list", "create", "update"],
+  operations: ["list", "get", "create", "update"],
   required: ["project_id", "start_date"],
   readOnly: { equipment_id: { type: "ref", target: TARGETS.equipment, refusedStatus: "RETIRED", description: "The rented equipment (from the path); RETIRED equipment takes no new rentals." } },
   fields: {
