@@ -17,11 +17,31 @@ export type WriteOperation = (tx: Transaction) => Promise<WriteResult>;
  * With an Idempotency-Key the stored result is written in the same transaction as the write.
  */
 export async function executeWrite(db: Database, ctx: RequestContext, operation: WriteOperation): Promise<WriteResult> {
-  const options = { isolationLevel: "read committed" } as const;
-  if (ctx.idempotencyKey === undefined) return db.transaction(operation, options);
-  return runIdempotently(db, ctx, (complete) => db.transaction(async (tx) => {
+  if (ctx.idempotencyKey === undefined) return transact(db, operation);
+  return runIdempotently(db, ctx, (complete) => transact(db, async (tx) => {
     const result = await operation(tx);
     await complete(tx, result);
     return result;
-  }, options));
+  }));
+}
+
+const ATTEMPTS = 3;
+// ER_LOCK_DEADLOCK and ER_LOCK_WAIT_TIMEOUT: the transaction was rolled back whole, so
+// running it again is safe and is what the client would otherwise have to do.
+const RETRYABLE = new Set([1213, 1205]);
+
+function isRetryable(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  if ("errno" in error && RETRYABLE.has(error.errno as number)) return true;
+  return "cause" in error && isRetryable(error.cause);
+}
+
+async function transact(db: Database, operation: WriteOperation): Promise<WriteResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(operation, { isolationLevel: "read committed" });
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !isRetryable(error)) throw error;
+    }
+  }
 }
