@@ -12,8 +12,23 @@ import { UsageMeter } from "./metering/usage-meter.ts";
 
 const config = loadConfig();
 setLogLevel(config.logLevel);
-await migrateDatabase(config.databaseUrl);
+await migrateWhenReachable(config.databaseUrl);
 const database = connectDatabase(config.databaseUrl);
+
+/** A server started before its database waits for it (up to a minute) instead of dying. */
+async function migrateWhenReachable(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await migrateDatabase(url);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (!["ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "PROTOCOL_CONNECTION_LOST"].includes(code ?? "") || Date.now() > deadline) throw error;
+      log.warn("database not reachable yet; retrying", { code });
+      await Bun.sleep(1000);
+    }
+  }
+}
 
 async function seedDemoCompany(db: Database): Promise<string | undefined> {
   const [row] = await db.select({ total: count() }).from(companies);
