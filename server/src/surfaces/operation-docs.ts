@@ -45,7 +45,7 @@ export const HEADER_PARAMETERS = {
   },
   XDryRun: {
     name: "X-Dry-Run", in: "header", required: false,
-    description: "`1` (or `true`) runs every validation, reference, quota, transition and delete rule and answers as the write would, but writes nothing and consumes no id. Same as the `dry_run=1` query parameter. Dry-runs are metered.",
+    description: "`1` (or `true`) runs every validation, reference, quota, transition and delete rule and answers as the write would, but writes nothing and consumes no id. Same as the `dry_run=1` query parameter. Any header value other than `0` or `false` counts as a dry-run, so a misspelt switch never writes. Dry-runs are metered.",
     schema: { type: "string", enum: ["1", "0", "true", "false"] },
   },
   IfMatch: {
