@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { admission } from "./auth/admission.ts";
 import { rateLimit } from "./auth/rate-limit.ts";
 import type { Database } from "./db/client.ts";
+import { cors } from "./http/cors.ts";
 import { errorHandler } from "./http/errors.ts";
 import { requestContext } from "./http/request-context.ts";
 import { methodTable } from "./http/routes.ts";
@@ -37,6 +38,7 @@ export function buildApp(deps: AppDeps) {
     .use(idempotencyHooks(deps.db))
     .use(errorHandler(methods.lookup))
     .use(requestContext)
+    .use(cors)
     .use(meterRequests(deps.meter))
     .use(healthRoutes(deps.db))
     .use(usageRoutes({ db: deps.db, admit: admission(deps.db, limit) }))

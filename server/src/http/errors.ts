@@ -76,7 +76,7 @@ export function errorHandler(methodsFor: MethodLookup) {
     }
     const carried: Record<string, string> = { "x-request-id": context.requestId };
     for (const [name, value] of Object.entries(set.headers)) {
-      if (/^ratelimit-|^retry-after$/i.test(name) && typeof value === "string") carried[name] = value;
+      if (/^ratelimit-|^retry-after$|^access-control-/i.test(name) && typeof value === "string") carried[name] = value;
     }
     return problemResponse(apiError, context.requestId, carried);
   });

@@ -71,6 +71,11 @@ server; under a request limit, data responses carry \`RateLimit-Limit\`, \`RateL
 \`RateLimit-Reset\` (seconds), and replays count toward it. Every authenticated data request is
 metered, dry-runs included; idempotent replays are counted apart (\`GET /v1/usage\`).
 
+## Browsers
+Any origin may call the API (CORS): tokens travel in the \`Authorization\` header, never in cookies.
+Preflights are answered, and \`ETag\`, \`Location\`, \`X-Request-Id\`, \`Idempotent-Replayed\`,
+\`Retry-After\` and the \`RateLimit-*\` headers are exposed to scripts.
+
 ## Versioning
 The version is the path prefix \`/v1\`. This document is generated from the routes the server
 serves, on every request.`;

@@ -1,0 +1,35 @@
+// Browser apps on other origins: preflights are answered and the SDK's headers are readable.
+import { beforeAll, expect, test } from "bun:test";
+import { newCompany } from "./helpers/company.ts";
+import { useServer } from "./helpers/suite.ts";
+
+const suite = useServer();
+let token: string;
+
+beforeAll(async () => {
+  token = (await newCompany()).token;
+});
+
+test("a preflight for a keyed, conditional write is allowed from any origin", async () => {
+  const response = await fetch(`${suite.server.baseUrl}/v1/projects/1`, {
+    method: "OPTIONS",
+    headers: { origin: "https://app.example", "access-control-request-method": "PATCH", "access-control-request-headers": "authorization, content-type, idempotency-key, if-match" },
+  });
+  expect(response.status).toBe(204);
+  expect(response.headers.get("access-control-allow-origin")).toBe("*");
+  expect(response.headers.get("access-control-allow-methods")).toContain("PATCH");
+  for (const header of ["Authorization", "Idempotency-Key", "If-Match", "X-Dry-Run"]) {
+    expect(response.headers.get("access-control-allow-headers")).toContain(header);
+  }
+});
+
+test("responses and problems expose ETag, Location, Retry-After and the request id to scripts", async () => {
+  const headers = { origin: "https://app.example", authorization: `Bearer ${token}` };
+  const list = await fetch(`${suite.server.baseUrl}/v1/projects`, { headers });
+  expect(list.headers.get("access-control-allow-origin")).toBe("*");
+  expect(list.headers.get("access-control-expose-headers")).toContain("ETag");
+  const problem = await fetch(`${suite.server.baseUrl}/v1/projects/999999999`, { headers });
+  expect(problem.status).toBe(404);
+  expect(problem.headers.get("access-control-allow-origin")).toBe("*");
+  expect(problem.headers.get("access-control-expose-headers")).toContain("X-Request-Id");
+});

@@ -1,0 +1,24 @@
+// CORS for browser apps on other origins: tokens travel in a header, never in cookies, so any
+// origin may call; the headers the SDK reads (ETag, Retry-After, …) are exposed to scripts.
+import { Elysia } from "elysia";
+
+const ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "X-Dry-Run", "If-Match", "If-None-Match", "X-Request-Id"];
+const EXPOSED_HEADERS = ["ETag", "Location", "X-Request-Id", "Idempotent-Replayed", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "WWW-Authenticate", "Allow"];
+const METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"];
+
+export const cors = new Elysia({ name: "cors" }).onRequest(({ request, set }) => {
+  if (!request.headers.has("origin")) return;
+  set.headers["access-control-allow-origin"] = "*";
+  set.headers["access-control-expose-headers"] = EXPOSED_HEADERS.join(", ");
+  if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) {
+    return new Response(null, {
+      status: 204,
+      headers: {
+        "access-control-allow-origin": "*",
+        "access-control-allow-methods": METHODS.join(", "),
+        "access-control-allow-headers": ALLOWED_HEADERS.join(", "),
+        "access-control-max-age": "86400",
+      },
+    });
+  }
+});
