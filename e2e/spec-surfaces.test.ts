@@ -1,7 +1,8 @@
 // The spec surfaces: open without a token, unmetered, lint-clean, and the docs page works offline.
 import { describe, expect, test } from "bun:test";
 import { newCompany } from "./helpers/company.ts";
-import { ensureChromium, runTool, scratchDir } from "./helpers/spec-tools.ts";
+import { launchChromium } from "./helpers/browser.ts";
+import { runTool, scratchDir } from "./helpers/spec-tools.ts";
 import { useServer } from "./helpers/suite.ts";
 
 const suite = useServer();
@@ -70,14 +71,7 @@ describe("spec surfaces", () => {
   }, 30_000);
 
   test("the docs page renders the operations in headless Chromium and asks no other host", async () => {
-    const chromium = ensureChromium();
-    if ("missing" in chromium) throw new Error(`cannot check /v1/docs in a browser: ${chromium.missing}`);
-    const { chromium: driver } = await import("playwright-core");
-    // Playwright gives the browser a throw-away profile of its own.
-    const browser = await driver.launch({
-      executablePath: chromium.path,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-    });
+    const browser = await launchChromium("check /v1/docs");
     try {
       const page = await browser.newPage();
       const origin = new URL(suite.server.baseUrl).origin;

@@ -1,6 +1,6 @@
-// Third-party tools the spec-surface tests drive: npm CLIs from e2e/node_modules (run with
-// Bun, so no Node is needed) and a headless Chromium from Debian.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// Third-party tools the spec-surface tests drive: npm CLIs from e2e/node_modules, run with Bun,
+// so no Node is needed (headless Chromium is in browser.ts).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -35,25 +35,4 @@ export function scratchDir(prefix: string): { dir: string; write(name: string, c
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
-}
-
-const CHROMIUM_CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-
-/**
- * Debian's chromium: found, or installed with apt when this is root on Debian. Returns why not
- * otherwise, so the caller can say so loudly.
- */
-export function ensureChromium(): { path: string } | { missing: string } {
-  const found = () => CHROMIUM_CANDIDATES.find((candidate) => existsSync(candidate)) ?? Bun.which("chromium") ?? undefined;
-  const present = found();
-  if (present) return { path: present };
-  if (process.getuid?.() !== 0 || !existsSync("/etc/debian_version")) return { missing: "chromium is not installed and this is not root on Debian (apt-get install chromium)" };
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  let install = Bun.spawnSync(["apt-get", "install", "-y", "-qq", "chromium"], { env, stdout: "ignore", stderr: "pipe" });
-  if (install.exitCode !== 0) {
-    Bun.spawnSync(["apt-get", "update", "-qq"], { env, stdout: "ignore", stderr: "ignore" });
-    install = Bun.spawnSync(["apt-get", "install", "-y", "-qq", "chromium"], { env, stdout: "ignore", stderr: "pipe" });
-  }
-  const installed = found();
-  return installed ? { path: installed } : { missing: `apt-get install chromium failed: ${install.stderr.toString().slice(-500)}` };
 }
