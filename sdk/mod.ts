@@ -24,6 +24,8 @@ export type {
   UpdateResult,
 } from "./src/core/results.ts";
 export type { FetchLike } from "./src/core/transport.ts";
+// The client's own retry policy, for callers that retry on their own terms (the CLI's import).
+export { isRetryable, retryDelayMs } from "./src/core/retries.ts";
 export type * from "./src/generated/types.ts";
 export type { EquipmentClient, RentalsClient } from "./src/resources/equipment-client.ts";
 export type { LookupClient, LookupQuery } from "./src/resources/lookup-client.ts";
