@@ -36,6 +36,14 @@ function parseId(value: string | undefined, what: string): number {
 export const limitParam = described(integerParam(1), `Page size: default ${DEFAULT_LIMIT}; values above ${MAX_LIMIT} are capped (meta.limit shows the effective one).`, { default: DEFAULT_LIMIT });
 export const offsetParam = described(integerParam(0), "Start position in the result set (records are ordered by id).", { default: 0 });
 
+/** The page a list answers: limit defaults and is capped, offset defaults to 0. */
+export function pageWindow(query: { limit?: unknown; offset?: unknown }): { limit: number; offset: number } {
+  return {
+    limit: Math.min((query.limit as number | undefined) ?? DEFAULT_LIMIT, MAX_LIMIT),
+    offset: (query.offset as number | undefined) ?? 0,
+  };
+}
+
 export function listParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {
   const parsers: Record<string, ParamParser<unknown>> = {
     limit: limitParam,
@@ -93,8 +101,7 @@ export function crudRoutes(def: ResourceDefinition, deps: RouteDeps) {
   if (def.operations.includes("list")) {
     app.get(collection, async ({ request, company, params }) => {
       const query = parseQuery(new URL(request.url), parsers);
-      const limit = Math.min((query.limit as number | undefined) ?? DEFAULT_LIMIT, MAX_LIMIT);
-      const offset = (query.offset as number | undefined) ?? 0;
+      const { limit, offset } = pageWindow(query);
       const filters = Object.fromEntries(def.filters.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as number]));
       const scope = await scopeOf(db, company, params);
       const { rows, total } = await listRecords(db, def, scope, {

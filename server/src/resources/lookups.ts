@@ -1,14 +1,14 @@
 // Read-only lookups seeded for every company: trades and equipment categories.
 import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { and, asc, count, eq } from "drizzle-orm";
+import { asc, count, eq } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
 import { equipmentCategories, trades } from "../db/schema.ts";
 import { parseQuery } from "../http/query.ts";
 import { requestContext } from "../http/request-context.ts";
 import { readResponse } from "../http/respond.ts";
 import { ADMISSION_ERRORS, mergeErrors, operationDetail } from "../surfaces/operation-docs.ts";
-import { DEFAULT_LIMIT, limitParam, MAX_LIMIT, offsetParam, type RouteDeps } from "./crud-routes.ts";
+import { limitParam, offsetParam, pageWindow, type RouteDeps } from "./crud-routes.ts";
 import type { Addon } from "./definition.ts";
 import { listEnvelope } from "./envelopes.ts";
 
@@ -36,9 +36,8 @@ export function lookupRoutes(deps: RouteDeps) {
     app.get(`/v1/${lookup.path}`, async ({ request, ctx, set }) => {
       const company = await deps.admit(request, ctx, lookup.addon, set.headers);
       const query = parseQuery(new URL(request.url), parsers);
-      const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-      const offset = query.offset ?? 0;
-      const where = and(eq(lookup.table.company_id, company.id));
+      const { limit, offset } = pageWindow(query);
+      const where = eq(lookup.table.company_id, company.id);
       const [rows, totals] = await Promise.all([
         deps.db.select({ id: lookup.table.id, name: lookup.table.name }).from(lookup.table).where(where)
           .orderBy(asc(lookup.table.id)).limit(limit).offset(offset),
