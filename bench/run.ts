@@ -4,9 +4,7 @@
 // bench/results.json.
 import path from "node:path";
 import { cpus } from "node:os";
-import { createCompany } from "../server/src/admin/companies.ts";
-import { connectDatabase, type DatabaseHandle } from "../server/src/db/client.ts";
-import { migrateDatabase } from "../server/src/db/migrate.ts";
+import { connectDatabase, createCompany, migrateDatabase, type DatabaseHandle } from "@erp/server/admin";
 import { createDatabase, dropDatabase, provisionDatabaseServer, withDatabase } from "../scripts/lib/provision.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");

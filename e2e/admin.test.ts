@@ -1,7 +1,7 @@
 // `bun run admin`: companies and tokens as CONTRACT.md 1 names them, used against a live server.
 import { describe, expect, test } from "bun:test";
-import { ROOT, testDatabaseUrl } from "./helpers/server.ts";
-import { useServer } from "./helpers/suite.ts";
+import { ROOT, testDatabaseUrl } from "@erp/testing/server";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 

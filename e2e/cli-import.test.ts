@@ -2,9 +2,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { erpFor, ndjson, tempDir } from "./helpers/cli.ts";
-import { newCompany } from "./helpers/company.ts";
-import { useServer } from "./helpers/suite.ts";
+import { erpFor, ndjson, tempDir } from "@erp/testing/cli";
+import { newCompany } from "@erp/testing/company";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 const dir = tempDir();

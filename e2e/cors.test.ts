@@ -1,7 +1,7 @@
 // Browser apps on other origins: preflights are answered and the SDK's headers are readable.
 import { beforeAll, expect, test } from "bun:test";
-import { newCompany } from "./helpers/company.ts";
-import { useServer } from "./helpers/suite.ts";
+import { newCompany } from "@erp/testing/company";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 let token: string;

@@ -2,9 +2,9 @@
 // of keyed writes, restarted, and the same requests retried: every write exists exactly once.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
-import { Api, type ApiResponse } from "./helpers/api.ts";
-import { closeTestDb, newCompany, testDb } from "./helpers/company.ts";
-import { startServer, type RunningServer } from "./helpers/server.ts";
+import { Api, type ApiResponse } from "@erp/testing/api";
+import { closeTestDb, newCompany, testDb } from "@erp/testing/company";
+import { startServer, type RunningServer } from "@erp/testing/server";
 
 // Server starts, crash recovery and waits for a fresh rate window outlast bun's 5 s default
 // (bunfig.toml has no test timeout setting).

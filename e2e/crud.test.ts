@@ -1,9 +1,9 @@
 // The uniform CRUD of SPEC.md 4.1-4.3 for all six resources, over HTTP on a real database.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { create } from "./helpers/api.ts";
-import { newCompany, newToken, revoke, type TestCompany } from "./helpers/company.ts";
-import { SAMPLES } from "./helpers/samples.ts";
-import { useServer } from "./helpers/suite.ts";
+import { create } from "@erp/testing/api";
+import { newCompany, newToken, revoke, type TestCompany } from "@erp/testing/company";
+import { SAMPLES } from "@erp/testing/samples";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 let company: TestCompany;

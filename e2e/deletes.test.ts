@@ -1,10 +1,10 @@
 // Deletes (CONTRACT.md 4): always soft, refused by protected history, cascading unbilled
 // rentals, and listing what a delete removes and what it keeps.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { create, type Api } from "./helpers/api.ts";
-import { newCompany } from "./helpers/company.ts";
-import { expectProblem, snapshot, storedRow, walk } from "./helpers/rules.ts";
-import { useServer } from "./helpers/suite.ts";
+import { create, type Api } from "@erp/testing/api";
+import { newCompany } from "@erp/testing/company";
+import { expectProblem, snapshot, storedRow, walk } from "@erp/testing/rules";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 let api: Api;

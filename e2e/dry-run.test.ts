@@ -1,10 +1,10 @@
 // Dry-run (SPEC.md 4.4, CONTRACT.md 3, 6): every rule of the real write runs, nothing is
 // written and no id is consumed; a dry-run and the real write never disagree.
 import { describe, expect, test } from "bun:test";
-import { create, type Api, type ApiResponse } from "./helpers/api.ts";
-import { newCompany } from "./helpers/company.ts";
-import { comparable, expectProblem, nextAutoIncrement, snapshot, walk } from "./helpers/rules.ts";
-import { useServer } from "./helpers/suite.ts";
+import { create, type Api, type ApiResponse } from "@erp/testing/api";
+import { newCompany } from "@erp/testing/company";
+import { comparable, expectProblem, nextAutoIncrement, snapshot, walk } from "@erp/testing/rules";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 const TABLES = ["projects", "workers", "clients", "estimates", "subcontractors", "equipment", "equipment_rentals"];

@@ -2,12 +2,12 @@
 // replayed with Idempotent-Replayed: true, reuse and concurrency refused with 409.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
-import { purgeExpired } from "../server/src/housekeeping.ts";
+import { purgeExpired } from "@erp/server/housekeeping";
 import { fingerprintOf } from "../server/src/writes/fingerprint.ts";
-import { Api, type ApiResponse } from "./helpers/api.ts";
-import { newCompany, testDb } from "./helpers/company.ts";
-import { startServer } from "./helpers/server.ts";
-import { useServer } from "./helpers/suite.ts";
+import { Api, type ApiResponse } from "@erp/testing/api";
+import { newCompany, testDb } from "@erp/testing/company";
+import { startServer } from "@erp/testing/server";
+import { useServer } from "@erp/testing/suite";
 
 // Server starts, crash recovery and waits for a fresh rate window outlast bun's 5 s default
 // (bunfig.toml has no test timeout setting).

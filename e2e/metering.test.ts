@@ -2,10 +2,10 @@
 // apart, lagging at most 2 s, summed across processes, flushed by a graceful shutdown.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
-import { Api } from "./helpers/api.ts";
-import { newCompany, testDb } from "./helpers/company.ts";
-import { startServer } from "./helpers/server.ts";
-import { useServer } from "./helpers/suite.ts";
+import { Api } from "@erp/testing/api";
+import { newCompany, testDb } from "@erp/testing/company";
+import { startServer } from "@erp/testing/server";
+import { useServer } from "@erp/testing/suite";
 
 // Server starts, crash recovery and waits for a fresh rate window outlast bun's 5 s default
 // (bunfig.toml has no test timeout setting).

@@ -1,11 +1,11 @@
 // Plan quotas (CONTRACT.md 5, 6): projects and workers beyond the plan are 402 quota_exceeded;
 // live records count, and the limit holds exactly under parallel creates, across processes.
 import { describe, expect, test } from "bun:test";
-import { Api, create } from "./helpers/api.ts";
-import { newCompany } from "./helpers/company.ts";
-import { expectProblem, nextAutoIncrement } from "./helpers/rules.ts";
-import { startServer } from "./helpers/server.ts";
-import { useServer } from "./helpers/suite.ts";
+import { Api, create } from "@erp/testing/api";
+import { newCompany } from "@erp/testing/company";
+import { expectProblem, nextAutoIncrement } from "@erp/testing/rules";
+import { startServer } from "@erp/testing/server";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 

@@ -3,10 +3,10 @@
 // shared by every server process.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
-import { Api, type ApiResponse } from "./helpers/api.ts";
-import { newCompany, testDb } from "./helpers/company.ts";
-import { startServer } from "./helpers/server.ts";
-import { useServer } from "./helpers/suite.ts";
+import { Api, type ApiResponse } from "@erp/testing/api";
+import { newCompany, testDb } from "@erp/testing/company";
+import { startServer } from "@erp/testing/server";
+import { useServer } from "@erp/testing/suite";
 
 // Server starts, crash recovery and waits for a fresh rate window outlast bun's 5 s default
 // (bunfig.toml has no test timeout setting).

@@ -1,10 +1,10 @@
 // Equipment rentals (CONTRACT.md 2): a sub-collection of one piece of equipment, rented to a
 // live project of the company; `billed: true` makes a rental history that never changes.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { create, type Api } from "./helpers/api.ts";
-import { newCompany } from "./helpers/company.ts";
-import { expectProblem, nextAutoIncrement, snapshot } from "./helpers/rules.ts";
-import { useServer } from "./helpers/suite.ts";
+import { create, type Api } from "@erp/testing/api";
+import { newCompany } from "@erp/testing/company";
+import { expectProblem, nextAutoIncrement, snapshot } from "@erp/testing/rules";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 let api: Api;

@@ -1,9 +1,9 @@
 // The served collection, run as a whole by newman with only baseUrl and token set, passes.
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { newCompany } from "./helpers/company.ts";
-import { runTool, scratchDir } from "./helpers/spec-tools.ts";
-import { useServer } from "./helpers/suite.ts";
+import { newCompany } from "@erp/testing/company";
+import { runTool, scratchDir } from "@erp/testing/spec-tools";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 

@@ -1,10 +1,10 @@
 // Every response the server gives validates against the schema the served OpenAPI document
 // declares for its operation and status, checked with ajv as contract-test tools do.
 import { beforeAll, describe, expect, test } from "bun:test";
-import type { Api, RequestOptions } from "./helpers/api.ts";
-import { newCompany } from "./helpers/company.ts";
-import { OpenApiContract } from "./helpers/openapi-contract.ts";
-import { useServer } from "./helpers/suite.ts";
+import type { Api, RequestOptions } from "@erp/testing/api";
+import { newCompany } from "@erp/testing/company";
+import { OpenApiContract } from "@erp/testing/openapi-contract";
+import { useServer } from "@erp/testing/suite";
 
 type Json = Record<string, any>;
 

@@ -1,8 +1,8 @@
 // The documents match the routes actually served: every route is documented with its schemas,
 // nothing else is, and the document is rebuilt from the routes when it is requested.
 import { afterAll, describe, expect, test } from "bun:test";
-import { buildApp, type App, type AppDeps } from "../server/src/app.ts";
-import { closeTestDb, testDb } from "./helpers/company.ts";
+import { buildApp, type App, type AppDeps } from "@erp/server/app";
+import { closeTestDb, testDb } from "@erp/testing/company";
 
 type Json = Record<string, any>;
 

@@ -1,9 +1,9 @@
 // The spec surfaces: open without a token, unmetered, lint-clean, and the docs page works offline.
 import { describe, expect, test } from "bun:test";
-import { newCompany } from "./helpers/company.ts";
-import { launchChromium } from "./helpers/browser.ts";
-import { runTool, scratchDir } from "./helpers/spec-tools.ts";
-import { useServer } from "./helpers/suite.ts";
+import { newCompany } from "@erp/testing/company";
+import { launchChromium } from "@erp/testing/browser";
+import { runTool, scratchDir } from "@erp/testing/spec-tools";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 

@@ -1,7 +1,7 @@
 // `bun run start` on an empty database: migrates, prints a demo token and the docs URL, serves.
 import { afterAll, expect, test } from "bun:test";
 import { createDatabase, dropDatabase, withDatabase } from "../scripts/lib/provision.ts";
-import { ROOT } from "./helpers/server.ts";
+import { ROOT } from "@erp/testing/server";
 
 const serverUrl = process.env.TEST_DATABASE_SERVER_URL;
 const name = `erp_start_${Date.now()}`;

@@ -1,10 +1,10 @@
 // Write rules of CONTRACT.md 2 and 3: states and transitions, billing-mode lock, estimates
 // out of draft, live references of the same company, unique codes and If-Match.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { create, type Api } from "./helpers/api.ts";
-import { newCompany } from "./helpers/company.ts";
-import { expectProblem, walk } from "./helpers/rules.ts";
-import { useServer } from "./helpers/suite.ts";
+import { create, type Api } from "@erp/testing/api";
+import { newCompany } from "@erp/testing/company";
+import { expectProblem, walk } from "@erp/testing/rules";
+import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
 let api: Api;

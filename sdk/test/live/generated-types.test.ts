@@ -1,7 +1,7 @@
 // Drift check: the committed generated types must equal what the generator makes of the served OpenAPI document.
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { useServer } from "../../../e2e/helpers/suite.ts";
+import { useServer } from "@erp/testing/suite";
 import { emitTypes } from "../../scripts/emit-types.ts";
 import { fetchOpenApi, TYPES_FILE } from "../../scripts/generate-types.ts";
 

@@ -2,9 +2,9 @@
 // origin (127.0.0.1, another port), so every call to the API is a cross-origin fetch with preflights.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { type Browser, launchChromium } from "../../../e2e/helpers/browser.ts";
-import { newCompany } from "../../../e2e/helpers/company.ts";
-import { useServer } from "../../../e2e/helpers/suite.ts";
+import { type Browser, launchChromium } from "@erp/testing/browser";
+import { newCompany } from "@erp/testing/company";
+import { useServer } from "@erp/testing/suite";
 import { checks, type LiveContext } from "./checks.ts";
 import type { CheckResult } from "./run-in-browser.ts";
 

@@ -1,7 +1,7 @@
 // A create whose response is lost after the server wrote it: the retry replays it, and one record exists.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { newCompany } from "../../../e2e/helpers/company.ts";
-import { useServer } from "../../../e2e/helpers/suite.ts";
+import { newCompany } from "@erp/testing/company";
+import { useServer } from "@erp/testing/suite";
 import { ErpClient } from "../../mod.ts";
 
 const suite = useServer();

@@ -1,7 +1,7 @@
 // The SDK against a real server on the test database: every live check as a Bun test.
 import { beforeAll, describe, test } from "bun:test";
-import { newCompany } from "../../../e2e/helpers/company.ts";
-import { useServer } from "../../../e2e/helpers/suite.ts";
+import { newCompany } from "@erp/testing/company";
+import { useServer } from "@erp/testing/suite";
 import { ErpClient } from "../../mod.ts";
 import { checks, type LiveContext } from "./checks.ts";
 

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { newCompany } from "../../../e2e/helpers/company.ts";
-import { useServer } from "../../../e2e/helpers/suite.ts";
+import { newCompany } from "@erp/testing/company";
+import { useServer } from "@erp/testing/suite";
 import { checks } from "./checks.ts";
 
 const runner = join(import.meta.dir, "run-checks.ts");

@@ -1,7 +1,5 @@
 // Creates companies and tokens directly in the test database, as `bun run admin` does.
-import { createCompany, type NewCompany } from "../../server/src/admin/companies.ts";
-import { issueToken, revokeToken } from "../../server/src/auth/tokens.ts";
-import { connectDatabase, type DatabaseHandle } from "../../server/src/db/client.ts";
+import { connectDatabase, createCompany, issueToken, revokeToken, type DatabaseHandle, type NewCompany } from "@erp/server/admin";
 import { testDatabaseUrl } from "./server.ts";
 
 let handle: DatabaseHandle | undefined;

@@ -1,4 +1,4 @@
-// Third-party tools the spec-surface tests drive: npm CLIs from e2e/node_modules, run with Bun,
+// Third-party tools the spec-surface tests drive: npm CLIs from testing/node_modules, run with Bun,
 // so no Node is needed (headless Chromium is in browser.ts).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
