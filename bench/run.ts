@@ -163,7 +163,7 @@ let db: DatabaseHandle | undefined;
 try {
   await createDatabase(server.url, name);
   await migrateDatabase(url);
-  db = connectDatabase(url, CONCURRENCY);
+  db = connectDatabase(url, { connectionLimit: CONCURRENCY });
   const [versionRows] = await db.pool.query("SELECT VERSION() AS v");
   running = await startServer(url);
   const results = await suite(db, running.baseUrl);

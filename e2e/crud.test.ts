@@ -1,6 +1,6 @@
 // The uniform CRUD of SPEC.md 4.1-4.3 for all six resources, over HTTP on a real database.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { create } from "@erp/testing/api";
+import { create, eventually } from "@erp/testing/api";
 import { newCompany, newToken, revoke, type TestCompany } from "@erp/testing/company";
 import { SAMPLES } from "@erp/testing/samples";
 import { useServer } from "@erp/testing/suite";
@@ -226,6 +226,8 @@ describe("authentication", () => {
     const token = await newToken(company.companyId);
     expect((await suite.api.as(token).get("/v1/clients")).status).toBe(200);
     await revoke(token);
+    // Authentication may be cached for up to 5 s (CONTRACT 6).
+    expect((await eventually(() => suite.api.as(token).get("/v1/clients"), 401)).status).toBe(401);
     for (const headers of [{} as Record<string, string>, { authorization: "Basic abc" }, { authorization: "Bearer erp_nope" }, { authorization: `Bearer ${token}` }]) {
       const response = await suite.api.request("GET", "/v1/clients", { headers, token: null });
       expect(response.status).toBe(401);

@@ -3,7 +3,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { purgeExpired } from "@erp/server/housekeeping";
-import { fingerprintOf } from "../server/src/writes/fingerprint.ts";
+import { fingerprintOf } from "@erp/server/fingerprint";
 import { Api, type ApiResponse } from "@erp/testing/api";
 import { newCompany, testDb } from "@erp/testing/company";
 import { startServer } from "@erp/testing/server";
@@ -82,52 +82,49 @@ describe("replays", () => {
     expect((await api.delete(`/v1/workers/${id}`)).status).toBe(404);
   });
 
-  test("a 422 from the operation is stored and replayed", async () => {
-    const { api } = await company();
-    const body = { name: "Orphan", client_id: 999_999_999 };
-    const first = await api.post("/v1/projects", body, keyed("orphan"));
-    expectCode(first, 422, "validation_failed");
-    const retry = await api.post("/v1/projects", body, keyed("orphan"));
-    expectCode(retry, 422, "validation_failed");
-    expect(retry.headers.get("idempotent-replayed")).toBe("true");
-    expect(retry.body).toEqual(first.body);
+  test("a 422 binds nothing: the same key with the fixed body runs", async () => {
+    const { api, companyId } = await company();
+    const orphan = await api.post("/v1/projects", { name: "Orphan", client_id: 999_999_999 }, keyed("orphan"));
+    expectCode(orphan, 422, "validation_failed");
+    const again = await api.post("/v1/projects", { name: "Orphan", client_id: 999_999_999 }, keyed("orphan"));
+    expectCode(again, 422, "validation_failed");
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    const noName = await api.post("/v1/projects", { code: "NO-NAME" }, keyed("orphan"));
+    expectCode(noName, 422, "validation_failed");
+    expect(await keyRows(companyId)).toEqual([]);
+    const fixed = await api.post("/v1/projects", { name: "Fixed", code: "NO-NAME" }, keyed("orphan"));
+    expect(fixed.status).toBe(201);
+    expect(await count(api, "projects")).toBe(1);
   });
 
-  test("a body that fails its schema (422) binds the key like any outcome", async () => {
-    const { api } = await company();
-    const first = await api.post("/v1/projects", { code: "NO-NAME" }, keyed("no-name"));
-    expectCode(first, 422, "validation_failed");
-    const retry = await api.post("/v1/projects", { code: "NO-NAME" }, keyed("no-name"));
-    expectCode(retry, 422, "validation_failed");
-    expect(retry.headers.get("idempotent-replayed")).toBe("true");
-    expect(retry.body).toEqual(first.body);
-    expectCode(await api.post("/v1/projects", { name: "Fixed", code: "NO-NAME" }, keyed("no-name")), 409, "idempotency_key_reuse");
-    expect(await count(api, "projects")).toBe(0);
-  });
-
-  test("a 404 and a 409 of the operation are replayed too", async () => {
+  test("a 404 or a 409 of the operation binds nothing either: the retry sees the current state", async () => {
     const { api } = await company();
     const missing = await api.patch("/v1/clients/999999999", { name: "X" }, keyed("missing"));
     expectCode(missing, 404, "not_found");
-    const missingAgain = await api.patch("/v1/clients/999999999", { name: "X" }, keyed("missing"));
-    expect(missingAgain.headers.get("idempotent-replayed")).toBe("true");
-    expect(missingAgain.body).toEqual(missing.body);
+    expect((await api.patch("/v1/clients/999999999", { name: "X" }, keyed("missing"))).headers.get("idempotent-replayed")).toBeNull();
 
-    await api.post("/v1/projects", { name: "A", code: "DUP" });
-    const clash = await api.post("/v1/projects", { name: "B", code: "DUP" }, keyed("clash"));
-    expectCode(clash, 409, "unique_violation");
-    const clashAgain = await api.post("/v1/projects", { name: "B", code: "DUP" }, keyed("clash"));
-    expect(clashAgain.headers.get("idempotent-replayed")).toBe("true");
+    const first = (await api.post("/v1/projects", { name: "A", code: "DUP" })).body.data.id as number;
+    expectCode(await api.post("/v1/projects", { name: "B", code: "DUP" }, keyed("clash")), 409, "unique_violation");
+    expect((await api.delete(`/v1/projects/${first}`)).status).toBe(200);
+    const retry = await api.post("/v1/projects", { name: "B", code: "DUP" }, keyed("clash"));
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
   });
 
-  test("a dry-run is keyed apart from the real write: same key, other flag is a reuse", async () => {
-    const { api } = await company();
+  test("a dry-run never consumes its key: dry-run, then the real write with the same key runs once", async () => {
+    const { api, companyId } = await company();
     const dry = await api.post("/v1/projects", { name: "Preview" }, keyed("preview", { "x-dry-run": "1" }));
     expect(dry.status).toBe(200);
     const dryAgain = await api.post("/v1/projects?dry_run=1", { name: "Preview" }, keyed("preview"));
-    expect(dryAgain.headers.get("idempotent-replayed")).toBe("true");
-    expectCode(await api.post("/v1/projects", { name: "Preview" }, keyed("preview")), 409, "idempotency_key_reuse");
-    expect(await count(api, "projects")).toBe(0);
+    expect(dryAgain.status).toBe(200);
+    expect(dryAgain.headers.get("idempotent-replayed")).toBeNull();
+    expect(await keyRows(companyId)).toEqual([]);
+    const real = await api.post("/v1/projects", { name: "Preview" }, keyed("preview"));
+    expect(real.status).toBe(201);
+    expect((await api.post("/v1/projects", { name: "Preview" }, keyed("preview"))).headers.get("idempotent-replayed")).toBe("true");
+    // Once the real write is stored, a dry-run under its key is another request: a reuse.
+    expectCode(await api.post("/v1/projects", { name: "Preview" }, keyed("preview", { "x-dry-run": "1" })), 409, "idempotency_key_reuse");
+    expect(await count(api, "projects")).toBe(1);
   });
 });
 
@@ -177,7 +174,7 @@ describe("binding and scope", () => {
   });
 });
 
-describe("concurrency, expiry and takeover", () => {
+describe("concurrency and expiry", () => {
   test("20 concurrent duplicates run once; the others replay or are 409 idempotency_in_progress", async () => {
     const { api } = await company();
     const responses = await Promise.all(Array.from({ length: 20 }, () => api.post("/v1/projects", { name: "Once" }, keyed("burst"))));
@@ -209,22 +206,30 @@ describe("concurrency, expiry and takeover", () => {
     }
   });
 
-  test("a live in-flight marker answers 409 with Retry-After; once its lock expires the retry runs", async () => {
+  test("a duplicate while the first still holds the key waits, then is 409 idempotency_in_progress; once the first is gone the retry runs", async () => {
     const { api, companyId } = await company();
     const fingerprint = fingerprintOf("POST", "/v1/clients", false, { name: "Stuck" });
-    const db = testDb().pool;
-    await db.query(
-      "INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, owner, locked_until, created_at) VALUES (?, 'stuck', ?, 'dead-process', NOW(3) + INTERVAL 1 HOUR, NOW(3))",
-      [companyId, fingerprint]);
-    const busy = await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"));
-    expectCode(busy, 409, "idempotency_in_progress");
-    expect(busy.headers.get("retry-after")).toBe("1");
-    expectCode(await api.post("/v1/clients", { name: "Other" }, keyed("stuck")), 409, "idempotency_key_reuse");
-
-    await db.query("UPDATE idempotency_keys SET locked_until = NOW(3) - INTERVAL 1 SECOND WHERE company_id = ?", [companyId]);
-    const taken = await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"));
-    expect(taken.status).toBe(201);
-    expect(taken.headers.get("idempotent-replayed")).toBeNull();
+    // A first request that is still running: its outcome row is written but not committed.
+    const holder = await testDb().pool.getConnection();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(
+        "INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status_code, response_headers, response_body, created_at) VALUES (?, 'stuck', ?, 201, '{}', '{}', NOW(3))",
+        [companyId, fingerprint]);
+      const started = Date.now();
+      const busy = await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"));
+      expectCode(busy, 409, "idempotency_in_progress");
+      expect(busy.headers.get("retry-after")).toBe("1");
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(await count(api, "clients")).toBe(0);
+      // The first request died: its transaction is rolled back, nothing of it remains.
+      await holder.query("ROLLBACK");
+    } finally {
+      holder.release();
+    }
+    const retry = await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"));
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
     expect((await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"))).headers.get("idempotent-replayed")).toBe("true");
     expect(await count(api, "clients")).toBe(1);
   });

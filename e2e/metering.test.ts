@@ -57,8 +57,8 @@ describe("metering", () => {
     await api.post("/v1/projects", { name: "Real" }, keyed); // replay 2
     const dryKeyed = { headers: { "idempotency-key": "m-2", "x-dry-run": "1" } };
     await api.post("/v1/workers", { name: "Dry worker" }, dryKeyed); // 9, dry 3
-    await api.post("/v1/workers", { name: "Dry worker" }, dryKeyed); // replay 3
-    expect((await api.get("/v1/trades")).status).toBe(200); // 10
+    await api.post("/v1/workers", { name: "Dry worker" }, dryKeyed); // 10, dry 4: a dry-run is never stored, so never replayed
+    expect((await api.get("/v1/trades")).status).toBe(200); // 11
 
     expect((await api.get("/v1/projects", { token: "erp_not-a-token" })).status).toBe(401);
     expect((await api.get("/healthz", { token: null })).status).toBe(200);
@@ -67,7 +67,7 @@ describe("metering", () => {
 
     const settled = await settledUsage(api);
     expect(settled.period).toBe(new Date().toISOString().slice(0, 7));
-    expect(counters(settled)).toEqual({ requests: 10, dry_run_requests: 3, replays: 3 });
+    expect(counters(settled)).toEqual({ requests: 11, dry_run_requests: 4, replays: 2 });
   });
 
   test("GET /v1/usage is rate-limited like any data request but never metered", async () => {
@@ -127,11 +127,12 @@ describe("graceful shutdown", () => {
     for (let i = 0; i < 4; i += 1) expect((await api.get("/v1/projects")).status).toBe(200);
     expect(await storedCounters(companyId)).toBeUndefined();
 
-    // Holding the company row parks the create inside its transaction (the quota check locks it).
+    // Holding the company's project quota row parks the create inside its transaction.
+    await testDb().pool.query("INSERT INTO quota_usage (company_id, resource, used) VALUES (?, 'projects', 0)", [companyId]);
     const blocker = await testDb().pool.getConnection();
     try {
       await blocker.beginTransaction();
-      await blocker.query("SELECT id FROM companies WHERE id = ? FOR UPDATE", [companyId]);
+      await blocker.query("SELECT used FROM quota_usage WHERE company_id = ? AND resource = 'projects' FOR UPDATE", [companyId]);
       const inFlight = api.post("/v1/projects", { name: "Finishes during shutdown" });
       await Bun.sleep(300);
       server.process.kill("SIGTERM");

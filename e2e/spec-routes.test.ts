@@ -108,7 +108,7 @@ describe("the documents match the routes served", () => {
     const text = JSON.stringify(document);
     expect(text).not.toContain('"nullable"');
     const schemas = document.components.schemas as Json;
-    for (const name of ["Project", "ProjectCreate", "ProjectUpdate", "ProjectList", "ProjectItem", "ProjectUpdateResult", "CreateResult", "DeleteResult", "ListMeta", "Problem", "FieldError", "Rental", "RentalCreate", "Lookup"]) {
+    for (const name of ["Project", "ProjectCreate", "ProjectUpdate", "ProjectList", "ProjectItem", "ProjectUpdateResult", "CreateResult", "DeleteResult", "ListMeta", "Problem", "FieldError", "Rental", "RentalCreate", "Trade", "EquipmentCategory"]) {
       expect(schemas[name], name).toBeDefined();
     }
     expect(schemas.Project.properties.client_id.type).toEqual(["integer", "null"]);

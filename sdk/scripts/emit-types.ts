@@ -74,7 +74,9 @@ class Generator {
   block(prefix: string, build: (declare: (name: string, schema: JsonSchema) => void) => void): string {
     const aliases = new Map<string, string>();
     const declarations: string[] = [];
+    let declaring = prefix;
     const declare = (name: string, schema: JsonSchema): void => {
+      declaring = name;
       const text = declaration(name, resolve(this.#document, schema), context);
       const known = this.#declared.get(name);
       if (known === text) return;
@@ -91,9 +93,12 @@ class Generator {
         return name;
       },
       enumAlias(property, union) {
-        const name = prefix + pascal(property);
-        const known = aliases.get(name);
-        if (known !== undefined && known !== union) throw new Error(`${name} is both ${known} and ${union}`);
+        // A narrower set in one declaration (a create's initial statuses) gets that declaration's name.
+        const shared = prefix + pascal(property);
+        const known = aliases.get(shared);
+        const name = known === undefined || known === union ? shared : declaring + pascal(property);
+        const clash = aliases.get(name);
+        if (clash !== undefined && clash !== union) throw new Error(`${name} is both ${clash} and ${union}`);
         aliases.set(name, union);
         return name;
       },

@@ -1,6 +1,8 @@
 // Environment → typed configuration, read once at start.
 export interface Config {
   port: number;
+  /** The interface to listen on; 0.0.0.0 (every interface) unless HOST says otherwise. */
+  host: string;
   databaseUrl: string;
   logLevel: "debug" | "info" | "warn" | "error";
 }
@@ -16,7 +18,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!databaseUrl) throw new Error("DATABASE_URL is not set (bun run start sets it for you)");
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not "${env.PORT}"`);
-  return { port, databaseUrl, logLevel: readLogLevel(env.LOG_LEVEL) };
+  return { port, host: env.HOST || "0.0.0.0", databaseUrl, logLevel: readLogLevel(env.LOG_LEVEL) };
 }
 
 /** A duration knob from the environment (tests shorten them), in milliseconds. */

@@ -1,13 +1,13 @@
 // Periodic clean-up every server process runs: idempotency keys past their replay window and
 // rate-limit windows that can no longer count. Concurrent runs in several processes are harmless.
-import { purgeRateWindows } from "./auth/rate-limit.ts";
+import { purgeRateCounts } from "./auth/rate-limit.ts";
 import type { Database } from "./db/client.ts";
 import { log } from "./log.ts";
 import { purgeExpiredKeys } from "./writes/idempotency-store.ts";
 
 export async function purgeExpired(db: Database): Promise<void> {
   await purgeExpiredKeys(db);
-  await purgeRateWindows(db);
+  await purgeRateCounts(db);
 }
 
 /** Starts the timer; the returned function stops it. */

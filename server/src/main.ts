@@ -2,18 +2,23 @@
 import { count } from "drizzle-orm";
 import { createCompany } from "./admin/companies.ts";
 import { buildApp } from "./app.ts";
+import { RateLimiter } from "./auth/rate-limit.ts";
 import { envMilliseconds, loadConfig } from "./config.ts";
-import { connectDatabase, type Database } from "./db/client.ts";
+import { connectDatabase, isGaleraNode, type Database } from "./db/client.ts";
+import { withDatabaseBudget } from "./db/deadline.ts";
+import { databaseErrorKind } from "./db/errors.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { companies } from "./db/schema.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 import { log, setLogLevel } from "./log.ts";
+import { lastResort } from "./http/errors.ts";
+import { MAX_BODY_BYTES } from "./http/body.ts";
 import { UsageMeter } from "./metering/usage-meter.ts";
 
 const config = loadConfig();
 setLogLevel(config.logLevel);
 await migrateWhenReachable(config.databaseUrl);
-const database = connectDatabase(config.databaseUrl);
+const database = connectDatabase(config.databaseUrl, { causalReads: await isGaleraNode(config.databaseUrl) });
 
 /** A server started before its database waits for it (up to a minute) instead of dying. */
 async function migrateWhenReachable(url: string): Promise<void> {
@@ -22,9 +27,8 @@ async function migrateWhenReachable(url: string): Promise<void> {
     try {
       return await migrateDatabase(url);
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (!["ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "PROTOCOL_CONNECTION_LOST"].includes(code ?? "") || Date.now() > deadline) throw error;
-      log.warn("database not reachable yet; retrying", { code });
+      if (databaseErrorKind(error) !== "unavailable" || Date.now() > deadline) throw error;
+      log.warn("database not reachable yet; retrying", { code: (error as { code?: string }).code });
       await Bun.sleep(1000);
     }
   }
@@ -41,10 +45,22 @@ async function seedDemoCompany(db: Database): Promise<string | undefined> {
 const meter = new UsageMeter(database.db, envMilliseconds("ERP_USAGE_FLUSH_MS", 1000));
 meter.start();
 const stopHousekeeping = startHousekeeping(database.db);
-const app = buildApp({ db: database.db, meter });
+const limiter = new RateLimiter(database.db);
+limiter.start();
+const app = buildApp({ db: database.db, meter, limiter });
 const demoToken = process.env.ERP_SKIP_DEMO === "1" ? undefined : await seedDemoCompany(database.db);
-app.listen({ port: config.port, hostname: process.env.HOST ?? "0.0.0.0" });
-const url = `http://localhost:${app.server?.port}`;
+const server = Bun.serve({
+  port: config.port,
+  hostname: config.host,
+  // Never Bun's development error page (source lines and paths) to a client.
+  development: false,
+  // Bodies are refused past 1 MiB while they stream in; this only caps what a route never reads.
+  maxRequestBodySize: 2 * MAX_BODY_BYTES,
+  // Each request waits at most its budget on the database, whatever stage it is in.
+  fetch: (request) => withDatabaseBudget(() => app.handle(request)),
+  error: (error) => lastResort(error),
+});
+const url = `http://localhost:${server.port}`;
 // Test harnesses read this exact line to learn the port when PORT=0.
 console.log(`listening on ${url}`);
 console.log(`docs: ${url}/v1/docs`);
@@ -60,9 +76,10 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log.info("shutting down", { signal });
   stopHousekeeping();
-  const drained = await Promise.race([app.stop().then(() => true), Bun.sleep(DRAIN_MS).then(() => false)]);
+  const drained = await Promise.race([server.stop().then(() => true), Bun.sleep(DRAIN_MS).then(() => false)]);
   if (!drained) log.warn("in-flight requests still running at shutdown", { waited_ms: DRAIN_MS });
   await meter.close();
+  await limiter.stop();
   await database.close();
   process.exit(drained ? 0 : 1);
 }

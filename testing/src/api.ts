@@ -65,3 +65,16 @@ export async function create(api: Api, path: string, body: Record<string, unknow
   if (response.status !== 201) throw new Error(`POST ${path} → ${response.status} ${response.text}`);
   return response.body.data.id as number;
 }
+
+/**
+ * Repeats a request until it answers `status` (then returns that answer) or `withinMs` passes
+ * (then returns the last one): for what the contract lets lag, such as a revocation (5 s).
+ */
+export async function eventually(send: () => Promise<ApiResponse>, status: number, withinMs = 5_500): Promise<ApiResponse> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const response = await send();
+    if (response.status === status || Date.now() > deadline) return response;
+    await Bun.sleep(100);
+  }
+}

@@ -6,7 +6,7 @@ let handle: DatabaseHandle | undefined;
 
 /** A pool on the test database, shared by one test file. */
 export function testDb(): DatabaseHandle {
-  handle ??= connectDatabase(testDatabaseUrl(), 4);
+  handle ??= connectDatabase(testDatabaseUrl(), { connectionLimit: 4 });
   return handle;
 }
 

@@ -4,7 +4,7 @@ import { issueToken, revokeToken } from "../auth/tokens.ts";
 import { PLAN_NAMES, type Plan } from "../auth/plans.ts";
 import { connectDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
-import { ADDONS, type Addon } from "../resources/definition.ts";
+import { ADDONS, type Addon } from "../auth/addons.ts";
 import { createCompany } from "./companies.ts";
 
 const url = process.env.DATABASE_URL;
@@ -26,7 +26,7 @@ const addonList = (value: string): Addon[] => {
 
 async function withDatabase<T>(fn: (db: ReturnType<typeof connectDatabase>["db"]) => Promise<T>): Promise<T> {
   await migrateDatabase(url!);
-  const handle = connectDatabase(url!, 2);
+  const handle = connectDatabase(url!, { connectionLimit: 2 });
   try {
     return await fn(handle.db);
   } finally {

@@ -3,8 +3,8 @@ import type { Database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
 import { issueToken } from "../auth/tokens.ts";
 import type { Plan } from "../auth/plans.ts";
-import type { Addon } from "../resources/definition.ts";
-import { seedLookups } from "../resources/lookups.ts";
+import type { Addon } from "../auth/addons.ts";
+import { seedLookups } from "../resources/registry.ts";
 
 export interface NewCompany {
   name: string;

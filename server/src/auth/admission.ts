@@ -1,31 +1,33 @@
-// Admits a data request before its body is read or validated: token, then add-on.
-import type { Database } from "../db/client.ts";
+// Admits a data request before its body is read or validated: token, add-on, then rate limit.
 import type { RequestContext } from "../http/request-context.ts";
-import type { Addon } from "../resources/definition.ts";
+import type { Addon } from "./addons.ts";
 import { authenticate, requireAddons } from "./bearer.ts";
 import type { Company } from "./company.ts";
-
-/** The response headers of the request (Elysia's `set.headers`); stages add to them. */
-export type ResponseHeaders = Record<string, string | number>;
+import type { CompanyCache } from "./company-cache.ts";
+import type { RateLimiter, ResponseHeaders } from "./rate-limit.ts";
 
 export type Admission = (request: Request, ctx: RequestContext, addon: Addon, headers: ResponseHeaders) => Promise<Company>;
 
-/** A step run once the company is known: metering, rate limits, key checks. */
-export type AdmissionStage = (company: Company, ctx: RequestContext, headers: ResponseHeaders) => Promise<void>;
+export interface AdmissionDeps {
+  companies: CompanyCache;
+  limiter: RateLimiter;
+}
 
 /**
- * Later stages (rate limits, metering) hook in through `afterAuthentication`. A request is
- * admitted once: body parsing asks first on writes, the handler's derive asks again.
+ * A request is admitted once, however many hooks ask (body parsing asks first on writes, the
+ * handler's derive asks again). Metered requests (every data request but GET /v1/usage) are
+ * marked once the token is known, so refusals after that are counted too.
  */
-export function admission(db: Database, afterAuthentication: AdmissionStage = async () => {}): Admission {
+export function admission(deps: AdmissionDeps, options: { metered: boolean }): Admission {
   const admitted = new WeakMap<RequestContext, Promise<Company>>();
   return (request, ctx, addon, headers) => {
     let admitting = admitted.get(ctx);
     if (!admitting) {
       admitting = (async () => {
-        const company = await authenticate(db, request, ctx);
-        await afterAuthentication(company, ctx, headers);
+        const company = await authenticate(deps.companies, request, ctx);
+        ctx.metered = options.metered;
         requireAddons(company, addon);
+        await deps.limiter.admit(company, headers);
         return company;
       })();
       admitted.set(ctx, admitting);

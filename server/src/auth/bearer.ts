@@ -1,22 +1,21 @@
 // Bearer authentication and add-on gates for the data routes.
 import { ApiError } from "../http/problem.ts";
 import type { RequestContext } from "../http/request-context.ts";
-import type { Addon } from "../resources/definition.ts";
-import type { Database } from "../db/client.ts";
+import type { Addon } from "./addons.ts";
 import type { Company } from "./company.ts";
-import { companyForToken } from "./tokens.ts";
+import type { CompanyCache } from "./company-cache.ts";
 
 const unauthorized = (detail: string): ApiError =>
   new ApiError(401, "unauthorized", detail, undefined, { "www-authenticate": 'Bearer realm="erp"' });
 
-export async function authenticate(db: Database, request: Request, ctx: RequestContext): Promise<Company> {
+export async function authenticate(companies: CompanyCache, request: Request, ctx: RequestContext): Promise<Company> {
   const header = request.headers.get("authorization");
   if (!header) throw unauthorized("Send your API token as `Authorization: Bearer <token>`.");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) throw unauthorized("The Authorization header must be `Bearer <token>`.");
-  const company = await companyForToken(db, match[1]);
+  const company = await companies.lookup(match[1]);
   if (!company) throw unauthorized("The token is unknown or revoked.");
-  ctx.company = company;
+  ctx.companyId = company.id;
   return company;
 }
 

@@ -1,5 +1,5 @@
 // The calling company as a request sees it: plan, add-ons and effective limits.
-import type { Addon } from "../resources/definition.ts";
+import type { Addon } from "./addons.ts";
 import { isPlan, PLANS, type Plan } from "./plans.ts";
 
 export interface Company {

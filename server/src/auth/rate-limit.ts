@@ -1,39 +1,132 @@
-// Per-company request limits: a fixed one-minute window counted in MySQL, so every server
-// process draws on the same budget. One statement per request; unlimited plans skip it.
+// Per-company request limits in fixed one-minute windows, shared by every server process without
+// a shared write per request: each process counts what it admits in memory, writes its own
+// count about once a second (its own row, so processes and cluster nodes never contend for one),
+// and reads the others' sum. On one process the limit is exact; across processes a window may
+// admit about one second of extra traffic (CONTRACT 6). Refused requests and replays do not count.
 import { sql } from "drizzle-orm";
-import type { ResultSetHeader } from "mysql2";
+import { envMilliseconds } from "../config.ts";
 import type { Database, Executor } from "../db/client.ts";
 import { ApiError } from "../http/problem.ts";
-import type { AdmissionStage } from "./admission.ts";
+import { log } from "../log.ts";
+import type { Company } from "./company.ts";
 
 export const WINDOW_MS = 60_000;
 
-/**
- * Counts the request in its company's current window and sets RateLimit-Limit, -Remaining and
- * -Reset (seconds until the window ends). Over the limit: 429 rate_limited with Retry-After.
- * The count comes back in the same statement: LAST_INSERT_ID(expr) makes the driver report
- * the updated hit count as insertId (0 when the row was just inserted, i.e. the first hit).
- */
-export function rateLimit(db: Database, now: () => number = Date.now): AdmissionStage {
-  return async (company, _ctx, headers) => {
-    const limit = company.limits.requestsPerMinute;
-    if (limit === null) return;
-    const at = now();
-    const windowStart = Math.floor(at / WINDOW_MS) * WINDOW_MS;
-    const [result] = await db.execute(sql`
-      INSERT INTO rate_windows (company_id, window_start, hits) VALUES (${company.id}, ${windowStart}, 1)
-      ON DUPLICATE KEY UPDATE hits = LAST_INSERT_ID(hits + 1)`) as unknown as [ResultSetHeader];
-    const hits = Number(result.insertId) || 1;
-    const reset = String(Math.ceil((windowStart + WINDOW_MS - at) / 1000));
-    const limits = { "ratelimit-limit": String(limit), "ratelimit-remaining": String(Math.max(0, limit - hits)), "ratelimit-reset": reset };
-    Object.assign(headers, limits);
-    if (hits > limit) {
-      throw new ApiError(429, "rate_limited", `Your ${company.plan} plan allows ${limit} requests a minute; retry in ${reset} s.`, undefined, { ...limits, "retry-after": reset });
-    }
-  };
+interface CompanyWindow {
+  windowStart: number;
+  /** Admitted by this process in the window. */
+  local: number;
+  /** What this process last wrote to its row. */
+  written: number;
+  /** Admitted by the other processes, as of the last read. */
+  others: number;
+  /** The first read of the others' counts, which every admission of the window waits for. */
+  othersRead: Promise<void> | undefined;
 }
 
-/** Drops windows that can no longer count (every process is past them). */
-export async function purgeRateWindows(db: Executor, at = Date.now()): Promise<void> {
-  await db.execute(sql`DELETE FROM rate_windows WHERE window_start < ${at - 2 * WINDOW_MS}`);
+export type ResponseHeaders = Record<string, string | number>;
+
+export class RateLimiter {
+  readonly processId = crypto.randomUUID();
+  readonly #windows = new Map<number, CompanyWindow>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #syncing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Database,
+    private readonly syncMs = envMilliseconds("ERP_RATE_SYNC_MS", 1_000),
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Admits one request of the company or throws 429 rate_limited with Retry-After; sets
+   * RateLimit-Limit, -Remaining and -Reset (seconds until the window ends) either way.
+   */
+  async admit(company: Company, headers: ResponseHeaders): Promise<void> {
+    const limit = company.limits.requestsPerMinute;
+    if (limit === null) return;
+    const at = this.now();
+    const window = this.#window(company.id, at);
+    window.othersRead ??= this.#readOthers([company.id], window.windowStart).catch((error: unknown) => {
+      // Not remembered: the next request of the window asks again.
+      window.othersRead = undefined;
+      throw error;
+    });
+    await window.othersRead;
+    const used = window.local + window.others;
+    const reset = String(Math.max(1, Math.ceil((window.windowStart + WINDOW_MS - at) / 1000)));
+    if (used >= limit) {
+      const limits = { "ratelimit-limit": String(limit), "ratelimit-remaining": "0", "ratelimit-reset": reset };
+      Object.assign(headers, limits);
+      throw new ApiError(429, "rate_limited", `Your ${company.plan} plan allows ${limit} requests a minute; retry in ${reset} s.`, undefined, { ...limits, "retry-after": reset });
+    }
+    window.local += 1;
+    Object.assign(headers, { "ratelimit-limit": String(limit), "ratelimit-remaining": String(limit - used - 1), "ratelimit-reset": reset });
+  }
+
+  /** Gives back an admitted request that turned out to be a replay. */
+  refund(companyId: number): void {
+    const window = this.#windows.get(companyId);
+    if (window && window.local > 0) window.local -= 1;
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => void this.sync(), this.syncMs);
+    this.#timer.unref?.();
+  }
+
+  /** Stops syncing after writing this process's counts (graceful shutdown). */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.sync();
+  }
+
+  /** Writes this process's counts and reads the others'; runs never overlap. */
+  sync(): Promise<void> {
+    this.#syncing = this.#syncing.then(() => this.#sync()).catch((error: unknown) => {
+      log.throttled("warn", "rate-sync", "rate-limit counts not shared this round; retrying", { error: error instanceof Error ? error.name : String(error) });
+    });
+    return this.#syncing;
+  }
+
+  #window(companyId: number, at: number): CompanyWindow {
+    const windowStart = Math.floor(at / WINDOW_MS) * WINDOW_MS;
+    let window = this.#windows.get(companyId);
+    if (!window || window.windowStart !== windowStart) {
+      window = { windowStart, local: 0, written: 0, others: 0, othersRead: undefined };
+      this.#windows.set(companyId, window);
+    }
+    return window;
+  }
+
+  async #sync(): Promise<void> {
+    const current = Math.floor(this.now() / WINDOW_MS) * WINDOW_MS;
+    for (const [companyId, window] of this.#windows) if (window.windowStart < current) this.#windows.delete(companyId);
+    const changed = [...this.#windows].filter(([, window]) => window.local !== window.written);
+    if (changed.length > 0) {
+      const rows = changed.map(([companyId, window]) => sql`(${companyId}, ${window.windowStart}, ${this.processId}, ${window.local})`);
+      await this.db.execute(sql`INSERT INTO rate_counts (company_id, window_start, process_id, hits) VALUES ${sql.join(rows, sql`, `)}
+        ON DUPLICATE KEY UPDATE hits = VALUES(hits)`);
+      for (const [, window] of changed) window.written = window.local;
+    }
+    if (this.#windows.size > 0) await this.#readOthers([...this.#windows.keys()], current);
+  }
+
+  async #readOthers(companyIds: number[], windowStart: number): Promise<void> {
+    const [rows] = await this.db.execute(sql`
+      SELECT company_id, SUM(hits) AS hits FROM rate_counts
+      WHERE window_start = ${windowStart} AND process_id <> ${this.processId} AND company_id IN (${sql.join(companyIds.map((id) => sql`${id}`), sql`, `)})
+      GROUP BY company_id`) as unknown as [{ company_id: number; hits: number }[]];
+    const sums = new Map(rows.map((row) => [Number(row.company_id), Number(row.hits)]));
+    for (const companyId of companyIds) {
+      const window = this.#windows.get(companyId);
+      if (window?.windowStart === windowStart) window.others = sums.get(companyId) ?? 0;
+    }
+  }
+}
+
+/** Drops counts of windows that can no longer count (every process is past them). */
+export async function purgeRateCounts(db: Executor, at = Date.now()): Promise<void> {
+  await db.execute(sql`DELETE FROM rate_counts WHERE window_start < ${at - 2 * WINDOW_MS}`);
 }

@@ -20,14 +20,14 @@ export async function revokeToken(db: Database, token: string): Promise<boolean>
   return result.affectedRows > 0;
 }
 
-/** The company a live token belongs to, in one round trip. */
-export async function companyForToken(db: Database, token: string): Promise<Company | undefined> {
+/** The company a live token (by its hash) belongs to, in one round trip. */
+export async function companyForTokenHash(db: Database, tokenHash: string): Promise<Company | undefined> {
   const rows = await db.select({
     id: companies.id, name: companies.name, plan: companies.plan, addons: companies.addons,
     max_projects: companies.max_projects, max_workers: companies.max_workers, rate_limit: companies.rate_limit,
   }).from(apiTokens)
     .innerJoin(companies, eq(companies.id, apiTokens.company_id))
-    .where(and(eq(apiTokens.token_hash, hashToken(token)), isNull(apiTokens.revoked_at)))
+    .where(and(eq(apiTokens.token_hash, tokenHash), isNull(apiTokens.revoked_at)))
     .limit(1);
   return rows[0] ? companyFromRow(rows[0]) : undefined;
 }

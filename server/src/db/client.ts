@@ -1,6 +1,9 @@
 // The connection pool and the drizzle handle every module shares.
 import mysql from "mysql2/promise";
 import { drizzle, type MySql2Database } from "drizzle-orm/mysql2";
+import { log } from "../log.ts";
+import { databaseErrorName } from "./errors.ts";
+import { guardPool } from "./pool.ts";
 import * as schema from "./schema.ts";
 
 export type Database = MySql2Database<typeof schema>;
@@ -13,10 +16,41 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function connectDatabase(url: string, connectionLimit = 10): DatabaseHandle {
+export interface ConnectOptions {
+  connectionLimit?: number;
+  /** A Galera cluster: reads wait until this node has applied every earlier commit. */
+  causalReads?: boolean;
+}
+
+/** Seconds a statement waits for a row or table lock before it gives up (and is retried). */
+export const LOCK_WAIT_SECONDS = 5;
+
+/**
+ * Run once per connection, so each transaction costs only BEGIN and COMMIT: UTC, READ
+ * COMMITTED (every check reads the latest commits; row locks order competing writes), and
+ * lock waits far inside a request's budget. Valid on MySQL 8 and MariaDB alike (the isolation
+ * level's variable is named differently on each, its SET statement is not).
+ */
+function sessionSettings(causalReads: boolean): string[] {
+  const variables = [
+    "time_zone = '+00:00'",
+    `SESSION innodb_lock_wait_timeout = ${LOCK_WAIT_SECONDS}`,
+    `SESSION lock_wait_timeout = ${LOCK_WAIT_SECONDS}`,
+    ...(causalReads ? ["SESSION wsrep_sync_wait = 1"] : []),
+  ];
+  return [`SET ${variables.join(", ")}`, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"];
+}
+
+interface CallbackConnection {
+  query(sql: string, done: (error: unknown) => void): void;
+  destroy(): void;
+}
+
+export function connectDatabase(url: string, options: ConnectOptions = {}): DatabaseHandle {
   const pool = mysql.createPool({
     uri: url,
-    connectionLimit,
+    connectionLimit: options.connectionLimit ?? 10,
+    connectTimeout: 5_000,
     // Timestamps are stored and read as UTC; DATE columns stay YYYY-MM-DD strings.
     timezone: "Z",
     dateStrings: ["DATE"],
@@ -24,9 +58,30 @@ export function connectDatabase(url: string, connectionLimit = 10): DatabaseHand
     supportBigNumbers: true,
     enableKeepAlive: true,
   });
-  pool.on("connection", (connection) => {
-    connection.query("SET time_zone = '+00:00'");
+  const settings = sessionSettings(options.causalReads ?? false);
+  pool.on("connection", (pooled) => {
+    // The event hands over the callback-style connection; these statements queue ahead of its
+    // first one. A connection that cannot be set up is destroyed rather than used without them.
+    const connection = pooled as unknown as CallbackConnection;
+    for (const statement of settings) {
+      connection.query(statement, (error) => {
+        if (!error) return;
+        log.throttled("error", "session-settings", "a database connection could not be set up; dropped", { error: databaseErrorName(error) ?? String(error) });
+        connection.destroy();
+      });
+    }
   });
-  const db = drizzle(pool, { schema, mode: "default" });
+  const db = drizzle(guardPool(pool) as unknown as mysql.Pool, { schema, mode: "default" });
   return { db, pool, close: () => pool.end() };
+}
+
+/** True when the server is a Galera node (wsrep on); MySQL has no such variable. */
+export async function isGaleraNode(url: string): Promise<boolean> {
+  const connection = await mysql.createConnection({ uri: url, connectTimeout: 5_000 });
+  try {
+    const [rows] = await connection.query("SHOW VARIABLES LIKE 'wsrep_on'");
+    return (rows as { Value?: string }[])[0]?.Value === "ON";
+  } finally {
+    await connection.end();
+  }
 }

@@ -180,24 +180,31 @@ export const rentals = mysqlTable("equipment_rentals", {
   index("equipment_rentals_project").on(t.company_id, t.project_id),
 ]);
 
-// One row per (company, key): an in-flight marker while `status_code` is NULL (protected until
-// `locked_until`, then open to takeover), else the stored outcome. The key is binary so keys
-// compare byte for byte (no case folding, no trailing-space padding); the body is text, not
+// One row per (company, key): the outcome of a real write that succeeded, committed in the same
+// transaction as the write itself, so neither exists without the other. The key is binary so
+// keys compare byte for byte (no case folding, no trailing-space padding); the body is text, not
 // JSON, so a replay sends the very bytes of the original.
 export const idempotencyKeys = mysqlTable("idempotency_keys", {
   company_id: companyId(),
   idempotency_key: varbinary("idempotency_key", { length: 255 }).notNull(),
   fingerprint: char("fingerprint", { length: 64 }).notNull(),
-  owner: char("owner", { length: 36 }).notNull(),
-  locked_until: datetime("locked_until", { mode: "date", fsp: 3 }).notNull(),
-  status_code: int("status_code"),
-  response_headers: text("response_headers"),
-  response_body: mediumtext("response_body"),
+  status_code: int("status_code").notNull(),
+  response_headers: text("response_headers").notNull(),
+  response_body: mediumtext("response_body").notNull(),
   created_at: timestamps.created_at,
 }, (t) => [
   primaryKey({ columns: [t.company_id, t.idempotency_key] }),
   index("idempotency_keys_created").on(t.created_at),
 ]);
+
+// Live records counted against a plan quota, changed in the transaction of each create and
+// delete: one row per company and resource, so two servers (or cluster nodes) taking the last
+// slot write the same row and only one of them commits.
+export const quotaUsage = mysqlTable("quota_usage", {
+  company_id: companyId(),
+  resource: varchar("resource", { length: 16 }).notNull(),
+  used: int("used", { unsigned: true }).notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.company_id, t.resource] })]);
 
 export const usageCounters = mysqlTable("usage_counters", {
   company_id: companyId(),
@@ -207,8 +214,15 @@ export const usageCounters = mysqlTable("usage_counters", {
   replays: bigint("replays", { mode: "number", unsigned: true }).notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.company_id, t.period] })]);
 
-export const rateWindows = mysqlTable("rate_windows", {
+// Requests each server process admitted per company in one rate-limit window, written by that
+// process about once a second and summed by the others: no row is shared, so no request waits
+// on another process's write and cluster nodes never conflict over it.
+export const rateCounts = mysqlTable("rate_counts", {
   company_id: companyId(),
   window_start: bigint("window_start", { mode: "number", unsigned: true }).notNull(),
+  process_id: char("process_id", { length: 36 }).notNull(),
   hits: int("hits", { unsigned: true }).notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.company_id, t.window_start] })]);
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.window_start, t.process_id] }),
+  index("rate_counts_window").on(t.window_start),
+]);

@@ -5,11 +5,14 @@ export function etagOf(body: string): string {
   return `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 }
 
-/** True when an If-None-Match / If-Match header lists the tag (or is `*`). */
-export function etagMatches(header: string | null, etag: string): boolean {
+/**
+ * True when an If-None-Match / If-Match header lists the tag (or is `*`). RFC 9110: If-None-Match
+ * compares weakly (W/"x" matches "x"); If-Match compares strongly, so a weak tag never matches.
+ */
+export function etagMatches(header: string | null, etag: string, comparison: "weak" | "strong" = "weak"): boolean {
   if (header === null) return false;
   return header.split(",").some((candidate) => {
     const tag = candidate.trim();
-    return tag === "*" || tag === etag || tag === `W/${etag}`;
+    return tag === "*" || tag === etag || (comparison === "weak" && tag === `W/${etag}`);
   });
 }

@@ -22,9 +22,10 @@ export function parseQuery<P extends Record<string, ParamParser<unknown>>>(
   url: URL,
   parsers: P,
 ): { [K in keyof P]?: ReturnType<P[K]> } {
-  const result: Record<string, unknown> = {};
+  const result: Record<string, unknown> = Object.create(null);
   for (const name of new Set(url.searchParams.keys())) {
-    const parser = parsers[name];
+    // Own members only: `__proto__` or `toString` name no parameter, whatever Object.prototype has.
+    const parser = Object.hasOwn(parsers, name) ? parsers[name] : undefined;
     if (!parser) {
       const accepted = Object.keys(parsers);
       throw invalidQuery(`Unknown query parameter "${name}". ${accepted.length ? `This route accepts: ${accepted.join(", ")}.` : "This route accepts none."}`);

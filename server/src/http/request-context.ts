@@ -1,11 +1,11 @@
-// Per-request context every handler reads: request id, company, dry-run flag, idempotency key.
+// Per-request context every handler reads: request id, company id, dry-run flag, idempotency key.
 import { Elysia } from "elysia";
-import type { Company } from "../auth/company.ts";
 
 export interface RequestContext {
   requestId: string;
   receivedAt: number;
-  company?: Company;
+  /** The authenticated company; set by admission. */
+  companyId?: number;
   dryRun: boolean;
   idempotencyKey?: string;
   /** Hash of method, path, dry-run flag and canonical body; set on keyed writes once the body is parsed. */

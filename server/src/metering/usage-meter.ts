@@ -29,11 +29,11 @@ export class UsageMeter {
    * anything else as a request, and a dry-run write also as a dry-run request.
    */
   record(ctx: RequestContext, method: string): void {
-    if (!ctx.metered || !ctx.company) return;
+    if (!ctx.metered || ctx.companyId === undefined) return;
     const period = periodOf(ctx.receivedAt);
-    const slot = `${ctx.company.id}/${period}`;
+    const slot = `${ctx.companyId}/${period}`;
     let counts = this.#pending.get(slot);
-    if (!counts) this.#pending.set(slot, counts = { companyId: ctx.company.id, period, requests: 0, dryRunRequests: 0, replays: 0 });
+    if (!counts) this.#pending.set(slot, counts = { companyId: ctx.companyId, period, requests: 0, dryRunRequests: 0, replays: 0 });
     if (ctx.replayed) counts.replays += 1;
     else {
       counts.requests += 1;

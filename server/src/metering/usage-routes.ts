@@ -8,7 +8,7 @@ import { projects, usageCounters, workers } from "../db/schema.ts";
 import { parseQuery } from "../http/query.ts";
 import { requestContext } from "../http/request-context.ts";
 import { readResponse } from "../http/respond.ts";
-import { ADMISSION_ERRORS, mergeErrors, operationDetail } from "../surfaces/operation-docs.ts";
+import { ADMISSION_ERRORS, mergeErrors, operationDetail } from "../http/operation-docs.ts";
 import { periodOf } from "./usage-meter.ts";
 
 const Quota = Type.Object({

@@ -1,28 +1,26 @@
 // Clients: the companies and people projects and estimates are for.
 import * as schema from "../db/schema.ts";
-import type { ResourceDefinition, ResourceTable } from "./definition.ts";
-import { TARGETS } from "./targets.ts";
+import { defineResource } from "./define.ts";
 
-export const clients: ResourceDefinition = {
+export const clients = defineResource(schema.clients, {
   name: "clients",
   singular: "Client",
   description: "Clients. Included with the API add-on.",
-  table: schema.clients as unknown as ResourceTable,
   addon: "api",
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
-    name: { type: "text", max: 200 },
+    name: { type: "text" },
     email: { type: "email" },
-    phone: { type: "text", max: 40 },
-    tax_id: { type: "text", max: 32 },
-    billing_address: { type: "text", max: 500 },
+    phone: { type: "text" },
+    tax_id: { type: "text" },
+    billing_address: { type: "text" },
   },
   status: { values: ["ACTIVE", "INACTIVE"], initial: ["ACTIVE", "INACTIVE"] },
   search: ["name", "email", "tax_id"],
   filters: [],
   dependents: [
-    { resource: "projects", table: TARGETS.projects.table, column: "client_id", effect: "keep" },
-    { resource: "estimates", table: TARGETS.estimates.table, column: "client_id", effect: "keep" },
+    { table: schema.projects, column: "client_id", effect: "keep" },
+    { table: schema.estimates, column: "client_id", effect: "keep" },
   ],
-};
+});

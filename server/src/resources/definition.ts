@@ -1,32 +1,29 @@
 // What a resource is: its table, writable fields, states, filters and delete rules. Routes,
 // validation, OpenAPI schemas and the SDK types are all derived from these definitions.
 import type { MySqlColumn, MySqlTable } from "drizzle-orm/mysql-core";
+import type { Addon } from "../auth/addons.ts";
 import type { ApiError } from "../http/problem.ts";
 
-export type Addon = "api" | "estimates" | "subcontractors" | "equipment";
-export const ADDONS: readonly Addon[] = ["api", "estimates", "subcontractors", "equipment"];
-
 // Drizzle's column types are too precise to write generic CRUD against; the definitions
-// stay typed by field name and the generic code reads columns through this shape.
+// stay typed by column name and the generic code reads columns through this shape.
 export type ResourceTable = MySqlTable & Record<string, MySqlColumn>;
 
-/** A table a reference field may point at; `softDeleted` tables hide deleted rows. */
-export interface RefTarget {
-  resource: string;
-  table: ResourceTable;
-  softDeleted: boolean;
-  addon: Addon;
-}
-
-export type FieldSpec =
-  | { type: "text"; max: number; unique?: boolean; description?: string }
+/** A field as a definition declares it; its length and nullability come from its column. */
+export type FieldDeclaration =
+  | { type: "text"; unique?: boolean; description?: string }
   | { type: "email"; description?: string }
   | { type: "money"; default?: string; description?: string }
   | { type: "date"; notBefore?: string; description?: string }
   | { type: "enum"; values: readonly string[]; default?: string; description?: string }
   | { type: "currency"; default: string; description?: string }
-  | { type: "ref"; target: RefTarget; requiredStatus?: string; refusedStatus?: string; description?: string }
+  /** `target` is the referenced table; the registry knows its resource. */
+  | { type: "ref"; target: MySqlTable; requiredStatus?: string; refusedStatus?: string; description?: string }
   | { type: "boolean"; default?: boolean; description?: string };
+
+type Completed<D> = D extends unknown ? D & { nullable: boolean; max: number | undefined } : never;
+
+/** A declared field completed from its column: `max` (characters) for text, `nullable`. */
+export type FieldSpec = Completed<FieldDeclaration>;
 
 export interface StateMachine {
   values: readonly string[];
@@ -38,9 +35,8 @@ export interface StateMachine {
 
 export type StoredRecord = Record<string, unknown> & { id: number };
 
-/** A record elsewhere that points at the one being deleted. */
+/** Rows of another table that point at the record being deleted. */
 export interface Dependent {
-  resource: string;
   table: ResourceTable;
   column: string;
   /** keep: it stays and is listed in would_keep; block: it forbids the delete; cascade: deleted with it. */
@@ -50,31 +46,37 @@ export interface Dependent {
   reason?: string;
 }
 
+/** A sub-collection's parent: its table, the column naming it, the member's path parameter. */
 export interface ParentScope {
-  /** The parent resource, whose id is the `{id}` path parameter. */
-  resource: string;
   table: ResourceTable;
   column: string;
+  /** The path parameter of one member, e.g. `rental_id` in /v1/equipment/{id}/rentals/{rental_id}. */
+  memberParam: string;
 }
 
 export type Operation = "list" | "get" | "create" | "update" | "delete";
 
 export interface ResourceDefinition {
+  /** The path segment, e.g. `projects`, `equipment-categories`. */
   name: string;
   singular: string;
   description: string;
+  /** The OpenAPI tag; by default the resource's own name (its parent's for a sub-collection). */
+  tag?: string;
   table: ResourceTable;
   addon: Addon;
   operations: readonly Operation[];
   required: readonly string[];
   fields: Readonly<Record<string, FieldSpec>>;
   /** Fields shown on records but never written by a client (e.g. a rental's equipment_id). */
-  readOnly?: Readonly<Record<string, FieldSpec>>;
+  readOnly: Readonly<Record<string, FieldSpec>>;
   status?: StateMachine;
   search: readonly string[];
-  filters: readonly ("client_id" | "trade_id" | "category_id")[];
+  filters: readonly string[];
   quota?: "projects" | "workers";
   parent?: ParentScope;
+  /** Rows every new company starts with (the `name`s of a lookup). */
+  seed?: readonly string[];
   /** Rules beyond types and transitions, checked against the stored record on update. */
   updateRule?: (stored: StoredRecord, patch: Record<string, unknown>) => ApiError | undefined;
   /** A stored record that refuses any change (e.g. a billed rental). */

@@ -1,22 +1,20 @@
 // Equipment: machines and tools; RETIRED is final, billed rentals make it history.
 import * as schema from "../db/schema.ts";
-import type { ResourceDefinition, ResourceTable } from "./definition.ts";
-import { rentalsTable, TARGETS } from "./targets.ts";
+import { defineResource } from "./define.ts";
 
 const ANY_BUT_RETIRED = ["AVAILABLE", "IN_USE", "MAINTENANCE", "RETIRED"];
 
-export const equipment: ResourceDefinition = {
+export const equipment = defineResource(schema.equipment, {
   name: "equipment",
   singular: "Equipment",
   description: "Equipment. Needs the equipment add-on. RETIRED is a final status.",
-  table: schema.equipment as unknown as ResourceTable,
   addon: "equipment",
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
-    name: { type: "text", max: 200 },
-    category_id: { type: "ref", target: TARGETS.equipmentCategories },
-    serial_number: { type: "text", max: 64, unique: true },
+    name: { type: "text" },
+    category_id: { type: "ref", target: schema.equipmentCategories },
+    serial_number: { type: "text", unique: true },
     daily_rate: { type: "money" },
   },
   status: {
@@ -27,7 +25,7 @@ export const equipment: ResourceDefinition = {
   search: ["name", "serial_number"],
   filters: ["category_id"],
   dependents: [
-    { resource: "rentals", table: rentalsTable, column: "equipment_id", effect: "block", where: { billed: true }, reason: "a billed rental is history" },
-    { resource: "rentals", table: rentalsTable, column: "equipment_id", effect: "cascade", where: { billed: false } },
+    { table: schema.rentals, column: "equipment_id", effect: "block", where: { billed: true }, reason: "a billed rental is history" },
+    { table: schema.rentals, column: "equipment_id", effect: "cascade", where: { billed: false } },
   ],
-};
+});

@@ -1,20 +1,18 @@
 // Estimates: editable only in draft; a converted estimate can back a project budget.
 import * as schema from "../db/schema.ts";
 import { ApiError } from "../http/problem.ts";
-import type { ResourceDefinition, ResourceTable } from "./definition.ts";
-import { TARGETS } from "./targets.ts";
+import { defineResource } from "./define.ts";
 
-export const estimates: ResourceDefinition = {
+export const estimates = defineResource(schema.estimates, {
   name: "estimates",
   singular: "Estimate",
   description: "Estimates. Needs the estimates add-on. Only a DRAFT estimate may be edited; otherwise only its status may change.",
-  table: schema.estimates as unknown as ResourceTable,
   addon: "estimates",
   operations: ["list", "get", "create", "update", "delete"],
   required: ["title"],
   fields: {
-    title: { type: "text", max: 200 },
-    client_id: { type: "ref", target: TARGETS.clients },
+    title: { type: "text" },
+    client_id: { type: "ref", target: schema.clients },
     amount: { type: "money", default: "0.00" },
     currency: { type: "currency", default: "USD" },
     valid_until: { type: "date" },
@@ -40,6 +38,6 @@ export const estimates: ResourceDefinition = {
     return new ApiError(409, "estimate_not_draft", `Estimate ${stored.id} is ${stored.status}, not DRAFT: only its status may change (refused: ${others.join(", ")}).`);
   },
   dependents: [
-    { resource: "projects", table: TARGETS.projects.table, column: "budget_estimate_id", effect: "block", reason: "a converted estimate backs this project's budget" },
+    { table: schema.projects, column: "budget_estimate_id", effect: "block", reason: "a converted estimate backs this project's budget" },
   ],
-};
+});

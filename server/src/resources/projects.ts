@@ -1,28 +1,26 @@
 // Projects: billing mode locked once out of draft, budget backed by a converted estimate.
 import * as schema from "../db/schema.ts";
 import { ApiError } from "../http/problem.ts";
-import type { ResourceDefinition, ResourceTable } from "./definition.ts";
-import { rentalsTable, TARGETS } from "./targets.ts";
+import { defineResource } from "./define.ts";
 
-export const projects: ResourceDefinition = {
+export const projects = defineResource(schema.projects, {
   name: "projects",
   singular: "Project",
   description: "Construction projects. Included with the API add-on; the plan's quota limits how many live projects a company has.",
-  table: schema.projects as unknown as ResourceTable,
   addon: "api",
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
-    name: { type: "text", max: 200 },
-    code: { type: "text", max: 32, unique: true },
-    client_id: { type: "ref", target: TARGETS.clients },
+    name: { type: "text" },
+    code: { type: "text", unique: true },
+    client_id: { type: "ref", target: schema.clients },
     billing_mode: { type: "enum", values: ["FIXED_PRICE", "TIME_AND_MATERIALS", "COST_PLUS"], default: "FIXED_PRICE", description: "Editable only while the project is in DRAFT." },
-    budget_estimate_id: { type: "ref", target: TARGETS.estimates, requiredStatus: "CONVERTED" },
+    budget_estimate_id: { type: "ref", target: schema.estimates, requiredStatus: "CONVERTED" },
     budget_amount: { type: "money" },
     currency: { type: "currency", default: "USD" },
     start_date: { type: "date" },
     end_date: { type: "date", notBefore: "start_date" },
-    address: { type: "text", max: 500 },
+    address: { type: "text" },
   },
   status: {
     values: ["DRAFT", "ACTIVE", "ON_HOLD", "COMPLETED", "CANCELLED"],
@@ -44,7 +42,7 @@ export const projects: ResourceDefinition = {
     return new ApiError(409, "billing_mode_locked", `The billing mode of project ${stored.id} is locked: it can change only while the project is in DRAFT (it is ${stored.status}).`);
   },
   dependents: [
-    { resource: "rentals", table: rentalsTable, column: "project_id", effect: "block", where: { billed: true }, reason: "a billed equipment rental is history" },
-    { resource: "rentals", table: rentalsTable, column: "project_id", effect: "cascade", where: { billed: false } },
+    { table: schema.rentals, column: "project_id", effect: "block", where: { billed: true }, reason: "a billed equipment rental is history" },
+    { table: schema.rentals, column: "project_id", effect: "cascade", where: { billed: false } },
   ],
-};
+});

@@ -17,17 +17,22 @@ export interface ListCriteria {
   q?: string;
   status?: string;
   filters: Record<string, number>;
-  fields: string[];
+  fields: readonly string[];
 }
 
-const column = (table: ResourceTable, name: string): MySqlColumn => {
-  const found = table[name];
+/** A column of a resource table by name; a name the table lacks is a bug in a definition. */
+export function column(table: ResourceTable, name: string): MySqlColumn {
+  const found = Object.hasOwn(table, name) ? table[name] : undefined;
   if (!found) throw new Error(`column ${name} is not in the table`);
   return found;
-};
+}
+
+/** Tables whose records are soft-deleted (lookups are never deleted). */
+export const hasSoftDelete = (table: ResourceTable): boolean => Object.hasOwn(table, "deleted_at");
 
 function scopeConditions(def: ResourceDefinition, scope: Scope): SQL[] {
-  const conditions = [eq(column(def.table, "company_id"), scope.companyId), isNull(column(def.table, "deleted_at"))];
+  const conditions = [eq(column(def.table, "company_id"), scope.companyId)];
+  if (hasSoftDelete(def.table)) conditions.push(isNull(column(def.table, "deleted_at")));
   if (def.parent && scope.parentId !== undefined) conditions.push(eq(column(def.table, def.parent.column), scope.parentId));
   return conditions;
 }
@@ -49,7 +54,7 @@ function selection(def: ResourceDefinition, fields: readonly string[]): Record<s
   return Object.fromEntries(fields.map((name) => [name, column(def.table, name)]));
 }
 
-/** A row as the API shows it: timestamps as RFC 3339 UTC, internal columns dropped. */
+/** A row as the API shows it: timestamps as RFC 3339 UTC. */
 export function toRecord(row: Record<string, unknown>): StoredRecord {
   const record: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(row)) record[name] = value instanceof Date ? value.toISOString() : value;
@@ -76,6 +81,14 @@ export async function findRecord(
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
+/** True when the company has a live record of `def` with this id (a sub-collection's parent). */
+export async function recordExists(db: Executor, def: ResourceDefinition, companyId: number, id: number, options: { forUpdate?: boolean } = {}): Promise<boolean> {
+  const query = db.select({ id: column(def.table, "id") }).from(def.table)
+    .where(and(...scopeConditions(def, { companyId }), eq(column(def.table, "id"), id))).limit(1);
+  const rows = options.forUpdate ? await query.for("update") : await query;
+  return rows.length > 0;
+}
+
 export async function insertRecord(db: Executor, def: ResourceDefinition, values: Record<string, unknown>): Promise<number> {
   const [result] = await db.insert(def.table).values(values);
   return Number(result.insertId);
@@ -90,7 +103,8 @@ export async function updateRecord(db: Executor, def: ResourceDefinition, scope:
 export async function referencingIds(
   db: Executor, table: ResourceTable, companyId: number, columnName: string, id: number, where: Record<string, unknown> = {}, forUpdate = false,
 ): Promise<number[]> {
-  const conditions = [eq(column(table, "company_id"), companyId), eq(column(table, columnName), id), isNull(column(table, "deleted_at"))];
+  const conditions = [eq(column(table, "company_id"), companyId), eq(column(table, columnName), id)];
+  if (hasSoftDelete(table)) conditions.push(isNull(column(table, "deleted_at")));
   for (const [name, value] of Object.entries(where)) conditions.push(eq(column(table, name), value));
   const query = db.select({ id: column(table, "id") }).from(table).where(and(...conditions)).orderBy(asc(column(table, "id")));
   const rows = forUpdate ? await query.for("update") : await query;
@@ -101,6 +115,6 @@ export async function softDelete(db: Executor, table: ResourceTable, companyId: 
   if (ids.length === 0) return;
   const now = new Date();
   const values: Record<string, unknown> = { deleted_at: now, updated_at: now };
-  if ("live" in table) values.live = null;
+  if (Object.hasOwn(table, "live")) values.live = null;
   await db.update(table).set(values).where(and(eq(column(table, "company_id"), companyId), inArray(column(table, "id"), [...ids])));
 }

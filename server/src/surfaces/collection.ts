@@ -4,12 +4,13 @@
 // `baseUrl` and `token` passes every request.
 import { Type, type Static } from "@sinclair/typebox";
 import { Elysia, type AnyElysia } from "elysia";
-import { withArticle } from "../resources/crud-docs.ts";
+import { withArticle } from "../resources/naming.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { createExample, updateExample } from "../resources/examples.ts";
-import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { definitionOf, RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { pathsOf } from "../routes/route-context.ts";
 import { openApiDocument } from "./openapi-document.ts";
-import { operationDetail } from "./operation-docs.ts";
+import { operationDetail } from "../http/operation-docs.ts";
 
 type Json = Record<string, any>;
 
@@ -54,8 +55,6 @@ function bodyText(body: Record<string, unknown>): string {
   return JSON.stringify(body, null, 2).replace(/"\{\{([A-Za-z0-9_]+)\}\}"/g, "{{$1}}");
 }
 
-const definitionNamed = (name: string): ResourceDefinition | undefined => RESOURCES.find((def) => def.name === name);
-
 /** The example create body, with required references pointing at records made earlier and unique text made unique. */
 function createBody(def: ResourceDefinition, refVariable: (field: string) => string): Record<string, unknown> {
   const body = createExample(def);
@@ -97,12 +96,12 @@ function resourceFolder(def: ResourceDefinition): Json {
   };
   let collection = `/v1/${def.name}`;
   if (def.parent) {
-    const parent = definitionNamed(def.parent.resource)!;
-    support(parent, `${prefix}_${def.parent.resource}_id`);
-    collection = `/v1/${def.parent.resource}/{{${prefix}_${def.parent.resource}_id}}/${def.name}`;
+    const parent = definitionOf(def.parent.table);
+    support(parent, `${prefix}_${parent.name}_id`);
+    collection = `/v1/${parent.name}/{{${prefix}_${parent.name}_id}}/${def.name}`;
   }
   for (const [field, spec] of Object.entries(def.fields)) {
-    if (spec.type === "ref" && def.required.includes(field)) support(definitionNamed(spec.target.resource)!, `${prefix}_${field}`);
+    if (spec.type === "ref" && def.required.includes(field)) support(definitionOf(spec.target), `${prefix}_${field}`);
   }
   const member = `${collection}/{{${idVariable}}}`;
   const what = def.singular.toLowerCase();
@@ -168,7 +167,7 @@ function resourceFolder(def: ResourceDefinition): Json {
       tests: [expectStatus(200), `pm.test("deleted", function () { pm.expect(pm.response.json().data.deleted).to.eql(true); });`],
     }));
   }
-  return { name: def.parent ? `${def.parent.resource} ${def.name}` : def.name, description: def.description, item: [...before, ...steps, ...after] };
+  return { name: def.parent ? `${definitionOf(def.parent.table).name} ${def.name}` : def.name, description: def.description, item: [...before, ...steps, ...after] };
 }
 
 /** Parameterless GET operations the resource folders do not cover (lookups, health, this surface…), one folder per tag. */
@@ -188,7 +187,7 @@ function readFolders(document: Json, covered: Set<string>): Json[] {
 
 export function collectionDocument(document: Json, serverUrl: string): Json {
   const definitions = [...RESOURCES, ...SUB_RESOURCES];
-  const covered = new Set(definitions.map((def) => def.parent ? `/v1/${def.parent.resource}/{id}/${def.name}` : `/v1/${def.name}`));
+  const covered = new Set(definitions.map((def) => pathsOf(def).collection.replace(/:([^/]+)/g, "{$1}")));
   return {
     info: {
       name: document.info.title,

@@ -4,7 +4,7 @@ import { ScalarRender } from "@elysiajs/openapi/scalar";
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { fileURLToPath } from "node:url";
-import { operationDetail } from "./operation-docs.ts";
+import { operationDetail } from "../http/operation-docs.ts";
 
 const SCRIPT_PATH = "/v1/docs/scalar.js";
 const SCRIPT_FILE = fileURLToPath(new URL("./browser/standalone.js", import.meta.resolve("@scalar/api-reference")));

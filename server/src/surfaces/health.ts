@@ -4,7 +4,7 @@ import { Type } from "@sinclair/typebox";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { ApiError } from "../http/problem.ts";
-import { operationDetail } from "./operation-docs.ts";
+import { operationDetail } from "../http/operation-docs.ts";
 
 export function healthRoutes(db: Database) {
   return new Elysia({ name: "health" }).get("/healthz", async () => {

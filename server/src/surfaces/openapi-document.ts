@@ -4,8 +4,8 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import { unwrapSchema } from "@elysiajs/openapi/openapi";
 import type { AnyElysia, TSchema } from "elysia";
-import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
-import { HEADER_PARAMETERS, ProblemSchema, RESPONSE_HEADERS } from "./operation-docs.ts";
+import { RESOURCES } from "../resources/registry.ts";
+import { HEADER_PARAMETERS, ProblemSchema, RESPONSE_HEADERS } from "../http/operation-docs.ts";
 import { OVERVIEW } from "./overview.ts";
 
 export const OPENAPI_VERSION = "3.1.1";
@@ -74,8 +74,9 @@ function operationOf(route: { method: string; path: string; hooks: Json }, gener
   const operation: Json = { ...rest };
   const parameters = [...pathParameters(route.path), ...(detail.parameters ?? [])].map((parameter) => isObject(parameter.schema) ? { ...parameter, schema: components.lift(parameter.schema) } : parameter);
   if (parameters.length > 0) operation.parameters = parameters;
-  // Bodies are parsed by our own JSON parser, which @elysiajs/openapi cannot see: say JSON here.
-  if (route.hooks.body) operation.requestBody = { required: true, content: { "application/json": { schema: components.lift(toJsonSchema(route.hooks.body)) } } };
+  // Bodies are parsed and validated by the server itself; the route's detail documents them.
+  const body = detail.requestBody?.content?.["application/json"]?.schema;
+  if (body) operation.requestBody = { required: true, content: { "application/json": { schema: components.lift(toJsonSchema(body)) } } };
   const declared: Json = detail.responses ?? {};
   const responses: Json = {};
   for (const status of [...new Set([...Object.keys(generatedResponses), ...Object.keys(declared)])].sort()) {
@@ -90,7 +91,7 @@ function operationOf(route: { method: string; path: string; hooks: Json }, gener
 }
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
-  ...Object.fromEntries([...RESOURCES, ...SUB_RESOURCES].filter((def) => !def.parent).map((def) => [def.name, def.description])),
+  ...Object.fromEntries(RESOURCES.map((def) => [def.name, def.description])),
   usage: "The calling company's metered requests this month and its plan quotas.",
   lookups: "Read-only lists seeded for every company: trades (API add-on) and equipment categories (equipment add-on).",
   health: "Liveness and database reachability; no token.",

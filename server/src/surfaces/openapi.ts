@@ -2,7 +2,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Elysia, type AnyElysia } from "elysia";
 import { openApiDocument } from "./openapi-document.ts";
-import { operationDetail } from "./operation-docs.ts";
+import { operationDetail } from "../http/operation-docs.ts";
 
 const open = { additionalProperties: true };
 const OpenApiDocumentSchema = Type.Object({

@@ -1,6 +1,6 @@
 // The OpenAPI document's introduction: the conventions every operation shares, and the
 // choices made where the specification leaves room.
-import { DEFAULT_LIMIT, MAX_LIMIT } from "../resources/crud-routes.ts";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../http/paging.ts";
 
 export const OVERVIEW = `A JSON API over a construction company's ERP: projects, workers, clients, estimates,
 subcontractors and equipment (with rentals), all scoped to the company of the token you send.

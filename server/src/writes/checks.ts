@@ -1,14 +1,14 @@
-// The checks a write must pass beyond its schema: references, uniqueness, transitions, quotas.
-import { and, count, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
+// The checks a write must pass beyond its body's shape: references, uniqueness, transitions.
+import { and, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Company } from "../auth/company.ts";
 import type { Executor } from "../db/client.ts";
-import { companies } from "../db/schema.ts";
+import { databaseErrorKind } from "../db/errors.ts";
 import { ApiError, type FieldError } from "../http/problem.ts";
-import type { ResourceDefinition, ResourceTable } from "../resources/definition.ts";
-import { writableFields } from "../resources/fields.ts";
-
-const col = (table: ResourceTable, name: string): MySqlColumn => table[name]!;
+import type { FieldSpec, ResourceDefinition, ResourceTable } from "../resources/definition.ts";
+import { uniqueFields, writableFields } from "../resources/fields.ts";
+import { definitionOf } from "../resources/registry.ts";
+import { column, hasSoftDelete } from "../resources/store.ts";
 
 /**
  * A read whose rows stay share-locked until commit: a concurrent delete of a referenced
@@ -20,42 +20,41 @@ async function selectShared(db: Executor, query: { getSQL(): SQL }): Promise<Rec
   return rows as unknown as Record<string, unknown>[];
 }
 
-/**
- * Every reference being set must name a live record of the caller's company, in a status the
- * field accepts. Read-only references (a rental's equipment, from the path) are checked too.
- */
-export async function checkReferences(db: Executor, def: ResourceDefinition, companyId: number, values: Record<string, unknown>): Promise<FieldError[]> {
-  const errors: FieldError[] = [];
-  for (const [name, spec] of [...writableFields(def), ...Object.entries(def.readOnly ?? {})]) {
-    const id = values[name];
-    if (spec.type !== "ref" || typeof id !== "number") continue;
-    const { table, softDeleted, resource } = spec.target;
-    const conditions = [eq(col(table, "company_id"), companyId), eq(col(table, "id"), id)];
-    if (softDeleted) conditions.push(isNull(col(table, "deleted_at")));
-    const columns: Record<string, MySqlColumn> = { id: col(table, "id") };
-    if (spec.requiredStatus || spec.refusedStatus) columns.status = col(table, "status");
-    const [found] = await selectShared(db, db.select(columns).from(table).where(and(...conditions)).limit(1));
-    if (!found) {
-      errors.push({ field: name, code: "unknown_reference", message: `No ${resource} record with id ${id} exists in your company.` });
-    } else if (spec.requiredStatus && found.status !== spec.requiredStatus) {
-      errors.push({ field: name, code: "invalid_reference", message: `The ${resource} record ${id} is ${String(found.status)}; it must be ${spec.requiredStatus}.` });
-    } else if (spec.refusedStatus && found.status === spec.refusedStatus) {
-      errors.push({ field: name, code: "invalid_reference", message: `The ${resource} record ${id} is ${spec.refusedStatus}; it cannot be used here.` });
-    }
+async function checkReference(db: Executor, company: Company, name: string, spec: FieldSpec & { type: "ref" }, id: number): Promise<FieldError | undefined> {
+  const target = definitionOf(spec.target);
+  if (!company.addons.has(target.addon)) {
+    return { field: name, code: "invalid_reference", message: `${name} points at ${target.name}, which needs the ${target.addon} add-on your company does not have.` };
   }
-  return errors;
+  const table: ResourceTable = target.table;
+  const conditions = [eq(column(table, "company_id"), company.id), eq(column(table, "id"), id)];
+  if (hasSoftDelete(table)) conditions.push(isNull(column(table, "deleted_at")));
+  const columns: Record<string, MySqlColumn> = { id: column(table, "id") };
+  if (spec.requiredStatus || spec.refusedStatus) columns.status = column(table, "status");
+  const [found] = await selectShared(db, db.select(columns).from(table).where(and(...conditions)).limit(1));
+  if (!found) return { field: name, code: "unknown_reference", message: `No ${target.name} record with id ${id} exists in your company.` };
+  if (spec.requiredStatus && found.status !== spec.requiredStatus) {
+    return { field: name, code: "invalid_reference", message: `The ${target.name} record ${id} is ${String(found.status)}; it must be ${spec.requiredStatus}.` };
+  }
+  if (spec.refusedStatus && found.status === spec.refusedStatus) {
+    return { field: name, code: "invalid_reference", message: `The ${target.name} record ${id} is ${spec.refusedStatus}; it cannot be used here.` };
+  }
+  return undefined;
 }
 
-/** Unique fields (code, serial_number) may not repeat among the company's live records. */
-export async function checkUnique(db: Executor, def: ResourceDefinition, companyId: number, values: Record<string, unknown>, exceptId?: number): Promise<void> {
-  for (const [name, spec] of Object.entries(def.fields)) {
-    const value = values[name];
-    if (spec.type !== "text" || !spec.unique || value === null || value === undefined) continue;
-    const conditions = [eq(col(def.table, "company_id"), companyId), eq(col(def.table, name), value), isNull(col(def.table, "deleted_at"))];
-    if (exceptId !== undefined) conditions.push(ne(col(def.table, "id"), exceptId));
-    const [clash] = await db.select({ id: col(def.table, "id") }).from(def.table).where(and(...conditions)).limit(1);
-    if (clash) throw uniqueViolation(def, name, value, Number(clash.id));
+/**
+ * Every reference being set must name a live record of the caller's company, in a status the
+ * field accepts, of a resource the company still has the add-on for. Read-only references (a
+ * rental's equipment, from the path) are checked too.
+ */
+export async function checkReferences(db: Executor, def: ResourceDefinition, company: Company, values: Record<string, unknown>): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  for (const [name, spec] of [...writableFields(def), ...Object.entries(def.readOnly)]) {
+    const id = values[name];
+    if (spec.type !== "ref" || typeof id !== "number") continue;
+    const error = await checkReference(db, company, name, spec, id);
+    if (error) errors.push(error);
   }
+  return errors;
 }
 
 export function uniqueViolation(def: ResourceDefinition, field: string, value: unknown, otherId?: number): ApiError {
@@ -63,6 +62,30 @@ export function uniqueViolation(def: ResourceDefinition, field: string, value: u
   return new ApiError(409, "unique_violation", `${field} "${String(value)}" is already used by ${other}.`, [
     { field, code: "unique_violation", message: `${field} must be unique among your company's live ${def.name}.` },
   ]);
+}
+
+/** Unique fields (code, serial_number) may not repeat among the company's live records. */
+export async function checkUnique(db: Executor, def: ResourceDefinition, companyId: number, values: Record<string, unknown>, exceptId?: number): Promise<void> {
+  for (const name of uniqueFields(def)) {
+    const value = values[name];
+    if (value === null || value === undefined) continue;
+    const conditions = [eq(column(def.table, "company_id"), companyId), eq(column(def.table, name), value), isNull(column(def.table, "deleted_at"))];
+    if (exceptId !== undefined) conditions.push(ne(column(def.table, "id"), exceptId));
+    const [clash] = await db.select({ id: column(def.table, "id") }).from(def.table).where(and(...conditions)).limit(1);
+    if (clash) throw uniqueViolation(def, name, value, Number(clash.id));
+  }
+}
+
+/** Runs a write, turning a duplicate-key refusal of a unique field into 409 unique_violation. */
+export async function guardUnique<T>(def: ResourceDefinition, values: Record<string, unknown>, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    // Two writes racing for one code both pass the check; the unique index stops the second.
+    const field = uniqueFields(def).find((name) => values[name] !== undefined && values[name] !== null);
+    if (field && databaseErrorKind(error) === "duplicate") throw uniqueViolation(def, field, values[field]);
+    throw error;
+  }
 }
 
 /** The status a create starts in must be one of the definition's initial statuses. */
@@ -77,28 +100,4 @@ export function checkTransition(def: ResourceDefinition, id: number, from: unkno
   if (allowed.includes(to as string)) return;
   const next = allowed.length ? `From ${String(from)} it may go to ${allowed.join(", ")}.` : `${String(from)} is final.`;
   throw new ApiError(409, "invalid_transition", `${def.singular} ${id} cannot go from ${String(from)} to ${String(to)}. ${next}`);
-}
-
-/**
- * Refuses a create beyond the plan's quota. The company row is locked first, so creates of
- * one company queue here and the count each sees includes every earlier commit.
- */
-export async function checkQuota(db: Executor, def: ResourceDefinition, company: Company): Promise<void> {
-  if (!def.quota) return;
-  const limit = company.limits[def.quota];
-  if (limit === null) return;
-  await db.select({ id: companies.id }).from(companies).where(eq(companies.id, company.id)).for("update");
-  const [row] = await db.select({ used: count() }).from(def.table)
-    .where(and(eq(col(def.table, "company_id"), company.id), isNull(col(def.table, "deleted_at"))));
-  const used = Number(row?.used ?? 0);
-  if (used >= limit) {
-    throw new ApiError(402, "quota_exceeded", `Your ${company.plan} plan allows ${limit} live ${def.quota}; you have ${used}. Delete one or upgrade the plan.`, undefined, {}, { quota: { resource: def.quota, used, limit } });
-  }
-}
-
-/** A MySQL duplicate-key error, possibly wrapped by drizzle. */
-export function isDuplicateKey(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  if ("errno" in error && error.errno === 1062) return true;
-  return "cause" in error && isDuplicateKey(error.cause);
 }

@@ -3,40 +3,35 @@ import type { Company } from "../auth/company.ts";
 import type { Transaction } from "../db/client.ts";
 import { validationFailed } from "../http/problem.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { checkDateOrder, createDefaults, normalizeInput } from "../resources/fields.ts";
+import { createDefaults } from "../resources/fields.ts";
 import { insertRecord, type Scope } from "../resources/store.ts";
-import { checkInitialStatus, checkQuota, checkReferences, checkUnique, isDuplicateKey, uniqueViolation } from "./checks.ts";
-import type { WriteResult } from "./execute.ts";
+import { checkDateOrder, validateBody } from "../resources/validation.ts";
+import { checkInitialStatus, checkReferences, checkUnique, guardUnique } from "./checks.ts";
+import type { WriteResult } from "./idempotency.ts";
+import { takeQuota } from "./quotas.ts";
 
 export interface CreateRequest {
   def: ResourceDefinition;
   company: Company;
   scope: Scope;
-  body: Record<string, unknown>;
+  body: unknown;
   dryRun: boolean;
   location: (id: number) => string;
 }
 
 export async function createRecord(tx: Transaction, request: CreateRequest): Promise<WriteResult> {
   const { def, company, scope, dryRun } = request;
-  const { values, errors } = normalizeInput(def, request.body);
+  const { values, errors } = validateBody(def, request.body, false);
   const record = { ...createDefaults(def), ...values };
   const parent = def.parent && scope.parentId !== undefined ? { [def.parent.column]: scope.parentId } : {};
-  errors.push(...checkDateOrder(def, record), ...(await checkReferences(tx, def, company.id, { ...record, ...parent })));
+  // Every field error in one answer: the body's own, date order and references together.
+  errors.push(...checkDateOrder(def, record), ...(await checkReferences(tx, def, company, { ...record, ...parent })));
   if (errors.length > 0) throw validationFailed(errors);
   checkInitialStatus(def, record.status);
   await checkUnique(tx, def, company.id, record);
-  await checkQuota(tx, def, company);
+  await takeQuota(tx, def, company, { dryRun });
   if (dryRun) return { status: 200, body: { data: { id: null, created: false, dry_run: true } } };
 
-  let id: number;
-  try {
-    id = await insertRecord(tx, def, { ...record, ...parent, company_id: company.id });
-  } catch (error) {
-    // Two creates racing for one code both pass the check; the unique index stops the second.
-    const unique = Object.entries(def.fields).find(([, spec]) => spec.type === "text" && spec.unique);
-    if (isDuplicateKey(error) && unique) throw uniqueViolation(def, unique[0], record[unique[0]]);
-    throw error;
-  }
+  const id = await guardUnique(def, record, () => insertRecord(tx, def, { ...record, ...parent, company_id: company.id }));
   return { status: 201, body: { data: { id, created: true, dry_run: false } }, headers: { location: request.location(id) } };
 }

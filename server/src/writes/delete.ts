@@ -3,8 +3,10 @@ import type { Company } from "../auth/company.ts";
 import type { Transaction } from "../db/client.ts";
 import { ApiError, notFound } from "../http/problem.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import { definitionOf } from "../resources/registry.ts";
 import { findRecord, referencingIds, softDelete, type Scope } from "../resources/store.ts";
-import type { WriteResult } from "./execute.ts";
+import type { WriteResult } from "./idempotency.ts";
+import { releaseQuota } from "./quotas.ts";
 import { checkIfMatch } from "./preconditions.ts";
 
 export interface DeleteRequest {
@@ -30,7 +32,7 @@ export async function deleteRecordById(tx: Transaction, request: DeleteRequest):
   // Lock every live row that decides the delete (a rental being billed right now) in one
   // ordered read, so a concurrent change to one of them is either waited for and seen here,
   // or waits for this delete and finds its row gone.
-  const decisive = new Map(def.dependents.filter((d) => d.effect !== "keep").map((d) => [`${d.resource}.${d.column}`, d]));
+  const decisive = new Map(def.dependents.filter((d) => d.effect !== "keep").map((d) => [d.table, d]));
   for (const dependent of decisive.values()) await referencingIds(tx, dependent.table, company.id, dependent.column, id, {}, true);
 
   const found = await Promise.all(def.dependents.map(async (dependent) => ({
@@ -39,11 +41,11 @@ export async function deleteRecordById(tx: Transaction, request: DeleteRequest):
   })));
   const refs = (effect: string): RecordRef[] => found
     .filter(({ dependent }) => dependent.effect === effect)
-    .flatMap(({ dependent, ids }) => ids.map((refId) => ({ resource: dependent.resource, id: refId })));
+    .flatMap(({ dependent, ids }) => ids.map((refId) => ({ resource: definitionOf(dependent.table).name, id: refId })));
 
   const blockers = refs("block");
   if (blockers.length > 0) {
-    const reasons = [...new Set(found.filter(({ dependent, ids }) => dependent.effect === "block" && ids.length > 0).map(({ dependent }) => dependent.reason ?? `referenced by ${dependent.resource}`))];
+    const reasons = [...new Set(found.filter(({ dependent, ids }) => dependent.effect === "block" && ids.length > 0).map(({ dependent }) => dependent.reason ?? `referenced by ${definitionOf(dependent.table).name}`))];
     throw new ApiError(409, "delete_blocked",
       `${def.singular} ${id} cannot be deleted: ${reasons.join("; ")} (${blockers.map((ref) => `${ref.resource} ${ref.id}`).join(", ")}).`,
       undefined, {}, { blockers });
@@ -54,6 +56,7 @@ export async function deleteRecordById(tx: Transaction, request: DeleteRequest):
 
   if (!dryRun) {
     await softDelete(tx, def.table, company.id, [id]);
+    await releaseQuota(tx, def, company.id);
     for (const { dependent, ids } of cascade) await softDelete(tx, dependent.table, company.id, ids);
   }
   return {

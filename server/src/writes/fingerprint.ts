@@ -1,16 +1,21 @@
 // What an Idempotency-Key is bound to: method, path, dry-run flag and the body, key order ignored.
 import { createHash } from "node:crypto";
 
-/** JSON with every object's keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` read the same. */
+/** Object keys in code-point order, so `{"a":1,"b":2}` and `{"b":2,"a":1}` read the same. */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  // No prototype: a `__proto__` key stays an ordinary member instead of replacing the prototype.
+  const sorted: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(value).sort()) sorted[key] = (value as Record<string, unknown>)[key];
+  return sorted;
+}
+
+/**
+ * JSON with every object's keys sorted, built by the engine's own JSON.stringify, which walks a
+ * body nested thousands deep without exhausting the stack.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value ?? null);
+  return JSON.stringify(value ?? null, sortedKeys);
 }
 
 /** SHA-256 hex of the request as a key sees it; 64 characters, as the table stores it. */

@@ -9,7 +9,7 @@ export const recordDocument = (record: StoredRecord): string => JSON.stringify({
 export function checkIfMatch(header: string | null, stored: StoredRecord): void {
   if (header === null) return;
   const current = etagOf(recordDocument(stored));
-  if (!etagMatches(header, current)) {
+  if (!etagMatches(header, current, "strong")) {
     throw new ApiError(412, "precondition_failed", `The record changed since you read it: If-Match ${header} does not match the current ETag ${current}.`, undefined, { etag: current });
   }
 }

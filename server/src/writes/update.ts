@@ -3,10 +3,10 @@ import type { Company } from "../auth/company.ts";
 import type { Transaction } from "../db/client.ts";
 import { notFound, validationFailed } from "../http/problem.ts";
 import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
-import { checkDateOrder, normalizeInput } from "../resources/fields.ts";
 import { findRecord, updateRecord, type Scope } from "../resources/store.ts";
-import { checkReferences, checkTransition, checkUnique, isDuplicateKey, uniqueViolation } from "./checks.ts";
-import type { WriteResult } from "./execute.ts";
+import { checkDateOrder, validateBody } from "../resources/validation.ts";
+import { checkReferences, checkTransition, checkUnique, guardUnique } from "./checks.ts";
+import type { WriteResult } from "./idempotency.ts";
 import { checkIfMatch } from "./preconditions.ts";
 
 export interface UpdateRequest {
@@ -14,7 +14,7 @@ export interface UpdateRequest {
   company: Company;
   scope: Scope;
   id: number;
-  body: Record<string, unknown>;
+  body: unknown;
   dryRun: boolean;
   ifMatch: string | null;
 }
@@ -35,13 +35,13 @@ export async function updateRecordById(tx: Transaction, request: UpdateRequest):
   const frozen = def.frozen?.(stored);
   if (frozen) throw frozen;
 
-  const { values, errors } = normalizeInput(def, request.body);
+  const { values, errors } = validateBody(def, request.body, true);
   const changes = changesBetween(stored, values);
   const changed = Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to]));
   const merged: StoredRecord = { ...stored, ...changed };
-  errors.push(...checkDateOrder(def, merged), ...(await checkReferences(tx, def, company.id, changed)));
+  errors.push(...checkDateOrder(def, merged), ...(await checkReferences(tx, def, company, changed)));
   if (errors.length > 0) throw validationFailed(errors);
-  const ruleBroken = def.updateRule?.(stored, request.body);
+  const ruleBroken = def.updateRule?.(stored, values);
   if (ruleBroken) throw ruleBroken;
   checkTransition(def, id, stored.status, changed.status);
   await checkUnique(tx, def, company.id, changed, id);
@@ -49,13 +49,7 @@ export async function updateRecordById(tx: Transaction, request: UpdateRequest):
   const hasChanges = Object.keys(changes).length > 0;
   let record = merged;
   if (!dryRun && hasChanges) {
-    try {
-      await updateRecord(tx, def, scope, id, changed);
-    } catch (error) {
-      const unique = Object.keys(changed).find((field) => def.fields[field]?.type === "text" && (def.fields[field] as { unique?: boolean }).unique);
-      if (isDuplicateKey(error) && unique) throw uniqueViolation(def, unique, changed[unique]);
-      throw error;
-    }
+    await guardUnique(def, changed, () => updateRecord(tx, def, scope, id, changed));
     record = (await findRecord(tx, def, scope, id))!;
   }
   return { status: 200, body: { data: { id, updated: !dryRun && hasChanges, dry_run: dryRun, changes, record } } };

@@ -2,11 +2,12 @@
 // error codes its rules can produce, derived from the definition like the routes themselves.
 import type { DocumentDecoration } from "elysia";
 import type { ParamParser } from "../http/query.ts";
-import { ADMISSION_ERRORS, mergeErrors, operationDetail, type ErrorCodes } from "../surfaces/operation-docs.ts";
-import type { Operation, ResourceDefinition } from "./definition.ts";
-
-export const withArticle = (noun: string): string => `${/^[aeiou]/.test(noun) ? "an" : "a"} ${noun}`;
-const pascal = (name: string): string => name.split(/[^A-Za-z0-9]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("");
+import { ADMISSION_ERRORS, mergeErrors, operationDetail, type ErrorCodes } from "../http/operation-docs.ts";
+import type { Operation, ResourceDefinition } from "../resources/definition.ts";
+import { uniqueFields } from "../resources/fields.ts";
+import { pascal, withArticle } from "../resources/naming.ts";
+import { definitionOf } from "../resources/registry.ts";
+import { createBodySchema, updateBodySchema } from "../resources/schemas.ts";
 
 const WRITE_ERRORS: ErrorCodes = {
   400: ["invalid_query", "invalid_idempotency_key"],
@@ -20,7 +21,7 @@ const BODY_ERRORS: ErrorCodes = {
 };
 
 function operationIds(def: ResourceDefinition): Record<Operation, string> {
-  const owner = def.parent ? pascal(def.parent.resource) : "";
+  const owner = def.parent ? pascal(definitionOf(def.parent.table).name) : "";
   return {
     list: `list${owner}${pascal(def.name)}`,
     get: `get${owner}${def.singular}`,
@@ -33,7 +34,7 @@ function operationIds(def: ResourceDefinition): Record<Operation, string> {
 /** The errors an operation of this definition can answer with, beyond admission. */
 function operationErrors(def: ResourceDefinition, operation: Operation): ErrorCodes {
   const parentMissing: ErrorCodes = def.parent ? { 404: ["not_found"] } : {};
-  const unique = Object.values(def.fields).some((spec) => spec.type === "text" && spec.unique) ? ["unique_violation"] : [];
+  const unique = uniqueFields(def).length > 0 ? ["unique_violation"] : [];
   switch (operation) {
     case "list": return mergeErrors({ 400: ["invalid_query"] }, parentMissing);
     case "get": return { 400: ["invalid_query"], 404: ["not_found"] };
@@ -58,7 +59,7 @@ const DRY_RUN_NOTE = "With `X-Dry-Run: 1` (or `dry_run=1`) every rule runs and n
 
 export function crudDetail(def: ResourceDefinition, operation: Operation, query: Record<string, ParamParser<unknown>>): DocumentDecoration {
   const what = def.singular.toLowerCase();
-  const tags = [def.parent ? def.parent.resource : def.name];
+  const tags = [def.tag ?? (def.parent ? definitionOf(def.parent.table).name : def.name)];
   const errors = mergeErrors(ADMISSION_ERRORS, operationErrors(def, operation));
   const common = { operationId: operationIds(def)[operation], tags, query, errors };
   const notModified = { description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.", headers: ["ETag" as const] };
@@ -82,6 +83,7 @@ export function crudDetail(def: ResourceDefinition, operation: Operation, query:
       summary: `Create ${withArticle(what)}`,
       description: `Send the ${def.required.join(" and ")} and any other writable field; unknown or read-only fields are a 422. ${DRY_RUN_NOTE}`,
       headers: writeHeaders,
+      body: createBodySchema(def),
       responses: {
         201: { description: "Created; Location names the new record.", headers: ["Location", "IdempotentReplayed"] },
         200: { description: "Dry-run: the create would succeed; nothing was written (`id` is null).", headers: ["IdempotentReplayed"] },
@@ -92,6 +94,7 @@ export function crudDetail(def: ResourceDefinition, operation: Operation, query:
       summary: `Update ${withArticle(what)} (merge)`,
       description: `Only the fields sent change; \`null\` clears an optional field. Setting the current value is a no-op (\`updated: false\`). ${DRY_RUN_NOTE}`,
       headers: [...writeHeaders, "IfMatch"],
+      body: updateBodySchema(def),
       responses: { 200: { description: "The changes and the record after them (or as it would be, in a dry-run).", headers: ["IdempotentReplayed"] } },
     });
     case "delete": return operationDetail({

@@ -1,10 +1,10 @@
 // How a route documents itself in its `detail`: query parameters taken from its own parsers,
 // the headers it reads and sends, and every error status with its codes. The shared pieces
 // (Problem, header parameters, response headers) become components of the OpenAPI document.
-import { Type } from "@sinclair/typebox";
+import { Type, type TSchema } from "@sinclair/typebox";
 import type { DocumentDecoration } from "elysia";
-import type { ParamParser } from "../http/query.ts";
-import { RecordRef } from "../resources/envelopes.ts";
+import type { ParamParser } from "./query.ts";
+import { RecordRef } from "./envelopes.ts";
 
 export const FieldErrorSchema = Type.Object({
   field: Type.String({ description: "The body field (dotted path) or `body`." }),
@@ -132,6 +132,8 @@ export interface OperationDoc {
   errors?: ErrorCodes;
   /** Needs no token: an empty security requirement. */
   public?: boolean;
+  /** The JSON request body's schema; the server parses and validates bodies itself. */
+  body?: TSchema;
 }
 
 function responseHeaders(names: readonly ResponseHeader[], authenticated: boolean) {
@@ -172,6 +174,7 @@ export function operationDetail(doc: OperationDoc): DocumentDecoration {
     ...(doc.description ? { description: doc.description } : {}),
     tags: doc.tags,
     parameters,
+    ...(doc.body ? { requestBody: { required: true, content: { "application/json": { schema: doc.body } } } } : {}),
     responses,
     ...(doc.public ? { security: [] } : {}),
   } as DocumentDecoration;

@@ -1,0 +1,69 @@
+// defineResource: a definition written against its drizzle table. Field names are checked by
+// the compiler against the table's columns; each field's length and nullability are read from
+// its column, and a definition that contradicts its table fails at start-up, not in production.
+import type { MySqlColumn, MySqlTable } from "drizzle-orm/mysql-core";
+import type { Dependent, FieldDeclaration, FieldSpec, ParentScope, ResourceDefinition, ResourceTable } from "./definition.ts";
+
+type ColumnName<T extends MySqlTable> = Extract<keyof T["_"]["columns"], string>;
+type FieldsOf<T extends MySqlTable> = { [K in ColumnName<T>]?: FieldDeclaration };
+
+/** Columns every company table has that no client writes. */
+const SYSTEM_COLUMNS = new Set(["id", "company_id", "created_at", "updated_at", "deleted_at", "live", "status"]);
+
+export interface ResourceDeclaration<T extends MySqlTable> extends Omit<ResourceDefinition,
+  "table" | "fields" | "readOnly" | "required" | "search" | "filters" | "parent" | "dependents"> {
+  fields: FieldsOf<T>;
+  readOnly?: FieldsOf<T>;
+  required: readonly ColumnName<T>[];
+  search: readonly ColumnName<T>[];
+  filters: readonly ColumnName<T>[];
+  parent?: { table: MySqlTable; column: ColumnName<T>; memberParam: string };
+  dependents?: readonly (Omit<Dependent, "table"> & { table: MySqlTable })[];
+}
+
+function complete(table: ResourceTable, resource: string, name: string, declared: FieldDeclaration): FieldSpec {
+  const column: MySqlColumn | undefined = table[name];
+  if (!column) throw new Error(`${resource}.${name}: the table has no such column`);
+  const length = (column as { length?: number }).length;
+  return { ...declared, nullable: !column.notNull, max: declared.type === "text" || declared.type === "email" ? length : undefined } as FieldSpec;
+}
+
+function completeAll(table: ResourceTable, resource: string, fields: Record<string, FieldDeclaration | undefined> | undefined): Record<string, FieldSpec> {
+  return Object.fromEntries(Object.entries(fields ?? {}).map(([name, declared]) => [name, complete(table, resource, name, declared!)]));
+}
+
+/** Every contradiction between a definition and its table, as sentences. */
+export function contradictions(def: ResourceDefinition): string[] {
+  const found: string[] = [];
+  const declared = new Set([...Object.keys(def.fields), ...Object.keys(def.readOnly), ...(def.parent ? [def.parent.column] : [])]);
+  for (const name of Object.keys(def.table)) {
+    if (!SYSTEM_COLUMNS.has(name) && !declared.has(name)) found.push(`${def.name}: column ${name} is neither a field nor read-only`);
+  }
+  for (const name of def.required) {
+    if (!def.fields[name]) found.push(`${def.name}: required ${name} is not a writable field`);
+    else if (def.fields[name].nullable) found.push(`${def.name}: required ${name} is a nullable column`);
+  }
+  for (const [name, spec] of Object.entries(def.fields)) {
+    const defaulted = "default" in spec && spec.default !== undefined;
+    if (!spec.nullable && !defaulted && !def.required.includes(name)) found.push(`${def.name}: ${name} is NOT NULL but neither required nor defaulted`);
+    if ((spec.type === "text" || spec.type === "email") && spec.max === undefined) found.push(`${def.name}: ${name} is text but its column has no length`);
+  }
+  if (def.status && !def.table.status) found.push(`${def.name}: has statuses but no status column`);
+  return found;
+}
+
+export function defineResource<T extends MySqlTable>(table: T, declaration: ResourceDeclaration<T>): ResourceDefinition {
+  const resourceTable = table as unknown as ResourceTable;
+  const parent: ParentScope | undefined = declaration.parent && { ...declaration.parent, table: declaration.parent.table as unknown as ResourceTable };
+  const def: ResourceDefinition = {
+    ...declaration,
+    table: resourceTable,
+    fields: completeAll(resourceTable, declaration.name, declaration.fields),
+    readOnly: completeAll(resourceTable, declaration.name, declaration.readOnly),
+    parent,
+    dependents: (declaration.dependents ?? []).map((dependent) => ({ ...dependent, table: dependent.table as unknown as ResourceTable })),
+  };
+  const problems = contradictions(def);
+  if (problems.length > 0) throw new Error(`resource definition contradicts its table:\n${problems.join("\n")}`);
+  return def;
+}

@@ -1,0 +1,106 @@
+// JSON Schemas of a definition's bodies and records for the OpenAPI document (and from it the
+// SDK): what validation.ts accepts and what store.ts returns, said as schemas. Each `title`
+// names a component.
+import { Type, type TSchema } from "@sinclair/typebox";
+import type { FieldSpec, ResourceDefinition } from "./definition.ts";
+import { createExample, updateExample } from "./examples.ts";
+import { hasTimestamps, recordFields, writableFields } from "./fields.ts";
+import { definitionOf } from "./registry.ts";
+
+const MONEY_PATTERN = "^[0-9]{1,12}(\\.[0-9]{1,2})?$";
+const MONEY_MAX = 999_999_999_999.99;
+const TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$";
+
+export function describeField(spec: FieldSpec): string {
+  const own = spec.description ? `${spec.description} ` : "";
+  switch (spec.type) {
+    case "text": return `${own}Text of at most ${spec.max} characters${spec.unique ? ", unique per company among live records" : ""}.`;
+    case "email": return `${own}An email address.`;
+    case "money": return `${own}Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals.`;
+    case "date": return `${own}A calendar date, YYYY-MM-DD${spec.notBefore ? `, not before ${spec.notBefore}` : ""}.`;
+    case "enum": return `${own}One of ${spec.values.join(", ")}.`;
+    case "currency": return `${own}An ISO 4217 currency code (default ${spec.default}).`;
+    case "ref": return `${own}The id of a live ${definitionOf(spec.target).name} record of your company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}${spec.refusedStatus ? `, not ${spec.refusedStatus}` : ""}.`;
+    case "boolean": return `${own}true or false.`;
+  }
+}
+
+function inputSchema(spec: FieldSpec, title: boolean): TSchema {
+  const description = describeField(spec);
+  switch (spec.type) {
+    case "text": return Type.String({ maxLength: spec.max, ...(title ? { minLength: 1 } : {}), description });
+    case "email": return Type.String({ format: "email", maxLength: spec.max, description });
+    case "money": return Type.Union([
+      Type.String({ pattern: MONEY_PATTERN }),
+      Type.Number({ minimum: 0, maximum: MONEY_MAX, multipleOf: 0.01 }),
+    ], { description });
+    case "date": return Type.String({ format: "date", description });
+    case "enum": return Type.String({ enum: [...spec.values], description });
+    case "currency": return Type.String({ pattern: "^[A-Z]{3}$", description });
+    case "ref": return Type.Integer({ minimum: 1, description });
+    case "boolean": return Type.Boolean({ description });
+  }
+}
+
+function outputSchema(spec: FieldSpec): TSchema {
+  const description = describeField(spec);
+  switch (spec.type) {
+    case "text":
+    case "email": return Type.String({ description });
+    case "money": return Type.String({ pattern: "^[0-9]+\\.[0-9]{2}$", description, examples: ["1250.00"] });
+    case "date": return Type.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description, examples: ["2026-03-01"] });
+    case "enum": return Type.String({ enum: [...spec.values], description });
+    case "currency": return Type.String({ pattern: "^[A-Z]{3}$", description, examples: ["USD"] });
+    case "ref": return Type.Integer({ description });
+    case "boolean": return Type.Boolean({ description });
+  }
+}
+
+const nullable = (schema: TSchema): TSchema => Type.Union([schema, Type.Null()]);
+
+/** The status a create may send: only the statuses a record can start in. */
+function creatable(def: ResourceDefinition, name: string, spec: FieldSpec): FieldSpec {
+  return name === "status" && def.status && spec.type === "enum" ? { ...spec, values: def.status.initial } : spec;
+}
+
+export function createBodySchema(def: ResourceDefinition): TSchema {
+  const properties: Record<string, TSchema> = {};
+  for (const [name, declared] of writableFields(def)) {
+    const spec = creatable(def, name, declared);
+    const required = def.required.includes(name);
+    const schema = inputSchema(spec, required);
+    properties[name] = required ? schema : Type.Optional(spec.nullable ? nullable(schema) : schema);
+  }
+  return Type.Object(properties, { additionalProperties: false, title: `${def.singular}Create`, examples: [createExample(def)] });
+}
+
+export function updateBodySchema(def: ResourceDefinition): TSchema {
+  const properties: Record<string, TSchema> = {};
+  for (const [name, spec] of writableFields(def)) {
+    const schema = inputSchema(spec, def.required.includes(name));
+    properties[name] = Type.Optional(spec.nullable ? nullable(schema) : schema);
+  }
+  return Type.Object(properties, { additionalProperties: false, title: `${def.singular}Update`, examples: [updateExample(def)] });
+}
+
+export function recordSchema(def: ResourceDefinition): TSchema {
+  const properties: Record<string, TSchema> = { id: Type.Integer({ description: "Record identifier." }) };
+  for (const [name, spec] of recordFields(def)) properties[name] = spec.nullable ? nullable(outputSchema(spec)) : outputSchema(spec);
+  if (hasTimestamps(def)) {
+    properties.created_at = Type.String({ pattern: TIMESTAMP_PATTERN, description: "RFC 3339 UTC timestamp." });
+    properties.updated_at = Type.String({ pattern: TIMESTAMP_PATTERN, description: "RFC 3339 UTC timestamp." });
+  }
+  return Type.Object(properties, { additionalProperties: false, title: def.singular });
+}
+
+/** A record narrowed by `fields=`: its id and whichever of the other members were picked. */
+export function sparseRecordSchema(def: ResourceDefinition): TSchema {
+  const full = recordSchema(def) as TSchema & { properties: Record<string, TSchema> };
+  const properties = Object.fromEntries(Object.entries(full.properties).map(([name, schema]) => [name, name === "id" ? schema : Type.Optional(schema)]));
+  return Type.Object(properties, { additionalProperties: false, title: `${def.singular}Sparse`, description: `A ${def.singular.toLowerCase()} read with \`fields=\`: id plus the fields picked.` });
+}
+
+/** What a read returns: the whole record, or with `fields=` the picked part of it. */
+export function readableRecordSchema(def: ResourceDefinition): TSchema {
+  return Type.Union([recordSchema(def), sparseRecordSchema(def)]);
+}

@@ -1,0 +1,29 @@
+// GET one member: the record, or only the fields asked for.
+import { itemEnvelope } from "../http/envelopes.ts";
+import { notFound } from "../http/problem.ts";
+import { parseQuery } from "../http/query.ts";
+import { readResponse } from "../http/respond.ts";
+import type { ResourceDefinition } from "../resources/definition.ts";
+import { readableRecordSchema } from "../resources/schemas.ts";
+import { findRecord } from "../resources/store.ts";
+import { crudDetail } from "./crud-docs.ts";
+import { fieldsParser } from "./list-parsers.ts";
+import { parseId, pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
+import type { ResourceApp } from "./resource-routes.ts";
+
+export function getRoute(app: ResourceApp, def: ResourceDefinition, deps: RouteDeps): void {
+  const parsers = { fields: fieldsParser(def) };
+  const { member, memberParam } = pathsOf(def);
+  const what = def.singular.toLowerCase();
+  app.get(member, async ({ request, company, params }) => {
+    const query = parseQuery(new URL(request.url), parsers);
+    const scope = await scopeOf(deps.db, def, company, params);
+    const id = parseId((params as Record<string, string>)[memberParam], what);
+    const found = await findRecord(deps.db, def, scope, id, { fields: query.fields });
+    if (!found) throw notFound(what, id);
+    return readResponse(request, { data: found });
+  }, {
+    detail: crudDetail(def, "get", parsers),
+    response: { 200: itemEnvelope(readableRecordSchema(def), `${def.singular}Item`) },
+  });
+}

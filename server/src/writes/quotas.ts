@@ -1,0 +1,67 @@
+// Plan quotas on live records (projects, workers), counted in quota_usage in the transaction of
+// each create and delete. A create takes its slot with one conditional UPDATE: on one database
+// the row lock queues concurrent creates of a company; on a Galera cluster two nodes taking the
+// last slot write the same row and certification lets exactly one commit (the other is retried
+// and finds the quota full). Nothing relies on a lock another node cannot see.
+import { sql } from "drizzle-orm";
+import type { ResultSetHeader } from "mysql2";
+import type { Company } from "../auth/company.ts";
+import type { Executor } from "../db/client.ts";
+import { ApiError } from "../http/problem.ts";
+import type { ResourceDefinition } from "../resources/definition.ts";
+
+type QuotaResource = NonNullable<ResourceDefinition["quota"]>;
+
+const affected = (result: unknown): number => (result as [ResultSetHeader])[0].affectedRows;
+
+async function readUsed(db: Executor, companyId: number, resource: QuotaResource): Promise<number | undefined> {
+  const [rows] = await db.execute(sql`SELECT used FROM quota_usage WHERE company_id = ${companyId} AND resource = ${resource}`) as unknown as [{ used: number }[]];
+  return rows[0] === undefined ? undefined : Number(rows[0].used);
+}
+
+/** Starts a company's counter from its live records; a concurrent start leaves the first one. */
+async function startCounter(db: Executor, def: ResourceDefinition, companyId: number, resource: QuotaResource): Promise<void> {
+  await db.execute(sql`
+    INSERT INTO quota_usage (company_id, resource, used)
+    SELECT ${companyId}, ${resource}, COUNT(*) FROM ${def.table} WHERE company_id = ${companyId} AND deleted_at IS NULL
+    ON DUPLICATE KEY UPDATE used = used`);
+}
+
+function exceeded(company: Company, resource: QuotaResource, used: number, limit: number, wanted: number): ApiError {
+  const asked = wanted === 1 ? "" : ` (this request needs ${wanted} more)`;
+  return new ApiError(402, "quota_exceeded", `Your ${company.plan} plan allows ${limit} live ${resource}; you have ${used}${asked}. Delete some or upgrade the plan.`,
+    undefined, {}, { quota: { resource, used, limit } });
+}
+
+/**
+ * Takes `count` slots of the definition's quota for a create, or throws 402 quota_exceeded. A
+ * dry-run only reads the counter. Unlimited plans still count, so a later plan change is exact.
+ */
+export async function takeQuota(db: Executor, def: ResourceDefinition, company: Company, options: { count?: number; dryRun?: boolean } = {}): Promise<void> {
+  const resource = def.quota;
+  if (!resource) return;
+  const count = options.count ?? 1;
+  const limit = company.limits[resource];
+  if (options.dryRun) {
+    if (limit === null) return;
+    const used = (await readUsed(db, company.id, resource)) ?? 0;
+    if (used + count > limit) throw exceeded(company, resource, used, limit, count);
+    return;
+  }
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const result = limit === null
+      ? await db.execute(sql`UPDATE quota_usage SET used = used + ${count} WHERE company_id = ${company.id} AND resource = ${resource}`)
+      : await db.execute(sql`UPDATE quota_usage SET used = used + ${count} WHERE company_id = ${company.id} AND resource = ${resource} AND used + ${count} <= ${limit}`);
+    if (affected(result) === 1) return;
+    const used = await readUsed(db, company.id, resource);
+    if (used !== undefined) throw exceeded(company, resource, used, limit ?? used, count);
+    await startCounter(db, def, company.id, resource);
+  }
+  throw new Error(`quota counter for ${resource} of company ${company.id} could not be started`);
+}
+
+/** Gives back the slots of deleted records, in the delete's transaction. */
+export async function releaseQuota(db: Executor, def: ResourceDefinition, companyId: number, count = 1): Promise<void> {
+  if (!def.quota || count === 0) return;
+  await db.execute(sql`UPDATE quota_usage SET used = used - ${count} WHERE company_id = ${companyId} AND resource = ${def.quota} AND used >= ${count}`);
+}
