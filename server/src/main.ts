@@ -13,6 +13,7 @@ import { startHousekeeping } from "./housekeeping.ts";
 import { log, setLogLevel } from "./log.ts";
 import { lastResort } from "./http/errors.ts";
 import { MAX_BODY_BYTES } from "./http/body.ts";
+import { routableRequest } from "./http/routable-request.ts";
 import { UsageMeter } from "./metering/usage-meter.ts";
 
 const config = loadConfig();
@@ -57,7 +58,7 @@ const server = Bun.serve({
   // Bodies are refused past 1 MiB while they stream in; this only caps what a route never reads.
   maxRequestBodySize: 2 * MAX_BODY_BYTES,
   // Each request waits at most its budget on the database, whatever stage it is in.
-  fetch: (request) => withDatabaseBudget(() => app.handle(request)),
+  fetch: (request) => withDatabaseBudget(() => app.handle(routableRequest(request))),
   error: (error) => lastResort(error),
 });
 const url = `http://localhost:${server.port}`;

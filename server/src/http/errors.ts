@@ -4,7 +4,6 @@ import { databaseErrorKind, databaseErrorName } from "../db/errors.ts";
 import { log } from "../log.ts";
 import { ApiError, problemResponse } from "./problem.ts";
 import { contextOf } from "./request-context.ts";
-import { rawPath } from "./raw-path.ts";
 
 /** Which methods a path is served for; lets an unknown method say 405, not 404. */
 export type MethodLookup = (pathname: string) => string[];
@@ -29,8 +28,7 @@ function classify(error: unknown): ApiError {
 
 function routeError(code: string | number, error: unknown, request: Request, methodsFor: MethodLookup): ApiError {
   if (code === "NOT_FOUND") {
-    // The path as sent: a route Elysia did not match must not be judged on a normalised path.
-    const path = rawPath(request.url);
+    const path = new URL(request.url).pathname;
     const allowed = methodsFor(path);
     if (allowed.length > 0) {
       return new ApiError(405, "method_not_allowed", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}.`, undefined, { allow: allowed.join(", ") });
@@ -56,7 +54,7 @@ function report(apiError: ApiError, error: unknown, request: Request, requestId:
   const name = error instanceof Error ? error.name : typeof error;
   // A database error we did not expect is a bug too, but its message may quote SQL and values.
   const detail = databaseErrorName(error) ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
-  log.throttled("error", `internal:${name}:${detail.split("\n")[0]}`, "request failed", { request_id: requestId, method: request.method, path: rawPath(request.url), error: detail });
+  log.throttled("error", `internal:${name}:${detail.split("\n")[0]}`, "request failed", { request_id: requestId, method: request.method, path: new URL(request.url).pathname, error: detail });
 }
 
 export function errorHandler(methodsFor: MethodLookup) {
