@@ -16,6 +16,7 @@ import { collectionRoutes } from "./surfaces/collection.ts";
 import { docsRoutes } from "./surfaces/docs.ts";
 import { healthRoutes } from "./surfaces/health.ts";
 import { openApiRoutes } from "./surfaces/openapi.ts";
+import { discardChanges } from "./writes/changes.ts";
 
 export interface AppDeps {
   db: Database;
@@ -29,7 +30,7 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps) {
   const companies = deps.companies ?? new CompanyCache(deps.db);
   const limiter = deps.limiter ?? new RateLimiter(deps.db);
-  const routeDeps = { db: deps.db, admit: admission({ companies, limiter }, { metered: true }) };
+  const routeDeps = { db: deps.db, admit: admission({ companies, limiter }, { metered: true }), changeLog: discardChanges };
   const methods = methodTable();
   const app = new Elysia({ normalize: false })
     .use(errorHandler(methods.lookup))

@@ -3,7 +3,7 @@ import { and, asc, count, eq, inArray, isNull, like, or, type SQL } from "drizzl
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "./definition.ts";
-import { readableFieldNames } from "./fields.ts";
+import { hasTimestamps, readableFieldNames } from "./fields.ts";
 
 export interface Scope {
   companyId: number;
@@ -89,9 +89,23 @@ export async function recordExists(db: Executor, def: ResourceDefinition, compan
   return rows.length > 0;
 }
 
-export async function insertRecord(db: Executor, def: ResourceDefinition, values: Record<string, unknown>): Promise<number> {
-  const [result] = await db.insert(def.table).values(values);
-  return Number(result.insertId);
+/**
+ * Inserts a record and returns it as a read would show it, without reading it back: the
+ * timestamps are set here rather than by the column defaults, so they are known exactly.
+ */
+export async function insertRecord(db: Executor, def: ResourceDefinition, companyId: number, values: Record<string, unknown>, at = new Date()): Promise<StoredRecord> {
+  const timestamps = hasTimestamps(def) ? { created_at: at, updated_at: at } : {};
+  const [result] = await db.insert(def.table).values({ ...values, ...timestamps, company_id: companyId });
+  const row: Record<string, unknown> = { id: Number(result.insertId), ...values, ...timestamps };
+  return toRecord(Object.fromEntries(readableFieldNames(def).map((name) => [name, row[name] ?? null])));
+}
+
+/** Live records of `def` with these ids, in id order. */
+export async function findRecords(db: Executor, def: ResourceDefinition, companyId: number, ids: readonly number[]): Promise<StoredRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select(selection(def, readableFieldNames(def))).from(def.table)
+    .where(and(...scopeConditions(def, { companyId }), inArray(column(def.table, "id"), [...ids]))).orderBy(asc(column(def.table, "id")));
+  return rows.map(toRecord);
 }
 
 export async function updateRecord(db: Executor, def: ResourceDefinition, scope: Scope, id: number, values: Record<string, unknown>): Promise<void> {

@@ -8,7 +8,7 @@ import type { ResourceApp } from "./resource-routes.ts";
 
 export function createRoute(app: ResourceApp, def: ResourceDefinition, deps: RouteDeps): void {
   app.post(pathsOf(def).collection, ({ request, company, params, body, ctx, set }) =>
-    runWrite(deps.db, request, ctx, body, set, async (tx) => createRecord(tx, {
+    runWrite(deps, request, ctx, body, set, async (tx) => createRecord(tx, {
       def, company, body, dryRun: ctx.dryRun,
       scope: await scopeOf(tx, def, company, params, true),
       location: (id) => `${new URL(request.url).pathname}/${id}`,

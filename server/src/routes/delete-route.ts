@@ -9,7 +9,7 @@ import type { ResourceApp } from "./resource-routes.ts";
 export function deleteRoute(app: ResourceApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member, memberParam } = pathsOf(def);
   app.delete(member, ({ request, company, params, ctx, set }) =>
-    runWrite(deps.db, request, ctx, undefined, set, async (tx) => deleteRecordById(tx, {
+    runWrite(deps, request, ctx, undefined, set, async (tx) => deleteRecordById(tx, {
       def, company, dryRun: ctx.dryRun,
       id: parseId((params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
       scope: await scopeOf(tx, def, company, params, true),

@@ -9,12 +9,14 @@ import type { RequestContext } from "../http/request-context.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { definitionOf } from "../resources/registry.ts";
 import { recordExists, type Scope } from "../resources/store.ts";
+import type { ChangeLog } from "../writes/changes.ts";
 import { fingerprintOf } from "../writes/fingerprint.ts";
 import { executeWrite, type WriteOperation, type WriteResult } from "../writes/idempotency.ts";
 
 export interface RouteDeps {
   db: Database;
   admit: Admission;
+  changeLog: ChangeLog;
 }
 
 export interface ResourcePaths {
@@ -49,12 +51,12 @@ export const writeParsers = { dry_run: described(flagParam, "`1` makes the reque
 
 /** Runs a write operation for a request (under its Idempotency-Key, if any) and answers with its result. */
 export async function runWrite(
-  db: Database, request: Request, ctx: RequestContext, body: unknown, set: { status?: number | string; headers: Record<string, unknown> }, operation: WriteOperation,
+  deps: RouteDeps, request: Request, ctx: RequestContext, body: unknown, set: { status?: number | string; headers: Record<string, unknown> }, operation: WriteOperation,
 ): Promise<unknown> {
   const url = new URL(request.url);
   parseQuery(url, writeParsers);
   if (ctx.idempotencyKey !== undefined) ctx.fingerprint = fingerprintOf(request.method, url.pathname, ctx.dryRun, body);
-  const result: WriteResult = await executeWrite(db, ctx, operation);
+  const result: WriteResult = await executeWrite(deps.db, ctx, deps.changeLog, operation);
   set.status = result.status;
   Object.assign(set.headers, result.headers ?? {});
   return result.body;

@@ -10,7 +10,7 @@ import type { ResourceApp } from "./resource-routes.ts";
 export function updateRoute(app: ResourceApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member, memberParam } = pathsOf(def);
   app.patch(member, ({ request, company, params, body, ctx, set }) =>
-    runWrite(deps.db, request, ctx, body, set, async (tx) => updateRecordById(tx, {
+    runWrite(deps, request, ctx, body, set, async (tx) => updateRecordById(tx, {
       def, company, body, dryRun: ctx.dryRun,
       id: parseId((params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
       scope: await scopeOf(tx, def, company, params, true),

@@ -32,6 +32,11 @@ export async function createRecord(tx: Transaction, request: CreateRequest): Pro
   await takeQuota(tx, def, company, { dryRun });
   if (dryRun) return { status: 200, body: { data: { id: null, created: false, dry_run: true } } };
 
-  const id = await guardUnique(def, record, () => insertRecord(tx, def, { ...record, ...parent, company_id: company.id }));
-  return { status: 201, body: { data: { id, created: true, dry_run: false } }, headers: { location: request.location(id) } };
+  const created = await guardUnique(def, record, () => insertRecord(tx, def, company.id, { ...record, ...parent }));
+  return {
+    status: 201,
+    body: { data: { id: created.id, created: true, dry_run: false } },
+    headers: { location: request.location(created.id) },
+    changes: [{ resource: def.name, action: "created", record: created }],
+  };
 }

@@ -4,7 +4,8 @@ import type { Transaction } from "../db/client.ts";
 import { ApiError, notFound } from "../http/problem.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { definitionOf } from "../resources/registry.ts";
-import { findRecord, referencingIds, softDelete, type Scope } from "../resources/store.ts";
+import { findRecord, findRecords, referencingIds, softDelete, type Scope } from "../resources/store.ts";
+import type { RecordChange } from "./changes.ts";
 import type { WriteResult } from "./idempotency.ts";
 import { releaseQuota } from "./quotas.ts";
 import { checkIfMatch } from "./preconditions.ts";
@@ -54,13 +55,20 @@ export async function deleteRecordById(tx: Transaction, request: DeleteRequest):
   const wouldDelete = [{ resource: def.name, id }, ...refs("cascade")];
   const wouldKeep = refs("keep");
 
+  const changes: RecordChange[] = [];
   if (!dryRun) {
+    for (const { dependent, ids } of cascade) {
+      const dependentDef = definitionOf(dependent.table);
+      for (const record of await findRecords(tx, dependentDef, company.id, ids)) changes.push({ resource: dependentDef.name, action: "deleted", record });
+      await softDelete(tx, dependent.table, company.id, ids);
+    }
     await softDelete(tx, def.table, company.id, [id]);
     await releaseQuota(tx, def, company.id);
-    for (const { dependent, ids } of cascade) await softDelete(tx, dependent.table, company.id, ids);
+    changes.push({ resource: def.name, action: "deleted", record: stored });
   }
   return {
     status: 200,
     body: { data: { id, deleted: !dryRun, dry_run: dryRun, mode: "soft", would_delete: wouldDelete, would_keep: wouldKeep } },
+    changes,
   };
 }

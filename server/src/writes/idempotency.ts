@@ -3,6 +3,7 @@
 // write's own transaction, so a refusal, a crash or a 5xx leaves nothing behind and a retry with
 // the same key simply runs again against the current state. A dry-run never consumes a key.
 import type { Database, Transaction } from "../db/client.ts";
+import type { ChangeLog, RecordChange } from "./changes.ts";
 import { ApiError } from "../http/problem.ts";
 import type { RequestContext } from "../http/request-context.ts";
 import { readOutcome, storeOutcome, type StoredOutcome } from "./idempotency-store.ts";
@@ -12,6 +13,8 @@ export interface WriteResult {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** What the write changed (nothing for a dry-run or a no-op). */
+  changes?: readonly RecordChange[];
 }
 
 export type WriteOperation = (tx: Transaction) => Promise<WriteResult>;
@@ -41,12 +44,18 @@ function replay(ctx: RequestContext, stored: StoredOutcome): WriteResult {
 }
 
 /**
- * Runs a write in one transaction. With an Idempotency-Key: a stored outcome with the same
- * fingerprint is replayed, with another one is 409 idempotency_key_reuse; otherwise the write
- * runs and its outcome is stored in its transaction. A duplicate arriving while the first runs
- * waits on the key's row lock, then replays the first's outcome (or is told it is still running).
+ * Runs a write in one transaction, with its changes logged in that transaction. With an
+ * Idempotency-Key: a stored outcome with the same fingerprint is replayed, with another one is
+ * 409 idempotency_key_reuse; otherwise the write runs and its outcome is stored in its
+ * transaction. A duplicate arriving while the first runs waits on the key's row lock, then
+ * replays the first's outcome (or is told it is still running).
  */
-export async function executeWrite(db: Database, ctx: RequestContext, operation: WriteOperation): Promise<WriteResult> {
+export async function executeWrite(db: Database, ctx: RequestContext, changeLog: ChangeLog, write: WriteOperation): Promise<WriteResult> {
+  const operation: WriteOperation = async (tx) => {
+    const result = await write(tx);
+    if (!ctx.dryRun && result.changes?.length) await changeLog(tx, ctx, result.changes);
+    return result;
+  };
   const { companyId, idempotencyKey: key, fingerprint } = ctx;
   if (key === undefined) return transact(db, operation);
   if (companyId === undefined || fingerprint === undefined) throw new Error("a keyed write needs an authenticated, fingerprinted request");

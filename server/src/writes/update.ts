@@ -52,5 +52,10 @@ export async function updateRecordById(tx: Transaction, request: UpdateRequest):
     await guardUnique(def, changed, () => updateRecord(tx, def, scope, id, changed));
     record = (await findRecord(tx, def, scope, id))!;
   }
-  return { status: 200, body: { data: { id, updated: !dryRun && hasChanges, dry_run: dryRun, changes, record } } };
+  const written = !dryRun && hasChanges;
+  return {
+    status: 200,
+    body: { data: { id, updated: written, dry_run: dryRun, changes, record } },
+    changes: written ? [{ resource: def.name, action: "updated", record, changes }] : [],
+  };
 }
