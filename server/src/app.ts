@@ -11,12 +11,14 @@ import { methodTable } from "./http/routes.ts";
 import { meterRequests, type UsageMeter } from "./metering/usage-meter.ts";
 import { usageRoutes } from "./metering/usage-routes.ts";
 import { ALL_RESOURCES } from "./resources/registry.ts";
+import { appendEvents } from "./events/event-log.ts";
+import { eventRoutes } from "./routes/event-routes.ts";
 import { resourceRoutes } from "./routes/resource-routes.ts";
 import { collectionRoutes } from "./surfaces/collection.ts";
 import { docsRoutes } from "./surfaces/docs.ts";
 import { healthRoutes } from "./surfaces/health.ts";
 import { openApiRoutes } from "./surfaces/openapi.ts";
-import { discardChanges } from "./writes/changes.ts";
+
 
 export interface AppDeps {
   db: Database;
@@ -30,7 +32,7 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps) {
   const companies = deps.companies ?? new CompanyCache(deps.db);
   const limiter = deps.limiter ?? new RateLimiter(deps.db);
-  const routeDeps = { db: deps.db, admit: admission({ companies, limiter }, { metered: true }), changeLog: discardChanges };
+  const routeDeps = { db: deps.db, admit: admission({ companies, limiter }, { metered: true }), changeLog: appendEvents };
   const methods = methodTable();
   const app = new Elysia({ normalize: false })
     .use(errorHandler(methods.lookup))
@@ -46,6 +48,7 @@ export function buildApp(deps: AppDeps) {
     .use(healthRoutes(deps.db))
     .use(usageRoutes({ db: deps.db, admit: admission({ companies, limiter }, { metered: false }) }));
   for (const def of ALL_RESOURCES) app.use(resourceRoutes(def, routeDeps));
+  app.use(eventRoutes(routeDeps));
   // The spec surfaces read the whole app's routes when asked, so they always match what is served.
   app.use(openApiRoutes(app)).use(docsRoutes()).use(collectionRoutes(app));
   methods.load(app.routes);

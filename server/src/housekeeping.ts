@@ -1,13 +1,16 @@
-// Periodic clean-up every server process runs: idempotency keys past their replay window and
-// rate-limit windows that can no longer count. Concurrent runs in several processes are harmless.
+// Periodic clean-up every server process runs: idempotency keys past their replay window,
+// rate-limit windows that can no longer count and events past retention. Concurrent runs in
+// several processes are harmless.
 import { purgeRateCounts } from "./auth/rate-limit.ts";
 import type { Database } from "./db/client.ts";
+import { purgeExpiredEvents } from "./events/retention.ts";
 import { log } from "./log.ts";
 import { purgeExpiredKeys } from "./writes/idempotency-store.ts";
 
 export async function purgeExpired(db: Database): Promise<void> {
   await purgeExpiredKeys(db);
   await purgeRateCounts(db);
+  await purgeExpiredEvents(db);
 }
 
 /** Starts the timer; the returned function stops it. */

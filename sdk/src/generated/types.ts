@@ -7,6 +7,8 @@ export type ProjectStatus = "DRAFT" | "ACTIVE" | "ON_HOLD" | "COMPLETED" | "CANC
 
 export type ProjectCreateStatus = "DRAFT" | "ACTIVE";
 
+export type ProjectIncludeDeleted = "1" | "0" | "true" | "false";
+
 export interface Project {
   /** Record identifier. */
   id: number;
@@ -36,6 +38,8 @@ export interface Project {
   created_at: string;
   /** RFC 3339 UTC timestamp. */
   updated_at: string;
+  /** Only in lists with include_deleted=true: when the record was deleted, null while it is live. */
+  deleted_at?: string | null;
 }
 
 export interface ProjectCreate {
@@ -70,6 +74,10 @@ export interface ProjectFilters {
   status?: ProjectStatus;
   /** Only records whose client_id is this id. */
   client_id?: number;
+  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  updated_since?: string;
+  /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
+  include_deleted?: ProjectIncludeDeleted;
 }
 
 export interface ProjectUpdate {
@@ -99,6 +107,8 @@ export interface ProjectUpdate {
 
 export type WorkerStatus = "ACTIVE" | "INACTIVE";
 
+export type WorkerIncludeDeleted = "1" | "0" | "true" | "false";
+
 export interface Worker {
   /** Record identifier. */
   id: number;
@@ -120,6 +130,8 @@ export interface Worker {
   created_at: string;
   /** RFC 3339 UTC timestamp. */
   updated_at: string;
+  /** Only in lists with include_deleted=true: when the record was deleted, null while it is live. */
+  deleted_at?: string | null;
 }
 
 export interface WorkerCreate {
@@ -146,6 +158,10 @@ export interface WorkerFilters {
   status?: WorkerStatus;
   /** Only records whose trade_id is this id. */
   trade_id?: number;
+  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  updated_since?: string;
+  /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
+  include_deleted?: WorkerIncludeDeleted;
 }
 
 export interface WorkerUpdate {
@@ -167,6 +183,8 @@ export interface WorkerUpdate {
 
 export type ClientStatus = "ACTIVE" | "INACTIVE";
 
+export type ClientIncludeDeleted = "1" | "0" | "true" | "false";
+
 export interface Client {
   /** Record identifier. */
   id: number;
@@ -186,6 +204,8 @@ export interface Client {
   created_at: string;
   /** RFC 3339 UTC timestamp. */
   updated_at: string;
+  /** Only in lists with include_deleted=true: when the record was deleted, null while it is live. */
+  deleted_at?: string | null;
 }
 
 export interface ClientCreate {
@@ -208,6 +228,10 @@ export interface ClientFilters {
   q?: string;
   /** One of ACTIVE, INACTIVE; any case is accepted. */
   status?: ClientStatus;
+  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  updated_since?: string;
+  /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
+  include_deleted?: ClientIncludeDeleted;
 }
 
 export interface ClientUpdate {
@@ -229,6 +253,8 @@ export type EstimateStatus = "DRAFT" | "SENT" | "ACCEPTED" | "REJECTED" | "CONVE
 
 export type EstimateCreateStatus = "DRAFT";
 
+export type EstimateIncludeDeleted = "1" | "0" | "true" | "false";
+
 export interface Estimate {
   /** Record identifier. */
   id: number;
@@ -248,6 +274,8 @@ export interface Estimate {
   created_at: string;
   /** RFC 3339 UTC timestamp. */
   updated_at: string;
+  /** Only in lists with include_deleted=true: when the record was deleted, null while it is live. */
+  deleted_at?: string | null;
 }
 
 export interface EstimateCreate {
@@ -272,6 +300,10 @@ export interface EstimateFilters {
   status?: EstimateStatus;
   /** Only records whose client_id is this id. */
   client_id?: number;
+  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  updated_since?: string;
+  /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
+  include_deleted?: EstimateIncludeDeleted;
 }
 
 export interface EstimateUpdate {
@@ -290,6 +322,8 @@ export interface EstimateUpdate {
 }
 
 export type SubcontractorStatus = "ACTIVE" | "INACTIVE";
+
+export type SubcontractorIncludeDeleted = "1" | "0" | "true" | "false";
 
 export interface Subcontractor {
   /** Record identifier. */
@@ -312,6 +346,8 @@ export interface Subcontractor {
   created_at: string;
   /** RFC 3339 UTC timestamp. */
   updated_at: string;
+  /** Only in lists with include_deleted=true: when the record was deleted, null while it is live. */
+  deleted_at?: string | null;
 }
 
 export interface SubcontractorCreate {
@@ -338,6 +374,10 @@ export interface SubcontractorFilters {
   status?: SubcontractorStatus;
   /** Only records whose trade_id is this id. */
   trade_id?: number;
+  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  updated_since?: string;
+  /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
+  include_deleted?: SubcontractorIncludeDeleted;
 }
 
 export interface SubcontractorUpdate {
@@ -359,6 +399,8 @@ export interface SubcontractorUpdate {
 
 export type EquipmentStatus = "AVAILABLE" | "IN_USE" | "MAINTENANCE" | "RETIRED";
 
+export type EquipmentIncludeDeleted = "1" | "0" | "true" | "false";
+
 export interface Equipment {
   /** Record identifier. */
   id: number;
@@ -376,6 +418,8 @@ export interface Equipment {
   created_at: string;
   /** RFC 3339 UTC timestamp. */
   updated_at: string;
+  /** Only in lists with include_deleted=true: when the record was deleted, null while it is live. */
+  deleted_at?: string | null;
 }
 
 export interface EquipmentCreate {
@@ -398,6 +442,10 @@ export interface EquipmentFilters {
   status?: EquipmentStatus;
   /** Only records whose category_id is this id. */
   category_id?: number;
+  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  updated_since?: string;
+  /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
+  include_deleted?: EquipmentIncludeDeleted;
 }
 
 export interface EquipmentUpdate {
@@ -412,6 +460,8 @@ export interface EquipmentUpdate {
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status?: EquipmentStatus;
 }
+
+export type RentalIncludeDeleted = "1" | "0" | "true" | "false";
 
 export interface Rental {
   /** Record identifier. */
@@ -432,6 +482,8 @@ export interface Rental {
   created_at: string;
   /** RFC 3339 UTC timestamp. */
   updated_at: string;
+  /** Only in lists with include_deleted=true: when the record was deleted, null while it is live. */
+  deleted_at?: string | null;
 }
 
 export interface RentalCreate {
@@ -447,7 +499,12 @@ export interface RentalCreate {
   billed?: boolean;
 }
 
-export type RentalFilters = Record<never, never>;
+export interface RentalFilters {
+  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  updated_since?: string;
+  /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
+  include_deleted?: RentalIncludeDeleted;
+}
 
 export interface RentalUpdate {
   /** The id of a live projects record of your company. */
@@ -474,6 +531,27 @@ export interface EquipmentCategory {
   id: number;
   /** Text of at most 100 characters. */
   name: string;
+}
+
+export interface Event {
+  /** The event's id; it is also a cursor (`after`). */
+  id: string;
+  /** `<resource>.<action>`: project.created, rental.updated, equipment.deleted, … */
+  type: string;
+  /** The resource's path segment: projects, workers, …, rentals. */
+  resource: string;
+  record_id: number;
+  data: {
+    /** The record after the change (for a delete, as it was). */
+    record: Record<string, unknown>;
+    /** For an update: each changed field. */
+    changes?: Record<never, never>;
+  };
+  /** The X-Request-Id of the write. */
+  request_id: string;
+  /** The Idempotency-Key the write carried, if any. */
+  idempotency_key: string | null;
+  created_at: string;
 }
 
 export interface UsageQuota {

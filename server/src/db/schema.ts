@@ -226,3 +226,32 @@ export const rateCounts = mysqlTable("rate_counts", {
   primaryKey({ columns: [t.company_id, t.window_start, t.process_id] }),
   index("rate_counts_window").on(t.window_start),
 ]);
+
+// The last event sequence number each company used. Every write takes its numbers here at the
+// end of its transaction: the row lock (on a cluster, a certified conflict) orders the writes
+// of a company, so event numbers follow commit order without gaps. `purged_through` is the last
+// number retention deleted: a cursor before it is expired.
+export const eventSequences = mysqlTable("event_sequences", {
+  company_id: companyId().primaryKey(),
+  last_seq: bigint("last_seq", { mode: "number", unsigned: true }).notNull(),
+  purged_through: bigint("purged_through", { mode: "number", unsigned: true }).notNull().default(0),
+});
+
+// The change feed and audit trail: one row per committed change of a record, written in the
+// change's own transaction (an outbox).
+export const events = mysqlTable("events", {
+  company_id: companyId(),
+  seq: bigint("seq", { mode: "number", unsigned: true }).notNull(),
+  id: char("id", { length: 30 }).notNull(),
+  type: varchar("type", { length: 64 }).notNull(),
+  resource: varchar("resource", { length: 64 }).notNull(),
+  record_id: bigint("record_id", { mode: "number", unsigned: true }).notNull(),
+  data: mediumtext("data").notNull(),
+  request_id: varchar("request_id", { length: 200 }).notNull(),
+  idempotency_key: varbinary("idempotency_key", { length: 255 }),
+  created_at: timestamps.created_at,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.seq] }),
+  index("events_record").on(t.company_id, t.resource, t.record_id, t.seq),
+  index("events_created").on(t.created_at),
+]);

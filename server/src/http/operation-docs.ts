@@ -88,6 +88,7 @@ const ERROR_STATUSES: Record<number, { text: string; headers?: ResponseHeader[] 
   402: { text: "Payment Required" },
   404: { text: "Not Found" },
   409: { text: "Conflict", headers: ["RetryAfter"] },
+  410: { text: "Gone: the cursor points before what is kept" },
   412: { text: "Precondition Failed: ETag carries the record's current tag", headers: ["ETag"] },
   413: { text: "Content Too Large: the body is over 1 MiB" },
   415: { text: "Unsupported Media Type: send the body as application/json" },

@@ -50,6 +50,27 @@ export const enumParam = (values: readonly string[]): ParamParser<string> => doc
   return upper;
 }, { schema: { type: "string", enum: [...values] }, description: `One of ${values.join(", ")}; any case is accepted.` });
 
+/** One of a fixed set of names, exactly as written (resource names, event types). */
+export const oneOfParam = (values: readonly string[]): ParamParser<string> => documented((value, name) => {
+  if (!values.includes(value)) throw invalidQuery(`"${name}" must be one of ${values.join(", ")}, not "${value}".`);
+  return value;
+}, { schema: { type: "string", enum: [...values] } });
+
+/** Text matching a pattern, described by an example in the refusal. */
+export const patternParam = (pattern: RegExp, example: string): ParamParser<string> => documented((value, name) => {
+  if (!pattern.test(value)) throw invalidQuery(`"${name}" must look like ${example}, not "${value}".`);
+  return value;
+}, { schema: { type: "string", pattern: pattern.source } });
+
+const RFC3339 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$/i;
+
+/** An RFC 3339 date-time with a zone, e.g. 2026-11-22T08:00:00Z. */
+export const timestampParam: ParamParser<Date> = documented((value, name) => {
+  const at = RFC3339.test(value) ? new Date(value) : undefined;
+  if (!at || Number.isNaN(at.getTime())) throw invalidQuery(`"${name}" must be an RFC 3339 date-time with a zone, e.g. 2026-11-22T08:00:00Z, not "${value}".`);
+  return at;
+}, { schema: { type: "string", format: "date-time" } });
+
 export const flagParam: ParamParser<boolean> = documented((value, name) => {
   if (["1", "true"].includes(value)) return true;
   if (["0", "false"].includes(value)) return false;

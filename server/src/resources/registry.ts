@@ -29,6 +29,15 @@ export function definitionOf(table: MySqlTable): ResourceDefinition {
   return def;
 }
 
+const byName = new Map<string, ResourceDefinition>(ALL_RESOURCES.map((def) => [def.name, def]));
+
+/** The definition of a resource by its name (its path segment). */
+export function definitionNamed(name: string): ResourceDefinition {
+  const def = byName.get(name);
+  if (!def) throw new Error(`no resource is named ${name}`);
+  return def;
+}
+
 /** Gives a new company the rows every company starts with. */
 export async function seedLookups(db: Executor, companyId: number): Promise<void> {
   for (const def of LOOKUPS) {

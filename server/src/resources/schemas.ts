@@ -90,6 +90,9 @@ export function recordSchema(def: ResourceDefinition): TSchema {
     properties.created_at = Type.String({ pattern: TIMESTAMP_PATTERN, description: "RFC 3339 UTC timestamp." });
     properties.updated_at = Type.String({ pattern: TIMESTAMP_PATTERN, description: "RFC 3339 UTC timestamp." });
   }
+  if (Object.hasOwn(def.table, "deleted_at")) {
+    properties.deleted_at = Type.Optional(nullable(Type.String({ pattern: TIMESTAMP_PATTERN, description: "Only in lists with include_deleted=true: when the record was deleted, null while it is live." })));
+  }
   return Type.Object(properties, { additionalProperties: false, title: def.singular });
 }
 

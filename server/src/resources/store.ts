@@ -1,5 +1,5 @@
 // Generic reads and writes of a resource's rows, always scoped to one company.
-import { and, asc, count, eq, inArray, isNull, like, or, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNull, like, or, type SQL } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "./definition.ts";
@@ -18,6 +18,10 @@ export interface ListCriteria {
   status?: string;
   filters: Record<string, number>;
   fields: readonly string[];
+  /** Only records changed at or after this moment. */
+  updatedSince?: Date;
+  /** Deleted records too, each with its `deleted_at`. */
+  includeDeleted?: boolean;
 }
 
 /** A column of a resource table by name; a name the table lacks is a bug in a definition. */
@@ -30,9 +34,9 @@ export function column(table: ResourceTable, name: string): MySqlColumn {
 /** Tables whose records are soft-deleted (lookups are never deleted). */
 export const hasSoftDelete = (table: ResourceTable): boolean => Object.hasOwn(table, "deleted_at");
 
-function scopeConditions(def: ResourceDefinition, scope: Scope): SQL[] {
+function scopeConditions(def: ResourceDefinition, scope: Scope, includeDeleted = false): SQL[] {
   const conditions = [eq(column(def.table, "company_id"), scope.companyId)];
-  if (hasSoftDelete(def.table)) conditions.push(isNull(column(def.table, "deleted_at")));
+  if (hasSoftDelete(def.table) && !includeDeleted) conditions.push(isNull(column(def.table, "deleted_at")));
   if (def.parent && scope.parentId !== undefined) conditions.push(eq(column(def.table, def.parent.column), scope.parentId));
   return conditions;
 }
@@ -40,7 +44,8 @@ function scopeConditions(def: ResourceDefinition, scope: Scope): SQL[] {
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCriteria): SQL | undefined {
-  const conditions = scopeConditions(def, scope);
+  const conditions = scopeConditions(def, scope, criteria.includeDeleted);
+  if (criteria.updatedSince !== undefined) conditions.push(gte(column(def.table, "updated_at"), criteria.updatedSince));
   if (criteria.status !== undefined) conditions.push(eq(column(def.table, "status"), criteria.status));
   for (const [name, value] of Object.entries(criteria.filters)) conditions.push(eq(column(def.table, name), value));
   if (criteria.q !== undefined && def.search.length > 0) {
@@ -64,7 +69,7 @@ export function toRecord(row: Record<string, unknown>): StoredRecord {
 export async function listRecords(db: Executor, def: ResourceDefinition, scope: Scope, criteria: ListCriteria): Promise<{ rows: StoredRecord[]; total: number }> {
   const where = listConditions(def, scope, criteria);
   const [rows, totals] = await Promise.all([
-    db.select(selection(def, criteria.fields)).from(def.table).where(where)
+    db.select(selection(def, criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields)).from(def.table).where(where)
       .orderBy(asc(column(def.table, "id"))).limit(criteria.limit).offset(criteria.offset),
     db.select({ total: count() }).from(def.table).where(where),
   ]);

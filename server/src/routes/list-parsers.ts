@@ -1,8 +1,9 @@
 // The query parameters a list of a resource accepts, derived from its definition.
 import { limitParam, offsetParam } from "../http/paging.ts";
-import { described, enumParam, fieldListParam, integerParam, textParam, type ParamParser } from "../http/query.ts";
+import { described, enumParam, fieldListParam, flagParam, integerParam, textParam, timestampParam, type ParamParser } from "../http/query.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { readableFieldNames } from "../resources/fields.ts";
+import { hasTimestamps, readableFieldNames } from "../resources/fields.ts";
+import { hasSoftDelete } from "../resources/store.ts";
 
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
   return described(fieldListParam(readableFieldNames(def)), "Comma-separated fields to return; `id` is always included. An unknown field is a 400.");
@@ -13,5 +14,7 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
   if (def.search.length > 0) parsers.q = described(textParam, `Case-insensitive substring of ${def.search.join(", ")}; % and _ match themselves.`);
   if (def.status) parsers.status = enumParam(def.status.values);
   for (const filter of def.filters) parsers[filter] = described(integerParam(1), `Only records whose ${filter} is this id.`);
+  if (hasTimestamps(def)) parsers.updated_since = described(timestampParam, "Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too.");
+  if (hasSoftDelete(def.table)) parsers.include_deleted = described(flagParam, "`true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync.");
   return parsers;
 }

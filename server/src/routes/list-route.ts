@@ -24,6 +24,8 @@ export function listRoute(app: ResourceApp, def: ResourceDefinition, deps: Route
       q: query.q as string | undefined,
       status: query.status as string | undefined,
       fields: (query.fields as string[] | undefined) ?? readableFieldNames(def),
+      updatedSince: query.updated_since as Date | undefined,
+      includeDeleted: query.include_deleted as boolean | undefined,
     });
     return readResponse(request, { data: rows, meta: { total, limit, offset } });
   }, {

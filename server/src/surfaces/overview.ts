@@ -42,12 +42,15 @@ request.
 
 ## Idempotency
 Send \`Idempotency-Key\` (1-255 printable ASCII characters) on POST, PATCH and DELETE. The first
-request runs; its outcome (2xx, and the operation's own 402/404/409/412/422) is kept for 24 hours
-and a retry with the same key, method, path, dry-run flag and body (key order does not matter)
-gets it back with \`Idempotent-Replayed: true\`. The same key with a different request is 409
-\`idempotency_key_reuse\`; a retry while the first still runs is 409 \`idempotency_in_progress\`
-with \`Retry-After\`. Refusals before the operation starts (400, 401, 402 \`feature_off\`, 413, 415,
-429) and 5xx are not kept, so a retry runs again.
+request runs. Only a real write that succeeded binds its key: its 2xx answer is stored in the same
+transaction as the write, kept 24 hours, and a retry with the same key, method, path, dry-run flag
+and body (key order does not matter) gets it back with \`Idempotent-Replayed: true\`, running
+nothing. A refusal (4xx), a 5xx, a crash or a dry-run binds nothing: the retry with the same key
+runs again against the current state (after the quota was freed, the body fixed, the referenced
+record created), so "dry-run, then the real write with the same key" works. Once a key is bound,
+the same key with a different request is 409 \`idempotency_key_reuse\`; a duplicate that arrives
+while the first still runs waits for it and gets its answer, or 409 \`idempotency_in_progress\`
+with \`Retry-After\` if it runs long.
 
 ## Deletes
 Every delete is soft: the record is kept for history but is gone from the API (GET answers 404,
@@ -60,16 +63,28 @@ estimate backing a live project's budget, equipment or a project with a billed r
 ## Errors
 Every error is RFC 9457 problem details (\`application/problem+json\`): \`type\` (always
 \`about:blank\`), \`title\`, \`status\`, \`detail\`, a stable \`code\`, \`request_id\`, and for 422 the
-list of every failing field in \`errors\`. Each operation lists the statuses and codes it can
-answer with. An unknown path is 404 \`route_not_found\`, a known path with another method 405
-\`method_not_allowed\` with \`Allow\`.
+list of every failing field in \`errors\` (all of them in one answer, each with a \`code\` and a
+sentence to act on). Each operation lists the statuses and codes it can answer with. An unknown
+path is 404 \`route_not_found\`, a known path with another method 405 \`method_not_allowed\` with
+\`Allow\`. When the database cannot be reached or does not answer within 10 s, at any stage of a
+request, the answer is 503 \`database_unavailable\` with \`Retry-After\` and nothing was changed;
+deadlocks and cluster conflicts are retried inside the server and never reach you.
 
 ## Limits and metering
 Plans cap live projects and workers (402 \`quota_exceeded\`, never a silent upgrade) and requests per
 minute (429 \`rate_limited\` with \`Retry-After\`), in fixed one-minute windows shared by every
-server; under a request limit, data responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and
-\`RateLimit-Reset\` (seconds), and replays count toward it. Every authenticated data request is
-metered, dry-runs included; idempotent replays are counted apart (\`GET /v1/usage\`).
+server (each counts in memory and shares its count about once a second, so several servers may
+together admit about a second of extra traffic). Under a request limit, data responses carry
+\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds); replays and refused
+requests do not count. Every authenticated data request is metered, dry-runs included;
+idempotent replays are counted apart (\`GET /v1/usage\`). A revoked token or a change of plan
+takes effect within 5 s.
+
+## Change feed
+Every committed change appends an event in the same transaction: \`GET /v1/events\` lists them
+in commit order; pass \`meta.next_cursor\` as \`after\` to see each exactly once (polling with the
+last cursor follows the feed). \`GET /v1/{resource}/{id}/events\` is one record's history. Lists
+take \`updated_since\` and \`include_deleted=true\` for resyncs. Events are kept 30 days.
 
 ## Browsers
 Any origin may call the API (CORS): tokens travel in the \`Authorization\` header, never in cookies.

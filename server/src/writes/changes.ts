@@ -24,5 +24,3 @@ export interface RecordChange {
 
 /** Persists the changes of a write inside its transaction (the outbox of the events feed). */
 export type ChangeLog = (tx: Transaction, ctx: RequestContext, changes: readonly RecordChange[]) => Promise<void>;
-
-export const discardChanges: ChangeLog = async () => {};

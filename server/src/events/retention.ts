@@ -1,0 +1,23 @@
+// Events are kept 30 days; older ones are deleted, and each company remembers the last number
+// deleted so that a cursor before it is answered 410 cursor_expired instead of silently skipping.
+import { sql } from "drizzle-orm";
+import type { Executor } from "../db/client.ts";
+
+export const RETENTION_DAYS = 30;
+
+/** Deletes events past retention, one company at a time, in bounded batches. */
+export async function purgeExpiredEvents(db: Executor, batch = 5_000): Promise<number> {
+  const [expired] = await db.execute(sql`
+    SELECT company_id, MAX(seq) AS through FROM events
+    WHERE created_at < NOW(3) - INTERVAL ${RETENTION_DAYS} DAY GROUP BY company_id`) as unknown as [{ company_id: number; through: number }[]];
+  let total = 0;
+  for (const { company_id: companyId, through } of expired) {
+    await db.execute(sql`UPDATE event_sequences SET purged_through = GREATEST(purged_through, ${through}) WHERE company_id = ${companyId}`);
+    for (;;) {
+      const [result] = await db.execute(sql`DELETE FROM events WHERE company_id = ${companyId} AND seq <= ${through} LIMIT ${batch}`) as unknown as [{ affectedRows: number }];
+      total += result.affectedRows;
+      if (result.affectedRows < batch) break;
+    }
+  }
+  return total;
+}
