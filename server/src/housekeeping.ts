@@ -4,7 +4,7 @@
 import { purgeRateCounts } from "./auth/rate-limit.ts";
 import type { Database } from "./db/client.ts";
 import { purgeExpiredEvents } from "./events/retention.ts";
-import { log } from "./log.ts";
+import { log } from "./base/log.ts";
 import { purgeExpiredKeys } from "./writes/idempotency-store.ts";
 
 export async function purgeExpired(db: Database): Promise<void> {

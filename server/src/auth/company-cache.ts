@@ -1,7 +1,7 @@
 // Token → company lookups remembered per process for a few seconds (CONTRACT 6: a revoked token
 // or a change of plan, add-ons or limits takes effect within 5 s), so a request spends no round
 // trip on authentication. Unknown tokens are not remembered: a new token works at once.
-import { envMilliseconds } from "../config.ts";
+import { envMilliseconds } from "../base/config.ts";
 import type { Database } from "../db/client.ts";
 import type { Company } from "./company.ts";
 import { companyForTokenHash, hashToken } from "./tokens.ts";

@@ -4,10 +4,10 @@
 // and reads the others' sum. On one process the limit is exact; across processes a window may
 // admit about one second of extra traffic (CONTRACT 6). Refused requests and replays do not count.
 import { sql } from "drizzle-orm";
-import { envMilliseconds } from "../config.ts";
+import { envMilliseconds } from "../base/config.ts";
 import type { Database, Executor } from "../db/client.ts";
 import { ApiError } from "../http/problem.ts";
-import { log } from "../log.ts";
+import { log } from "../base/log.ts";
 import type { Company } from "./company.ts";
 
 export const WINDOW_MS = 60_000;

@@ -1,7 +1,7 @@
 // The connection pool and the drizzle handle every module shares.
 import mysql from "mysql2/promise";
 import { drizzle, type MySql2Database } from "drizzle-orm/mysql2";
-import { log } from "../log.ts";
+import { log } from "../base/log.ts";
 import { databaseErrorName } from "./errors.ts";
 import { guardPool } from "./pool.ts";
 import * as schema from "./schema.ts";

@@ -3,7 +3,7 @@
 // pool acquisition and statement of that request draws on it. Work outside a request (meters,
 // housekeeping) gets a budget per statement.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { envMilliseconds } from "../config.ts";
+import { envMilliseconds } from "../base/config.ts";
 
 /** A request's whole database budget; the rest of the 10 s is left for the answer itself. */
 export const REQUEST_BUDGET_MS = envMilliseconds("ERP_DB_BUDGET_MS", 9_000);

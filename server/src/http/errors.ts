@@ -1,7 +1,7 @@
 // The one error handler: every failure, ours or Elysia's, leaves as an RFC 9457 problem.
 import { Elysia } from "elysia";
 import { databaseErrorKind, databaseErrorName } from "../db/errors.ts";
-import { log } from "../log.ts";
+import { log } from "../base/log.ts";
 import { ApiError, problemResponse } from "./problem.ts";
 import { contextOf } from "./request-context.ts";
 
@@ -35,14 +35,13 @@ function routeError(code: string | number, error: unknown, request: Request, met
     }
     return new ApiError(404, "route_not_found", `No route ${request.method} ${path}. The API lives under /v1; see /v1/openapi.json.`);
   }
-  // Elysia wraps whatever our parse hook throws (admission, body limits) as a PARSE error.
-  if (code === "PARSE") {
-    const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
-    if (cause instanceof SyntaxError) return new ApiError(400, "malformed_json", "The request body is not valid JSON.");
-    return classify(cause);
-  }
+  if (code === "PARSE" && error instanceof SyntaxError) return new ApiError(400, "malformed_json", "The request body is not valid JSON.");
   return classify(error);
 }
+
+/** Elysia wraps whatever our parse hook throws (admission, body limits) in a PARSE error. */
+const unwrapped = (code: string | number, error: unknown): unknown =>
+  code === "PARSE" && error instanceof Error && error.cause !== undefined ? error.cause : error;
 
 /** Logs a failure the client sees as 5xx: the error's class, never SQL, parameters or bodies. */
 function report(apiError: ApiError, error: unknown, request: Request, requestId: string): void {
@@ -60,8 +59,9 @@ function report(apiError: ApiError, error: unknown, request: Request, requestId:
 export function errorHandler(methodsFor: MethodLookup) {
   return new Elysia({ name: "error-handler" }).onError({ as: "global" }, ({ code, error, request, set }) => {
     const context = contextOf(request);
-    const apiError = routeError(code, error, request, methodsFor);
-    if (apiError.status >= 500) report(apiError, error, request, context.requestId);
+    const failure = unwrapped(code, error);
+    const apiError = routeError(code, failure, request, methodsFor);
+    if (apiError.status >= 500) report(apiError, failure, request, context.requestId);
     const carried: Record<string, string> = { "x-request-id": context.requestId };
     for (const [name, value] of Object.entries(set.headers)) {
       if (/^ratelimit-|^retry-after$|^access-control-/i.test(name) && typeof value === "string") carried[name] = value;

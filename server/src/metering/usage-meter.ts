@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { contextOf, WRITE_METHODS, type RequestContext } from "../http/request-context.ts";
-import { log } from "../log.ts";
+import { log } from "../base/log.ts";
 
 interface Counts {
   companyId: number;

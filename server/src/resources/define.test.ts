@@ -1,0 +1,32 @@
+// Definitions are checked against their tables when they are defined.
+import { expect, test } from "bun:test";
+import * as schema from "../db/schema.ts";
+import { defineResource } from "./define.ts";
+import { ALL_RESOURCES } from "./registry.ts";
+
+const base = {
+  name: "clients", singular: "Client", description: "", addon: "api" as const,
+  operations: ["list" as const], search: [], filters: [],
+  status: { values: ["ACTIVE"], initial: ["ACTIVE"] },
+};
+
+test("lengths and nullability come from the columns", () => {
+  const clients = ALL_RESOURCES.find((def) => def.name === "clients")!;
+  expect(clients.fields.name).toMatchObject({ type: "text", max: 200, nullable: false });
+  expect(clients.fields.tax_id).toMatchObject({ type: "text", max: 32, nullable: true });
+  expect(clients.fields.email).toMatchObject({ type: "email", max: 254 });
+});
+
+test("a column the definition forgets, a nullable required field or an undefaulted NOT NULL field is refused", () => {
+  expect(() => defineResource(schema.clients, { ...base, required: ["name"], fields: { name: { type: "text" } } }))
+    .toThrow(/column email is neither a field nor read-only/);
+  const all = { email: { type: "email" as const }, phone: { type: "text" as const }, tax_id: { type: "text" as const }, billing_address: { type: "text" as const } };
+  expect(() => defineResource(schema.clients, { ...base, required: ["name", "tax_id"], fields: { name: { type: "text" }, ...all } }))
+    .toThrow(/required tax_id is a nullable column/);
+  expect(() => defineResource(schema.clients, { ...base, required: [], fields: { name: { type: "text" }, ...all } }))
+    .toThrow(/name is NOT NULL but neither required nor defaulted/);
+});
+
+test("every registered definition agrees with its table", () => {
+  expect(ALL_RESOURCES.length).toBe(9);
+});
