@@ -113,9 +113,11 @@ export async function findRecords(db: Executor, def: ResourceDefinition, company
   return rows.map(toRecord);
 }
 
-export async function updateRecord(db: Executor, def: ResourceDefinition, scope: Scope, id: number, values: Record<string, unknown>): Promise<void> {
-  await db.update(def.table).set({ ...values, updated_at: new Date() })
+/** Writes changed values; returns the updated_at it set, so the caller knows the record without reading it back. */
+export async function updateRecord(db: Executor, def: ResourceDefinition, scope: Scope, id: number, values: Record<string, unknown>, at = new Date()): Promise<string> {
+  await db.update(def.table).set({ ...values, updated_at: at })
     .where(and(eq(column(def.table, "company_id"), scope.companyId), eq(column(def.table, "id"), id)));
+  return at.toISOString();
 }
 
 /** Ids of live rows of `table` whose `columnName` equals `id`, narrowed by `where`; `forUpdate` locks them. */

@@ -49,8 +49,8 @@ export async function updateRecordById(tx: Transaction, request: UpdateRequest):
   const hasChanges = Object.keys(changes).length > 0;
   let record = merged;
   if (!dryRun && hasChanges) {
-    await guardUnique(def, changed, () => updateRecord(tx, def, scope, id, changed));
-    record = (await findRecord(tx, def, scope, id))!;
+    const updatedAt = await guardUnique(def, changed, () => updateRecord(tx, def, scope, id, changed));
+    record = { ...merged, updated_at: updatedAt };
   }
   const written = !dryRun && hasChanges;
   return {
