@@ -1,6 +1,7 @@
 // Periodic clean-up every server process runs: idempotency keys past their replay window,
 // rate-limit windows that can no longer count and events past retention. Concurrent runs in
 // several processes are harmless.
+import { errorLabel } from "./db/errors.ts";
 import { purgeRateCounts } from "./auth/rate-limit.ts";
 import type { Database } from "./db/client.ts";
 import { purgeExpiredEvents } from "./events/retention.ts";
@@ -16,7 +17,7 @@ export async function purgeExpired(db: Database): Promise<void> {
 /** Starts the timer; the returned function stops it. */
 export function startHousekeeping(db: Database, intervalMs = 60_000): () => void {
   const timer = setInterval(() => {
-    purgeExpired(db).catch((error) => log.warn("housekeeping failed; retrying next round", { error: String(error) }));
+    purgeExpired(db).catch((error) => log.throttled("warn", "housekeeping", "housekeeping failed; retrying next round", { error: errorLabel(error) }));
   }, intervalMs);
   timer.unref?.();
   return () => clearInterval(timer);

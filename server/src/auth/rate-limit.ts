@@ -3,6 +3,7 @@
 // count about once a second (its own row, so processes and cluster nodes never contend for one),
 // and reads the others' sum. On one process the limit is exact; across processes a window may
 // admit about one second of extra traffic (CONTRACT 6). Refused requests and replays do not count.
+import { errorLabel } from "../db/errors.ts";
 import { sql } from "drizzle-orm";
 import { envMilliseconds } from "../base/config.ts";
 import type { Database, Executor } from "../db/client.ts";
@@ -85,7 +86,7 @@ export class RateLimiter {
   /** Writes this process's counts and reads the others'; runs never overlap. */
   sync(): Promise<void> {
     this.#syncing = this.#syncing.then(() => this.#sync()).catch((error: unknown) => {
-      log.throttled("warn", "rate-sync", "rate-limit counts not shared this round; retrying", { error: error instanceof Error ? error.name : String(error) });
+      log.throttled("warn", "rate-sync", "rate-limit counts not shared this round; retrying", { error: errorLabel(error) });
     });
     return this.#syncing;
   }

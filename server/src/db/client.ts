@@ -2,7 +2,7 @@
 import mysql from "mysql2/promise";
 import { drizzle, type MySql2Database } from "drizzle-orm/mysql2";
 import { log } from "../base/log.ts";
-import { databaseErrorName } from "./errors.ts";
+import { errorLabel } from "./errors.ts";
 import { guardPool } from "./pool.ts";
 import * as schema from "./schema.ts";
 
@@ -66,7 +66,7 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
     for (const statement of settings) {
       connection.query(statement, (error) => {
         if (!error) return;
-        log.throttled("error", "session-settings", "a database connection could not be set up; dropped", { error: databaseErrorName(error) ?? String(error) });
+        log.throttled("error", "session-settings", "a database connection could not be set up; dropped", { error: errorLabel(error) });
         connection.destroy();
       });
     }

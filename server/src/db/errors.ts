@@ -63,3 +63,8 @@ export function databaseErrorName(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** What a log line may say about any error: its database code, else its class name; never its message. */
+export function errorLabel(error: unknown): string {
+  return databaseErrorName(error) ?? (error instanceof Error ? error.name : typeof error);
+}

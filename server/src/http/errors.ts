@@ -1,6 +1,6 @@
 // The one error handler: every failure, ours or Elysia's, leaves as an RFC 9457 problem.
 import { Elysia } from "elysia";
-import { databaseErrorKind, databaseErrorName } from "../db/errors.ts";
+import { databaseErrorKind, databaseErrorName, errorLabel } from "../db/errors.ts";
 import { log } from "../base/log.ts";
 import { ApiError, problemResponse } from "./problem.ts";
 import { contextOf } from "./request-context.ts";
@@ -46,7 +46,7 @@ const unwrapped = (code: string | number, error: unknown): unknown =>
 /** Logs a failure the client sees as 5xx: the error's class, never SQL, parameters or bodies. */
 function report(apiError: ApiError, error: unknown, request: Request, requestId: string): void {
   if (apiError.status === 503) {
-    const name = databaseErrorName(error) ?? "unknown";
+    const name = errorLabel(error);
     log.throttled("warn", `db:${name}`, "database unavailable; answering 503", { error: name, request_id: requestId });
     return;
   }

@@ -1,5 +1,6 @@
 // Usage metering: counted in memory per process, added to usage_counters about once a second,
 // so no request waits on a metering write and every process's counts add up exactly.
+import { errorLabel } from "../db/errors.ts";
 import { Elysia } from "elysia";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
@@ -73,7 +74,7 @@ export class UsageMeter {
             dry_run_requests = dry_run_requests + ${counts.dryRunRequests}, replays = replays + ${counts.replays}`);
       } catch (error) {
         this.#restore(counts);
-        log.warn("usage counters not written; kept for the next flush", { company_id: counts.companyId, error: String(error) });
+        log.throttled("warn", "usage-flush", "usage counters not written; kept for the next flush", { company_id: counts.companyId, error: errorLabel(error) });
       }
     }
   }
