@@ -43,6 +43,7 @@ interface Tally {
 
 test("the database killed under keyed writes: only successes and 503s, every row exactly once", async () => {
   const tally: Tally = { requests: 0, created: 0, replayed: 0, unavailable: 0, unavailableWithoutRetryAfter: 0, clientErrors: [], otherServerErrors: [], noAnswer: 0 };
+  let healthDuringOutage = { status: 0, code: undefined as string | undefined, ms: 0 };
   let next = 0;
   let done = 0;
 
@@ -92,7 +93,10 @@ test("the database killed under keyed writes: only successes and 503s, every row
     while (done < ROWS / 4) await Bun.sleep(20);
     await database.stop("SIGKILL");
     const downAt = Date.now();
-    await Bun.sleep(3_000);
+    const started = performance.now();
+    const health = await fetch(`${server.baseUrl}/healthz`);
+    healthDuringOutage = { status: health.status, code: ((await health.json()) as { code?: string }).code, ms: Math.round(performance.now() - started) };
+    await Bun.sleep(Math.max(0, 3_000 - (Date.now() - downAt)));
     await database.start();
     return Date.now() - downAt;
   })();
@@ -114,6 +118,10 @@ test("the database killed under keyed writes: only successes and 503s, every row
       `lost rows ${lost.length}, duplicated rows ${duplicated}`,
   );
 
+  console.log(`[fault: database down] /healthz during the outage: ${healthDuringOutage.status} ${healthDuringOutage.code} in ${healthDuringOutage.ms} ms`);
+  expect(healthDuringOutage).toMatchObject({ status: 503, code: "database_unavailable" });
+  expect(healthDuringOutage.ms).toBeLessThan(2_500);
+  expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
   expect(tally.unavailable).toBeGreaterThan(0); // the fault really hit requests
   expect(tally.clientErrors).toEqual([]);
   expect(tally.otherServerErrors).toEqual([]);
