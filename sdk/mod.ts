@@ -27,6 +27,6 @@ export type { FetchLike } from "./src/core/transport.ts";
 // The client's own retry policy, for callers that retry on their own terms (the CLI's import).
 export { isRetryable, retryDelayMs } from "./src/core/retries.ts";
 export type * from "./src/generated/types.ts";
-export type { EquipmentClient, RentalsClient } from "./src/resources/equipment-client.ts";
+export { type CollectionClients, type CollectionName, type CollectionSpec, COLLECTIONS } from "./src/generated/collections.ts";
 export type { LookupClient, LookupQuery } from "./src/resources/lookup-client.ts";
 export type { GetOptions, ListParams, ListQuery, ResourceClient } from "./src/resources/resource-client.ts";

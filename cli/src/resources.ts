@@ -1,45 +1,45 @@
-// The six resources as the CLI sees them: one row each, from which every resource command is generated.
-import type {
-  ClientFilters,
-  EquipmentFilters,
-  ErpClient,
-  EstimateFilters,
-  ProjectFilters,
-  ResourceClient,
-  SubcontractorFilters,
-  WorkerFilters,
-} from "../../sdk/mod.ts";
-
-/** The id filters a list may take besides `q` and `status`; each becomes a `--client-id`-style flag. */
-type IdFilter = "client_id" | "trade_id" | "category_id";
+// The collections as the CLI sees them, derived from the SDK's generated COLLECTIONS table: every
+// resource command is generated from these rows, so a resource the API adds needs no CLI edit.
+import { type CollectionName, COLLECTIONS, type ErpClient, type ResourceClient } from "../../sdk/mod.ts";
 
 export interface ResourceSpec {
   /** The path segment and the command name. */
-  name: "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment";
+  name: string;
+  /** The SDK property (`equipmentCategories` for `equipment-categories`). */
+  property: CollectionName;
+  /** `records` have every subcommand; a `lookup` (trades, equipment categories) is only listed. */
+  kind: "records" | "lookup";
   /** The field a create needs, for help texts. */
-  title: "name" | "title";
-  filters: readonly IdFilter[];
+  title: string;
+  /** The `*_id` filters of its list; each becomes a `--client-id`-style flag. */
+  filters: readonly string[];
 }
 
-// `satisfies` ties each filter list to the SDK's generated filter type, so a filter the API drops fails to compile.
-export const RESOURCES: readonly ResourceSpec[] = [
-  { name: "projects", title: "name", filters: ["client_id"] satisfies (keyof ProjectFilters)[] },
-  { name: "workers", title: "name", filters: ["trade_id"] satisfies (keyof WorkerFilters)[] },
-  { name: "clients", title: "name", filters: [] satisfies (keyof ClientFilters)[] },
-  { name: "estimates", title: "title", filters: ["client_id"] satisfies (keyof EstimateFilters)[] },
-  { name: "subcontractors", title: "name", filters: ["trade_id"] satisfies (keyof SubcontractorFilters)[] },
-  { name: "equipment", title: "name", filters: ["category_id"] satisfies (keyof EquipmentFilters)[] },
-];
+const specs: readonly ResourceSpec[] = (Object.entries(COLLECTIONS) as [CollectionName, (typeof COLLECTIONS)[CollectionName]][]).map(([property, spec]) => ({
+  name: spec.command,
+  property,
+  kind: spec.kind,
+  title: spec.required[0] ?? "name",
+  filters: spec.idFilters,
+}));
 
-export const RESOURCE_NAMES = RESOURCES.map((resource) => resource.name);
+/** Every collection: the resources and the lookups. */
+export const COLLECTION_SPECS: readonly ResourceSpec[] = specs;
+
+/** The collections with records to create, change and delete. */
+export const RESOURCES: readonly ResourceSpec[] = specs.filter((spec) => spec.kind === "records");
+
+export const RESOURCE_NAMES: readonly string[] = RESOURCES.map((resource) => resource.name);
 
 type Json = Record<string, unknown>;
 
 /** A resource client without the per-resource types: the CLI passes user-typed JSON straight through. */
 export type AnyResourceClient = ResourceClient<Json, Json, Json, Json>;
 
-export function resourceClient(erp: ErpClient, name: ResourceSpec["name"]): AnyResourceClient {
-  return erp[name] as unknown as AnyResourceClient;
+export function resourceClient(erp: ErpClient, name: string): AnyResourceClient {
+  const spec = specs.find((candidate) => candidate.name === name);
+  if (!spec) throw new Error(`unknown resource ${name}`);
+  return erp[spec.property] as unknown as AnyResourceClient;
 }
 
 /** `client_id` → `--client-id`. */

@@ -46,7 +46,62 @@ export function emitTypes(document: OpenApiDocument): string {
   const out: string[] = [HEADER];
   for (const collection of collections.values()) out.push(generator.collection(collection));
   for (const [name, schema] of singletons) out.push(generator.block(pascal(name), (declare) => declare(pascal(name), schema)));
+  out.push(generator.block("Write", (declare) => {
+    for (const ref of writeOutcomeRefs(document)) declare(pascal(ref.slice(COMPONENT_SCHEMA.length)), { $ref: ref });
+  }));
+  out.push(errorCodesText(document));
   return out.join("\n");
+}
+
+/** The components a write's success answers carry in `data`: Created, DryRunCreated, DeleteOutcome, … */
+function writeOutcomeRefs(document: OpenApiDocument): string[] {
+  const refs = new Set<string>();
+  for (const item of Object.values(document.paths)) {
+    for (const method of ["post", "put", "patch", "delete"]) {
+      const responses = ((item[method]?.responses ?? {}) as Record<string, Json>);
+      for (const [status, response] of Object.entries(responses)) {
+        if (!status.startsWith("2")) continue;
+        const envelope = jsonSchemaOf(document, response);
+        const data = typeof envelope === "object" ? (envelope.properties as Record<string, JsonSchema> | undefined)?.data : undefined;
+        if (typeof data === "object" && typeof data.$ref === "string") refs.add(data.$ref);
+      }
+    }
+  }
+  return [...refs].sort();
+}
+
+/** Every problem code the operations declare, as unions: all of them, and those of 409 Conflict. */
+function errorCodesText(document: OpenApiDocument): string {
+  const all = new Set<string>();
+  const conflicts = new Set<string>();
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
+        for (const code of problemCodes(document, response)) {
+          all.add(code);
+          if (status === "409") conflicts.add(code);
+        }
+      }
+    }
+  }
+  const unionOf = (codes: Set<string>): string => [...codes].sort().map((code) => JSON.stringify(code)).join(" | ") || "never";
+  return `/** Every problem \`code\` the API's operations declare. */
+export type ApiErrorCode = ${unionOf(all)};
+
+/** The codes of 409 Conflict answers. */
+export type ConflictCode = ${unionOf(conflicts)};
+`;
+}
+
+/** The \`code\` enum of a problem response (\`allOf: [Problem, {properties: {code: {enum}}}]\`). */
+function problemCodes(document: OpenApiDocument, response: Json): string[] {
+  const resolved = resolve(document, response) as Json;
+  const schema = ((resolved.content as Record<string, Json> | undefined)?.["application/problem+json"]?.schema) as Json | undefined;
+  const parts = (schema?.allOf ?? [schema]) as (Json | undefined)[];
+  return parts.flatMap((part) => {
+    const code = (part?.properties as Record<string, Json> | undefined)?.code;
+    return Array.isArray(code?.enum) ? (code.enum as string[]) : [];
+  });
 }
 
 /** Emits declarations, remembering every name so a component referenced twice is declared once. */
@@ -181,11 +236,11 @@ function resolveRef(document: OpenApiDocument, ref: string): JsonSchema {
   return target as JsonSchema;
 }
 
-function singularize(name: string): string {
+export function singularize(name: string): string {
   if (name.endsWith("ies")) return `${name.slice(0, -3)}y`;
   return name.endsWith("s") ? name.slice(0, -1) : name;
 }
 
-function pascal(name: string): string {
+export function pascal(name: string): string {
   return name.split(/[^A-Za-z0-9]+/).filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join("");
 }

@@ -55,7 +55,10 @@ export function typeText(schema: JsonSchema | undefined, context: SchemaContext,
 export function objectText(schema: { [keyword: string]: unknown }, context: SchemaContext, indent: string): string {
   const properties = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
   if (properties.length === 0) {
-    const values = schema.additionalProperties;
+    // A map: `additionalProperties` or (TypeBox's Record) one `patternProperties` entry gives its values.
+    const patterns = Object.values((schema.patternProperties ?? {}) as Record<string, JsonSchema>);
+    const values = patterns.length > 0 ? union(patterns.map((value) => typeText(value, context, indent))) : schema.additionalProperties;
+    if (typeof values === "string") return `Record<string, ${values}>`;
     return values === undefined || values === false ? "Record<never, never>" : `Record<string, ${typeText(values as JsonSchema, context, indent)}>`;
   }
   const required = new Set((schema.required ?? []) as string[]);

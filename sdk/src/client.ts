@@ -1,34 +1,10 @@
-// ErpClient: the entry point, one typed property per resource over one shared transport.
+// ErpClient: the entry point, one typed property per collection (from the generated COLLECTIONS
+// table) over one shared transport.
 import { ApiPromise } from "./core/api-promise.ts";
 import type { RequestOptions } from "./core/request-options.ts";
 import { type FetchLike, Transport } from "./core/transport.ts";
-import type {
-  Client,
-  ClientCreate,
-  ClientFilters,
-  ClientUpdate,
-  EquipmentCategory,
-  Estimate,
-  EstimateCreate,
-  EstimateFilters,
-  EstimateUpdate,
-  Project,
-  ProjectCreate,
-  ProjectFilters,
-  ProjectUpdate,
-  Subcontractor,
-  SubcontractorCreate,
-  SubcontractorFilters,
-  SubcontractorUpdate,
-  Trade,
-  Usage,
-  Worker,
-  WorkerCreate,
-  WorkerFilters,
-  WorkerUpdate,
-} from "./generated/types.ts";
-import { EquipmentClient } from "./resources/equipment-client.ts";
-import type { LookupClient } from "./resources/lookup-client.ts";
+import { type CollectionClients, type CollectionSpec, COLLECTIONS } from "./generated/collections.ts";
+import type { Usage } from "./generated/types.ts";
 import { ResourceClient } from "./resources/resource-client.ts";
 
 /** How to reach the API and how hard to try. */
@@ -49,16 +25,13 @@ export interface ClientOptions {
   etagCacheSize?: number;
 }
 
+// The collection properties (projects, workers, …, equipment.rentals(id), trades) are declared by
+// the generated CollectionClients and set in the constructor from COLLECTIONS.
+// deno-lint-ignore no-empty-interface
+export interface ErpClient extends CollectionClients {}
+
 /** The typed client of the Construction ERP API. */
 export class ErpClient {
-  readonly projects: ResourceClient<Project, ProjectCreate, ProjectUpdate, ProjectFilters>;
-  readonly workers: ResourceClient<Worker, WorkerCreate, WorkerUpdate, WorkerFilters>;
-  readonly clients: ResourceClient<Client, ClientCreate, ClientUpdate, ClientFilters>;
-  readonly estimates: ResourceClient<Estimate, EstimateCreate, EstimateUpdate, EstimateFilters>;
-  readonly subcontractors: ResourceClient<Subcontractor, SubcontractorCreate, SubcontractorUpdate, SubcontractorFilters>;
-  readonly equipment: EquipmentClient;
-  readonly trades: LookupClient<Trade>;
-  readonly equipmentCategories: LookupClient<EquipmentCategory>;
   readonly #transport: Transport;
 
   constructor(options: ClientOptions) {
@@ -71,19 +44,25 @@ export class ErpClient {
       headers: options.headers ?? {},
       etagCacheSize: options.etagCacheSize ?? 500,
     });
-    const t = this.#transport;
-    this.projects = new ResourceClient(t, "/v1/projects");
-    this.workers = new ResourceClient(t, "/v1/workers");
-    this.clients = new ResourceClient(t, "/v1/clients");
-    this.estimates = new ResourceClient(t, "/v1/estimates");
-    this.subcontractors = new ResourceClient(t, "/v1/subcontractors");
-    this.equipment = new EquipmentClient(t);
-    this.trades = new ResourceClient(t, "/v1/trades");
-    this.equipmentCategories = new ResourceClient(t, "/v1/equipment-categories");
+    for (const [property, spec] of Object.entries(COLLECTIONS)) {
+      Object.defineProperty(this, property, { value: collectionClient(this.#transport, spec), enumerable: true });
+    }
   }
 
   /** This month's metered requests and the plan's quotas. */
   usage(options?: RequestOptions): ApiPromise<Usage> {
     return new ApiPromise(this.#transport.request<Usage>({ method: "GET", path: "/v1/usage", options }));
   }
+}
+
+/** A collection's client, with one method per sub-collection: `equipment.rentals(id)`. */
+function collectionClient(transport: Transport, spec: CollectionSpec): ResourceClient<unknown, unknown, unknown, unknown> {
+  const client = new ResourceClient(transport, spec.path);
+  for (const [method, segment] of Object.entries(spec.children)) {
+    Object.defineProperty(client, method, {
+      value: (id: number) => new ResourceClient(transport, `${spec.path}/${encodeURIComponent(id)}/${segment}`),
+      enumerable: true,
+    });
+  }
+  return client;
 }

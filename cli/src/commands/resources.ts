@@ -1,6 +1,7 @@
-// Registers `erp <resource> list|get|create|update|delete` for each of the six resources, from one table.
+// Registers `erp <resource> list|get|create|update|delete` for each resource and `erp <lookup> list`
+// for each lookup, from the collections the SDK generates from the API's document.
 import type { Command } from "commander";
-import { RESOURCES } from "../resources.ts";
+import { COLLECTION_SPECS } from "../resources.ts";
 import { create } from "./resource/create.ts";
 import { remove } from "./resource/delete.ts";
 import { get } from "./resource/get.ts";
@@ -11,9 +12,10 @@ import { update } from "./resource/update.ts";
 const SUBCOMMANDS: readonly ResourceCommand[] = [list, get, create, update, remove];
 
 export function registerResources(program: Command): void {
-  for (const spec of RESOURCES) {
-    const group = program.command(spec.name).summary(`${spec.name}: ${SUBCOMMANDS.map((sub) => sub.name).join(", ")}`);
-    for (const sub of SUBCOMMANDS) {
+  for (const spec of COLLECTION_SPECS) {
+    const subcommands = spec.kind === "records" ? SUBCOMMANDS : [list];
+    const group = program.command(spec.name).summary(`${spec.name}: ${subcommands.map((sub) => sub.name).join(", ")}`);
+    for (const sub of subcommands) {
       const command = group.command(sub.name).summary(sub.summary(spec)).description(sub.summary(spec));
       sub.configure(command, spec);
       command.action((...params: unknown[]) => {

@@ -1,4 +1,5 @@
 // The SDK's error hierarchy: one class per kind of refusal, so callers branch with instanceof.
+import type { ApiErrorCode, ConflictCode } from "../generated/types.ts";
 
 /** One failing field of a 422 (or a blocker of a 409 `delete_blocked`). */
 export interface FieldError {
@@ -7,40 +8,17 @@ export interface FieldError {
   message: string;
 }
 
-/** The problem codes CONTRACT.md lists; the server may add more, so any string is allowed. */
+/** A problem code the API declares, or one the SDK gives a failure without an answer; the server may add more. */
 export type ErrorCode =
-  | "malformed_json"
-  | "invalid_query"
-  | "invalid_idempotency_key"
-  | "unauthorized"
-  | "feature_off"
-  | "quota_exceeded"
-  | "not_found"
+  | ApiErrorCode
   | "route_not_found"
   | "method_not_allowed"
-  | ConflictCode
-  | "precondition_failed"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "validation_failed"
-  | "rate_limited"
-  | "internal"
-  | "database_unavailable"
   | "connection_error"
   | "timeout"
   | "aborted"
   | (string & Record<never, never>);
 
-/** Every 409 code the API answers with. */
-export type ConflictCode =
-  | "invalid_transition"
-  | "billing_mode_locked"
-  | "estimate_not_draft"
-  | "rental_billed"
-  | "delete_blocked"
-  | "unique_violation"
-  | "idempotency_key_reuse"
-  | "idempotency_in_progress";
+export type { ApiErrorCode, ConflictCode };
 
 /** What an error was built from: the parsed problem body and the response headers. */
 export interface ErrorInit {

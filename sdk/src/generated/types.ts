@@ -545,7 +545,10 @@ export interface Event {
     /** The record after the change (for a delete, as it was). */
     record: Record<string, unknown>;
     /** For an update: each changed field. */
-    changes?: Record<never, never>;
+    changes?: Record<string, {
+      from: unknown;
+      to: unknown;
+    }>;
   };
   /** The X-Request-Id of the write. */
   request_id: string;
@@ -575,3 +578,117 @@ export interface Usage {
     workers: UsageQuota;
   };
 }
+
+export type WriteMode = "soft";
+
+export interface Change {
+  from: unknown;
+  to: unknown;
+}
+
+export interface ClientUpdateOutcome {
+  id: number;
+  /** True when a change was written (false in a dry-run and when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** Each changed field with its stored and its new value. */
+  changes: Record<string, Change>;
+  record: Client;
+}
+
+export interface Created {
+  /** The new record's id. */
+  id: number;
+  created: true;
+  dry_run: false;
+}
+
+export interface RecordRef {
+  resource: string;
+  id: number;
+}
+
+export interface DeleteOutcome {
+  id: number;
+  deleted: boolean;
+  dry_run: boolean;
+  /** Every delete is soft: the record stays for history but is gone from the API. */
+  mode: WriteMode;
+  /** What the delete removes: the record and its dependent records that go with it. */
+  would_delete: RecordRef[];
+  /** Live records that reference it and stay. */
+  would_keep: RecordRef[];
+}
+
+export interface DryRunCreated {
+  /** Always null: a dry-run consumes no id. */
+  id: null;
+  created: false;
+  dry_run: true;
+}
+
+export interface EquipmentUpdateOutcome {
+  id: number;
+  /** True when a change was written (false in a dry-run and when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** Each changed field with its stored and its new value. */
+  changes: Record<string, Change>;
+  record: Equipment;
+}
+
+export interface EstimateUpdateOutcome {
+  id: number;
+  /** True when a change was written (false in a dry-run and when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** Each changed field with its stored and its new value. */
+  changes: Record<string, Change>;
+  record: Estimate;
+}
+
+export interface ProjectUpdateOutcome {
+  id: number;
+  /** True when a change was written (false in a dry-run and when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** Each changed field with its stored and its new value. */
+  changes: Record<string, Change>;
+  record: Project;
+}
+
+export interface RentalUpdateOutcome {
+  id: number;
+  /** True when a change was written (false in a dry-run and when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** Each changed field with its stored and its new value. */
+  changes: Record<string, Change>;
+  record: Rental;
+}
+
+export interface SubcontractorUpdateOutcome {
+  id: number;
+  /** True when a change was written (false in a dry-run and when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** Each changed field with its stored and its new value. */
+  changes: Record<string, Change>;
+  record: Subcontractor;
+}
+
+export interface WorkerUpdateOutcome {
+  id: number;
+  /** True when a change was written (false in a dry-run and when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** Each changed field with its stored and its new value. */
+  changes: Record<string, Change>;
+  record: Worker;
+}
+
+/** Every problem `code` the API's operations declare. */
+export type ApiErrorCode = "billing_mode_locked" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
+
+/** The codes of 409 Conflict answers. */
+export type ConflictCode = "billing_mode_locked" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "rental_billed" | "unique_violation";

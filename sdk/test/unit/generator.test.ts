@@ -1,8 +1,12 @@
 // The type generator on a small document: names, enum aliases, nullability, inputs, filters and singletons.
 import { expect, test } from "bun:test";
+import { emitCollections } from "../../scripts/emit-collections.ts";
 import { emitTypes, HEADER, type OpenApiDocument } from "../../scripts/emit-types.ts";
 
 const json = (schema: unknown) => ({ content: { "application/json": { schema } } });
+const problem = (codes: string[]) => ({
+  content: { "application/problem+json": { schema: { allOf: [{ $ref: "#/components/schemas/Problem" }, { type: "object", properties: { code: { type: "string", enum: codes } } }] } } },
+});
 const status = { type: "string", enum: ["OPEN", "SHUT"], description: "One of OPEN, SHUT." };
 const document: OpenApiDocument = {
   paths: {
@@ -21,7 +25,14 @@ const document: OpenApiDocument = {
           ] } } } }),
         },
       },
-      post: { requestBody: json({ type: "object", required: ["name"], properties: { name: { type: "string" }, fee: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] } } }) },
+      post: {
+        requestBody: json({ type: "object", required: ["name"], properties: { name: { type: "string" }, fee: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] } } }),
+        responses: {
+          201: json({ type: "object", properties: { data: { $ref: "#/components/schemas/Created" } } }),
+          409: problem(["gate_shut", "unique_violation"]),
+          422: problem(["validation_failed"]),
+        },
+      },
     },
     "/v1/gate-houses/{id}": {
       patch: { requestBody: json({ type: "object", properties: { status } }) },
@@ -35,6 +46,8 @@ const document: OpenApiDocument = {
     schemas: {
       Usage: { type: "object", required: ["a", "b"], properties: { a: { $ref: "#/components/schemas/Quota" }, b: { $ref: "#/components/schemas/Quota" } } },
       Quota: { type: "object", required: ["n"], properties: { n: { type: "integer" } } },
+      Created: { type: "object", required: ["id", "created"], properties: { id: { type: "integer" }, created: { const: true, type: "boolean" } } },
+      Problem: { type: "object", properties: { code: { type: "string" } } },
       GateHouseSparse: { type: "object", required: ["id"], properties: { id: { type: "integer" } } },
       GateHouse: {
         type: "object",
@@ -91,6 +104,17 @@ export interface Usage {
   a: Quota;
   b: Quota;
 }
+
+export interface Created {
+  id: number;
+  created: true;
+}
+
+/** Every problem \`code\` the API's operations declare. */
+export type ApiErrorCode = "gate_shut" | "unique_violation" | "validation_failed";
+
+/** The codes of 409 Conflict answers. */
+export type ConflictCode = "gate_shut" | "unique_violation";
 `);
 });
 
@@ -104,4 +128,24 @@ test("a narrower value set (a create's initial statuses) gets an alias named aft
   expect(types).toContain('export type GateHouseStatus = "OPEN" | "SHUT";');
   expect(types).toContain('export type GateHouseUpdateStatus = "OPEN";');
   expect(types).toContain("status?: GateHouseUpdateStatus;");
+});
+
+test("collections: path, command, kind, id filters, required fields and the typed client of each", () => {
+  const withLookup = structuredClone(document);
+  withLookup.paths["/v1/gate-houses"]!.get!.parameters = [
+    ...(withLookup.paths["/v1/gate-houses"]!.get!.parameters as unknown[]),
+    { name: "offset", in: "query", schema: { type: "integer" } },
+    { name: "keeper_id", in: "query", schema: { type: "integer" } },
+  ];
+  withLookup.paths["/v1/gate-keys"] = {
+    get: {
+      parameters: [{ name: "offset", in: "query", schema: { type: "integer" } }],
+      responses: { 200: json({ type: "object", properties: { data: { type: "array", items: { type: "object" } } } }) },
+    },
+  };
+  const text = emitCollections(withLookup);
+  expect(text).toContain('gateHouses: { path: "/v1/gate-houses", command: "gate-houses", kind: "records", idFilters: ["keeper_id"], required: ["name"], children: {} },');
+  expect(text).toContain('gateKeys: { path: "/v1/gate-keys", command: "gate-keys", kind: "lookup", idFilters: [], required: [], children: {} },');
+  expect(text).toContain('readonly gateHouses: Pick<ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, GateHouseFilters>, "list" | "listPage" | "create" | "update">;');
+  expect(text).toContain("readonly gateKeys: LookupClient<GateKey>;");
 });

@@ -13,15 +13,23 @@ export const ListMeta = Type.Object({
 export const listEnvelope = (item: TSchema, title = `${item.title}List`): TSchema =>
   Type.Object({ data: Type.Array(item), meta: ListMeta }, { additionalProperties: false, title });
 
-/** `{data: item}`, named after its item: Project → ProjectItem, CreateOutcome → CreateResult. */
+/** `{data: item}`, named after its item: Project → ProjectItem, unless given a title. */
 export const itemEnvelope = (item: TSchema, title = `${item.title}Item`): TSchema =>
   Type.Object({ data: item }, { additionalProperties: false, title });
 
-export const CreateResult = itemEnvelope(Type.Object({
-  id: t.Union([Type.Integer(), t.Null()], { description: "The new record's id; null in a dry-run." }),
-  created: Type.Boolean(),
-  dry_run: Type.Boolean(),
-}, { additionalProperties: false, title: "CreateOutcome" }), "CreateResult");
+/** 201: what a real create wrote. */
+export const CreatedResult = itemEnvelope(Type.Object({
+  id: Type.Integer({ description: "The new record's id." }),
+  created: Type.Literal(true),
+  dry_run: Type.Literal(false),
+}, { additionalProperties: false, title: "Created" }), "CreatedResult");
+
+/** 200 of a dry-run create: nothing was written and no id was consumed. */
+export const DryRunCreatedResult = itemEnvelope(Type.Object({
+  id: Type.Null({ description: "Always null: a dry-run consumes no id." }),
+  created: Type.Literal(false),
+  dry_run: Type.Literal(true),
+}, { additionalProperties: false, title: "DryRunCreated" }), "DryRunCreatedResult");
 
 const Change = Type.Object({ from: Type.Unknown(), to: Type.Unknown() }, { additionalProperties: false, title: "Change" });
 

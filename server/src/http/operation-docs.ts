@@ -18,7 +18,7 @@ export const ProblemSchema = Type.Object({
   title: Type.String({ description: "The HTTP status text." }),
   status: Type.Integer({ description: "The HTTP status code." }),
   detail: Type.String({ description: "What went wrong and what to do, for humans." }),
-  code: Type.String({ description: "Stable machine-readable error code; see the operation's response descriptions." }),
+  code: Type.String({ description: "Stable machine-readable error code; each response of each operation lists the codes it can carry." }),
   request_id: Type.String({ description: "Same as the X-Request-Id response header." }),
   errors: Type.Optional(Type.Array(FieldErrorSchema, { description: "422: every failing field at once; 409 unique_violation: the field." })),
   blockers: Type.Optional(Type.Array(RecordRef, { description: "409 delete_blocked: the records that forbid the delete." })),
@@ -142,7 +142,20 @@ function responseHeaders(names: readonly ResponseHeader[], authenticated: boolea
   return Object.fromEntries([...new Set(all)].map((name) => [RESPONSE_HEADER_NAMES[name], ref("headers", name)]));
 }
 
-const problemContent = { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } };
+/** Problem details whose `code` is one of `codes`: what this response of this operation can say. */
+const problemContent = (codes: readonly string[]) => ({
+  "application/problem+json": {
+    schema: {
+      allOf: [
+        { $ref: "#/components/schemas/Problem" },
+        { type: "object", properties: { code: { type: "string", enum: [...codes] } } },
+      ],
+    },
+  },
+});
+
+/** Failures of no particular operation: a bug (never with a stack trace or SQL). */
+const UNEXPECTED_CODES = ["internal"] as const;
 
 /** The `detail` of a route: everything the OpenAPI document says beyond its body and response schemas. */
 export function operationDetail(doc: OperationDoc): DocumentDecoration {
@@ -161,13 +174,13 @@ export function operationDetail(doc: OperationDoc): DocumentDecoration {
     responses[status] = {
       description: `${known.text}. Codes: ${(codes ?? []).map((code) => `\`${code}\``).join(", ")}.`,
       headers: responseHeaders(known.headers ?? [], authenticated),
-      content: problemContent,
+      content: problemContent(codes ?? []),
     };
   }
   responses.default = {
-    description: "Any other error (500 `internal`, …), as problem details; never with a stack trace or SQL.",
+    description: "Any other error: 500 `internal`, as problem details; never with a stack trace or SQL.",
     headers: responseHeaders([], false),
-    content: problemContent,
+    content: problemContent(UNEXPECTED_CODES),
   };
   return {
     operationId: doc.operationId,

@@ -1,5 +1,5 @@
 // POST to a collection: create a record (201), or preview it (200 in a dry-run).
-import { CreateResult } from "../http/envelopes.ts";
+import { CreatedResult, DryRunCreatedResult } from "../http/envelopes.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { createRecord } from "../writes/create.ts";
 import { crudDetail } from "./crud-docs.ts";
@@ -14,6 +14,6 @@ export function createRoute(app: ResourceApp, def: ResourceDefinition, deps: Rou
       location: (id) => `${new URL(request.url).pathname}/${id}`,
     })), {
     detail: crudDetail(def, "create", writeParsers),
-    response: { 200: CreateResult, 201: CreateResult },
+    response: { 200: DryRunCreatedResult, 201: CreatedResult },
   });
 }

@@ -4,10 +4,11 @@ import { flagOf, type ResourceSpec } from "../../resources.ts";
 import { parseFields, parseId } from "../../parsers.ts";
 
 export function addFilterOptions(command: Command, spec: ResourceSpec): void {
+  command.option("--fields <a,b>", "only these fields (plus id)", parseFields);
+  if (spec.kind === "lookup") return;
   command
     .option("--status <status>", "only records in this status (case-insensitive)")
-    .option("--q <text>", "case-insensitive substring search")
-    .option("--fields <a,b>", "only these fields (plus id)", parseFields);
+    .option("--q <text>", "case-insensitive substring search");
   for (const filter of spec.filters) command.option(`${flagOf(filter)} <id>`, `only records with this ${filter}`, parseId);
 }
 
