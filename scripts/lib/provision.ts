@@ -270,7 +270,8 @@ function initDatadir(bin: Binaries, asRoot: string[]): void {
   }
 }
 
-function freePort(): Promise<number> {
+/** A TCP port nothing listens on now (the OS picks it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once("error", reject);

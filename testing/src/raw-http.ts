@@ -7,29 +7,35 @@ export interface RawResponse {
   body: string;
 }
 
-/** Sends `request` as is and reads until the server closes the connection or `timeoutMs` passes. */
-export async function rawRequest(port: number, request: string, timeoutMs = 5_000): Promise<RawResponse> {
-  let received = "";
+/** A connection that collects what the server sends and notes when it is closed. */
+async function connect(port: number) {
+  const state = { received: "", closed: false };
   const closed = Promise.withResolvers<void>();
+  const done = () => {
+    state.closed = true;
+    closed.resolve();
+  };
   const socket = await Bun.connect({
     hostname: "127.0.0.1",
     port,
     socket: {
       data(_socket, chunk) {
-        received += new TextDecoder().decode(chunk);
+        state.received += new TextDecoder().decode(chunk);
       },
-      close() {
-        closed.resolve();
-      },
-      error() {
-        closed.resolve();
-      },
+      close: done,
+      error: done,
     },
   });
+  return { socket, state, closed: closed.promise };
+}
+
+/** Sends `request` as is and reads until the server closes the connection or `timeoutMs` passes. */
+export async function rawRequest(port: number, request: string, timeoutMs = 5_000): Promise<RawResponse> {
+  const { socket, state, closed } = await connect(port);
   socket.write(request);
-  await Promise.race([closed.promise, Bun.sleep(timeoutMs)]);
+  await Promise.race([closed, Bun.sleep(timeoutMs)]);
   socket.end();
-  return parse(received);
+  return parse(state.received);
 }
 
 /**
@@ -37,54 +43,30 @@ export async function rawRequest(port: number, request: string, timeoutMs = 5_00
  * server answers or closes, as a real client does. Returns the answer and how much was written.
  */
 export async function chunkedUpload(port: number, path: string, headers: Record<string, string>, totalBytes: number): Promise<RawResponse & { bytesWritten: number }> {
-  let received = "";
-  let finished = false;
-  const socket = await Bun.connect({
-    hostname: "127.0.0.1",
-    port,
-    socket: {
-      data(_socket, chunk) {
-        received += new TextDecoder().decode(chunk);
-        if (/\r\n\r\n/.test(received)) finished = true;
-      },
-      close() {
-        finished = true;
-      },
-      error() {
-        finished = true;
-      },
-      drain() {},
-    },
-  });
+  const { socket, state } = await connect(port);
+  const answered = (): boolean => state.closed || state.received.includes("\r\n\r\n");
   const head = [`POST ${path} HTTP/1.1`, "Host: 127.0.0.1", "Transfer-Encoding: chunked", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "", ""].join("\r\n");
   socket.write(head);
   const chunk = new Uint8Array(64 * 1024).fill(0x20);
   const frame = new Uint8Array([...new TextEncoder().encode(`${chunk.length.toString(16)}\r\n`), ...chunk, 13, 10]);
   let bytesWritten = 0;
-  while (!finished && bytesWritten < totalBytes) {
-    const written = socket.write(frame);
-    if (written <= 0) {
-      await Bun.sleep(1);
-      continue;
-    }
-    if (written < frame.length) {
-      // Back-pressure: finish this frame before the next one.
-      let offset = written;
-      while (!finished && offset < frame.length) {
-        const more = socket.write(frame.subarray(offset));
-        offset += Math.max(0, more);
-        if (more <= 0) await Bun.sleep(1);
-      }
+  while (!answered() && bytesWritten < totalBytes) {
+    // Back-pressure: finish this frame before the next one.
+    let offset = 0;
+    while (!answered() && offset < frame.length) {
+      const written = socket.write(frame.subarray(offset));
+      offset += Math.max(0, written);
+      if (written <= 0) await Bun.sleep(1);
     }
     bytesWritten += chunk.length;
     if (bytesWritten % (4 * 1024 * 1024) === 0) await Bun.sleep(0);
   }
-  if (!finished) socket.write("0\r\n\r\n");
+  if (!answered()) socket.write("0\r\n\r\n");
   const deadline = Date.now() + 10_000;
-  while (!/\r\n\r\n/.test(received) && Date.now() < deadline && !finished) await Bun.sleep(10);
+  while (!answered() && Date.now() < deadline) await Bun.sleep(10);
   await Bun.sleep(50);
   socket.end();
-  return { ...parse(received), bytesWritten };
+  return { ...parse(state.received), bytesWritten };
 }
 
 function parse(received: string): RawResponse {
