@@ -343,6 +343,19 @@ describe("conditional writes (If-Match)", () => {
     expect((await api.get(`/v1/clients/${id}`)).body.data.name).toBe("Versioned 2");
   });
 
+  test("a PATCH answers the ETag a GET would now send, so updates chain without reading again", async () => {
+    const id = await create(api, "/v1/estimates", { title: "Chained", amount: "10" });
+    let etag = (await api.get(`/v1/estimates/${id}`)).headers.get("etag")!;
+    for (const amount of [11, "12.5", 13.25]) {
+      const patched = await api.patch(`/v1/estimates/${id}`, { amount, valid_until: "2027-01-31" }, { headers: { "if-match": etag } });
+      expect(patched.status).toBe(200);
+      etag = patched.headers.get("etag")!;
+      expect(etag).toBe((await api.get(`/v1/estimates/${id}`)).headers.get("etag")!);
+    }
+    const dryRun = await api.patch(`/v1/estimates/${id}?dry_run=1`, { amount: 99 });
+    expect(dryRun.headers.get("etag")).toBeNull();
+  });
+
   test("a DELETE with a stale ETag is 412 and keeps the record; with the current one it deletes", async () => {
     const id = await create(api, "/v1/clients", { name: "Guarded" });
     const etag = (await api.get(`/v1/clients/${id}`)).headers.get("etag")!;

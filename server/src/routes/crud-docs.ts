@@ -95,7 +95,7 @@ export function crudDetail(def: ResourceDefinition, operation: Operation, query:
       description: `Only the fields sent change; \`null\` clears an optional field. Setting the current value is a no-op (\`updated: false\`). ${DRY_RUN_NOTE}`,
       headers: [...writeHeaders, "IfMatch"],
       body: updateBodySchema(def),
-      responses: { 200: { description: "The changes and the record after them (or as it would be, in a dry-run).", headers: ["IdempotentReplayed"] } },
+      responses: { 200: { description: "The changes and the record after them (or as it would be, in a dry-run). ETag (absent in a dry-run) is the tag a GET of the record now sends: the next If-Match.", headers: ["ETag", "IdempotentReplayed"] } },
     });
     case "delete": return operationDetail({
       ...common,

@@ -7,7 +7,8 @@ import { findRecord, updateRecord, type Scope } from "../resources/store.ts";
 import { checkDateOrder, validateBody } from "../resources/validation.ts";
 import { checkReferences, checkTransition, checkUnique, guardUnique } from "./checks.ts";
 import type { WriteResult } from "./idempotency.ts";
-import { checkIfMatch } from "./preconditions.ts";
+import { checkIfMatch, recordDocument } from "./preconditions.ts";
+import { etagOf } from "../http/etag.ts";
 
 export interface UpdateRequest {
   def: ResourceDefinition;
@@ -55,6 +56,8 @@ export async function updateRecordById(tx: Transaction, request: UpdateRequest):
   const written = !dryRun && hasChanges;
   return {
     status: 200,
+    // The tag a GET would now send, so a client can chain If-Match updates without reading again.
+    headers: dryRun ? undefined : { etag: etagOf(recordDocument(record)) },
     body: { data: { id, updated: written, dry_run: dryRun, changes, record } },
     changes: written ? [{ resource: def.name, action: "updated", record, changes }] : [],
   };
