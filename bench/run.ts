@@ -1,82 +1,58 @@
-// `bun run bench`: what an Idempotency-Key costs on a create. Provisions a throw-away database
-// (as `bun run test` does), starts a real server on it, times creates with and without a key,
-// sequentially and concurrently, beside a raw INSERT for scale; prints a table and writes
-// bench/results.json.
+// `bun run bench`: our server side by side with the least a server could do (bench/raw-server.ts)
+// on one throw-away database. For each scenario it alternates the two servers for several rounds
+// under autocannon (32 connections) and reports requests/s, p50, p99 and the ratio, the database
+// statements per request (MariaDB's `Questions` counter), the server's RSS after 100,000 requests
+// and the CLI's import rate and RSS. Prints a table and writes bench/results.json.
+// Flags: --quick (short rounds, for the smoke test), --profile (CPU profile of our server).
+import autocannon from "autocannon";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import path from "node:path";
-import { cpus } from "node:os";
+import type { Subprocess } from "bun";
 import { connectDatabase, createCompany, migrateDatabase, type DatabaseHandle } from "@erp/server/admin";
 import { createDatabase, dropDatabase, provisionDatabaseServer, withDatabase } from "../scripts/lib/provision.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
-const COUNT = Number(process.env.BENCH_COUNT ?? 500);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const WARMUP = 50;
-const ROUNDS = 10;
+const QUICK = process.argv.includes("--quick");
+const PROFILE = process.argv.includes("--profile");
+const ROUNDS = QUICK ? 1 : 3;
+const SECONDS = QUICK ? 1 : 4;
+const CONNECTIONS = 32;
+const SEED_WORKERS = QUICK ? 200 : 2_000;
+const RSS_REQUESTS = QUICK ? 5_000 : 100_000;
+const IMPORT_ROWS = QUICK ? 500 : 20_000;
 
-interface Result {
-  scenario: string;
-  count: number;
-  concurrency: number;
-  mean_ms: number;
-  p50_ms: number;
-  p95_ms: number;
-  p99_ms: number;
-  per_second: number;
+/** The goals of the performance issue: throughput ratio to the raw server, statements per request. */
+const TARGETS: Record<string, { ratio: number; statements: number }> = {
+  "GET one": { ratio: 0.7, statements: 1 },
+  "list of 50 with total": { ratio: 0.6, statements: 2 },
+  "create": { ratio: 0.5, statements: 3 },
+  "create with Idempotency-Key": { ratio: 0.4, statements: 5 },
+  "replay": { ratio: 1.0, statements: 1 },
+  "PATCH with If-Match": { ratio: 0.4, statements: 5 },
+};
+
+interface Target {
+  name: "api" | "raw";
+  baseUrl: string;
+  process: Subprocess;
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-const round = (value: number): number => Math.round(value * 100) / 100;
-
-/** Runs `task(i)` for each i in `indexes`, `concurrency` at a time; returns each call's duration and the wall time. */
-async function timeCalls(indexes: number[], concurrency: number, task: (i: number) => Promise<void>): Promise<{ durations: number[]; elapsed: number }> {
-  const durations: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < indexes.length) {
-      const i = indexes[next++]!;
-      const t0 = performance.now();
-      await task(i);
-      durations.push(performance.now() - t0);
-    }
-  }));
-  return { durations, elapsed: performance.now() - started };
+interface Measure {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  statements: number;
 }
 
-function summarize(scenario: string, concurrency: number, durations: number[], elapsed: number): Result {
-  const sorted = [...durations].sort((a, b) => a - b);
-  return {
-    scenario, count: sorted.length, concurrency,
-    mean_ms: round(sorted.reduce((sum, d) => sum + d, 0) / sorted.length),
-    p50_ms: round(percentile(sorted, 50)),
-    p95_ms: round(percentile(sorted, 95)),
-    p99_ms: round(percentile(sorted, 99)),
-    per_second: Math.round((sorted.length / elapsed) * 1000),
-  };
-}
+let serial = 0;
+const unique = (): string => `${process.pid}-${Date.now()}-${serial++}`;
 
-/**
- * Runs the scenarios in ROUNDS slices, alternating their order each round, so that drift on
- * a shared machine (other load, a warming cache, a growing table) hits every scenario alike.
- */
-async function compare(scenarios: { name: string; task: (i: number) => Promise<void> }[], count: number, concurrency: number): Promise<Result[]> {
-  const runs = scenarios.map(() => ({ durations: [] as number[], elapsed: 0 }));
-  const slice = Math.ceil(count / ROUNDS);
-  for (let round = 0; round < ROUNDS; round++) {
-    const indexes = Array.from({ length: Math.min(slice, count - round * slice) }, (_, i) => round * slice + i);
-    const order = scenarios.map((_, i) => i);
-    if (round % 2) order.reverse();
-    for (const s of order) {
-      const { durations, elapsed } = await timeCalls(indexes, concurrency, scenarios[s]!.task);
-      runs[s]!.durations.push(...durations);
-      runs[s]!.elapsed += elapsed;
-    }
-  }
-  return scenarios.map((scenario, i) => summarize(scenario.name, concurrency, runs[i]!.durations, runs[i]!.elapsed));
-}
-
-async function startServer(databaseUrl: string): Promise<{ baseUrl: string; stop(): Promise<void> }> {
-  const child = Bun.spawn([process.execPath, path.join(ROOT, "server/src/main.ts")], {
+async function start(name: Target["name"], script: string, databaseUrl: string, profileDir?: string): Promise<Target> {
+  const args = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, script] : [script];
+  const child = Bun.spawn([process.execPath, ...args], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: "0", HOST: "127.0.0.1", ERP_SKIP_DEMO: "1", LOG_LEVEL: "warn" },
     stdout: "pipe",
@@ -86,97 +62,250 @@ async function startServer(databaseUrl: string): Promise<{ baseUrl: string; stop
   let seen = "";
   for (;;) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`the server did not start:\n${seen}`);
+    if (done) throw new Error(`${name} did not start:\n${seen}`);
     seen += new TextDecoder().decode(value);
     const port = /listening on http:\/\/[^:]+:(\d+)/.exec(seen)?.[1];
     if (port) {
       reader.releaseLock();
       void child.stdout.pipeTo(new WritableStream()).catch(() => {});
-      return { baseUrl: `http://127.0.0.1:${port}`, stop: async () => { child.kill("SIGTERM"); await child.exited; } };
+      return { name, baseUrl: `http://127.0.0.1:${port}`, process: child };
     }
   }
 }
 
-async function suite(db: DatabaseHandle, baseUrl: string): Promise<Result[]> {
-  const token = async (): Promise<string> => (await createCompany(db.db, { name: `Bench ${crypto.randomUUID()}`, plan: "enterprise", addons: ["api"] })).token;
-  const creator = (auth: string, keyed: boolean, prefix: string) => async (i: number): Promise<void> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${auth}`, "content-type": "application/json" };
-    if (keyed) headers["idempotency-key"] = `${prefix}-${i}`;
-    const response = await fetch(`${baseUrl}/v1/projects`, { method: "POST", headers, body: JSON.stringify({ name: `${prefix} ${i}`, code: `${prefix}-${i}` }) });
-    if (response.status !== 201) throw new Error(`POST /v1/projects → ${response.status} ${await response.text()}`);
-    await response.arrayBuffer();
-  };
-  const rawInsert = (companyId: number, prefix: string) => async (i: number): Promise<void> => {
-    await db.pool.execute(
-      "INSERT INTO projects (company_id, name, code, billing_mode, currency, status) VALUES (?, ?, ?, 'FIXED_PRICE', 'USD', 'DRAFT')",
-      [companyId, `${prefix} ${i}`, `${prefix}-${i}`]);
-  };
-
-  const warm = await token();
-  await timeCalls(Array.from({ length: WARMUP }, (_, i) => i), 4, creator(warm, true, "warm"));
-  await timeCalls(Array.from({ length: WARMUP }, (_, i) => i), 4, creator(warm, false, "warm-plain"));
-
-  const results: Result[] = [];
-  for (const concurrency of [1, CONCURRENCY]) {
-    const plain = await token();
-    const keyed = await token();
-    const raw = await createCompany(db.db, { name: `Bench raw ${crypto.randomUUID()}`, plan: "enterprise", addons: ["api"] });
-    results.push(...await compare([
-      { name: "create, no key", task: creator(plain, false, "plain") },
-      { name: "create, Idempotency-Key", task: creator(keyed, true, "keyed") },
-    ], COUNT, concurrency));
-    results.push(...await compare([
-      { name: "replay of a keyed create", task: creator(keyed, true, "keyed") },
-      { name: "raw INSERT (no HTTP)", task: rawInsert(raw.company_id, "raw") },
-    ], COUNT, concurrency));
-  }
-  return results;
+async function questions(db: DatabaseHandle): Promise<number> {
+  const [rows] = await db.pool.query("SHOW GLOBAL STATUS LIKE 'Questions'");
+  return Number((rows as { Value: string }[])[0]!.Value);
 }
 
-function table(results: Result[]): string {
-  const header = ["scenario", "n", "conc", "mean ms", "p50 ms", "p95 ms", "p99 ms", "req/s"];
-  const rows = results.map((r) => [r.scenario, r.count, r.concurrency, r.mean_ms, r.p50_ms, r.p95_ms, r.p99_ms, r.per_second].map(String));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+type Request = autocannon.Request;
+
+/** One scenario: the requests autocannon sends, given the target and a token. */
+interface Scenario {
+  name: string;
+  setup?: (target: Target, token: string) => Promise<void>;
+  requests: (target: Target, token: string) => Request[];
+  expected: number[];
 }
 
-function overhead(results: Result[]): Record<string, { mean_ms: number; percent: number; throughput_percent: number }> {
-  const out: Record<string, { mean_ms: number; percent: number; throughput_percent: number }> = {};
-  for (const concurrency of new Set(results.map((r) => r.concurrency))) {
-    const plain = results.find((r) => r.concurrency === concurrency && r.scenario === "create, no key")!;
-    const keyed = results.find((r) => r.concurrency === concurrency && r.scenario === "create, Idempotency-Key")!;
-    out[`concurrency ${concurrency}`] = {
-      mean_ms: round(keyed.mean_ms - plain.mean_ms),
-      percent: round(((keyed.mean_ms - plain.mean_ms) / plain.mean_ms) * 100),
-      throughput_percent: round(((keyed.per_second - plain.per_second) / plain.per_second) * 100),
-    };
+function scenarios(workerIds: number[]): Scenario[] {
+  const json = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, "content-type": "application/json", ...extra });
+  const randomWorker = () => workerIds[Math.floor(Math.random() * workerIds.length)]!;
+  const replayBody = JSON.stringify({ name: "Replayed", email: "replayed@example.com" });
+  return [
+    {
+      name: "GET one",
+      expected: [200],
+      requests: (_t, token) => [{ method: "GET", headers: json(token), setupRequest: (req) => ({ ...req, path: `/v1/workers/${randomWorker()}` }) }],
+    },
+    {
+      name: "list of 50 with total",
+      expected: [200],
+      requests: (_t, token) => [{ method: "GET", path: "/v1/workers?limit=50&offset=100", headers: json(token) }],
+    },
+    {
+      name: "create",
+      expected: [201],
+      requests: (_t, token) => [{ method: "POST", path: "/v1/workers", headers: json(token), setupRequest: (req) => ({ ...req, body: JSON.stringify({ name: `Bench ${unique()}`, email: "bench@example.com" }) }) }],
+    },
+    {
+      name: "create with Idempotency-Key",
+      expected: [201],
+      requests: (_t, token) => [{
+        method: "POST", path: "/v1/workers",
+        setupRequest: (req) => ({ ...req, headers: json(token, { "idempotency-key": `bench-${unique()}` }), body: JSON.stringify({ name: `Keyed ${unique()}`, email: "bench@example.com" }) }),
+      }],
+    },
+    {
+      name: "replay",
+      expected: [201],
+      setup: async (target, token) => {
+        const response = await fetch(`${target.baseUrl}/v1/workers`, { method: "POST", headers: json(token, { "idempotency-key": `replay-${target.name}` }), body: replayBody });
+        if (response.status !== 201) throw new Error(`replay setup on ${target.name}: ${response.status}`);
+      },
+      requests: (target, token) => [{ method: "POST", path: "/v1/workers", headers: json(token, { "idempotency-key": `replay-${target.name}` }), body: replayBody }],
+    },
+    {
+      name: "PATCH with If-Match",
+      expected: [200],
+      // Each connection owns a worker and chains its updates with the ETag each answer carries.
+      requests: (target, token) => [{
+        method: "PATCH",
+        setupRequest: (req, context) => {
+          const ctx = context as { id?: number; etag?: string };
+          ctx.id ??= randomWorker();
+          return { ...req, path: `/v1/workers/${ctx.id}`, headers: json(token, ctx.etag ? { "if-match": ctx.etag } : {}), body: JSON.stringify({ phone: `+1 555 ${unique().slice(-8)}` }) };
+        },
+        onResponse: (_status: number, _body: string, context: object, headers?: Record<string, unknown>) => {
+          (context as { etag?: string }).etag = headers?.etag as string | undefined;
+        },
+      }],
+    },
+  ];
+}
+
+async function measure(db: DatabaseHandle, target: Target, requests: Request[], expected: number[]): Promise<Measure> {
+  const before = await questions(db);
+  const result = await autocannon({
+    url: target.baseUrl,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: requests as autocannon.Request[],
+  });
+  const after = await questions(db);
+  const answered = Object.entries(result.statusCodeStats ?? {}).reduce((sum, [, stat]) => sum + (stat as { count: number }).count, 0);
+  const good = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => expected.includes(Number(code))).reduce((sum, [, stat]) => sum + (stat as { count: number }).count, 0);
+  return {
+    requests: answered,
+    rps: Math.round(good / SECONDS),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: answered - good + result.errors + result.timeouts,
+    // Two statements of ours (SHOW STATUS) fall inside each window.
+    statements: Math.round(((after - before - 1) / Math.max(1, answered)) * 100) / 100,
+  };
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+async function seed(db: DatabaseHandle, companyId: number): Promise<number[]> {
+  const now = new Date();
+  const rows = Array.from({ length: SEED_WORKERS }, (_, i) => [companyId, `Seeded worker ${i}`, `seed${i}@example.com`, "ACTIVE", now, now]);
+  for (let i = 0; i < rows.length; i += 500) {
+    await db.pool.query("INSERT INTO workers (company_id, name, email, status, created_at, updated_at) VALUES ?", [rows.slice(i, i + 500)]);
   }
-  return out;
+  const [ids] = await db.pool.query("SELECT id FROM workers WHERE company_id = ? ORDER BY id", [companyId]);
+  return (ids as { id: number }[]).map((row) => Number(row.id));
+}
+
+async function cliImport(baseUrl: string, token: string): Promise<{ rows: number; seconds: number; rowsPerSecond: number; rssMb: number; exitCode: number }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "erp-bench-import-"));
+  try {
+    const file = path.join(dir, "workers.csv");
+    const lines = ["name,email,phone"];
+    for (let i = 0; i < IMPORT_ROWS; i++) lines.push(`Imported ${i},imported${i}@example.com,+1 555 ${String(i).padStart(4, "0")}`);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const started = performance.now();
+    const child = Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), "import", "workers", file, "--concurrency", "16"], {
+      cwd: dir,
+      env: { ...process.env, ERP_BASE_URL: baseUrl, ERP_TOKEN: token, XDG_STATE_HOME: dir, XDG_CONFIG_HOME: dir },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    const exitCode = await child.exited;
+    const seconds = (performance.now() - started) / 1000;
+    const maxRss = child.resourceUsage()?.maxRSS ?? 0;
+    return { rows: IMPORT_ROWS, seconds: Math.round(seconds * 10) / 10, rowsPerSecond: Math.round(IMPORT_ROWS / seconds), rssMb: Math.round(maxRss / 1024 / 1024), exitCode };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(rows[0]!), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
+}
+
+function printTopFunctions(profileDir: string): void {
+  const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
+  if (!file) return console.log("(no CPU profile written)");
+  const profile = JSON.parse(readFileSync(path.join(profileDir, file), "utf8")) as {
+    nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+    samples: number[];
+  };
+  const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  for (const sample of profile.samples) {
+    const frame = byNode.get(sample)?.callFrame;
+    if (!frame) continue;
+    const key = `${frame.functionName || "(anonymous)"} ${frame.url.replace(/.*node_modules\//, "").replace(ROOT, "")}:${frame.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + 1);
+  }
+  const total = profile.samples.length;
+  console.log(`\nTop self time of our server (${total} samples, ${path.join(profileDir, file)}):`);
+  for (const [key, count] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${((count / total) * 100).toFixed(1).padStart(5)}%  ${key}`);
 }
 
 const server = await provisionDatabaseServer({ envUrl: process.env.BENCH_DATABASE_URL || undefined, envName: "BENCH_DATABASE_URL" });
 const name = `erp_bench_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
 const url = withDatabase(server.url, name);
-let running: Awaited<ReturnType<typeof startServer>> | undefined;
+const targets: Target[] = [];
 let db: DatabaseHandle | undefined;
+const profileDir = PROFILE ? mkdtempSync(path.join(tmpdir(), "erp-bench-profile-")) : undefined;
 try {
   await createDatabase(server.url, name);
   await migrateDatabase(url);
-  db = connectDatabase(url, { connectionLimit: CONCURRENCY });
+  db = connectDatabase(url, { connectionLimit: 2 });
   const [versionRows] = await db.pool.query("SELECT VERSION() AS v");
-  running = await startServer(url);
-  const results = await suite(db, running.baseUrl);
-  const cost = overhead(results);
-  console.log(table(results));
-  for (const [label, c] of Object.entries(cost)) {
-    console.log(`Idempotency-Key on a create, ${label}: ${c.mean_ms >= 0 ? "+" : ""}${c.mean_ms} ms mean (${c.percent >= 0 ? "+" : ""}${c.percent}%), throughput ${c.throughput_percent >= 0 ? "+" : ""}${c.throughput_percent}%`);
+  const company = await createCompany(db.db, { name: "Bench Co", plan: "enterprise", addons: ["api"] });
+  const workerIds = await seed(db, company.company_id);
+  const api = await start("api", "server/src/main.ts", url, profileDir);
+  const raw = await start("raw", "bench/raw-server.ts", url);
+  targets.push(api, raw);
+
+  const results: Record<string, { api: Measure[]; raw: Measure[] }> = {};
+  for (const scenario of scenarios(workerIds)) {
+    results[scenario.name] = { api: [], raw: [] };
+    for (const target of [api, raw]) await scenario.setup?.(target, company.token);
+    // Warm both (JIT, pools, caches), then alternate which goes first each round.
+    for (const target of [api, raw]) await autocannon({ url: target.baseUrl, connections: 8, amount: 200, requests: scenario.requests(target, company.token) as autocannon.Request[] });
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [api, raw] : [raw, api];
+      for (const target of order) results[scenario.name]![target.name].push(await measure(db, target, scenario.requests(target, company.token), scenario.expected));
+    }
+    const line = results[scenario.name]!;
+    process.stderr.write(`${scenario.name}: api ${line.api.map((m) => m.rps).join("/")} req/s, raw ${line.raw.map((m) => m.rps).join("/")} req/s\n`);
   }
-  const environment = { bun: Bun.version, database: (versionRows as { v: string }[])[0]?.v, cpus: cpus().length, date: new Date().toISOString() };
-  await Bun.write(path.join(ROOT, "bench/results.json"), `${JSON.stringify({ environment, results, idempotency_overhead: cost }, null, 2)}\n`);
+
+  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const summary = Object.entries(results).map(([scenario, { api: a, raw: r }]) => {
+    const target = TARGETS[scenario]!;
+    const apiRps = median(a.map((m) => m.rps));
+    const rawRps = median(r.map((m) => m.rps));
+    return {
+      scenario,
+      api: { rps: apiRps, p50_ms: median(a.map((m) => m.p50)), p99_ms: median(a.map((m) => m.p99)), statements: median(a.map((m) => m.statements)), errors: a.reduce((s, m) => s + m.errors, 0) },
+      raw: { rps: rawRps, p50_ms: median(r.map((m) => m.p50)), p99_ms: median(r.map((m) => m.p99)), statements: median(r.map((m) => m.statements)), errors: r.reduce((s, m) => s + m.errors, 0) },
+      ratio: Math.round((apiRps / Math.max(1, rawRps)) * 100) / 100,
+      target,
+    };
+  });
+  // Replay's goal is relative to our own create.
+  const ownCreate = summary.find((s) => s.scenario === "create")!.api.rps;
+  const replay = summary.find((s) => s.scenario === "replay")!;
+  const replayVsCreate = Math.round((replay.api.rps / Math.max(1, ownCreate)) * 100) / 100;
+
+  // Memory after many requests.
+  await autocannon({ url: api.baseUrl, connections: CONNECTIONS, amount: RSS_REQUESTS, requests: scenarios(workerIds)[0]!.requests(api, company.token) as autocannon.Request[] });
+  const serverRss = rssMb(api.process.pid);
+
+  const importCompany = await createCompany(db.db, { name: "Import Co", plan: "enterprise", addons: ["api"] });
+  const cli = await cliImport(api.baseUrl, importCompany.token);
+
+  const rows = [["scenario", "api req/s", "raw req/s", "ratio", "target", "api p50/p99 ms", "raw p50/p99 ms", "statements api/raw", "stmt target", "errors"]];
+  for (const s of summary) {
+    const ratioTarget = s.scenario === "replay" ? `≥ 1.0× create (${replayVsCreate})` : `≥ ${s.target.ratio}`;
+    rows.push([s.scenario, String(s.api.rps), String(s.raw.rps), String(s.ratio), ratioTarget, `${s.api.p50_ms}/${s.api.p99_ms}`, `${s.raw.p50_ms}/${s.raw.p99_ms}`,
+      `${s.api.statements}/${s.raw.statements}`, `≤ ${s.target.statements}`, String(s.api.errors + s.raw.errors)]);
+  }
+  console.log(`\n${table(rows)}\n`);
+  console.log(`server RSS after ${RSS_REQUESTS.toLocaleString("en")} more requests: ${serverRss} MB (target ≤ 150 MB)`);
+  console.log(`CLI import of ${cli.rows.toLocaleString("en")} workers: ${cli.rowsPerSecond} rows/s in ${cli.seconds} s, CLI max RSS ${cli.rssMb} MB, exit ${cli.exitCode} (targets ≥ 5,000 rows/s, ≤ 200 MB)`);
+  const environment = { bun: Bun.version, database: (versionRows as { v: string }[])[0]?.v, cpus: cpus().length, date: new Date().toISOString(), quick: QUICK, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS };
+  await Bun.write(path.join(ROOT, "bench/results.json"), `${JSON.stringify({ environment, scenarios: summary, replay_vs_create: replayVsCreate, server_rss_mb: serverRss, rss_requests: RSS_REQUESTS, cli_import: cli }, null, 2)}\n`);
   console.log("written: bench/results.json");
 } finally {
-  await running?.stop();
+  for (const target of targets) {
+    target.process.kill("SIGTERM");
+    await target.process.exited;
+  }
+  if (profileDir) {
+    printTopFunctions(profileDir);
+  }
   await db?.close();
   await dropDatabase(server.url, name).catch((error) => console.error(`could not drop ${name}: ${error}`));
   await server.stop();
