@@ -48,14 +48,16 @@ export async function takeQuota(db: Executor, def: ResourceDefinition, company: 
     if (used + count > limit) throw exceeded(company, resource, used, limit, count);
     return;
   }
-  for (let attempt = 0; attempt < 2; attempt++) {
+  for (let attempt = 0; attempt < 3; attempt++) {
     const result = limit === null
       ? await db.execute(sql`UPDATE quota_usage SET used = used + ${count} WHERE company_id = ${company.id} AND resource = ${resource}`)
       : await db.execute(sql`UPDATE quota_usage SET used = used + ${count} WHERE company_id = ${company.id} AND resource = ${resource} AND used + ${count} <= ${limit}`);
     if (affected(result) === 1) return;
     const used = await readUsed(db, company.id, resource);
-    if (used !== undefined) throw exceeded(company, resource, used, limit ?? used, count);
-    await startCounter(db, def, company.id, resource);
+    if (used === undefined) await startCounter(db, def, company.id, resource);
+    else if (limit !== null && used + count > limit) throw exceeded(company, resource, used, limit, count);
+    // Else the counter appeared between the two statements (another writer, or on a cluster
+    // another node, started it): take the slot again.
   }
   throw new Error(`quota counter for ${resource} of company ${company.id} could not be started`);
 }
