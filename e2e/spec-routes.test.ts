@@ -102,7 +102,7 @@ describe("the documents match the routes served", () => {
     const headers = operations.filter((operation) => operation.operationId === "updateProject")[0]!.parameters.map((p: Json) => p.$ref ?? p.name);
     expect(headers).toEqual(expect.arrayContaining(["#/components/parameters/IdempotencyKey", "#/components/parameters/XDryRun", "#/components/parameters/IfMatch"]));
     const list = operations.find((operation) => operation.operationId === "listProjects")!;
-    expect(list.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual(["limit", "offset", "fields", "q", "status", "client_id", "updated_since", "include_deleted", "#/components/parameters/IfNoneMatch", "#/components/parameters/XRequestId"]);
+    expect(list.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual(["limit", "offset", "fields", "q", "status", "client_id", "external_id", "updated_since", "include_deleted", "#/components/parameters/IfNoneMatch", "#/components/parameters/XRequestId"]);
   });
 
   test("nullable fields are 3.1 type unions, integers are integers, components have stable names", async () => {

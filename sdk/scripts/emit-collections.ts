@@ -55,7 +55,7 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
       path,
       command,
       kind: item.post ? "records" : "lookup",
-      idFilters: queryNames(document, item.get).filter((name) => name.endsWith("_id")),
+      idFilters: queryNames(document, item.get, "integer").filter((name) => name.endsWith("_id")),
       required: item.post ? requiredOf(document, item.post) : [],
       operations,
       children: [],
@@ -139,10 +139,10 @@ function isOffsetList(document: OpenApiDocument, operation: Json): boolean {
   return names.includes("offset") && !names.includes("after");
 }
 
-function queryNames(document: OpenApiDocument, operation: Json): string[] {
+function queryNames(document: OpenApiDocument, operation: Json, type?: string): string[] {
   return ((operation.parameters ?? []) as Json[])
     .map((parameter) => deref(document, parameter))
-    .filter((parameter) => parameter.in === "query")
+    .filter((parameter) => parameter.in === "query" && (type === undefined || (parameter.schema as Json | undefined)?.type === type))
     .map((parameter) => parameter.name as string);
 }
 

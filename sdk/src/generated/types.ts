@@ -32,6 +32,8 @@ export interface Project {
   end_date: string | null;
   /** Text of at most 500 characters. */
   address: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id: string | null;
   /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED. */
   status: ProjectStatus;
   /** RFC 3339 UTC timestamp. */
@@ -63,6 +65,8 @@ export interface ProjectCreate {
   end_date?: string | null;
   /** Text of at most 500 characters. */
   address?: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of DRAFT, ACTIVE. */
   status?: ProjectCreateStatus;
 }
@@ -74,6 +78,8 @@ export interface ProjectFilters {
   status?: ProjectStatus;
   /** Only records whose client_id is this id. */
   client_id?: number;
+  /** Only records whose external_id is exactly this. */
+  external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
@@ -101,6 +107,8 @@ export interface ProjectUpdate {
   end_date?: string | null;
   /** Text of at most 500 characters. */
   address?: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED. */
   status?: ProjectStatus;
 }
@@ -124,6 +132,8 @@ export interface Worker {
   hourly_rate: string | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: WorkerStatus;
   /** RFC 3339 UTC timestamp. */
@@ -147,6 +157,8 @@ export interface WorkerCreate {
   hourly_rate?: string | number | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on?: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: WorkerStatus;
 }
@@ -158,6 +170,8 @@ export interface WorkerFilters {
   status?: WorkerStatus;
   /** Only records whose trade_id is this id. */
   trade_id?: number;
+  /** Only records whose external_id is exactly this. */
+  external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
@@ -177,6 +191,8 @@ export interface WorkerUpdate {
   hourly_rate?: string | number | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on?: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: WorkerStatus;
 }
@@ -198,6 +214,8 @@ export interface Client {
   tax_id: string | null;
   /** Text of at most 500 characters. */
   billing_address: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: ClientStatus;
   /** RFC 3339 UTC timestamp. */
@@ -219,6 +237,8 @@ export interface ClientCreate {
   tax_id?: string | null;
   /** Text of at most 500 characters. */
   billing_address?: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: ClientStatus;
 }
@@ -228,6 +248,8 @@ export interface ClientFilters {
   q?: string;
   /** One of ACTIVE, INACTIVE; any case is accepted. */
   status?: ClientStatus;
+  /** Only records whose external_id is exactly this. */
+  external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
@@ -245,6 +267,8 @@ export interface ClientUpdate {
   tax_id?: string | null;
   /** Text of at most 500 characters. */
   billing_address?: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: ClientStatus;
 }
@@ -268,6 +292,8 @@ export interface Estimate {
   currency: string;
   /** A calendar date, YYYY-MM-DD. */
   valid_until: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id: string | null;
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED. */
   status: EstimateStatus;
   /** RFC 3339 UTC timestamp. */
@@ -289,6 +315,8 @@ export interface EstimateCreate {
   currency?: string;
   /** A calendar date, YYYY-MM-DD. */
   valid_until?: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of DRAFT. */
   status?: EstimateCreateStatus;
 }
@@ -300,6 +328,8 @@ export interface EstimateFilters {
   status?: EstimateStatus;
   /** Only records whose client_id is this id. */
   client_id?: number;
+  /** Only records whose external_id is exactly this. */
+  external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
@@ -317,6 +347,8 @@ export interface EstimateUpdate {
   currency?: string;
   /** A calendar date, YYYY-MM-DD. */
   valid_until?: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED. */
   status?: EstimateStatus;
 }
@@ -340,6 +372,8 @@ export interface Subcontractor {
   tax_id: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: SubcontractorStatus;
   /** RFC 3339 UTC timestamp. */
@@ -363,6 +397,8 @@ export interface SubcontractorCreate {
   tax_id?: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on?: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: SubcontractorStatus;
 }
@@ -374,6 +410,8 @@ export interface SubcontractorFilters {
   status?: SubcontractorStatus;
   /** Only records whose trade_id is this id. */
   trade_id?: number;
+  /** Only records whose external_id is exactly this. */
+  external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
@@ -393,6 +431,8 @@ export interface SubcontractorUpdate {
   tax_id?: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on?: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: SubcontractorStatus;
 }
@@ -412,6 +452,8 @@ export interface Equipment {
   serial_number: string | null;
   /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
   daily_rate: string | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id: string | null;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status: EquipmentStatus;
   /** RFC 3339 UTC timestamp. */
@@ -431,6 +473,8 @@ export interface EquipmentCreate {
   serial_number?: string | null;
   /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
   daily_rate?: string | number | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status?: EquipmentStatus;
 }
@@ -442,6 +486,8 @@ export interface EquipmentFilters {
   status?: EquipmentStatus;
   /** Only records whose category_id is this id. */
   category_id?: number;
+  /** Only records whose external_id is exactly this. */
+  external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
@@ -457,6 +503,8 @@ export interface EquipmentUpdate {
   serial_number?: string | null;
   /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
   daily_rate?: string | number | null;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  external_id?: string | null;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status?: EquipmentStatus;
 }

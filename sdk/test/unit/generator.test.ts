@@ -136,6 +136,7 @@ test("collections: path, command, kind, id filters, required fields and the type
     ...(withLookup.paths["/v1/gate-houses"]!.get!.parameters as unknown[]),
     { name: "offset", in: "query", schema: { type: "integer" } },
     { name: "keeper_id", in: "query", schema: { type: "integer" } },
+    { name: "external_id", in: "query", schema: { type: "string" } },
   ];
   withLookup.paths["/v1/gate-keys"] = {
     get: {

@@ -18,6 +18,8 @@ const timestamps = {
 // 1 while the record is live, NULL once soft-deleted: unique keys that include it ignore
 // deleted records, because a unique index admits any number of NULLs.
 const live = () => tinyint("live").default(1);
+// The client's own id for a record (CONTRACT 11), unique among the company's live records.
+const externalId = () => varchar("external_id", { length: 255 });
 
 export const companies = mysqlTable("companies", {
   id: id().primaryKey(),
@@ -66,10 +68,13 @@ export const clients = mysqlTable("clients", {
   tax_id: varchar("tax_id", { length: 32 }),
   billing_address: varchar("billing_address", { length: 500 }),
   status: varchar("status", { length: 16 }).notNull(),
+  external_id: externalId(),
+  live: live(),
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.company_id, t.id] }),
   uniqueIndex("clients_id").on(t.id),
+  uniqueIndex("clients_external_id").on(t.company_id, t.external_id, t.live),
 ]);
 
 export const estimates = mysqlTable("estimates", {
@@ -81,11 +86,14 @@ export const estimates = mysqlTable("estimates", {
   currency: char("currency", { length: 3 }).notNull(),
   valid_until: date("valid_until", { mode: "string" }),
   status: varchar("status", { length: 16 }).notNull(),
+  external_id: externalId(),
+  live: live(),
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.company_id, t.id] }),
   uniqueIndex("estimates_id").on(t.id),
   index("estimates_client").on(t.company_id, t.client_id),
+  uniqueIndex("estimates_external_id").on(t.company_id, t.external_id, t.live),
 ]);
 
 export const projects = mysqlTable("projects", {
@@ -102,6 +110,7 @@ export const projects = mysqlTable("projects", {
   end_date: date("end_date", { mode: "string" }),
   address: varchar("address", { length: 500 }),
   status: varchar("status", { length: 16 }).notNull(),
+  external_id: externalId(),
   live: live(),
   ...timestamps,
 }, (t) => [
@@ -110,6 +119,7 @@ export const projects = mysqlTable("projects", {
   uniqueIndex("projects_code").on(t.company_id, t.code, t.live),
   index("projects_client").on(t.company_id, t.client_id),
   index("projects_budget_estimate").on(t.company_id, t.budget_estimate_id),
+  uniqueIndex("projects_external_id").on(t.company_id, t.external_id, t.live),
 ]);
 
 export const workers = mysqlTable("workers", {
@@ -122,11 +132,14 @@ export const workers = mysqlTable("workers", {
   hourly_rate: money("hourly_rate"),
   hired_on: date("hired_on", { mode: "string" }),
   status: varchar("status", { length: 16 }).notNull(),
+  external_id: externalId(),
+  live: live(),
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.company_id, t.id] }),
   uniqueIndex("workers_id").on(t.id),
   index("workers_trade").on(t.company_id, t.trade_id),
+  uniqueIndex("workers_external_id").on(t.company_id, t.external_id, t.live),
 ]);
 
 export const subcontractors = mysqlTable("subcontractors", {
@@ -139,11 +152,14 @@ export const subcontractors = mysqlTable("subcontractors", {
   tax_id: varchar("tax_id", { length: 32 }),
   insurance_expires_on: date("insurance_expires_on", { mode: "string" }),
   status: varchar("status", { length: 16 }).notNull(),
+  external_id: externalId(),
+  live: live(),
   ...timestamps,
 }, (t) => [
   primaryKey({ columns: [t.company_id, t.id] }),
   uniqueIndex("subcontractors_id").on(t.id),
   index("subcontractors_trade").on(t.company_id, t.trade_id),
+  uniqueIndex("subcontractors_external_id").on(t.company_id, t.external_id, t.live),
 ]);
 
 export const equipment = mysqlTable("equipment", {
@@ -154,6 +170,7 @@ export const equipment = mysqlTable("equipment", {
   serial_number: varchar("serial_number", { length: 64 }),
   daily_rate: money("daily_rate"),
   status: varchar("status", { length: 16 }).notNull(),
+  external_id: externalId(),
   live: live(),
   ...timestamps,
 }, (t) => [
@@ -161,6 +178,7 @@ export const equipment = mysqlTable("equipment", {
   uniqueIndex("equipment_id").on(t.id),
   uniqueIndex("equipment_serial").on(t.company_id, t.serial_number, t.live),
   index("equipment_category").on(t.company_id, t.category_id),
+  uniqueIndex("equipment_external_id").on(t.company_id, t.external_id, t.live),
 ]);
 
 export const rentals = mysqlTable("equipment_rentals", {

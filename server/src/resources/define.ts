@@ -52,13 +52,22 @@ export function contradictions(def: ResourceDefinition): string[] {
   return found;
 }
 
+/** What every table with an `external_id` column offers (CONTRACT 11): the field and its filter. */
+const EXTERNAL_ID: FieldDeclaration = {
+  type: "text",
+  unique: true,
+  description: "Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it.",
+};
+
 export function defineResource<T extends MySqlTable>(table: T, declaration: ResourceDeclaration<T>): ResourceDefinition {
   const resourceTable = table as unknown as ResourceTable;
   const parent: ParentScope | undefined = declaration.parent && { ...declaration.parent, table: declaration.parent.table as unknown as ResourceTable };
+  const external = Object.hasOwn(resourceTable, "external_id");
   const def: ResourceDefinition = {
     ...declaration,
     table: resourceTable,
-    fields: completeAll(resourceTable, declaration.name, declaration.fields),
+    fields: completeAll(resourceTable, declaration.name, { ...declaration.fields, ...(external ? { external_id: EXTERNAL_ID } : {}) }),
+    filters: external ? [...declaration.filters, "external_id"] : declaration.filters,
     readOnly: completeAll(resourceTable, declaration.name, declaration.readOnly),
     parent,
     dependents: (declaration.dependents ?? []).map((dependent) => ({ ...dependent, table: dependent.table as unknown as ResourceTable })),

@@ -16,7 +16,7 @@ export interface ListCriteria {
   offset: number;
   q?: string;
   status?: string;
-  filters: Record<string, number>;
+  filters: Record<string, number | string>;
   fields: readonly string[];
   /** Only records changed at or after this moment. */
   updatedSince?: Date;

@@ -13,7 +13,11 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
   const parsers: Record<string, ParamParser<unknown>> = { limit: limitParam, offset: offsetParam, fields: fieldsParser(def) };
   if (def.search.length > 0) parsers.q = described(textParam, `Case-insensitive substring of ${def.search.join(", ")}; % and _ match themselves.`);
   if (def.status) parsers.status = enumParam(def.status.values);
-  for (const filter of def.filters) parsers[filter] = described(integerParam(1), `Only records whose ${filter} is this id.`);
+  for (const filter of def.filters) {
+    parsers[filter] = def.fields[filter]?.type === "text"
+      ? described(textParam, `Only records whose ${filter} is exactly this.`)
+      : described(integerParam(1), `Only records whose ${filter} is this id.`);
+  }
   if (hasTimestamps(def)) parsers.updated_since = described(timestampParam, "Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too.");
   if (hasSoftDelete(def.table)) parsers.include_deleted = described(flagParam, "`true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync.");
   return parsers;

@@ -17,7 +17,7 @@ export function listRoute(app: ResourceApp, def: ResourceDefinition, deps: Route
   app.get(pathsOf(def).collection, async ({ request, company, params }) => {
     const query = parseQuery(new URL(request.url), parsers);
     const { limit, offset } = pageWindow(query);
-    const filters = Object.fromEntries(def.filters.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as number]));
+    const filters = Object.fromEntries(def.filters.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as number | string]));
     const scope = await scopeOf(deps.db, def, company, params);
     const { rows, total } = await listRecords(deps.db, def, scope, {
       limit, offset, filters,
