@@ -18,7 +18,7 @@ const CODES = new Set([
   "not_found", "route_not_found", "method_not_allowed", "invalid_transition", "billing_mode_locked", "estimate_not_draft",
   "rental_billed", "delete_blocked", "unique_violation", "idempotency_key_reuse", "idempotency_in_progress",
   "precondition_failed", "payload_too_large", "unsupported_media_type", "validation_failed", "rate_limited",
-  "cursor_expired",
+  "cursor_expired", "batch_failed",
 ]);
 const REVEALING = /\bat [^\s]+ \(|\.ts:\d+|\/work\/|node_modules|\bSELECT\b|\bINSERT INTO\b|\bUPDATE \w+ SET\b|sqlMessage|\bER_[A-Z_]+|Failed query/;
 const PROTOTYPE_NAMES = ["__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "__defineGetter__", "__lookupSetter__"];
@@ -126,8 +126,10 @@ describe("hostile input", () => {
     const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
     const deepObject = `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`;
     const wide = JSON.stringify(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`f${i}`, i])));
+    // Its own worker: the generated requests before may have deleted the shared one.
+    const worker = (await api.post("/v1/workers", { name: "Deep target" })).body.data.id;
     for (const body of [deep, deepObject, `{"name":${deepObject}}`, wide, JSON.stringify({ name: "x".repeat(900_000) })]) {
-      for (const [method, path] of [["POST", "/v1/workers"], ["PATCH", `/v1/workers/${ids.workers}`], ["POST", "/v1/workers?dry_run=1"]] as const) {
+      for (const [method, path] of [["POST", "/v1/workers"], ["PATCH", `/v1/workers/${worker}`], ["POST", "/v1/workers?dry_run=1"], ["POST", "/v1/workers/batch"]] as const) {
         const response = await api.request(method, path, { rawBody: body, headers: { "content-type": "application/json", "idempotency-key": `deep-${crypto.randomUUID()}` } });
         judge(`${method} ${path} (${body.length} bytes)`, response.status, response.text);
         expect([400, 413, 422]).toContain(response.status);

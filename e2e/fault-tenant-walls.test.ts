@@ -39,7 +39,7 @@ beforeAll(async () => {
   a = suite.api.as((await newCompany()).token);
   b = suite.api.as((await newCompany()).token);
   for (const sample of SAMPLES) {
-    const body = { ...sample.create, [sample.title]: `${SECRET} ${sample.resource}` };
+    const body = { ...sample.create, [sample.title]: `${SECRET} ${sample.resource}`, external_id: `wall-${sample.resource}` };
     ids[sample.resource] = created(await a.post(`/v1/${sample.resource}`, body, { headers: { "idempotency-key": `wall-${sample.resource}` } }));
   }
   ids.trades = (await a.get("/v1/trades")).body.data[0].id;
@@ -54,7 +54,7 @@ describe("tenant walls", () => {
   test("every route with an id answers B 404 not_found for A's ids, on every method", async () => {
     let routes = 0;
     for (const [template, operations] of Object.entries(paths)) {
-      if (!template.includes("{")) continue;
+      if (!template.includes("{") || template.includes("{external_id}")) continue;
       const resource = template.split("/")[2]!;
       const url = template.replace("{id}", String(ids[resource])).replace("{rental_id}", String(rentalId));
       for (const method of Object.keys(operations).filter((m) => ["get", "post", "patch", "delete", "put"].includes(m))) {
@@ -70,6 +70,18 @@ describe("tenant walls", () => {
     }
     console.log(`[fault: tenant walls] ${routes} route×method pairs with A's ids, ${tries} requests so far, leaks ${leaks.length}`);
     expect(routes).toBeGreaterThanOrEqual(20);
+  });
+
+  test("external ids are per company: B's upsert of A's external id makes B's own record and leaves A's alone", async () => {
+    for (const sample of SAMPLES) {
+      const response = await asB(() => b.request("PUT", `/v1/${sample.resource}/by-external-id/wall-${sample.resource}`, { body: sample.create }));
+      expect(response.status).toBe(201);
+      expect(response.body.data.id).not.toBe(ids[sample.resource]);
+      const batch = await asB(() => b.post(`/v1/${sample.resource}/batch`, { on_conflict: "update", items: [{ ...sample.create, external_id: `wall-${sample.resource}` }] }));
+      expect(batch.body.data.results[0]).toMatchObject({ status: 200, id: response.body.data.id });
+      const mine = await a.get(`/v1/${sample.resource}/${ids[sample.resource]}`);
+      expect(mine.body.data[sample.title]).toBe(`${SECRET} ${sample.resource}`);
+    }
   });
 
   test("A's ids as references in B's bodies are unknown_reference (422), on creates, updates and dry-runs", async () => {
@@ -129,7 +141,7 @@ describe("tenant walls", () => {
     expect(response.headers.get("idempotent-replayed")).toBeNull();
     expect(response.body.data.id).not.toBe(ids.workers);
     expect((await b.get(`/v1/workers/${response.body.data.id}`)).body.data.name).toBe(body.name);
-    const replay = await a.post("/v1/workers", { ...SAMPLES[1]!.create, name: `${SECRET} workers` }, { headers: { "idempotency-key": "wall-workers" } });
+    const replay = await a.post("/v1/workers", { ...SAMPLES[1]!.create, name: `${SECRET} workers`, external_id: "wall-workers" }, { headers: { "idempotency-key": "wall-workers" } });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.body.data.id).toBe(ids.workers);
   });

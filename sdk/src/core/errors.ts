@@ -1,12 +1,8 @@
 // The SDK's error hierarchy: one class per kind of refusal, so callers branch with instanceof.
-import type { ApiErrorCode, ConflictCode } from "../generated/types.ts";
+import type { ApiErrorCode, ConflictCode, FieldError } from "../generated/types.ts";
 
-/** One failing field of a 422 (or a blocker of a 409 `delete_blocked`). */
-export interface FieldError {
-  field: string;
-  code: string;
-  message: string;
-}
+/** One failing field of a 422 (or a blocker of a 409 `delete_blocked`), as the API declares it. */
+export type { FieldError };
 
 /** A problem code the API declares, or one the SDK gives a failure without an answer; the server may add more. */
 export type ErrorCode =

@@ -627,7 +627,70 @@ export interface Usage {
   };
 }
 
+export type WriteAction = "created" | "updated" | "unchanged";
+
 export type WriteMode = "soft";
+
+export interface FieldError {
+  /** The body field (dotted path) or `body`. */
+  field: string;
+  /** What is wrong: required, unknown_field, too_long, invalid_value, invalid_money, invalid_date, date_order, invalid_reference, … */
+  code: string;
+  message: string;
+}
+
+export interface RecordRef {
+  resource: string;
+  id: number;
+}
+
+export interface Problem {
+  /** Always `about:blank`: `code` names the problem. */
+  type: string;
+  /** The HTTP status text. */
+  title: string;
+  /** The HTTP status code. */
+  status: number;
+  /** What went wrong and what to do, for humans. */
+  detail: string;
+  /** Stable machine-readable error code; each response of each operation lists the codes it can carry. */
+  code: string;
+  /** Same as the X-Request-Id response header. */
+  request_id: string;
+  /** 422: every failing field at once; 409 unique_violation: the field. */
+  errors?: FieldError[];
+  /** 409 delete_blocked: the records that forbid the delete. */
+  blockers?: RecordRef[];
+  /** 402 quota_exceeded: the quota that was reached. */
+  quota?: {
+    resource: string;
+    used: number;
+    limit: number;
+  };
+}
+
+export interface BatchItemResult {
+  /** The item's position in `items`, from 0. */
+  index: number;
+  /** What the item alone would have answered: 201 created, 200 updated or unchanged, else the refusal's status. */
+  status: number;
+  /** The record's id; null when refused, and for a create in a dry-run. */
+  id: number | null;
+  action?: WriteAction;
+  error?: Problem;
+}
+
+export interface BatchOutcome {
+  dry_run: boolean;
+  atomic: boolean;
+  /** Items created (0 when an atomic batch failed). */
+  created: number;
+  /** Items that changed an existing record. */
+  updated: number;
+  /** Items refused. */
+  failed: number;
+  results: BatchItemResult[];
+}
 
 export interface Change {
   from: unknown;
@@ -649,11 +712,6 @@ export interface Created {
   id: number;
   created: true;
   dry_run: false;
-}
-
-export interface RecordRef {
-  resource: string;
-  id: number;
 }
 
 export interface DeleteOutcome {
@@ -736,7 +794,7 @@ export interface WorkerUpdateOutcome {
 }
 
 /** Every problem `code` the API's operations declare. */
-export type ApiErrorCode = "billing_mode_locked" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
+export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
 
 /** The codes of 409 Conflict answers. */
 export type ConflictCode = "billing_mode_locked" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "rental_billed" | "unique_violation";

@@ -68,6 +68,9 @@ export function defineResource<T extends MySqlTable>(table: T, declaration: Reso
     table: resourceTable,
     fields: completeAll(resourceTable, declaration.name, { ...declaration.fields, ...(external ? { external_id: EXTERNAL_ID } : {}) }),
     filters: external ? [...declaration.filters, "external_id"] : declaration.filters,
+    operations: external && !declaration.parent && declaration.operations.includes("create")
+      ? [...declaration.operations, "batch", "upsert"]
+      : declaration.operations,
     readOnly: completeAll(resourceTable, declaration.name, declaration.readOnly),
     parent,
     dependents: (declaration.dependents ?? []).map((dependent) => ({ ...dependent, table: dependent.table as unknown as ResourceTable })),

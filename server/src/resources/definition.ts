@@ -54,7 +54,8 @@ export interface ParentScope {
   memberParam: string;
 }
 
-export type Operation = "list" | "get" | "create" | "update" | "delete";
+/** `batch` and `upsert` come with `create` on every top-level resource with an `external_id` column. */
+export type Operation = "list" | "get" | "create" | "update" | "delete" | "batch" | "upsert";
 
 export interface ResourceDefinition {
   /** The path segment, e.g. `projects`, `equipment-categories`. */

@@ -86,6 +86,14 @@ export async function findRecord(
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
+/** The id of the company's live record of `def` whose unique `field` is `value` (locked with `forUpdate`). */
+export async function findIdBy(db: Executor, def: ResourceDefinition, scope: Scope, field: string, value: string, options: { forUpdate?: boolean } = {}): Promise<number | undefined> {
+  const query = db.select({ id: column(def.table, "id") }).from(def.table)
+    .where(and(...scopeConditions(def, scope), eq(column(def.table, field), value))).limit(1);
+  const rows = options.forUpdate ? await query.for("update") : await query;
+  return rows[0] ? Number(rows[0].id) : undefined;
+}
+
 /** True when the company has a live record of `def` with this id (a sub-collection's parent). */
 export async function recordExists(db: Executor, def: ResourceDefinition, companyId: number, id: number, options: { forUpdate?: boolean } = {}): Promise<boolean> {
   const query = db.select({ id: column(def.table, "id") }).from(def.table)

@@ -8,6 +8,8 @@ import { uniqueFields } from "../resources/fields.ts";
 import { pascal, withArticle } from "../resources/naming.ts";
 import { definitionOf } from "../resources/registry.ts";
 import { createBodySchema, updateBodySchema } from "../resources/schemas.ts";
+import { batchBodySchema } from "./batch-schemas.ts";
+import { MAX_BATCH_ITEMS } from "../writes/batch.ts";
 
 const WRITE_ERRORS: ErrorCodes = {
   400: ["invalid_query", "invalid_idempotency_key"],
@@ -28,6 +30,8 @@ function operationIds(def: ResourceDefinition): Record<Operation, string> {
     create: `create${owner}${def.singular}`,
     update: `update${owner}${def.singular}`,
     delete: `delete${owner}${def.singular}`,
+    batch: `batch${owner}${pascal(def.name)}`,
+    upsert: `upsert${owner}${def.singular}ByExternalId`,
   };
 }
 
@@ -52,6 +56,9 @@ function operationErrors(def: ResourceDefinition, operation: Operation): ErrorCo
       409: def.dependents.some((dependent) => dependent.effect === "block") ? ["delete_blocked"] : [],
       412: ["precondition_failed"],
     });
+    // Refused items are reported inside the 200 answer; only an atomic batch refuses as a whole.
+    case "batch": return mergeErrors(WRITE_ERRORS, BODY_ERRORS, { 422: ["batch_failed"] });
+    case "upsert": return mergeErrors(operationErrors(def, "create"), operationErrors(def, "update"));
   }
 }
 
@@ -103,6 +110,25 @@ export function crudDetail(def: ResourceDefinition, operation: Operation, query:
       description: `The record is kept for history but is gone from the API (GET answers 404, lists skip it, references to it are refused). would_delete lists what goes with it, would_keep the live records that reference it and stay. ${DRY_RUN_NOTE}`,
       headers: [...writeHeaders, "IfMatch"],
       responses: { 200: { description: "What was deleted (or would be, in a dry-run).", headers: ["IdempotentReplayed"] } },
+    });
+    case "batch": return operationDetail({
+      ...common,
+      summary: `Create or upsert up to ${MAX_BATCH_ITEMS} ${def.name}`,
+      description: `Items are written in order in one transaction, each seeing the ones before it (quotas, unique fields). With \`atomic: false\` (default) each item is written or refused on its own and the answer is 200 with every item's result; with \`atomic: true\` any refused item refuses the whole batch (422 batch_failed, the results in \`data\`) and nothing is written. \`on_conflict: "update"\` upserts each item by its \`external_id\`. A dry-run runs the whole batch in order (duplicates inside it and quota overruns are found) and writes nothing. One Idempotency-Key covers the batch; the batch counts as one request of the rate limit.`,
+      headers: writeHeaders,
+      body: batchBodySchema(def),
+      responses: { 200: { description: "Every item's result, in order.", headers: ["IdempotentReplayed"] } },
+    });
+    case "upsert": return operationDetail({
+      ...common,
+      summary: `Create or update ${withArticle(what)} by external id`,
+      description: `When no live ${what} of your company has this external_id, creates one from the body (201, as a create); else updates it with the fields given (200, as a PATCH: transition and lock rules apply). With If-Match, the record must exist and match. ${DRY_RUN_NOTE}`,
+      headers: [...writeHeaders, "IfMatch"],
+      body: createBodySchema(def),
+      responses: {
+        201: { description: "Created; Location names the new record.", headers: ["Location", "IdempotentReplayed"] },
+        200: { description: "Updated (or, in a dry-run, what a create or update would do).", headers: ["ETag", "IdempotentReplayed"] },
+      },
     });
   }
 }

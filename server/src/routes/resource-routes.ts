@@ -4,12 +4,14 @@ import { readJsonBody } from "../http/body.ts";
 import { contextOf, requestContext, WRITE_METHODS } from "../http/request-context.ts";
 import type { Operation, ResourceDefinition } from "../resources/definition.ts";
 import { checkIdempotencyKey } from "../writes/idempotency.ts";
+import { batchRoute } from "./batch-route.ts";
 import { createRoute } from "./create-route.ts";
 import { deleteRoute } from "./delete-route.ts";
 import { getRoute } from "./get-route.ts";
 import { listRoute } from "./list-route.ts";
 import { pathsOf, type RouteDeps } from "./route-context.ts";
 import { updateRoute } from "./update-route.ts";
+import { upsertRoute } from "./upsert-route.ts";
 
 function resourceApp(def: ResourceDefinition, deps: RouteDeps) {
   return new Elysia({ name: `resource:${pathsOf(def).collection}` })
@@ -34,6 +36,8 @@ const OPERATION_ROUTES: Record<Operation, (app: ResourceApp, def: ResourceDefini
   create: createRoute,
   update: updateRoute,
   delete: deleteRoute,
+  batch: batchRoute,
+  upsert: upsertRoute,
 };
 
 export function resourceRoutes(def: ResourceDefinition, deps: RouteDeps): ResourceApp {

@@ -82,7 +82,10 @@ export async function guardUnique<T>(def: ResourceDefinition, values: Record<str
     return await write();
   } catch (error) {
     // Two writes racing for one code both pass the check; the unique index stops the second.
-    const field = uniqueFields(def).find((name) => values[name] !== undefined && values[name] !== null);
+    // The index named in the error (projects_code, workers_external_id) tells which field clashed.
+    const message = String((error as { cause?: { sqlMessage?: unknown } }).cause?.sqlMessage ?? (error as { sqlMessage?: unknown }).sqlMessage ?? "");
+    const candidates = uniqueFields(def).filter((name) => values[name] !== undefined && values[name] !== null);
+    const field = candidates.find((name) => message.includes(`_${name}'`)) ?? candidates[0];
     if (field && databaseErrorKind(error) === "duplicate") throw uniqueViolation(def, field, values[field]);
     throw error;
   }
