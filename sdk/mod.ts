@@ -14,6 +14,7 @@ export * from "./src/pagination.ts";
 export { ApiPromise, type ApiResult, type ResponseInfo } from "./src/core/api-promise.ts";
 export type { ConditionalWriteOptions, RequestOptions, WriteOptions } from "./src/core/request-options.ts";
 export type {
+  BatchResult,
   Created,
   CreateResult,
   DeleteResult,
@@ -29,4 +30,4 @@ export { isRetryable, retryDelayMs } from "./src/core/retries.ts";
 export type * from "./src/generated/types.ts";
 export { type CollectionClients, type CollectionName, type CollectionSpec, COLLECTIONS } from "./src/generated/collections.ts";
 export type { LookupClient, LookupQuery } from "./src/resources/lookup-client.ts";
-export type { GetOptions, ListParams, ListQuery, ResourceClient } from "./src/resources/resource-client.ts";
+export type { BatchOptions, GetOptions, ListParams, ListQuery, ResourceClient } from "./src/resources/resource-client.ts";

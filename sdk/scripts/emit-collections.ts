@@ -32,7 +32,8 @@ export interface CollectionInfo {
   types: { record: string; create?: string; update?: string; filters?: string };
 }
 
-type Operation = "list" | "listPage" | "get" | "create" | "update" | "delete";
+type Operation = "list" | "listPage" | "get" | "create" | "update" | "delete" | "batch" | "upsert";
+const ALL_OPERATIONS = 8;
 
 /** Collections in document order; cursor feeds (lists paged by `after`) are not collections. */
 export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
@@ -50,6 +51,8 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
     if (item.post) operations.push("create");
     if (member.patch) operations.push("update");
     if (member.delete) operations.push("delete");
+    if (document.paths[`${path}/batch`]?.post) operations.push("batch");
+    if (document.paths[`${path}/by-external-id/{external_id}`]?.put) operations.push("upsert");
     const info: CollectionInfo = {
       property: camel(command),
       path,
@@ -126,7 +129,7 @@ function clientType(c: CollectionInfo): string {
   if (c.kind === "lookup") base = `LookupClient<${record}>`;
   else {
     const generic = `ResourceClient<${record}, ${create ?? "never"}, ${update ?? "never"}, ${filters ?? "Record<never, never>"}>`;
-    const full = c.operations.length === 6;
+    const full = c.operations.length === ALL_OPERATIONS;
     base = full ? generic : `Pick<${generic}, ${c.operations.map((o) => JSON.stringify(o)).join(" | ")}>`;
   }
   if (c.children.length === 0) return base;

@@ -1,6 +1,6 @@
 // The typed results of writes, and the record type a `fields` selection narrows to: the served
 // outcome schemas (generated), made generic over the record where a resource's type matters.
-import type { Change, Created, DeleteOutcome, DryRunCreated, ProjectUpdateOutcome } from "../generated/types.ts";
+import type { BatchOutcome, Change, Created, DeleteOutcome, DryRunCreated, ProjectUpdateOutcome } from "../generated/types.ts";
 
 /** A record narrowed to the picked fields plus `id`; the whole record when no fields were picked. */
 export type Picked<R, K extends keyof R> = [keyof R] extends [K] ? R : Pick<R, Extract<K | "id", keyof R>>;
@@ -22,3 +22,6 @@ export type UpdateResult<R> = Omit<ProjectUpdateOutcome, "changes" | "record"> &
 
 /** What a delete (or dry-run delete) returns. */
 export type DeleteResult = DeleteOutcome;
+
+/** What a batch returns: counts and every item's result, in order. */
+export type BatchResult = BatchOutcome;

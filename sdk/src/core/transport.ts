@@ -26,7 +26,7 @@ export interface TransportConfig {
 
 /** One call as a resource method describes it. */
 export interface ApiRequest {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: QueryValues | undefined;
   body?: unknown;

@@ -2,7 +2,7 @@
 import { ApiPromise } from "../core/api-promise.ts";
 import { type Page, PageIterator } from "../core/pagination.ts";
 import type { ConditionalWriteOptions, RequestOptions, WriteOptions } from "../core/request-options.ts";
-import type { CreateResult, DeleteResult, Picked, UpdateResult } from "../core/results.ts";
+import type { BatchResult, Created, CreateResult, DeleteResult, DryRunCreated, Picked, UpdateResult } from "../core/results.ts";
 import type { ApiRequest, QueryValues, Transport } from "../core/transport.ts";
 
 /** Paging and sparse-fieldset parameters every list takes. */
@@ -24,7 +24,15 @@ export interface GetOptions<K> extends RequestOptions {
   fields?: readonly K[];
 }
 
-/** list, listPage, get, create, update and delete for one collection of records. */
+/** Options of batch(): how refused items and existing external ids are handled. */
+export interface BatchOptions extends WriteOptions {
+  /** All or nothing: one refused item refuses the batch (a ValidationError with code `batch_failed`). */
+  atomic?: boolean;
+  /** `update`: an item whose `external_id` names a live record updates it (an upsert). Default `error`. */
+  onConflict?: "error" | "update";
+}
+
+/** list, listPage, get, create, update, delete, batch and upsert for one collection of records. */
 export class ResourceClient<R, C, U, F> {
   readonly #transport: Transport;
   readonly #path: string;
@@ -71,6 +79,20 @@ export class ResourceClient<R, C, U, F> {
   /** Soft-deletes a record; the result lists what is removed and what stays. */
   delete(id: number, options?: ConditionalWriteOptions): ApiPromise<DeleteResult> {
     return this.#call({ method: "DELETE", path: this.#item(id), options });
+  }
+
+  /**
+   * Writes up to 500 records in order in one request (and one transaction); each item's result
+   * says whether it was created, updated, unchanged or refused (with the problem).
+   */
+  batch(items: readonly C[], options?: BatchOptions): ApiPromise<BatchResult> {
+    const body = { items, atomic: options?.atomic ?? false, on_conflict: options?.onConflict ?? "error" };
+    return this.#call({ method: "POST", path: `${this.#path}/batch`, body, options });
+  }
+
+  /** Creates the record your system knows as `externalId`, or updates it with the fields given. */
+  upsert(externalId: string, input: C, options?: ConditionalWriteOptions): ApiPromise<Created | DryRunCreated | UpdateResult<R>> {
+    return this.#call({ method: "PUT", path: `${this.#path}/by-external-id/${encodeURIComponent(externalId)}`, body: input, options });
   }
 
   #call<T>(request: ApiRequest): ApiPromise<T> {

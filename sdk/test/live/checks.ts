@@ -37,6 +37,22 @@ export const checks: Check[] = [
     },
   },
   {
+    name: "batch() writes items in order and reports each; upsert() creates, then updates by external id",
+    async run(erp) {
+      const tag = unique();
+      const result = await erp.workers.batch([{ name: `Batch ${tag} 1`, external_id: `b-${tag}-1` }, { name: "", email: "bad" }, { name: `Batch ${tag} 3` }]);
+      assertEqual(result.results.map((item) => item.status), [201, 422, 201]);
+      assertEqual(result.results[1]?.error?.code, "validation_failed");
+      const again = await erp.workers.batch([{ name: `Batch ${tag} 1 renamed`, external_id: `b-${tag}-1` }], { onConflict: "update" });
+      assertEqual(again.results[0]?.action, "updated");
+      assertEqual(again.results[0]?.id, result.results[0]?.id);
+      const created = await erp.clients.upsert(`crm-${tag}`, { name: `Upsert ${tag}` });
+      assert("created" in created && created.created, "the first upsert creates");
+      const updated = await erp.clients.upsert(`crm-${tag}`, { name: `Upsert ${tag} 2` });
+      assert("record" in updated && updated.record.name === `Upsert ${tag} 2` && updated.id === created.id, "the second upsert updates the same record");
+    },
+  },
+  {
     name: "fields narrow get() and list() to the picked fields plus id",
     async run(erp) {
       const { id } = await erp.clients.create({ name: `Narrow ${unique()}`, email: "a@example.com" });

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 
 const ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "X-Dry-Run", "If-Match", "If-None-Match", "X-Request-Id"];
 const EXPOSED_HEADERS = ["ETag", "Location", "X-Request-Id", "Idempotent-Replayed", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "WWW-Authenticate", "Allow"];
-const METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"];
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 export const cors = new Elysia({ name: "cors" }).onRequest(({ request, set }) => {
   if (!request.headers.has("origin")) return;
