@@ -46,8 +46,8 @@ describe("erp import", () => {
     const report = path.join(dir, "rejected.ndjson");
     const result = await cli(["import", "projects", file, "--report", report, "-o", "json"]);
     expect(result.code).toBe(3);
-    expect(summaryOf(result.stdout)).toMatchObject({ format: "csv", rows: 7, created: 3, replayed: 0, rejected: 4, stopped: null });
-    expect(result.stderr).toContain("3 created, 0 already imported, 4 rejected");
+    expect(summaryOf(result.stdout)).toMatchObject({ format: "csv", rows: 7, created: 3, already_imported: 0, rejected: 4, stopped: null, requests: 1 });
+    expect(result.stderr).toContain("3 created, 0 updated, 0 unchanged, 0 already imported, 4 rejected");
 
     const lines = ndjson(readFileSync(report, "utf8")).sort((a, b) => a.row - b.row);
     expect(lines.map((l) => [l.row, l.line, l.status, l.code])).toEqual([
@@ -61,28 +61,30 @@ describe("erp import", () => {
     expect(lines[2].errors.map((e: any) => e.field)).toEqual(["client_id"]);
     expect(lines[3].detail).toContain("2 fields");
 
-    // Rows are sent four at a time, so ids need not follow the file's order.
+    // One ordered batch: ids follow the file's order.
     const projects = ndjson((await cli(["projects", "list", "-o", "ndjson"])).stdout).sort((a, b) => a.name.localeCompare(b.name));
+    const byId = [...projects].sort((a, b) => a.id - b.id).map((p) => p.name);
+    expect(byId).toEqual(["Harbour depot, phase 1", 'The "Big" One', "Last one"]);
     expect(projects.map((p) => p.name)).toEqual(["Harbour depot, phase 1", "Last one", 'The "Big" One']);
     expect(projects[0]).toMatchObject({ client_id: clientId, budget_amount: "1250.50", address: "1 Quay St\nDock 4", status: "ACTIVE", code: "HD-1" });
     expect(projects[2]).toMatchObject({ client_id: null, budget_amount: "99.00", address: null, status: "DRAFT" });
   });
 
-  test("re-running the same file creates nothing twice: earlier rows are replayed", async () => {
+  test("re-running the same file creates nothing twice: the journal skips the rows that went through", async () => {
     const before = await total("projects");
     const again = await cli(["import", "projects", write("projects-copy.csv", csv()), "-o", "json"]);
     expect(again.code).toBe(3);
-    expect(summaryOf(again.stdout)).toMatchObject({ rows: 7, created: 0, replayed: 3, rejected: 4 });
+    expect(summaryOf(again.stdout)).toMatchObject({ rows: 7, created: 0, already_imported: 3, rejected: 4 });
     expect(await total("projects")).toBe(before);
   });
 
-  test("an interrupted import resumes: the rows that went through are replayed, the rest created", async () => {
+  test("an interrupted import resumes: the rows that went through are skipped, the rest created", async () => {
     const rows = ["name,hourly_rate,hired_on", ...[1, 2, 3, 4, 5].map((n) => `Worker ${n},${n}0.5,2026-01-0${n}`)];
     const partial = await cli(["import", "workers", write("partial.csv", rows.slice(0, 3).join("\n")), "-o", "json"]);
     expect(summaryOf(partial.stdout)).toMatchObject({ created: 2 });
     const full = await cli(["import", "workers", write("full.csv", rows.join("\n")), "--concurrency", "2", "-o", "json"]);
     expect(full.code).toBe(0);
-    expect(summaryOf(full.stdout)).toMatchObject({ rows: 5, created: 3, replayed: 2, rejected: 0 });
+    expect(summaryOf(full.stdout)).toMatchObject({ rows: 5, created: 3, already_imported: 2, rejected: 0 });
     const workers = ndjson((await cli(["workers", "list", "-o", "ndjson"])).stdout).sort((a, b) => a.name.localeCompare(b.name));
     expect(workers.map((w) => [w.name, w.hourly_rate, w.hired_on])).toEqual([1, 2, 3, 4, 5].map((n) => [`Worker ${n}`, `${n}0.50`, `2026-01-0${n}`]));
   });
@@ -116,9 +118,9 @@ describe("erp import", () => {
 });
 
 describe("erp import retries", () => {
-  // A scripted API: some answers are transient failures, so the retry loop runs without a real outage.
-  const seen: { name: string; key: string | null }[] = [];
-  const script: Record<string, Response[]> = {};
+  // A scripted API: the first answers to a batch are transient failures, so the retry loop runs without a real outage.
+  const seen: { names: string[]; key: string | null }[] = [];
+  const script: Response[] = [];
   let stub: ReturnType<typeof Bun.serve>;
   const problem = (status: number, code: string, headers: Record<string, string> = {}): Response =>
     Response.json({ type: "about:blank", title: code, status, detail: `scripted ${code}`, code }, { status, headers: { "content-type": "application/problem+json", ...headers } });
@@ -128,39 +130,43 @@ describe("erp import retries", () => {
       port: 0,
       hostname: "127.0.0.1",
       async fetch(request) {
-        const body = (await request.json()) as { name: string };
-        seen.push({ name: body.name, key: request.headers.get("idempotency-key") });
-        const next = script[body.name]?.shift();
-        return next ?? Response.json({ data: { id: seen.length, created: true, dry_run: false } }, { status: 201 });
+        const body = (await request.json()) as { items: { name: string }[] };
+        const names = body.items.map((item) => item.name);
+        seen.push({ names, key: request.headers.get("idempotency-key") });
+        const next = script.shift();
+        if (next) return next;
+        const results = names.map((name, index) => name === "Bad"
+          ? { index, status: 422, id: null, error: { type: "about:blank", title: "Unprocessable Content", status: 422, detail: "scripted", code: "validation_failed", request_id: "r", errors: [{ field: "name", code: "invalid", message: "bad" }] } }
+          : { index, status: 201, id: seen.length * 10 + index, action: "created" });
+        const created = results.filter((r) => r.status === 201).length;
+        return Response.json({ data: { dry_run: false, atomic: false, created, updated: 0, failed: names.length - created, results } });
       },
     });
   });
   afterAll(() => void stub.stop(true));
 
-  test("429, 5xx and 409 idempotency_in_progress are retried with the same key; other 4xx reject at once", async () => {
-    script.Flaky = [
+  test("429, 5xx and 409 idempotency_in_progress are retried with the same key; item refusals are rejected rows", async () => {
+    script.push(
       // No Retry-After: the first backoff, about half a second.
       new Response("oops", { status: 502 }),
       problem(503, "database_unavailable", { "retry-after": "0" }),
       problem(429, "rate_limited", { "retry-after": "0" }),
       problem(409, "idempotency_in_progress", { "retry-after": "0" }),
-    ];
-    script.Bad = [problem(422, "validation_failed")];
+    );
     const stubCli = erpFor(`http://127.0.0.1:${stub.port}`, "erp_stub");
     const file = write("retry.csv", "name\nFlaky\nBad\nFine\n");
     const result = await stubCli(["import", "clients", file, "-o", "json"]);
     expect(result.code).toBe(3);
-    expect(summaryOf(result.stdout)).toMatchObject({ created: 2, rejected: 1 });
-    const flaky = seen.filter((s) => s.name === "Flaky");
-    expect(flaky).toHaveLength(5);
-    expect(new Set(flaky.map((s) => s.key)).size).toBe(1);
-    expect(seen.filter((s) => s.name === "Bad")).toHaveLength(1);
+    expect(summaryOf(result.stdout)).toMatchObject({ created: 2, rejected: 1, requests: 5 });
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen.map((s) => s.key)).size).toBe(1);
+    expect(seen[0]!.names).toEqual(["Flaky", "Bad", "Fine"]);
 
-    // The key depends on the resource, the row number and the row, not on the file's path.
-    const firstKeys = seen.map((s) => s.key).sort();
+    // From another path, the journal knows the two rows that went through: only the rejected one is sent again.
     seen.length = 0;
-    await stubCli(["import", "clients", write("elsewhere.csv", "name\nFlaky\nBad\nFine\n"), "-o", "json"]);
-    expect([...new Set(seen.map((s) => s.key))].sort()).toEqual([...new Set(firstKeys)].sort());
+    const again = await stubCli(["import", "clients", write("elsewhere.csv", "name\nFlaky\nBad\nFine\n"), "-o", "json"]);
+    expect(summaryOf(again.stdout)).toMatchObject({ already_imported: 2, rejected: 1 });
+    expect(seen.map((s) => s.names)).toEqual([["Bad"]]);
   });
 });
 

@@ -26,7 +26,8 @@ export async function erp(args: string[], options: CliOptions = {}): Promise<Cli
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("ERP_") && value !== undefined) env[name] = value;
   const child = Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), ...args], {
     cwd: ROOT,
-    env: { ...env, ERP_CONFIG: path.join(isolated, "no-login.json"), ...options.env },
+    // The import journal of each test file lives in its own state directory, never in the user's home.
+    env: { ...env, ERP_CONFIG: path.join(isolated, "no-login.json"), XDG_STATE_HOME: path.join(isolated, "state"), ...options.env },
     stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
     stdout: "pipe",
     stderr: "pipe",

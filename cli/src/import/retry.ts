@@ -1,4 +1,5 @@
-// Retrying one row against a deadline: network errors, 429, 5xx and 409 idempotency_in_progress, for up to 60 s.
+// Retrying one request against a deadline: network errors, 5xx and 409 idempotency_in_progress for up
+// to 60 s; a 429 is waited out however long the server says (the rate limit is not a failure).
 import { ApiUserAbortError, ErpError, isRetryable, retryDelayMs } from "../../../sdk/mod.ts";
 
 export const ROW_DEADLINE_MS = 60_000;
@@ -13,14 +14,20 @@ export function isTransient(error: unknown): boolean {
  * last error is thrown. Waits follow the server's Retry-After, else the SDK's backoff with jitter.
  */
 export async function withDeadline<T>(attempt: () => Promise<T>, deadlineMs = ROW_DEADLINE_MS): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
+  let deadline = Date.now() + deadlineMs;
   for (let retry = 0;; retry++) {
     try {
       return await attempt();
     } catch (error) {
       if (!isTransient(error)) throw error;
       const wait = retryDelayMs(retry, (error as ErpError).headers);
-      if (wait === undefined || Date.now() + wait > deadline) throw error;
+      if (wait === undefined) throw error;
+      if ((error as ErpError).status === 429) {
+        await Bun.sleep(wait);
+        deadline = Math.max(deadline, Date.now() + deadlineMs / 2);
+        continue;
+      }
+      if (Date.now() + wait > deadline) throw error;
       await Bun.sleep(wait);
     }
   }

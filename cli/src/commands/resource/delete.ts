@@ -13,10 +13,19 @@ export const remove: ResourceCommand = {
     command.argument("<id>", "record id", parseId);
     addWriteOptions(command);
     command.option("--if-match <etag>", "only if the record still has this ETag (else 412)");
+    command.option("-y, --yes", "do not ask for confirmation (it is asked only on a terminal)");
   },
   async run(spec, command, [id], options) {
     const format = formatOf(command);
-    const flags = options as WriteFlags;
+    const flags = options as WriteFlags & { yes?: boolean };
+    if (!flags.yes && !flags.dryRun && process.stdin.isTTY && process.stderr.isTTY) {
+      const answer = prompt(`Delete ${spec.name} ${String(id)}? Type y to confirm:`);
+      if (answer?.trim().toLowerCase() !== "y") {
+        process.stderr.write("not deleted\n");
+        process.exitCode = 1;
+        return;
+      }
+    }
     const result = await resourceClient(clientOf(command), spec.name).delete(id as number, writeOptions(flags));
     await printOne(format, { ...result });
     noteDryRun(flags.dryRun);

@@ -1,0 +1,37 @@
+// The import journal: the keys of rows that went through, per API, company token and resource, so a
+// re-run sends only the rest. Kept under $XDG_STATE_HOME/erp/imports/ (default ~/.local/state).
+// A row's key covers its number and content, so an edited row is sent again.
+import { createHash } from "node:crypto";
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+
+export class Journal {
+  readonly #done = new Set<string>();
+
+  constructor(readonly file: string) {
+    if (!existsSync(file)) return;
+    for (const line of readFileSync(file, "utf8").split("\n")) if (line) this.#done.add(line);
+  }
+
+  /** The journal of one resource on one API for one token. */
+  static for(baseUrl: string, token: string, resource: string, env: NodeJS.ProcessEnv = process.env): Journal {
+    const state = env.XDG_STATE_HOME || path.join(homedir(), ".local", "state");
+    const name = createHash("sha256").update(JSON.stringify([baseUrl, createHash("sha256").update(token).digest("hex"), resource])).digest("hex").slice(0, 32);
+    const dir = path.join(state, "erp", "imports");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return new Journal(path.join(dir, `${resource}-${name}.journal`));
+  }
+
+  has(key: string): boolean {
+    return this.#done.has(key);
+  }
+
+  /** Records rows as done; written before the next batch is sent. */
+  add(keys: readonly string[]): void {
+    const fresh = keys.filter((key) => !this.#done.has(key));
+    if (fresh.length === 0) return;
+    for (const key of fresh) this.#done.add(key);
+    appendFileSync(this.file, `${fresh.join("\n")}\n`, { mode: 0o600 });
+  }
+}

@@ -1,0 +1,142 @@
+// Bulk imports through the CLI, as users run them: a large file with bad rows, an interruption and a
+// re-run, a free plan, a full quota, a dry-run that predicts the real run, and an export → edit →
+// import --upsert round trip.
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { erpFor, ndjson, tempDir } from "@erp/testing/cli";
+import { closeTestDb, newCompany, testDb } from "@erp/testing/company";
+import { ROOT } from "@erp/testing/server";
+import { useServer } from "@erp/testing/suite";
+
+setDefaultTimeout(180_000);
+
+const suite = useServer();
+const dir = tempDir();
+afterAll(closeTestDb);
+
+const write = (name: string, lines: string[]): string => {
+  const file = path.join(dir, name);
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return file;
+};
+const summaryOf = (stdout: string): any => JSON.parse(stdout);
+
+async function liveCount(table: string, companyId: number, where = "1 = 1", params: unknown[] = []): Promise<number> {
+  const [rows] = await testDb().pool.query(`SELECT COUNT(*) AS n FROM ${table} WHERE company_id = ? AND deleted_at IS NULL AND ${where}`, [companyId, ...params]);
+  return Number((rows as { n: number }[])[0]!.n);
+}
+
+describe("bulk imports", () => {
+  test("20,000 rows with 2% bad, interrupted at about half and re-run: every good row once, every bad row in the rejects file", async () => {
+    const { token, companyId } = await newCompany();
+    const state = path.join(dir, "state-big");
+    const cli = erpFor(suite.server.baseUrl, token);
+    const lines = ["name,email,hourly_rate"];
+    const bad = new Set<number>();
+    for (let i = 1; i <= 20_000; i++) {
+      if (i % 50 === 0) {
+        bad.add(i);
+        lines.push(`Bad ${i},not-an-email,12.345`);
+      } else lines.push(`Worker ${i},w${i}@example.com,${(i % 90) + 10}.50`);
+    }
+    const file = write("big.csv", lines);
+
+    // The first run, stopped with SIGINT once about half the rows are in the journal.
+    const child = Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), "import", "workers", file, "-o", "json", "--batch-size", "250"], {
+      cwd: ROOT, env: { ...process.env, ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: token, XDG_STATE_HOME: state }, stdout: "pipe", stderr: "pipe",
+    });
+    const journalDir = path.join(state, "erp", "imports");
+    const journaled = (): number => existsSync(journalDir)
+      ? readdirSync(journalDir).reduce((sum, name) => sum + readFileSync(path.join(journalDir, name), "utf8").split("\n").filter(Boolean).length, 0)
+      : 0;
+    while (journaled() < 9_000 && child.exitCode === null) await Bun.sleep(20);
+    child.kill("SIGINT");
+    const [firstOut, , firstCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const first = summaryOf(firstOut);
+    expect(firstCode).toBe(130);
+
+    const rejects = path.join(dir, "rejects.csv");
+    const second = await cli(["import", "workers", file, "-o", "json", "--batch-size", "250", "--rejects", rejects], { env: { XDG_STATE_HOME: state } });
+    const summary = summaryOf(second.stdout);
+    console.log(`[bulk import] 20,000 rows: first run stopped after ${first.rows} rows (${first.created} created, ${first.rows_per_second} rows/s, ${first.requests} requests); ` +
+      `re-run: ${summary.already_imported} skipped from the journal, ${summary.created} created, ${summary.rejected} rejected, ${summary.requests} requests, ${summary.rows_per_second} rows/s`);
+    expect(second.code).toBe(3);
+    expect(summary.already_imported).toBe(first.created);
+    expect(summary.created + summary.already_imported).toBe(20_000 - bad.size);
+    // The re-run sent only the rows the first did not finish (and its rejected ones): far fewer requests.
+    expect(summary.requests).toBeLessThanOrEqual(Math.ceil((20_000 - first.created) / 250) + 1);
+
+    expect(await liveCount("workers", companyId)).toBe(20_000 - bad.size);
+    const [dupes] = await testDb().pool.query("SELECT name FROM workers WHERE company_id = ? GROUP BY name HAVING COUNT(*) > 1", [companyId]);
+    expect(dupes).toEqual([]);
+    const rejected = readFileSync(rejects, "utf8").trim().split("\r\n");
+    expect(rejected[0]).toBe("name,email,hourly_rate,error");
+    expect(rejected).toHaveLength(bad.size + 1);
+    expect(rejected[1]).toMatch(/^Bad 50,not-an-email,12\.345,"?validation_failed/);
+  });
+
+  test("a free-plan company (120 requests a minute) imports 2,000 rows without a refused row", async () => {
+    const { token, companyId } = await newCompany({ plan: "free", maxWorkers: 5_000 });
+    const file = write("free.csv", ["name", ...Array.from({ length: 2_000 }, (_, i) => `Free ${i}`)]);
+    const result = await erpFor(suite.server.baseUrl, token)(["import", "workers", file, "-o", "json", "--batch-size", "100"]);
+    expect(result.code).toBe(0);
+    expect(summaryOf(result.stdout)).toMatchObject({ created: 2_000, rejected: 0, stopped: null, requests: 20 });
+    expect(await liveCount("workers", companyId)).toBe(2_000);
+  });
+
+  test("a full quota stops the import with a clear message; after deleting records the same command imports the rest", async () => {
+    const { token, companyId } = await newCompany({ plan: "pro", maxWorkers: 50 });
+    const cli = erpFor(suite.server.baseUrl, token);
+    const file = write("quota.csv", ["name", ...Array.from({ length: 80 }, (_, i) => `Quota ${i + 1}`)]);
+    const first = await cli(["import", "workers", file, "-o", "json", "--batch-size", "20"]);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain("quota of your plan is full");
+    expect(summaryOf(first.stdout)).toMatchObject({ created: 50 });
+    expect(await liveCount("workers", companyId)).toBe(50);
+
+    const listed = ndjson((await cli(["workers", "list", "--all", "--fields", "id", "-o", "ndjson"])).stdout);
+    for (const worker of listed.slice(0, 30)) expect((await cli(["workers", "delete", String(worker.id), "--yes"])).code).toBe(0);
+    const second = await cli(["import", "workers", file, "-o", "json", "--batch-size", "20"]);
+    expect(second.code).toBe(0);
+    expect(summaryOf(second.stdout)).toMatchObject({ already_imported: 50, created: 30, rejected: 0 });
+    expect(await liveCount("workers", companyId, "name LIKE 'Quota %'")).toBe(50);
+    const [names] = await testDb().pool.query("SELECT COUNT(DISTINCT name) AS n FROM workers WHERE company_id = ?", [companyId]);
+    expect(Number((names as { n: number }[])[0]!.n)).toBe(80);
+  });
+
+  test("--dry-run rejects exactly the rows the real run rejects: a duplicate code and a quota overrun; the first duplicate wins", async () => {
+    const { token } = await newCompany({ plan: "pro", maxProjects: 3 });
+    const cli = erpFor(suite.server.baseUrl, token);
+    const file = write("dry.csv", ["name,code", "First,DUP", "Second,DUP", "Third,", "Fourth,", "Fifth,"]);
+    const rejectedRows = async (args: string[]): Promise<number[]> => {
+      const report = path.join(dir, `report-${crypto.randomUUID()}.ndjson`);
+      const result = await cli([...args, "--report", report, "-o", "json"]);
+      expect(result.code).toBe(args.includes("--dry-run") ? 3 : 1);
+      return ndjson(readFileSync(report, "utf8")).map((line) => line.row).sort((a, b) => a - b);
+    };
+    const predicted = await rejectedRows(["import", "projects", file, "--dry-run"]);
+    const actual = await rejectedRows(["import", "projects", file]);
+    expect(predicted).toEqual([2, 5]);
+    expect(actual).toEqual(predicted);
+    const projects = ndjson((await cli(["projects", "list", "-o", "ndjson"])).stdout);
+    expect(projects.find((p) => p.code === "DUP")?.name).toBe("First");
+  });
+
+  test("export → edit → import --upsert updates in place: no new records", async () => {
+    const { token, companyId } = await newCompany();
+    const cli = erpFor(suite.server.baseUrl, token);
+    const file = write("crm.csv", ["name,external_id,email", "Acme,crm-1,a@example.com", "Beta,crm-2,b@example.com", "Gamma,crm-3,"]);
+    expect((await cli(["import", "clients", file, "-o", "json"])).code).toBe(0);
+    const exported = await cli(["export", "clients", "--format", "csv"]);
+    const lines = exported.stdout.trim().split(/\r?\n/);
+    const edited = lines.map((line) => line.replace("Beta", "Beta Renamed"));
+    const again = await cli(["import", "clients", write("edited.csv", edited), "--upsert", "-o", "json"]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain("skipping read-only column");
+    expect(summaryOf(again.stdout)).toMatchObject({ created: 0, updated: 1, unchanged: 2, rejected: 0 });
+    expect(await liveCount("clients", companyId)).toBe(3);
+    const clients = ndjson((await cli(["clients", "list", "-o", "ndjson"])).stdout);
+    expect(clients.map((c) => c.name).sort()).toEqual(["Acme", "Beta Renamed", "Gamma"]);
+  });
+});
