@@ -4,6 +4,8 @@ import { newCompany } from "@erp/testing/company";
 import { launchChromium } from "@erp/testing/browser";
 import { runTool, scratchDir } from "@erp/testing/spec-tools";
 import { useServer } from "@erp/testing/suite";
+import { ROOT } from "@erp/testing/server";
+import path from "node:path";
 
 const suite = useServer();
 
@@ -55,15 +57,30 @@ describe("spec surfaces", () => {
     expect(await requestsNow()).toBe(before);
   }, 20_000);
 
-  test("redocly lint with its recommended rules finds no error in the served document", async () => {
+  test("spectral lint with the spectral:oas ruleset finds nothing in the served document", async () => {
+    const scratch = scratchDir("erp-spectral-");
+    try {
+      const file = scratch.write("openapi.json", (await suite.api.get("/v1/openapi.json")).text);
+      const ruleset = scratch.write(".spectral.yaml", 'extends: ["spectral:oas"]\n');
+      const run = await runTool("spectral", ["lint", file, "--ruleset", ruleset, "--format", "json", "--quiet"]);
+      const problems = JSON.parse(run.stdout.trim() || "[]") as { code: string; message: string; path: string[] }[];
+      console.log(`spectral lint: ${problems.length} problems`);
+      expect(problems.map((p) => `${p.code} at ${p.path.join(".")}: ${p.message}`)).toEqual([]);
+    } finally {
+      scratch.remove();
+    }
+  }, 60_000);
+
+  test("redocly lint with its recommended rules finds nothing in the served document", async () => {
     const scratch = scratchDir("erp-openapi-");
     try {
       const file = scratch.write("openapi.json", (await suite.api.get("/v1/openapi.json")).text);
-      const run = await runTool("redocly", ["lint", file, "--extends", "recommended", "--format", "json"]);
+      const run = await runTool("redocly", ["lint", file, "--config", path.join(ROOT, "redocly.yaml"), "--format", "json"]);
       const report = JSON.parse(run.stdout.slice(run.stdout.indexOf("{"))) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string }[] };
       const errors = report.problems.filter((problem) => problem.severity === "error");
       console.log(`redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${[...new Set(report.problems.map((p) => p.ruleId))].join(", ") || "none"})`);
       expect(errors).toEqual([]);
+      expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
       expect(run.exitCode).toBe(0);
     } finally {
       scratch.remove();

@@ -27,6 +27,12 @@ describe("parseQuery", () => {
     expect(refusal("since=yesterday")).toBe("400 invalid_query");
   });
 
+  test("a list comes repeated (fields=a&fields=b, as generated clients send it) or comma-separated", () => {
+    expect(parse("fields=name&fields=id")).toEqual({ fields: ["id", "name"] });
+    expect(parse("fields=name,id")).toEqual(parse("fields=name&fields=id"));
+    expect(refusal("fields=name&fields=colour")).toBe("400 invalid_query");
+  });
+
   test("values are parsed: fields always include id, timestamps become dates", () => {
     expect(parse("limit=20&fields=name&all=true&since=2026-11-22T08:00:00%2B01:00")).toEqual({
       limit: 20, fields: ["id", "name"], all: true, since: new Date("2026-11-22T07:00:00Z"),

@@ -31,8 +31,10 @@ export function parseQuery<P extends Record<string, ParamParser<unknown>>>(
       throw invalidQuery(`Unknown query parameter "${name}". ${accepted.length ? `This route accepts: ${accepted.join(", ")}.` : "This route accepts none."}`);
     }
     const values = url.searchParams.getAll(name);
-    if (values.length > 1) throw invalidQuery(`Query parameter "${name}" is given ${values.length} times; give it once.`);
-    result[name] = parser(values[0]!, name);
+    // A list may come as a=x,y or as a=x&a=y (what most generated clients send); others once.
+    const list = parser.doc.schema.type === "array";
+    if (values.length > 1 && !list) throw invalidQuery(`Query parameter "${name}" is given ${values.length} times; give it once.`);
+    result[name] = parser(list ? values.join(",") : values[0]!, name);
   }
   return result as { [K in keyof P]?: ReturnType<P[K]> };
 }
@@ -83,4 +85,4 @@ export const fieldListParam = (known: readonly string[]): ParamParser<string[]> 
   const unknown = picked.filter((field) => !known.includes(field));
   if (unknown.length > 0) throw invalidQuery(`Unknown field${unknown.length > 1 ? "s" : ""} in "${name}": ${unknown.join(", ")}. Known fields: ${known.join(", ")}.`);
   return [...new Set(["id", ...picked])];
-}, { schema: { type: "array", items: { type: "string", enum: [...known] }, minItems: 1 }, style: "form", explode: false });
+}, { schema: { type: "array", items: { type: "string", enum: [...known] }, minItems: 1 }, style: "form", explode: true });

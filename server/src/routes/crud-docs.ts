@@ -82,6 +82,7 @@ export function crudDetail(def: ResourceDefinition, operation: Operation, query:
     case "get": return operationDetail({
       ...common,
       summary: `Get one ${what}`,
+      description: `The ${what} with this id, if it is a live record of your company (else 404: another company's ids are unknown here). \`fields\` returns a subset; the ETag serves If-None-Match (304) and If-Match on writes.`,
       headers: ["IfNoneMatch"],
       responses: { 200: { description: `The ${what}.`, headers: ["ETag"] }, 304: notModified },
     });

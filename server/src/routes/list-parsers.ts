@@ -6,7 +6,7 @@ import { hasTimestamps, readableFieldNames } from "../resources/fields.ts";
 import { hasSoftDelete } from "../resources/store.ts";
 
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
-  return described(fieldListParam(readableFieldNames(def)), "Comma-separated fields to return; `id` is always included. An unknown field is a 400.");
+  return described(fieldListParam(readableFieldNames(def)), "Fields to return, repeated (`fields=name&fields=status`) or comma-separated (`fields=name,status`); `id` is always included. An unknown field is a 400.");
 }
 
 export function listParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {

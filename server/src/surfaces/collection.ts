@@ -2,6 +2,7 @@
 // live OpenAPI document. Each resource folder creates a record, reads, updates, dry-run deletes
 // and deletes it, chaining the id through collection variables, so a runner given only
 // `baseUrl` and `token` passes every request.
+import { publicOrigin } from "../http/origin.ts";
 import { Type, type Static } from "@sinclair/typebox";
 import { Elysia, type AnyElysia } from "elysia";
 import { withArticle } from "../resources/naming.ts";
@@ -211,7 +212,7 @@ const CollectionSchema = Type.Object({
 
 export function collectionRoutes(app: AnyElysia) {
   return new Elysia({ name: "surface:collection" }).get("/v1/collection.json", ({ request }) => {
-    const serverUrl = new URL(request.url).origin;
+    const serverUrl = publicOrigin(request);
     return collectionDocument(openApiDocument(app), serverUrl) as Static<typeof CollectionSchema>;
   }, {
     detail: operationDetail({

@@ -60,11 +60,14 @@ const toJsonSchema = (schema: unknown): Json => unwrapSchema(schema as TSchema, 
 
 function pathParameters(path: string): Json[] {
   const segments = path.split("/");
-  return segments.flatMap((segment, index) => {
+  return segments.flatMap((segment, index): Json[] => {
     if (!segment.startsWith(":")) return [];
     const name = segment.slice(1);
+    if (name === "external_id") {
+      return [{ name, in: "path", required: true, description: "Your own id of the record (its external_id), URL-encoded.", schema: { type: "string", minLength: 1, maxLength: 255 }, example: "crm-1042" }];
+    }
     const owner = name === "id" ? segments[index - 1] : name.replace(/_id$/, "s");
-    return [{ name, in: "path", required: true, description: `The id of a ${owner} record.`, schema: { type: "integer", minimum: 1 } }];
+    return [{ name, in: "path", required: true, description: `The id of a ${owner} record.`, schema: { type: "integer", minimum: 1 }, example: 42 }];
   });
 }
 
@@ -99,7 +102,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   specification: "This document, the interactive reference and the API-client collection; no token, not metered.",
 };
 
-export function openApiDocument(app: AnyElysia): Json {
+/** The document for `app`, naming `origin` (how the client reached us) as its server. */
+export function openApiDocument(app: AnyElysia, origin = "/"): Json {
   const generated = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, OPENAPI_VERSION) as Json;
   const components = new SchemaComponents();
   components.lift(toJsonSchema(ProblemSchema));
@@ -118,10 +122,12 @@ export function openApiDocument(app: AnyElysia): Json {
     info: {
       title: "Construction ERP API",
       version: "1.0.0",
+      contact: { name: "Construction ERP API team", url: "https://github.com/construction-erp/api" },
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
       description: OVERVIEW,
     },
-    // Relative: the server that served this document, whatever name it was reached by.
-    servers: [{ url: "/", description: "The server that served this document." }],
+    // The server that served this document, as the client reached it (X-Forwarded-* behind a proxy).
+    servers: [{ url: origin, description: "The server that served this document." }],
     security: [{ bearerAuth: [] }],
     tags: tags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,

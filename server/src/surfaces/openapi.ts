@@ -3,6 +3,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Elysia, type AnyElysia } from "elysia";
 import { openApiDocument } from "./openapi-document.ts";
 import { operationDetail } from "../http/operation-docs.ts";
+import { publicOrigin } from "../http/origin.ts";
 
 const open = { additionalProperties: true };
 const OpenApiDocumentSchema = Type.Object({
@@ -14,8 +15,8 @@ const OpenApiDocumentSchema = Type.Object({
 
 /** `app` is the whole application: the document describes every route it serves when asked. */
 export function openApiRoutes(app: AnyElysia) {
-  return new Elysia({ name: "surface:openapi" }).get("/v1/openapi.json", () =>
-    openApiDocument(app) as Static<typeof OpenApiDocumentSchema>, {
+  return new Elysia({ name: "surface:openapi" }).get("/v1/openapi.json", ({ request }) =>
+    openApiDocument(app, publicOrigin(request)) as Static<typeof OpenApiDocumentSchema>, {
     detail: operationDetail({
       operationId: "getOpenApiDocument",
       summary: "This OpenAPI document",
