@@ -51,7 +51,9 @@ function gaps(app: App, document: Json): string[] {
       if (problem?.$ref !== "#/components/schemas/Problem") found.push(`${key} ${status}: not a problem+json response`);
       if (!(narrowed?.properties?.code?.enum?.length > 0)) found.push(`${key} ${status}: no code enum`);
     }
-    if ((method === "post" || method === "patch") && !operation.requestBody?.content?.["application/json"]?.schema) found.push(`${key}: no request body schema`);
+    // Actions on a member (POST …/rotate-secret) take no body; every other write does.
+    const action = /\/:id\/[a-z]+-[a-z-]+$/.test(route.path);
+    if ((method === "post" || method === "patch") && !action && !operation.requestBody?.content?.["application/json"]?.schema) found.push(`${key}: no request body schema`);
     for (const [, name] of route.path.matchAll(/:([^/]+)/g)) {
       if (!operation.parameters?.some((parameter: Json) => parameter.in === "path" && parameter.name === name)) found.push(`${key}: path parameter ${name} undocumented`);
     }

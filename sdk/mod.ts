@@ -31,3 +31,5 @@ export type * from "./src/generated/types.ts";
 export { type CollectionClients, type CollectionName, type CollectionSpec, COLLECTIONS } from "./src/generated/collections.ts";
 export type { LookupClient, LookupQuery } from "./src/resources/lookup-client.ts";
 export type { BatchOptions, GetOptions, ListParams, ListQuery, ResourceClient } from "./src/resources/resource-client.ts";
+export { verifyWebhook, type VerifyWebhookOptions } from "./src/webhooks.ts";
+export type { EventPage, EventQuery, EventsClient, FollowOptions } from "./src/resources/events-client.ts";

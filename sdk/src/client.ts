@@ -5,6 +5,7 @@ import type { RequestOptions } from "./core/request-options.ts";
 import { type FetchLike, Transport } from "./core/transport.ts";
 import { type CollectionClients, type CollectionSpec, COLLECTIONS } from "./generated/collections.ts";
 import type { Usage } from "./generated/types.ts";
+import { EventsClient } from "./resources/events-client.ts";
 import { ResourceClient } from "./resources/resource-client.ts";
 
 /** How to reach the API and how hard to try. */
@@ -33,6 +34,8 @@ export interface ErpClient extends CollectionClients {}
 /** The typed client of the Construction ERP API. */
 export class ErpClient {
   readonly #transport: Transport;
+  /** The change feed: `list({ after })` and `follow()`. */
+  readonly events: EventsClient;
 
   constructor(options: ClientOptions) {
     this.#transport = new Transport({
@@ -44,6 +47,7 @@ export class ErpClient {
       headers: options.headers ?? {},
       etagCacheSize: options.etagCacheSize ?? 500,
     });
+    this.events = new EventsClient(this.#transport);
     for (const [property, spec] of Object.entries(COLLECTIONS)) {
       Object.defineProperty(this, property, { value: collectionClient(this.#transport, spec), enumerable: true });
     }

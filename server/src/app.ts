@@ -13,6 +13,7 @@ import { usageRoutes } from "./metering/usage-routes.ts";
 import { ALL_RESOURCES } from "./resources/registry.ts";
 import { appendEvents } from "./events/event-log.ts";
 import { eventRoutes } from "./routes/event-routes.ts";
+import { webhookRoutes } from "./routes/webhook-routes.ts";
 import { resourceRoutes } from "./routes/resource-routes.ts";
 import { collectionRoutes } from "./surfaces/collection.ts";
 import { docsRoutes } from "./surfaces/docs.ts";
@@ -49,6 +50,7 @@ export function buildApp(deps: AppDeps) {
     .use(usageRoutes({ db: deps.db, admit: admission({ companies, limiter }, { metered: false }) }));
   for (const def of ALL_RESOURCES) app.use(resourceRoutes(def, routeDeps));
   app.use(eventRoutes(routeDeps));
+  app.use(webhookRoutes(routeDeps));
   // The spec surfaces read the whole app's routes when asked, so they always match what is served.
   app.use(openApiRoutes(app)).use(docsRoutes()).use(collectionRoutes(app));
   methods.load(app.routes);

@@ -15,6 +15,7 @@ import { lastResort } from "./http/errors.ts";
 import { MAX_BODY_BYTES } from "./http/body.ts";
 import { routableRequest } from "./http/routable-request.ts";
 import { UsageMeter } from "./metering/usage-meter.ts";
+import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 const config = loadConfig();
 setLogLevel(config.logLevel);
@@ -49,6 +50,9 @@ const stopHousekeeping = startHousekeeping(database.db);
 const limiter = new RateLimiter(database.db);
 limiter.start();
 const app = buildApp({ db: database.db, meter, limiter });
+// Every process delivers webhooks; leases in the database keep one process per delivery.
+const webhooks = new WebhookDispatcher(database.db);
+webhooks.start();
 const demoToken = process.env.ERP_SKIP_DEMO === "1" ? undefined : await seedDemoCompany(database.db);
 const server = Bun.serve({
   port: config.port,
@@ -79,6 +83,7 @@ async function shutdown(signal: string): Promise<void> {
   stopHousekeeping();
   const drained = await Promise.race([server.stop().then(() => true), Bun.sleep(DRAIN_MS).then(() => false)]);
   if (!drained) log.warn("in-flight requests still running at shutdown", { waited_ms: DRAIN_MS });
+  await webhooks.stop();
   await meter.close();
   await limiter.stop();
   await database.close();

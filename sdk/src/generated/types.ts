@@ -605,6 +605,62 @@ export interface Event {
   created_at: string;
 }
 
+export interface WebhookEndpoint {
+  id: number;
+  /** Where events are POSTed: https, or http to a private address when the server allows it. */
+  url: string;
+  /** Event types: `project.created`, `project.*` (every action of one resource) or `*`. */
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+  /** RFC 3339 UTC timestamp. */
+  updated_at: string;
+}
+
+export interface WebhookEndpointCreate {
+  url: string;
+  events: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+export type WebhookEndpointFilters = Record<never, never>;
+
+export interface WebhookEndpointUpdate {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled";
+
+export interface WebhookAttempt {
+  /** RFC 3339 UTC timestamp. */
+  attempted_at: string;
+  /** What the endpoint answered; null when it did not answer. */
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+export interface Delivery {
+  id: number;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** RFC 3339 UTC timestamp. */
+  next_attempt_at: string | null;
+  /** RFC 3339 UTC timestamp. */
+  delivered_at: string | null;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+  attempt_log: WebhookAttempt[];
+}
+
 export interface UsageQuota {
   /** Live (not deleted) records now. */
   used: number;
@@ -781,6 +837,26 @@ export interface SubcontractorUpdateOutcome {
   /** Each changed field with its stored and its new value. */
   changes: Record<string, Change>;
   record: Subcontractor;
+}
+
+export interface WebhookDryRun {
+  dry_run: true;
+}
+
+export interface WebhookEndpointWithSecret {
+  id: number;
+  /** Where events are POSTed: https, or http to a private address when the server allows it. */
+  url: string;
+  /** Event types: `project.created`, `project.*` (every action of one resource) or `*`. */
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+  /** RFC 3339 UTC timestamp. */
+  updated_at: string;
+  /** The signing secret (whsec_…). Shown only here: keep it. */
+  secret: string;
 }
 
 export interface WorkerUpdateOutcome {

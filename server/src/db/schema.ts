@@ -273,3 +273,61 @@ export const events = mysqlTable("events", {
   index("events_record").on(t.company_id, t.resource, t.record_id, t.seq),
   index("events_created").on(t.created_at),
 ]);
+
+// Webhook endpoints (CONTRACT 13). `cursor` is the id of the last event turned into deliveries for
+// this endpoint; whichever process advances it does so with a compare-and-set on this row, so a
+// cluster certifies one of two racing advances and the delivery rows' unique key drops doubles.
+export const webhookEndpoints = mysqlTable("webhook_endpoints", {
+  id: id(),
+  company_id: companyId(),
+  url: varchar("url", { length: 2048 }).notNull(),
+  events: text("events").notNull(),
+  description: varchar("description", { length: 500 }),
+  enabled: boolean("enabled").notNull().default(true),
+  secret: varchar("secret", { length: 80 }).notNull(),
+  cursor: varchar("cursor", { length: 40 }),
+  ...timestamps,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("webhook_endpoints_id").on(t.id),
+]);
+
+// One event to send to one endpoint, until it is delivered or given up. A process sends it only
+// while it holds the lease (lease_owner, lease_until), taken with a conditional UPDATE of the row:
+// a process that dies lets its lease run out, and another one sends the delivery again.
+export const webhookDeliveries = mysqlTable("webhook_deliveries", {
+  id: id(),
+  company_id: companyId(),
+  endpoint_id: bigint("endpoint_id", { mode: "number", unsigned: true }).notNull(),
+  event_id: char("event_id", { length: 30 }).notNull(),
+  event_type: varchar("event_type", { length: 64 }).notNull(),
+  payload: mediumtext("payload").notNull(),
+  status: varchar("status", { length: 16 }).notNull(),
+  attempts: int("attempts", { unsigned: true }).notNull().default(0),
+  next_attempt_at: datetime("next_attempt_at", { mode: "date", fsp: 3 }).notNull(),
+  lease_owner: char("lease_owner", { length: 36 }),
+  lease_until: datetime("lease_until", { mode: "date", fsp: 3 }),
+  delivered_at: datetime("delivered_at", { mode: "date", fsp: 3 }),
+  created_at: timestamps.created_at,
+  updated_at: timestamps.updated_at,
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("webhook_deliveries_id").on(t.id),
+  uniqueIndex("webhook_deliveries_event").on(t.company_id, t.endpoint_id, t.event_id),
+  index("webhook_deliveries_due").on(t.status, t.next_attempt_at),
+]);
+
+// Every attempt to send a delivery: what the endpoint answered and how long it took.
+export const webhookAttempts = mysqlTable("webhook_attempts", {
+  id: id(),
+  company_id: companyId(),
+  delivery_id: bigint("delivery_id", { mode: "number", unsigned: true }).notNull(),
+  status_code: int("status_code"),
+  error: varchar("error", { length: 500 }),
+  duration_ms: int("duration_ms", { unsigned: true }).notNull(),
+  attempted_at: datetime("attempted_at", { mode: "date", fsp: 3 }).notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.company_id, t.id] }),
+  uniqueIndex("webhook_attempts_id").on(t.id),
+  index("webhook_attempts_delivery").on(t.company_id, t.delivery_id),
+]);

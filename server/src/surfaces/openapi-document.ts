@@ -97,6 +97,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   ...Object.fromEntries(RESOURCES.map((def) => [def.name, def.description])),
   usage: "The calling company's metered requests this month and its plan quotas.",
   events: "The change feed: every committed change of the company's records, in commit order, followed by cursor.",
+  webhooks: "Webhook endpoints: each matching event POSTed to your URL, signed (ERP-Signature), retried for 24 hours; the deliveries log.",
   lookups: "Read-only lists seeded for every company: trades (API add-on) and equipment categories (equipment add-on).",
   health: "Liveness and database reachability; no token.",
   specification: "This document, the interactive reference and the API-client collection; no token, not metered.",
