@@ -14,6 +14,7 @@ export interface Connection {
 export interface ConnectionFlags {
   baseUrl?: string | undefined;
   token?: string | undefined;
+  profile?: string | undefined;
 }
 
 /** What `bun run start` serves when nothing says otherwise. */
@@ -26,53 +27,101 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, "erp", "config.json");
 }
 
-/** The saved connection; empty when `erp login` has not run. */
-export function readConfig(file: string = configPath()): Partial<Connection> {
+/** The profile flags and the environment select (`--profile`, else ERP_PROFILE, else `default`). */
+export const profileName = (flags: { profile?: string | undefined }, env: NodeJS.ProcessEnv = process.env): string =>
+  flags.profile || env.ERP_PROFILE || "default";
+
+type SavedFile = { profiles: Record<string, { base_url?: unknown; token?: unknown }> };
+
+/** The whole file, every profile; the one-login format of earlier versions is the `default` profile. */
+function readSaved(file: string): SavedFile {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { profiles: {} };
     throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
   }
+  let saved: { profiles?: unknown; base_url?: unknown; token?: unknown };
   try {
-    const saved = JSON.parse(text) as { base_url?: unknown; token?: unknown };
-    return {
-      ...(typeof saved.base_url === "string" ? { baseUrl: saved.base_url } : {}),
-      ...(typeof saved.token === "string" ? { token: saved.token } : {}),
-    };
+    saved = JSON.parse(text) as typeof saved;
   } catch {
     throw new UsageError(`${file} is not valid JSON: run \`erp login\` again`);
   }
+  if (typeof saved.profiles === "object" && saved.profiles !== null) return { profiles: saved.profiles as SavedFile["profiles"] };
+  return { profiles: saved.token === undefined ? {} : { default: { base_url: saved.base_url, token: saved.token } } };
 }
 
-/** Saves the connection readable by its owner only (0600, directory 0700), replacing the file atomically. */
-export function writeConfig(connection: Connection, file: string = configPath()): void {
+/** The saved connection of a profile; empty when `erp login` has not saved it. */
+export function readConfig(file: string = configPath(), profile = "default"): Partial<Connection> {
+  const saved = readSaved(file).profiles[profile] ?? {};
+  return {
+    ...(typeof saved.base_url === "string" ? { baseUrl: saved.base_url } : {}),
+    ...(typeof saved.token === "string" ? { token: saved.token } : {}),
+  };
+}
+
+/** The profiles saved in the file. */
+export const savedProfiles = (file: string = configPath()): string[] => Object.keys(readSaved(file).profiles);
+
+function writeSaved(saved: SavedFile, file: string): void {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify({ base_url: connection.baseUrl, token: connection.token }, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(temp, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   // The mode given to writeFileSync is filtered by the umask; the token must never be group-readable.
   chmodSync(temp, 0o600);
   renameSync(temp, file);
 }
 
-/** Each setting on its own: a flag wins over the environment, which wins over the saved file. */
-export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Connection {
-  const saved = flags.token && flags.baseUrl ? {} : readConfig(configPath(env));
-  const baseUrl = flags.baseUrl || env.ERP_BASE_URL || saved.baseUrl || DEFAULT_BASE_URL;
-  const token = flags.token || env.ERP_TOKEN || saved.token;
-  if (!token) throw new UsageError("no API token: pass --token, set ERP_TOKEN, or run `erp login`");
-  return { baseUrl: checkBaseUrl(baseUrl), token };
+/** Saves one profile's connection readable by its owner only (0600, directory 0700), atomically. */
+export function writeConfig(connection: Connection, file: string = configPath(), profile = "default"): void {
+  const saved = readSaved(file);
+  saved.profiles[profile] = { base_url: connection.baseUrl, token: connection.token };
+  writeSaved(saved, file);
 }
 
-/** An http(s) URL without a trailing slash. */
+/** Forgets one profile; false when it was not saved. */
+export function removeProfile(file: string, profile: string): boolean {
+  const saved = readSaved(file);
+  if (!(profile in saved.profiles)) return false;
+  delete saved.profiles[profile];
+  writeSaved(saved, file);
+  return true;
+}
+
+/** Where each part of the connection came from, for `erp auth status`. */
+export interface ResolvedConnection extends Connection {
+  baseUrlFrom: string;
+  tokenFrom: string;
+  profile: string;
+}
+
+/** Each setting on its own: a flag wins over the environment, which wins over the saved profile. */
+export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): ResolvedConnection {
+  const profile = profileName(flags, env);
+  const file = configPath(env);
+  const saved = flags.token && flags.baseUrl ? {} : readConfig(file, profile);
+  const savedFrom = `${file} (profile ${profile})`;
+  const [baseUrl, baseUrlFrom] = flags.baseUrl ? [flags.baseUrl, "--base-url"] : env.ERP_BASE_URL ? [env.ERP_BASE_URL, "ERP_BASE_URL"]
+    : saved.baseUrl ? [saved.baseUrl, savedFrom] : [DEFAULT_BASE_URL, "the default"];
+  const [token, tokenFrom] = flags.token ? [flags.token, "--token"] : env.ERP_TOKEN ? [env.ERP_TOKEN, "ERP_TOKEN"] : [saved.token, savedFrom];
+  if (!token) throw new UsageError(`no API token: pass --token, set ERP_TOKEN, or run \`erp login${profile === "default" ? "" : ` --profile ${profile}`}\``);
+  return { baseUrl: checkBaseUrl(baseUrl), token, baseUrlFrom, tokenFrom, profile };
+}
+
+/**
+ * An http(s) URL without a trailing slash. A bare host is accepted as `curl` and `gh` do: http for
+ * this machine (localhost, 127.x, [::1]), https for anything else.
+ */
 export function checkBaseUrl(value: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value
+    : /^(localhost|127\.[0-9.]+|\[::1\])(:|\/|$)/i.test(value) ? `http://${value}` : `https://${value}`;
   let url: URL;
   try {
-    url = new URL(value);
+    url = new URL(withScheme);
   } catch {
     throw new UsageError(`base URL ${JSON.stringify(value)} is not a URL (e.g. https://erp.example.com)`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`base URL must be http or https, not ${url.protocol}`);
-  return value.replace(/\/+$/, "");
+  return withScheme.replace(/\/+$/, "");
 }

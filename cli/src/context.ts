@@ -6,6 +6,7 @@ import { type OutputFormat, outputFormat } from "./output.ts";
 
 export interface GlobalOptions extends ConnectionFlags {
   output?: string | undefined;
+  verbose?: boolean | undefined;
 }
 
 export const globalOptions = (command: Command): GlobalOptions => command.optsWithGlobals<GlobalOptions>();
@@ -15,6 +16,17 @@ export const formatOf = (command: Command): OutputFormat => outputFormat(globalO
 
 /** An SDK client for the connection the flags, the environment or the saved login give. */
 export function clientOf(command: Command, overrides: { maxRetries?: number } = {}): ErpClient {
-  const connection = resolveConnection(globalOptions(command));
-  return new ErpClient({ ...connection, ...overrides, headers: { "user-agent": "erp-cli" } });
+  const options = globalOptions(command);
+  const { baseUrl, token } = resolveConnection(options);
+  return new ErpClient({ baseUrl, token, ...overrides, headers: { "user-agent": "erp-cli" }, ...(options.verbose ? { fetch: verboseFetch } : {}) });
+}
+
+/** --verbose: each request and its answer on stderr, one line each (never the token). */
+async function verboseFetch(url: string, init: RequestInit): Promise<Response> {
+  const started = performance.now();
+  process.stderr.write(`> ${init.method ?? "GET"} ${url}${init.headers && "idempotency-key" in (init.headers as Record<string, string>) ? ` (Idempotency-Key ${(init.headers as Record<string, string>)["idempotency-key"]})` : ""}\n`);
+  const response = await fetch(url, init);
+  const elapsed = Math.round(performance.now() - started);
+  process.stderr.write(`< ${response.status} ${response.statusText} in ${elapsed} ms${response.headers.get("x-request-id") ? ` (X-Request-Id ${response.headers.get("x-request-id")})` : ""}\n`);
+  return response;
 }

@@ -1,4 +1,5 @@
 // Data on stdout in the format asked for: json, ndjson, table or csv (tables for people, JSON for scripts).
+import { bold } from "./colour.ts";
 import { UsageError } from "./usage-error.ts";
 
 export const OUTPUT_FORMATS = ["json", "ndjson", "table", "csv"] as const;
@@ -101,7 +102,7 @@ function renderTable(columns: readonly string[], rows: readonly string[][]): str
   const cells = rows.map((row) => row.map((cell) => (cell.length > MAX_CELL ? `${cell.slice(0, MAX_CELL - 1)}…` : cell)));
   const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => row[i]?.length ?? 0)));
   const line = (row: readonly string[]): string => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
-  return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join("\n") + "\n";
+  return [bold(line(columns.map((c) => c.toUpperCase()))), ...cells.map(line)].join("\n") + "\n";
 }
 
 /** Nested objects become dotted columns (`changes.status.to`), so tables and CSV stay two-dimensional. */

@@ -1,11 +1,12 @@
 // Turns whatever stopped a command into one readable message on stderr and the exit code that goes with it.
 import { ApiConnectionError, ErpError } from "../../sdk/mod.ts";
 import { EXIT, type ExitCode } from "./exit-codes.ts";
+import { red } from "./colour.ts";
 import { UsageError } from "./usage-error.ts";
 
 export function reportError(error: unknown): ExitCode {
   if (error instanceof UsageError) {
-    process.stderr.write(`error: ${error.message}\n(run with --help for usage)\n`);
+    process.stderr.write(`${red("error:")} ${error.message}\n(run with --help for usage)\n`);
     return EXIT.USAGE;
   }
   if (error instanceof ErpError) {
@@ -18,9 +19,9 @@ export function reportError(error: unknown): ExitCode {
 
 /** `error: 422 validation_failed: <detail>`, one line per failing field, and the request id to quote. */
 export function describeApiError(error: ErpError): string {
-  if (error instanceof ApiConnectionError) return `error: ${error.message}\n`;
+  if (error instanceof ApiConnectionError) return `${red("error:")} ${error.message}\n`;
   const detail = problemDetail(error.body) ?? error.message;
-  const lines = [`error: ${error.status} ${error.code}: ${detail}`];
+  const lines = [`${red("error:")} ${error.status} ${error.code}: ${detail}`];
   for (const field of error.errors) lines.push(`  - ${field.field}: ${field.message} (${field.code})`);
   if (error.requestId) lines.push(`  request id: ${error.requestId}`);
   return `${lines.join("\n")}\n`;

@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
 import type { Command } from "commander";
 import { ErpClient } from "../../../sdk/mod.ts";
-import { checkBaseUrl, configPath, DEFAULT_BASE_URL, readConfig, writeConfig } from "../config.ts";
+import { checkBaseUrl, configPath, DEFAULT_BASE_URL, profileName, readConfig, writeConfig } from "../config.ts";
 import { globalOptions } from "../context.ts";
 import { UsageError } from "../usage-error.ts";
 
@@ -13,12 +13,18 @@ export function registerLogin(program: Command): void {
     .summary("save the API base URL and token for later commands (checked first)")
     .description(
       `Saves the base URL and token to ${configPath()} (mode 0600; ERP_CONFIG or XDG_CONFIG_HOME move it).\n` +
-        "Takes --base-url and --token, and asks for whichever is missing.",
+        "Takes --base-url and --token, and asks for whichever is missing. --profile NAME saves another login\n" +
+        "beside the default one; select it later with --profile NAME or ERP_PROFILE.\n\n" +
+        "EXAMPLES\n" +
+        "  erp login                                   # asks for both\n" +
+        "  erp login --base-url erp.example.com --token erp_…   # https:// is assumed for a bare host\n" +
+        "  erp login --profile staging --base-url localhost:3000",
     )
     .action(async (_options: unknown, command: Command) => {
       const flags = globalOptions(command);
       const file = configPath();
-      const known = flags.baseUrl || process.env.ERP_BASE_URL || readConfig(file).baseUrl || DEFAULT_BASE_URL;
+      const profile = profileName(flags);
+      const known = flags.baseUrl || process.env.ERP_BASE_URL || readConfig(file, profile).baseUrl || DEFAULT_BASE_URL;
       const prompter = flags.baseUrl && flags.token ? undefined : new Prompter();
       try {
         const baseUrl = checkBaseUrl(flags.baseUrl || (await prompter!.ask(`API base URL [${known}]: `)) || known);
@@ -26,8 +32,8 @@ export function registerLogin(program: Command): void {
         if (!token) throw new UsageError("no token given");
         // Unmetered, and it needs a valid token: a wrong URL or token fails here, before anything is saved.
         await new ErpClient({ baseUrl, token, maxRetries: 1 }).usage();
-        writeConfig({ baseUrl, token }, file);
-        process.stderr.write(`Logged in to ${baseUrl}; saved to ${file}\n`);
+        writeConfig({ baseUrl, token }, file, profile);
+        process.stderr.write(`Logged in to ${baseUrl}; saved to ${file} as profile ${profile}\n`);
       } finally {
         prompter?.close();
       }
