@@ -104,6 +104,4 @@ export function sparseRecordSchema(def: ResourceDefinition): TSchema {
 }
 
 /** What a read returns: the whole record, or with `fields=` the picked part of it. */
-export function readableRecordSchema(def: ResourceDefinition): TSchema {
-  return Type.Union([recordSchema(def), sparseRecordSchema(def)]);
-}
+

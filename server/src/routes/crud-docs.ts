@@ -7,7 +7,10 @@ import type { Operation, ResourceDefinition } from "../resources/definition.ts";
 import { uniqueFields } from "../resources/fields.ts";
 import { pascal, withArticle } from "../resources/naming.ts";
 import { definitionOf } from "../resources/registry.ts";
-import { createBodySchema, updateBodySchema } from "../resources/schemas.ts";
+import { createBodySchema, sparseRecordSchema, updateBodySchema } from "../resources/schemas.ts";
+import type { TSchema } from "@sinclair/typebox";
+import { itemEnvelope, listEnvelope } from "../http/envelopes.ts";
+import { SPARSE_MEDIA_TYPE } from "../http/respond.ts";
 import { batchBodySchema } from "./batch-schemas.ts";
 import { MAX_BATCH_ITEMS } from "../writes/batch.ts";
 
@@ -62,6 +65,10 @@ function operationErrors(def: ResourceDefinition, operation: Operation): ErrorCo
   }
 }
 
+const SPARSE_NOTE = `Without \`fields\` the answer is \`application/json\` with whole records; with \`fields\` it is \`${SPARSE_MEDIA_TYPE}\`: the same envelope with only the fields asked for (and \`id\`).`;
+
+const sparseContent = (schema: TSchema) => ({ [SPARSE_MEDIA_TYPE]: { schema } });
+
 const DRY_RUN_NOTE = "With `X-Dry-Run: 1` (or `dry_run=1`) every rule runs and nothing is written.";
 
 export function crudDetail(def: ResourceDefinition, operation: Operation, query: Record<string, ParamParser<unknown>>): DocumentDecoration {
@@ -77,14 +84,14 @@ export function crudDetail(def: ResourceDefinition, operation: Operation, query:
       summary: `List ${def.name}`,
       description: `${def.description} Ordered by id ascending; read meta.total, then raise offset by limit until it reaches total to visit every record once.`,
       headers: ["IfNoneMatch"],
-      responses: { 200: { description: `A page of ${def.name}.`, headers: ["ETag"] }, 304: notModified },
+      responses: { 200: { description: `A page of ${def.name}. ${SPARSE_NOTE}`, headers: ["ETag"], content: sparseContent(listEnvelope(sparseRecordSchema(def), `${def.singular}SparseList`)) }, 304: notModified },
     });
     case "get": return operationDetail({
       ...common,
       summary: `Get one ${what}`,
       description: `The ${what} with this id, if it is a live record of your company (else 404: another company's ids are unknown here). \`fields\` returns a subset; the ETag serves If-None-Match (304) and If-Match on writes.`,
       headers: ["IfNoneMatch"],
-      responses: { 200: { description: `The ${what}.`, headers: ["ETag"] }, 304: notModified },
+      responses: { 200: { description: `The ${what}. ${SPARSE_NOTE}`, headers: ["ETag"], content: sparseContent(itemEnvelope(sparseRecordSchema(def), `${def.singular}SparseItem`)) }, 304: notModified },
     });
     case "create": return operationDetail({
       ...common,

@@ -4,7 +4,7 @@ import { notFound } from "../http/problem.ts";
 import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { readableRecordSchema } from "../resources/schemas.ts";
+import { recordSchema } from "../resources/schemas.ts";
 import { findRecord } from "../resources/store.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { fieldsParser } from "./list-parsers.ts";
@@ -21,9 +21,9 @@ export function getRoute(app: ResourceApp, def: ResourceDefinition, deps: RouteD
     const id = parseId((params as Record<string, string>)[memberParam], what);
     const found = await findRecord(deps.db, def, scope, id, { fields: query.fields });
     if (!found) throw notFound(what, id);
-    return readResponse(request, { data: found });
+    return readResponse(request, { data: found }, { sparse: query.fields !== undefined });
   }, {
     detail: crudDetail(def, "get", parsers),
-    response: { 200: itemEnvelope(readableRecordSchema(def), `${def.singular}Item`) },
+    response: { 200: itemEnvelope(recordSchema(def), `${def.singular}Item`) },
   });
 }

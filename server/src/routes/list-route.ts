@@ -5,7 +5,7 @@ import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { readableFieldNames } from "../resources/fields.ts";
-import { readableRecordSchema } from "../resources/schemas.ts";
+import { recordSchema } from "../resources/schemas.ts";
 import { listRecords } from "../resources/store.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { listParsers } from "./list-parsers.ts";
@@ -27,9 +27,9 @@ export function listRoute(app: ResourceApp, def: ResourceDefinition, deps: Route
       updatedSince: query.updated_since as Date | undefined,
       includeDeleted: query.include_deleted as boolean | undefined,
     });
-    return readResponse(request, { data: rows, meta: { total, limit, offset } });
+    return readResponse(request, { data: rows, meta: { total, limit, offset } }, { sparse: query.fields !== undefined });
   }, {
     detail: crudDetail(def, "list", parsers),
-    response: { 200: listEnvelope(readableRecordSchema(def), `${def.singular}List`) },
+    response: { 200: listEnvelope(recordSchema(def), `${def.singular}List`) },
   });
 }

@@ -84,7 +84,9 @@ function operationOf(route: { method: string; path: string; hooks: Json }, gener
   const responses: Json = {};
   for (const status of [...new Set([...Object.keys(generatedResponses), ...Object.keys(declared)])].sort()) {
     const merged = { ...generatedResponses[status], ...declared[status] };
-    const content = components.liftContent(declared[status]?.content ?? generatedResponses[status]?.content);
+    // The route's response schema (application/json) and any other media type its detail declares.
+    const both = { ...(generatedResponses[status]?.content ?? {}), ...(declared[status]?.content ?? {}) };
+    const content = components.liftContent(Object.keys(both).length > 0 ? both : undefined);
     if (content) merged.content = content;
     else delete merged.content;
     responses[status] = merged;

@@ -24,8 +24,17 @@ dry_run, mode, would_delete, would_keep}\` with elements \`{resource, id}\`. Eve
 effective value; below 1 or not an integer is 400. \`offset\` defaults to 0. Records are ordered by
 id ascending, so reading \`meta.total\` and raising \`offset\` by \`limit\` until it reaches
 \`total\` visits every record once. \`q\` is a case-insensitive substring match in which \`%\` and \`_\`
-are literal; \`status\` is case-insensitive. \`fields=a,b\` returns only those fields plus \`id\`.
-A parameter a route does not list, an unknown field or a bad value is 400 \`invalid_query\`.
+are literal; \`status\` is case-insensitive. \`fields=a,b\` (or \`fields=a&fields=b\`) returns only those
+fields plus \`id\`. A parameter a route does not list, an unknown field or a bad value is 400
+\`invalid_query\`.
+
+Sparse reads have their own media type. A read without \`fields\` answers \`application/json\` with
+whole records (the \`Project\` schema: every field present), so generated clients type a plain read
+exactly. A read with \`fields\` answers \`application/vnd.erp.sparse+json\` (the \`ProjectSparse\`
+schema: \`id\` plus the fields asked for); the body is the same JSON envelope. Generators that union
+every media type of a response can be told to use \`application/json\` (openapi-fetch:
+\`createClient<paths, "application/json" | "application/problem+json">\`; orval:
+\`override.contentType.include\`).
 
 ## Conditional requests
 Reads carry a strong \`ETag\` computed from the exact body, so it changes whenever the body would.
