@@ -29,14 +29,38 @@ interface RequestSpec {
   tests: string[];
   public?: boolean;
   description?: string;
+  /** The folder's skip flag: once its add-on or quota refused a request, the rest of it passes as skipped. */
+  guard?: { flag: string; prerequisite: string; reset?: boolean };
+}
+
+/**
+ * Wraps a request's tests so a company without the folder's add-on (402 feature_off) or without a
+ * free quota slot (402 quota_exceeded) reports the rest of the folder as skipped instead of failing,
+ * and an unexpected body never throws in the script.
+ */
+function guardedTests(spec: RequestSpec): string[] {
+  if (!spec.guard) return spec.tests;
+  const { flag, prerequisite } = spec.guard;
+  return [
+    "var refusal = {}; try { refusal = pm.response.json() || {}; } catch (e) { refusal = {}; }",
+    `if (pm.response.code === 402 && (refusal.code === "feature_off" || refusal.code === "quota_exceeded")) pm.collectionVariables.set("${flag}", refusal.code);`,
+    `if (pm.collectionVariables.get("${flag}")) {`,
+    `  pm.test("skipped (" + pm.collectionVariables.get("${flag}") + "): ${prerequisite.replaceAll('"', '\\"')}", function () {});`,
+    "} else {",
+    ...spec.tests.map((line) => `  ${line}`),
+    "}",
+  ];
 }
 
 function item(spec: RequestSpec): Json {
   const query = spec.query ?? [];
   const raw = `{{baseUrl}}${spec.path}${query.length ? `?${query.map((q) => `${q.key}=${q.value}`).join("&")}` : ""}`;
-  return {
+  const built = {
     name: spec.name,
-    event: [{ listen: "test", script: { type: "text/javascript", exec: spec.tests } }],
+    event: [
+      ...(spec.guard?.reset ? [{ listen: "prerequest", script: { type: "text/javascript", exec: [`pm.collectionVariables.unset("${spec.guard.flag}");`] } }] : []),
+      { listen: "test", script: { type: "text/javascript", exec: guardedTests(spec) } },
+    ],
     request: {
       method: spec.method,
       ...(spec.public ? { auth: { type: "noauth" } } : {}),
@@ -46,6 +70,8 @@ function item(spec: RequestSpec): Json {
       ...(spec.description ? { description: spec.description } : {}),
     },
   };
+  // Kept (not serialised) so a folder can wrap the item's tests in its guard.
+  return Object.defineProperty(built, "spec", { value: spec, enumerable: false });
 }
 
 const expectStatus = (status: number): string =>
@@ -168,7 +194,20 @@ function resourceFolder(def: ResourceDefinition): Json {
       tests: [expectStatus(200), `pm.test("deleted", function () { pm.expect(pm.response.json().data.deleted).to.eql(true); });`],
     }));
   }
-  return { name: def.parent ? `${definitionOf(def.parent.table).name} ${def.name}` : def.name, description: def.description, item: [...before, ...steps, ...after] };
+  const items = [...before, ...steps, ...after];
+  const needs = [...new Set([def.addon, ...(def.parent ? [definitionOf(def.parent.table).addon] : [])])];
+  const prerequisite = `needs the ${needs.join(" and ")} add-on${needs.length > 1 ? "s" : ""}${def.quota ? ` and a free ${def.quota} quota slot` : ""}`;
+  return {
+    name: def.parent ? `${definitionOf(def.parent.table).name} ${def.name}` : def.name,
+    description: `${def.description} Prerequisite: the company ${prerequisite}; without it the folder's requests answer 402 and its tests report them as skipped.`,
+    item: items.map((entry, index) => guardItem(entry, { flag: `${prefix}_skipped`, prerequisite, reset: index === 0 })),
+  };
+}
+
+/** Puts a folder's guard on an item built by item(). */
+function guardItem(entry: Json, guard: NonNullable<RequestSpec["guard"]>): Json {
+  const tests = entry.event.find((event: Json) => event.listen === "test").script.exec as string[];
+  return item({ ...entry.spec, tests, guard });
 }
 
 /** Parameterless GET operations the resource folders do not cover (lookups, health, this surface…), one folder per tag. */
@@ -180,7 +219,10 @@ function readFolders(document: Json, covered: Set<string>): Json[] {
     const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
     const tag = operation.tags?.[0] ?? "other";
     const requests = folders.get(tag) ?? [];
-    requests.push(item({ name: operation.summary ?? path, method: "GET", path, public: isPublic, tests: [expectStatus(200)], description: operation.description }));
+    requests.push(item({
+      name: operation.summary ?? path, method: "GET", path, public: isPublic, tests: [expectStatus(200)], description: operation.description,
+      guard: { flag: `${path.replace(/[^a-z]+/g, "_")}_skipped`, prerequisite: "needs the add-on this list belongs to", reset: true },
+    }));
     folders.set(tag, requests);
   }
   return [...folders].map(([name, requests]) => ({ name, item: requests }));
@@ -192,13 +234,13 @@ export function collectionDocument(document: Json, serverUrl: string): Json {
   return {
     info: {
       name: document.info.title,
-      description: `${document.info.description}\n\nSet \`baseUrl\` and \`token\`, then run the whole collection: each folder creates what it needs and deletes it again.`,
+      description: `${document.info.description}\n\nSet \`baseUrl\` and \`token\`, then run the whole collection: each folder creates what it needs and deletes it again. A folder whose add-on the company lacks, or whose plan quota is full, reports its requests as skipped (they answer 402) instead of failing.`,
       schema: SCHEMA_URL,
     },
     auth: { type: "bearer", bearer: [{ key: "token", value: "{{token}}", type: "string" }] },
     variable: [
-      { key: "baseUrl", value: serverUrl, type: "string" },
-      { key: "token", value: "", type: "string" },
+      { key: "baseUrl", value: serverUrl, type: "string", description: "The API's address, as this server was reached (X-Forwarded-Proto/-Host behind a proxy)." },
+      { key: "token", value: "", type: "string", description: "An API token (erp_…) of the company to run as; the requests send it as a Bearer token." },
     ],
     item: [...definitions.map(resourceFolder), ...readFolders(document, covered)],
   };
