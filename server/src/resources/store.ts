@@ -1,5 +1,5 @@
 // Generic reads and writes of a resource's rows, always scoped to one company.
-import { and, asc, count, eq, gte, inArray, isNull, like, or, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "./definition.ts";
@@ -66,7 +66,36 @@ export function toRecord(row: Record<string, unknown>): StoredRecord {
   return record as StoredRecord;
 }
 
+/** The plain page (no filter, whole records) and its count, built once per executor and resource. */
+const preparedPages = new WeakMap<Executor, Map<ResourceDefinition, ReturnType<typeof preparePage>>>();
+
+function preparePage(db: Executor, def: ResourceDefinition) {
+  const conditions = [eq(column(def.table, "company_id"), sql.placeholder("companyId"))];
+  if (hasSoftDelete(def.table)) conditions.push(isNull(column(def.table, "deleted_at")));
+  const where = and(...conditions);
+  return {
+    rows: db.select(selection(def, readableFieldNames(def))).from(def.table).where(where)
+      .orderBy(asc(column(def.table, "id"))).limit(sql.placeholder("limit")).offset(sql.placeholder("offset")).prepare(),
+    total: db.select({ total: count() }).from(def.table).where(where).prepare(),
+  };
+}
+
+const isPlainPage = (def: ResourceDefinition, criteria: ListCriteria): boolean =>
+  !def.parent && criteria.q === undefined && criteria.status === undefined && Object.keys(criteria.filters).length === 0 &&
+  criteria.updatedSince === undefined && !criteria.includeDeleted && criteria.fields.length === readableFieldNames(def).length;
+
 export async function listRecords(db: Executor, def: ResourceDefinition, scope: Scope, criteria: ListCriteria): Promise<{ rows: StoredRecord[]; total: number }> {
+  if (isPlainPage(def, criteria)) {
+    let pages = preparedPages.get(db);
+    if (!pages) preparedPages.set(db, (pages = new Map()));
+    let page = pages.get(def);
+    if (!page) pages.set(def, (page = preparePage(db, def)));
+    const [rows, totals] = await Promise.all([
+      page.rows.execute({ companyId: scope.companyId, limit: criteria.limit, offset: criteria.offset }),
+      page.total.execute({ companyId: scope.companyId }),
+    ]);
+    return { rows: (rows as Record<string, unknown>[]).map(toRecord), total: Number(totals[0]?.total ?? 0) };
+  }
   const where = listConditions(def, scope, criteria);
   const [rows, totals] = await Promise.all([
     db.select(selection(def, criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields)).from(def.table).where(where)
@@ -76,10 +105,28 @@ export async function listRecords(db: Executor, def: ResourceDefinition, scope: 
   return { rows: rows.map(toRecord), total: Number(totals[0]?.total ?? 0) };
 }
 
+/** The whole-record read of one id, built once per executor and resource and sent as a prepared statement. */
+const preparedReads = new WeakMap<Executor, Map<ResourceDefinition, ReturnType<typeof prepareRead>>>();
+
+function prepareRead(db: Executor, def: ResourceDefinition) {
+  const conditions = [eq(column(def.table, "company_id"), sql.placeholder("companyId")), eq(column(def.table, "id"), sql.placeholder("id"))];
+  if (hasSoftDelete(def.table)) conditions.push(isNull(column(def.table, "deleted_at")));
+  return db.select(selection(def, readableFieldNames(def))).from(def.table).where(and(...conditions)).limit(1).prepare();
+}
+
 export async function findRecord(
   db: Executor, def: ResourceDefinition, scope: Scope, id: number,
   options: { fields?: readonly string[]; forUpdate?: boolean } = {},
 ): Promise<StoredRecord | undefined> {
+  // The hot read (GET one, whole record, no parent scope): no query building per request.
+  if (!options.fields && !options.forUpdate && !def.parent) {
+    let reads = preparedReads.get(db);
+    if (!reads) preparedReads.set(db, (reads = new Map()));
+    let read = reads.get(def);
+    if (!read) reads.set(def, (read = prepareRead(db, def)));
+    const rows = await read.execute({ companyId: scope.companyId, id });
+    return rows[0] ? toRecord(rows[0] as Record<string, unknown>) : undefined;
+  }
   const query = db.select(selection(def, options.fields ?? readableFieldNames(def))).from(def.table)
     .where(and(...scopeConditions(def, scope), eq(column(def.table, "id"), id))).limit(1);
   const rows = options.forUpdate ? await query.for("update") : await query;
