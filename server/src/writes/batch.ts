@@ -1,9 +1,11 @@
 // Batch writes (CONTRACT 10): up to 500 items of one resource in one transaction, in order, each
 // seeing the effect of the ones before it (quotas, unique fields, upserts of the same external id).
-// Each item runs under a savepoint: a refused item is rolled back alone and reported, unless the
-// batch is atomic, in which case any refusal rolls back the whole batch (422 batch_failed, with
-// every item's result). A dry-run really runs the items, then rolls back to the savepoint taken
-// before the first one: what the batch would do, found exactly, with nothing written.
+// An item's checks all run before its one write, and quota slots come from a ledger settled at the
+// end, so a refused item has written nothing and needs no savepoint of its own: it is reported and
+// the batch goes on, unless the batch is atomic, in which case any refusal rolls back the whole
+// batch (422 batch_failed, with every item's result). A dry-run really runs the items, then rolls
+// back to the savepoint taken before the first one: what the batch would do, found exactly, with
+// nothing written.
 import { sql } from "drizzle-orm";
 import type { Company } from "../auth/company.ts";
 import type { Transaction } from "../db/client.ts";
@@ -12,6 +14,7 @@ import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
 import type { RecordChange } from "./changes.ts";
 import { createRecord } from "./create.ts";
+import { QuotaLedger } from "./quotas.ts";
 import type { WriteResult } from "./idempotency.ts";
 import { upsertByExternalId } from "./upsert.ts";
 
@@ -67,27 +70,27 @@ export async function runBatch(tx: Transaction, request: BatchRequest): Promise<
   const { items, atomic, upsert } = parseBatch(request.body);
   const results: BatchItemResult[] = [];
   const changes: RecordChange[] = [];
+  const quota = new QuotaLedger(tx, company);
   await tx.execute(sql`SAVEPOINT batch_start`);
   for (const [index, item] of items.entries()) {
-    await tx.execute(sql`SAVEPOINT batch_item`);
     try {
       const externalId = externalIdOf(item);
       if (upsert && externalId === undefined) {
         throw validationFailed([{ field: "external_id", code: "required", message: "With on_conflict \"update\" every item needs its external_id, which finds the record to update." }]);
       }
       const written = upsert
-        ? await upsertByExternalId(tx, { def, company, scope, externalId: externalId!, body: item, dryRun: false, ifMatch: null, location: request.location })
-        : await createRecord(tx, { def, company, scope, body: item, dryRun: false, location: request.location });
+        ? await upsertByExternalId(tx, { def, company, scope, externalId: externalId!, body: item, dryRun: false, ifMatch: null, location: request.location, quota })
+        : await createRecord(tx, { def, company, scope, body: item, dryRun: false, location: request.location, quota });
       const data = (written.body as { data: { id: number; updated?: boolean } }).data;
       const action = written.status === 201 ? "created" : data.updated ? "updated" : "unchanged";
       results.push({ index, status: written.status, id: dryRun && action === "created" ? null : data.id, action });
       changes.push(...(written.changes ?? []));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      await tx.execute(sql`ROLLBACK TO SAVEPOINT batch_item`);
       results.push({ index, status: error.status, id: null, error: error.body(request.requestId) });
     }
   }
+  await quota.settle();
   const failed = results.filter((result) => result.error).length;
   const summary = {
     dry_run: dryRun,

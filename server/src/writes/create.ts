@@ -8,7 +8,7 @@ import { insertRecord, type Scope } from "../resources/store.ts";
 import { checkDateOrder, validateBody } from "../resources/validation.ts";
 import { checkInitialStatus, checkReferences, checkUnique, guardUnique } from "./checks.ts";
 import type { WriteResult } from "./idempotency.ts";
-import { takeQuota } from "./quotas.ts";
+import { type QuotaLedger, takeQuota } from "./quotas.ts";
 
 export interface CreateRequest {
   def: ResourceDefinition;
@@ -17,6 +17,8 @@ export interface CreateRequest {
   body: unknown;
   dryRun: boolean;
   location: (id: number) => string;
+  /** Many creates in one transaction (a batch) take their slots from one ledger. */
+  quota?: QuotaLedger;
 }
 
 export async function createRecord(tx: Transaction, request: CreateRequest): Promise<WriteResult> {
@@ -29,10 +31,14 @@ export async function createRecord(tx: Transaction, request: CreateRequest): Pro
   if (errors.length > 0) throw validationFailed(errors);
   checkInitialStatus(def, record.status);
   await checkUnique(tx, def, company.id, record);
-  await takeQuota(tx, def, company, { dryRun });
+  if (request.quota) await request.quota.take(def);
+  else await takeQuota(tx, def, company, { dryRun });
   if (dryRun) return { status: 200, body: { data: { id: null, created: false, dry_run: true } } };
 
-  const created = await guardUnique(def, record, () => insertRecord(tx, def, company.id, { ...record, ...parent }));
+  const created = await guardUnique(def, record, () => insertRecord(tx, def, company.id, { ...record, ...parent })).catch((error: unknown) => {
+    request.quota?.release(def);
+    throw error;
+  });
   return {
     status: 201,
     body: { data: { id: created.id, created: true, dry_run: false } },

@@ -8,6 +8,7 @@ import { ApiError, validationFailed } from "../http/problem.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { findIdBy, type Scope } from "../resources/store.ts";
 import { createRecord } from "./create.ts";
+import type { QuotaLedger } from "./quotas.ts";
 import type { WriteResult } from "./idempotency.ts";
 import { updateRecordById } from "./update.ts";
 
@@ -20,6 +21,7 @@ export interface UpsertRequest {
   dryRun: boolean;
   ifMatch: string | null;
   location: (id: number) => string;
+  quota?: QuotaLedger;
 }
 
 /** The body with the path's external id in it; a different one in the body is a 422. */
@@ -41,7 +43,7 @@ export async function upsertByExternalId(tx: Transaction, request: UpsertRequest
     // If-Match asks for the record as read; there is none to match.
     if (request.ifMatch !== null) throw new ApiError(412, "precondition_failed", `No live ${def.singular.toLowerCase()} has external_id "${externalId}", so If-Match cannot match.`);
     try {
-      return await createRecord(tx, { def, company, scope, body, dryRun, location: request.location });
+      return await createRecord(tx, { def, company, scope, body, dryRun, location: request.location, quota: request.quota });
     } catch (error) {
       const lostTheRace = error instanceof ApiError && error.code === "unique_violation" && error.errors?.[0]?.field === "external_id";
       if (!lostTheRace || attempt > 0) throw error;
