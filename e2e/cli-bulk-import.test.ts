@@ -123,6 +123,28 @@ describe("bulk imports", () => {
     expect(projects.find((p) => p.code === "DUP")?.name).toBe("First");
   });
 
+  test("reference columns by name: trade by its name, client by name or external_id; an unknown name is a rejected row", async () => {
+    const { token } = await newCompany();
+    const cli = erpFor(suite.server.baseUrl, token);
+    const trades = JSON.parse((await cli(["trades", "list", "-o", "json"])).stdout) as { id: number; name: string }[];
+    const trade = trades[0]!;
+    const workers = write("by-name.csv", ["name,trade", `Ann,${trade.name.toUpperCase()}`, "Bob,No Such Trade", "Cy,"]);
+    const result = await cli(["import", "workers", workers, "-o", "json", "--report", path.join(dir, "names.ndjson")]);
+    expect(result.code).toBe(3);
+    expect(summaryOf(result.stdout)).toMatchObject({ created: 2, rejected: 1 });
+    const rejected = ndjson(readFileSync(path.join(dir, "names.ndjson"), "utf8"));
+    expect(rejected.map((r) => [r.row, r.errors[0].field, r.errors[0].code])).toEqual([[2, "trade", "unknown_reference"]]);
+    const listed = ndjson((await cli(["workers", "list", "-o", "ndjson"])).stdout);
+    expect(listed.find((w) => w.name === "Ann")?.trade_id).toBe(trade.id);
+
+    await cli(["import", "clients", write("clients.csv", ["name,external_id", "Northwind,crm-77"]), "-o", "json"]);
+    const estimates = write("estimates.csv", ["title,amount,client", "By external id,10,crm-77", "By name,12,northwind"]);
+    expect(summaryOf((await cli(["import", "estimates", estimates, "-o", "json"])).stdout)).toMatchObject({ created: 2, rejected: 0 });
+    const client = ndjson((await cli(["clients", "list", "-o", "ndjson"])).stdout)[0];
+    const linked = ndjson((await cli(["estimates", "list", "-o", "ndjson"])).stdout).map((e) => e.client_id);
+    expect(linked).toEqual([client.id, client.id]);
+  });
+
   test("export → edit → import --upsert updates in place: no new records", async () => {
     const { token, companyId } = await newCompany();
     const cli = erpFor(suite.server.baseUrl, token);

@@ -5,6 +5,7 @@ import { resolveConnection } from "../config.ts";
 import { clientOf, formatOf, globalOptions } from "../context.ts";
 import { EXIT } from "../exit-codes.ts";
 import { Journal } from "../import/journal.ts";
+import { ReferenceResolver } from "../import/references.ts";
 import { RejectsFile } from "../import/rejects.ts";
 import { ImportRun } from "../import/run-import.ts";
 import { Progress } from "../import/progress.ts";
@@ -33,7 +34,8 @@ export function registerImport(program: Command): void {
       "Creates one record per row, in batches in file order (the first of two rows with the same unique value\n" +
         "wins). CSV: a header line names the fields; empty cells are left out, *_id cells become integers,\n" +
         "true/false booleans, everything else is sent as text; id, created_at, updated_at and deleted_at columns\n" +
-        "(as `erp export` writes them) are skipped. NDJSON: one JSON object a line.\n" +
+        "(as `erp export` writes them) are skipped; the columns trade, category, client and project may name the\n" +
+        "record (by name or external_id) instead of giving its *_id. NDJSON: one JSON object a line.\n" +
         "A journal (under $XDG_STATE_HOME/erp/imports) remembers the rows that went through, so re-running the\n" +
         "same command after an interruption, a full quota or a fix sends only the rest; each batch's idempotency\n" +
         "key comes from its rows, so a batch whose answer was lost is replayed, never written twice.\n" +
@@ -67,6 +69,7 @@ export function registerImport(program: Command): void {
         resource, client, source, report, rejects, progress,
         dryRun: flags.dryRun === true, upsert: flags.upsert === true, batchSize: flags.batchSize,
         journal: Journal.for(connection.baseUrl, connection.token, resource),
+        references: new ReferenceResolver(clientOf(command)),
       });
 
       let interrupted = false;

@@ -9,6 +9,7 @@ import { type BatchResult, ErpError } from "../../../sdk/mod.ts";
 import type { AnyResourceClient } from "../resources.ts";
 import type { Journal } from "./journal.ts";
 import type { Progress } from "./progress.ts";
+import type { ReferenceResolver } from "./references.ts";
 import type { RejectsFile } from "./rejects.ts";
 import type { Rejection, Report } from "./report.ts";
 import { isTransient, withDeadline } from "./retry.ts";
@@ -30,6 +31,8 @@ export interface ImportJob {
   upsert: boolean;
   batchSize: number;
   journal: Journal;
+  /** Resolves reference columns by name (trade, category, client, project). */
+  references: ReferenceResolver;
   report: Report;
   rejects: RejectsFile;
   progress: Progress;
@@ -102,8 +105,13 @@ export class ImportRun {
         this.#reject(row, undefined, { row: row.row, line: row.line, status: null, code: "invalid_row", detail: row.error ?? "unreadable row", errors: [] });
         continue;
       }
-      const body = this.#writable(row.body);
-      const key = rowIdempotencyKey(this.#job.resource, row.row, body, this.#job.dryRun);
+      const written = this.#writable(row.body);
+      const key = rowIdempotencyKey(this.#job.resource, row.row, written, this.#job.dryRun);
+      const { body, errors } = await this.#job.references.resolve(written);
+      if (errors.length > 0) {
+        this.#reject(row, written, { row: row.row, line: row.line, status: null, code: "validation_failed", detail: `${errors.length} reference${errors.length > 1 ? "s name" : " names"} nothing`, errors });
+        continue;
+      }
       if (!this.#job.dryRun && this.#job.journal.has(key)) {
         this.#summary.already_imported++;
         this.#progress();
