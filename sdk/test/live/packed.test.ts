@@ -1,10 +1,12 @@
-// The SDK as users get it: `npm pack` of the built package, installed into throw-away Node, Bun and
-// Deno projects that run the same smoke script against a live server, a strict TypeScript consumer
-// that type-checks against the packed .d.ts, and Deno's publish dry-run of the sources.
+// The SDK as users get it: `npm pack` of the built package, installed into a throw-away project
+// whose smoke script runs against a live server on Node, Bun, Deno and in a browser page (the
+// installed files served as they are, with an import map), a strict TypeScript consumer that
+// type-checks against the packed .d.ts, and Deno's publish dry-run of the sources.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { launchChromium } from "@erp/testing/browser";
 import { newCompany } from "@erp/testing/company";
 import { useServer } from "@erp/testing/suite";
 
@@ -16,8 +18,9 @@ const suite = useServer();
 let project: string;
 
 const SMOKE = `import { ErpClient, NotFoundError, verifyWebhook } from "@erp/sdk";
-const erp = new ErpClient({ baseUrl: process.env.ERP_BASE_URL, token: process.env.ERP_TOKEN });
-const made = await erp.projects.create({ name: "Packed " + (globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : "node") });
+const env = globalThis.process?.env ?? globalThis.ERP_ENV;
+const erp = new ErpClient({ baseUrl: env.ERP_BASE_URL, token: env.ERP_TOKEN });
+const made = await erp.projects.create({ name: "Packed " + (globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : globalThis.process ? "node" : "browser") });
 const project = await erp.projects.get(made.id);
 if (project.id !== made.id || project.status !== "DRAFT") throw new Error("get returned " + JSON.stringify(project));
 const batch = await erp.clients.batch([{ name: "One" }, { name: "" }]);
@@ -81,6 +84,45 @@ describe("the packed SDK", () => {
     const deno = Bun.which("deno");
     if (!deno) return console.warn("!!! deno is not installed: the packed SDK's Deno run is SKIPPED (sdk/test/live/on-node-and-deno installs it)");
     await smoke([deno, "run", "--no-prompt", "--allow-net=127.0.0.1", "--allow-env", "--allow-read", "smoke.mjs"]);
+  });
+
+  test("a browser page on another origin runs it from the installed files (import map, no bundler)", async () => {
+    const manifest = JSON.parse(readFileSync(path.join(project, "node_modules/@erp/sdk/package.json"), "utf8"));
+    const entry = `/node_modules/@erp/sdk/${String(manifest.exports["."].import).replace(/^\.\//, "")}`;
+    const { token } = await newCompany({ addons: ["api", "estimates", "subcontractors", "equipment"] });
+    const env = { ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: token };
+    const page = `<!doctype html><html><head><meta charset="utf-8"><title>packed SDK</title>
+<script type="importmap">${JSON.stringify({ imports: { "@erp/sdk": entry } })}</script>
+<script>globalThis.ERP_ENV = ${JSON.stringify(env)};</script>
+<script type="module" src="/smoke.mjs"></script></head><body></body></html>`;
+    const site = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        const { pathname } = new URL(request.url);
+        if (pathname === "/") return new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } });
+        const file = Bun.file(path.join(project, path.normalize(pathname)));
+        if (!(await file.exists())) return new Response("not found", { status: 404 });
+        return new Response(file, { headers: { "content-type": "text/javascript; charset=utf-8" } });
+      },
+    });
+    const browser = await launchChromium("run the packed SDK in a browser");
+    try {
+      const tab = await browser.newPage();
+      const said: string[] = [];
+      const outcome = new Promise<string>((resolve) => {
+        tab.on("console", (message) => { said.push(message.text()); if (message.text() === "packed sdk ok") resolve("ok"); });
+        tab.on("pageerror", (error) => resolve(error.stack ?? error.message));
+        setTimeout(() => resolve("no answer in 15 s"), 15_000);
+      });
+      await tab.goto(`http://127.0.0.1:${site.port}/`);
+      const result = await outcome;
+      if (result !== "ok") console.error(said.join("\n"));
+      expect(result).toBe("ok");
+    } finally {
+      await browser.close();
+      site.stop(true);
+    }
   });
 
   test("a strict TypeScript consumer type-checks against the packed .d.ts (NodeNext resolution)", () => {
