@@ -134,9 +134,9 @@ export class Transport {
     } catch (cause) {
       if (signal?.aborted) throw abortError(signal.reason);
       if (timedOut) {
-        throw new ApiTimeoutError({ status: undefined, code: "timeout", message: `No response within ${timeoutMs} ms`, cause });
+        throw new ApiTimeoutError({ status: undefined, code: "timeout", message: `No response from ${init.method} ${url} within ${timeoutMs} ms`, cause });
       }
-      throw new ApiConnectionError({ status: undefined, code: "connection_error", message: `Connection error: ${describe(cause)}`, cause });
+      throw new ApiConnectionError({ status: undefined, code: "connection_error", message: `Cannot reach ${init.method} ${url}: ${describe(cause)}`, cause });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
@@ -169,6 +169,22 @@ function abortError(reason: unknown): ApiUserAbortError {
   return new ApiUserAbortError({ status: undefined, code: "aborted", message: "The request was aborted", cause: reason });
 }
 
+/**
+ * The cause as each runtime reports it: Node wraps the socket error ("fetch failed", cause
+ * "connect ECONNREFUSED 127.0.0.1:9"), Bun and Deno say it in the message (with a `code`), and
+ * browsers only ever say "Failed to fetch" (the URL in our message is then the useful part).
+ */
 function describe(cause: unknown): string {
-  return cause instanceof Error ? cause.message : String(cause);
+  const parts: string[] = [];
+  for (let current = cause, depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+    if (!(current instanceof Error)) {
+      parts.push(String(current));
+      break;
+    }
+    const code = (current as { code?: unknown }).code;
+    const message = current.message || current.name;
+    parts.push(typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message);
+    current = current.cause;
+  }
+  return parts.join(": ");
 }

@@ -1,5 +1,6 @@
 // The live-server suite, framework-free: Bun runs each check as a test, Node and Deno through run-checks.ts.
 import {
+  ApiConnectionError,
   AuthenticationError,
   ConflictError,
   ErpClient,
@@ -181,6 +182,18 @@ export const checks: Check[] = [
       const stranger = new ErpClient({ baseUrl, token: "erp_not_a_token" });
       const error = await assertRejects(stranger.projects.listPage(), AuthenticationError);
       assertEqual(error.code, "unauthorized");
+    },
+  },
+  {
+    name: "an unreachable server is an ApiConnectionError naming the method, the URL and the cause",
+    async run() {
+      // Port 2 on loopback: nothing listens there, and fetch does not block it as it does 1 or 9.
+      const nowhere = new ErpClient({ baseUrl: "http://127.0.0.1:2", token: "erp_x", maxRetries: 0 });
+      const error = await assertRejects(nowhere.projects.get(7), ApiConnectionError);
+      assert(error.message.includes("GET http://127.0.0.1:2/v1/projects/7"), `the message names the request: ${error.message}`);
+      // Browsers hide the cause from scripts by design ("Failed to fetch"); every other runtime names it.
+      const inBrowser = typeof (globalThis as { document?: unknown }).document !== "undefined";
+      if (!inBrowser) assert(/refused|ECONNREFUSED|connect/i.test(error.message), `the message names the cause: ${error.message}`);
     },
   },
 ];
