@@ -31,4 +31,5 @@ test("bun run bench --quick measures every scenario on both servers without an e
   expect(results.server_rss_mb).toBeGreaterThan(0);
   expect(results.cli_import.exitCode).toBe(0);
   expect(results.cli_import.rowsPerSecond).toBeGreaterThan(0);
+  expect(results.cli_import.imported).toBe(results.cli_import.rows);
 });
