@@ -2,9 +2,12 @@
 // of keyed writes, restarted, and the same requests retried: every write exists exactly once.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { Api, type ApiResponse } from "@erp/testing/api";
+import { erpFor, tempDir } from "@erp/testing/cli";
 import { closeTestDb, newCompany, testDb } from "@erp/testing/company";
-import { startServer, type RunningServer } from "@erp/testing/server";
+import { startServer, type RunningServer, type ServerOptions } from "@erp/testing/server";
 
 // Server starts, crash recovery and waits for a fresh rate window outlast bun's 5 s default
 // (bunfig.toml has no test timeout setting).
@@ -12,8 +15,8 @@ setDefaultTimeout(30_000);
 
 const servers: RunningServer[] = [];
 
-async function server(): Promise<RunningServer> {
-  const started = await startServer();
+async function server(options: ServerOptions = {}): Promise<RunningServer> {
+  const started = await startServer(options);
   servers.push(started);
   return started;
 }
@@ -137,5 +140,48 @@ describe("crash safety", () => {
     const stored = await namesOf("projects", companyId);
     expect([...stored.keys()].sort()).toEqual([...done, ...parked].sort());
     expect([...stored.values()].every((ids) => ids.length === 1)).toBe(true);
+  });
+
+  test("SIGKILL of the server mid-import and a restart on the same port: the CLI resumes by itself, a re-run adds nothing, every row once", async () => {
+    const first = await server();
+    const { token, companyId } = await newCompany();
+    const rows = 12_000;
+    const file = path.join(tempDir(), "crash-import.csv");
+    writeFileSync(file, `name,email\n${Array.from({ length: rows }, (_, i) => `Crash ${i + 1},c${i + 1}@example.com`).join("\n")}\n`);
+    const cli = erpFor(first.baseUrl, token);
+    const run = cli(["import", "workers", file, "-o", "json", "--batch-size", "100"]);
+
+    const stored = async (): Promise<number> => {
+      const [counted] = await testDb().pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM workers WHERE company_id = ?", [companyId]);
+      return Number(counted[0]!.n);
+    };
+    const deadline = Date.now() + 20_000;
+    while ((await stored()) < rows / 4) {
+      if (Date.now() > deadline) throw new Error("the import did not get a quarter in within 20 s");
+      await Bun.sleep(10);
+    }
+    first.process.kill("SIGKILL");
+    await first.process.exited;
+    const atKill = await stored();
+    await Bun.sleep(1_000);
+    await server({ port: first.port });
+
+    const result = await run;
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    const again = await cli(["import", "workers", file, "-o", "json", "--batch-size", "100"]);
+    expect(again.code).toBe(0);
+    const rerun = JSON.parse(again.stdout);
+    const names = await namesOf("workers", companyId);
+    const duplicated = [...names.values()].filter((ids) => ids.length > 1).length;
+    console.log(`[crash: import] ${rows} rows, server SIGKILLed at ${atKill} stored and restarted after 1 s; the CLI went on by itself: ` +
+      `created ${summary.created}, already imported ${summary.already_imported}, ${summary.requests} requests; re-run: created ${rerun.created}, ` +
+      `skipped ${rerun.already_imported}; stored ${names.size}, duplicated ${duplicated}, lost ${rows - names.size}`);
+    expect(atKill).toBeLessThan(rows);
+    expect(summary.created + summary.already_imported).toBe(rows);
+    expect(rerun.created).toBe(0);
+    expect(rerun.already_imported).toBe(rows);
+    expect(names.size).toBe(rows);
+    expect(duplicated).toBe(0);
   });
 });
