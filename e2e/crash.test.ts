@@ -62,7 +62,7 @@ async function namesOf(table: string, companyId: number): Promise<Map<string, nu
 /** Statements the database is running (or waiting in) that take a company's quota slot. */
 async function quotaUpdatesRunning(): Promise<number> {
   const [rows] = await testDb().pool.query<RowDataPacket[]>(
-    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND INFO LIKE 'UPDATE quota_usage%'");
+    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Query', 'Execute') AND INFO LIKE 'UPDATE quota_usage%'");
   return Number(rows[0]!.n);
 }
 

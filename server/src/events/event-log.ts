@@ -3,9 +3,8 @@
 // so the row lock on the sequence (on a cluster, the certified conflict on it) is held only for
 // that moment, and numbers follow commit order with no gaps: a reader that sees number N sees
 // every number before it.
-import { sql } from "drizzle-orm";
-import type { ResultSetHeader } from "mysql2";
 import type { Transaction } from "../db/client.ts";
+import { executePrepared } from "../db/statements.ts";
 import type { RequestContext } from "../http/request-context.ts";
 import { definitionNamed } from "../resources/registry.ts";
 import type { ChangeLog, RecordChange } from "../writes/changes.ts";
@@ -17,12 +16,26 @@ export function eventType(resource: string, action: RecordChange["action"]): str
   return `${noun}.${action}`;
 }
 
+const insertEventsTexts = new Map<number, string>();
+
+/** The INSERT of `rows` events, one text per row count (a batch writes up to 500 at once). */
+function insertEventsText(rows: number): string {
+  let text = insertEventsTexts.get(rows);
+  if (text === undefined) {
+    const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, NOW(3))";
+    text = `INSERT INTO events (company_id, seq, id, type, resource, record_id, data, request_id, idempotency_key, created_at)
+      VALUES ${Array.from({ length: rows }, () => row).join(", ")}`;
+    insertEventsTexts.set(rows, text);
+  }
+  return text;
+}
+
 /** Takes `count` sequence numbers for the company; returns the last one. */
 async function takeSequence(tx: Transaction, companyId: number, count: number): Promise<number> {
   // LAST_INSERT_ID(expr) makes the driver report the new value as insertId, in one statement.
-  const [result] = await tx.execute(sql`
-    INSERT INTO event_sequences (company_id, last_seq) VALUES (${companyId}, LAST_INSERT_ID(${count}))
-    ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + ${count})`) as unknown as [ResultSetHeader];
+  const result = await executePrepared(tx, `
+    INSERT INTO event_sequences (company_id, last_seq) VALUES (?, LAST_INSERT_ID(?))
+    ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + ?)`, [companyId, count, count]);
   return Number(result.insertId);
 }
 
@@ -31,12 +44,10 @@ export const appendEvents: ChangeLog = async (tx: Transaction, ctx: RequestConte
   if (companyId === undefined) throw new Error("events need an authenticated request");
   const last = await takeSequence(tx, companyId, changes.length);
   const first = last - changes.length + 1;
-  const rows = changes.map((change, index) => {
+  const values = changes.flatMap((change, index) => {
     const seq = first + index;
     const data = JSON.stringify({ record: change.record, ...(change.changes ? { changes: change.changes } : {}) });
-    return sql`(${companyId}, ${seq}, ${eventId(seq)}, ${eventType(change.resource, change.action)}, ${change.resource},
-      ${change.record.id}, ${data}, ${ctx.requestId}, ${ctx.idempotencyKey ?? null}, NOW(3))`;
+    return [companyId, seq, eventId(seq), eventType(change.resource, change.action), change.resource, change.record.id, data, ctx.requestId, ctx.idempotencyKey ?? null];
   });
-  await tx.execute(sql`INSERT INTO events (company_id, seq, id, type, resource, record_id, data, request_id, idempotency_key, created_at)
-    VALUES ${sql.join(rows, sql`, `)}`);
+  await executePrepared(tx, insertEventsText(changes.length), values);
 };

@@ -2,6 +2,7 @@
 import { and, asc, count, eq, gte, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
+import { insertRow } from "../db/statements.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "./definition.ts";
 import { hasTimestamps, readableFieldNames } from "./fields.ts";
 
@@ -155,7 +156,7 @@ export async function recordExists(db: Executor, def: ResourceDefinition, compan
  */
 export async function insertRecord(db: Executor, def: ResourceDefinition, companyId: number, values: Record<string, unknown>, at = new Date()): Promise<StoredRecord> {
   const timestamps = hasTimestamps(def) ? { created_at: at, updated_at: at } : {};
-  const [result] = await db.insert(def.table).values({ ...values, ...timestamps, company_id: companyId });
+  const result = await insertRow(db, def.table, { ...values, ...timestamps, company_id: companyId });
   const row: Record<string, unknown> = { id: Number(result.insertId), ...values, ...timestamps };
   return toRecord(Object.fromEntries(readableFieldNames(def).map((name) => [name, row[name] ?? null])));
 }

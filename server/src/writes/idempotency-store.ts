@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import type { ResultSetHeader } from "mysql2";
 import type { Executor } from "../db/client.ts";
 import { databaseErrorKind } from "../db/errors.ts";
+import { executePrepared } from "../db/statements.ts";
 
 /** How long a completed result is replayed; older rows count as absent and are purged. */
 export const REPLAY_WINDOW_HOURS = 24;
@@ -42,9 +43,9 @@ export type StoreResult = "stored" | "taken" | "busy";
  * A row past the replay window is replaced.
  */
 export async function storeOutcome(db: Executor, companyId: number, key: string, fingerprint: string, response: StoredResponse): Promise<StoreResult> {
-  const insert = () => db.execute(sql`
+  const insert = () => executePrepared(db, `
     INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status_code, response_headers, response_body, created_at)
-    VALUES (${companyId}, ${key}, ${fingerprint}, ${response.status}, ${JSON.stringify(response.headers)}, ${response.body}, NOW(3))`);
+    VALUES (?, ?, ?, ?, ?, ?, NOW(3))`, [companyId, key, fingerprint, response.status, JSON.stringify(response.headers), response.body]);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await insert();

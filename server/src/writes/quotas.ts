@@ -7,6 +7,7 @@ import { sql } from "drizzle-orm";
 import type { ResultSetHeader } from "mysql2";
 import type { Company } from "../auth/company.ts";
 import type { Executor } from "../db/client.ts";
+import { executePrepared } from "../db/statements.ts";
 import { ApiError } from "../http/problem.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 
@@ -50,9 +51,9 @@ export async function takeQuota(db: Executor, def: ResourceDefinition, company: 
   }
   for (let attempt = 0; attempt < 3; attempt++) {
     const result = limit === null
-      ? await db.execute(sql`UPDATE quota_usage SET used = used + ${count} WHERE company_id = ${company.id} AND resource = ${resource}`)
-      : await db.execute(sql`UPDATE quota_usage SET used = used + ${count} WHERE company_id = ${company.id} AND resource = ${resource} AND used + ${count} <= ${limit}`);
-    if (affected(result) === 1) return;
+      ? await executePrepared(db, "UPDATE quota_usage SET used = used + ? WHERE company_id = ? AND resource = ?", [count, company.id, resource])
+      : await executePrepared(db, "UPDATE quota_usage SET used = used + ? WHERE company_id = ? AND resource = ? AND used + ? <= ?", [count, company.id, resource, count, limit]);
+    if (result.affectedRows === 1) return;
     const used = await readUsed(db, company.id, resource);
     if (used === undefined) await startCounter(db, def, company.id, resource);
     else if (limit !== null && used + count > limit) throw exceeded(company, resource, used, limit, count);
