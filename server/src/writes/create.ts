@@ -31,14 +31,19 @@ export async function createRecord(tx: Transaction, request: CreateRequest): Pro
   if (errors.length > 0) throw validationFailed(errors);
   checkInitialStatus(def, record.status);
   await checkUnique(tx, def, company.id, record);
+  // A quota that can refuse is taken before the insert, so a refused create leaves no trace (not
+  // even a used id). An unlimited plan's counter cannot refuse: it is taken after the insert, so
+  // the company's counter row stays locked only for the end of the transaction, not the insert.
+  const quotaAfterInsert = !request.quota && !dryRun && def.quota !== undefined && company.limits[def.quota] === null;
   if (request.quota) await request.quota.take(def);
-  else await takeQuota(tx, def, company, { dryRun });
+  else if (!quotaAfterInsert) await takeQuota(tx, def, company, { dryRun });
   if (dryRun) return { status: 200, body: { data: { id: null, created: false, dry_run: true } } };
 
   const created = await guardUnique(def, record, () => insertRecord(tx, def, company.id, { ...record, ...parent })).catch((error: unknown) => {
     request.quota?.release(def);
     throw error;
   });
+  if (quotaAfterInsert) await takeQuota(tx, def, company);
   return {
     status: 201,
     body: { data: { id: created.id, created: true, dry_run: false } },

@@ -51,11 +51,13 @@ function replay(ctx: RequestContext, stored: StoredOutcome): WriteResult {
  * replays the first's outcome (or is told it is still running).
  */
 export async function executeWrite(db: Database, ctx: RequestContext, changeLog: ChangeLog, write: WriteOperation): Promise<WriteResult> {
-  const operation: WriteOperation = async (tx) => {
-    const result = await write(tx);
+  // The change log comes last: taking the company's next event numbers locks its sequence row
+  // until the commit, so nothing else may run while that lock is held.
+  const logChanges = async (tx: Transaction, result: WriteResult): Promise<WriteResult> => {
     if (!ctx.dryRun && result.changes?.length) await changeLog(tx, ctx, result.changes);
     return result;
   };
+  const operation: WriteOperation = async (tx) => logChanges(tx, await write(tx));
   const { companyId, idempotencyKey: key, fingerprint } = ctx;
   if (key === undefined) return transact(db, operation);
   if (companyId === undefined || fingerprint === undefined) throw new Error("a keyed write needs an authenticated, fingerprinted request");
@@ -66,12 +68,12 @@ export async function executeWrite(db: Database, ctx: RequestContext, changeLog:
     if (ctx.dryRun) return transact(db, operation);
     try {
       return await transact(db, async (tx) => {
-        const result = await operation(tx);
+        const result = await write(tx);
         const response = { status: result.status, headers: result.headers ?? {}, body: JSON.stringify(result.body) };
         const outcome = await storeOutcome(tx, companyId, key, fingerprint, response);
         if (outcome === "busy") throw inProgress();
         if (outcome === "taken") throw new KeyTaken();
-        return result;
+        return logChanges(tx, result);
       });
     } catch (error) {
       if (!(error instanceof KeyTaken)) throw error;
