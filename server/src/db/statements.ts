@@ -19,36 +19,60 @@ export async function executePrepared<T = ResultSetHeader>(db: Executor, text: s
 }
 
 /** `(?, ?, ?), (?, ?, ?)`: `rows` groups of `width` placeholders. */
-export function placeholderRows(rows: number, width: number): string {
+function placeholderRows(rows: number, width: number): string {
   const one = `(${Array.from({ length: width }, () => "?").join(", ")})`;
   return Array.from({ length: rows }, () => one).join(", ");
 }
 
-const insertTexts = new WeakMap<Table, Map<string, { text: string; columns: Column[] }>>();
+interface RowStatement {
+  text: string;
+  columns: Column[];
+}
 
-/**
- * Inserts one row of `table` with exactly these columns (by property name), each value mapped to
- * the driver as drizzle maps it (dates, JSON, decimals); the text is built once per column set.
- */
-export async function insertRow(db: Executor, table: Table, values: Record<string, unknown>): Promise<ResultSetHeader> {
-  const names = Object.keys(values).filter((name) => values[name] !== undefined);
-  const key = names.join(",");
-  let texts = insertTexts.get(table);
-  if (!texts) insertTexts.set(table, (texts = new Map()));
-  let insert = texts.get(key);
-  if (!insert) {
+const rowTexts = new WeakMap<Table, Map<string, RowStatement>>();
+
+/** The statement of `kind` for these columns of `table`, built once per column set. */
+function rowStatement(table: Table, kind: "insert" | "update", names: readonly string[]): RowStatement {
+  const key = `${kind}:${names.join(",")}`;
+  let texts = rowTexts.get(table);
+  if (!texts) rowTexts.set(table, (texts = new Map()));
+  let statement = texts.get(key);
+  if (!statement) {
     const all = getTableColumns(table) as Record<string, Column>;
     const columns = names.map((name) => {
       const found = all[name];
       if (!found) throw new Error(`${getTableName(table)} has no column ${name}`);
       return found;
     });
-    const text = `INSERT INTO \`${getTableName(table)}\` (${columns.map((c) => `\`${c.name}\``).join(", ")}) VALUES ${placeholderRows(1, columns.length)}`;
-    texts.set(key, (insert = { text, columns }));
+    const quoted = columns.map((c) => `\`${c.name}\``);
+    const text = kind === "insert"
+      ? `INSERT INTO \`${getTableName(table)}\` (${quoted.join(", ")}) VALUES ${placeholderRows(1, columns.length)}`
+      : `UPDATE \`${getTableName(table)}\` SET ${quoted.map((c) => `${c} = ?`).join(", ")} WHERE company_id = ? AND id = ?`;
+    texts.set(key, (statement = { text, columns }));
   }
-  const driverValues = insert.columns.map((column, index) => {
+  return statement;
+}
+
+/** The values as drizzle would send them: dates, JSON and decimals mapped by their columns. */
+function driverValues(statement: RowStatement, names: readonly string[], values: Record<string, unknown>): unknown[] {
+  return statement.columns.map((column, index) => {
     const value = values[names[index]!];
     return value === null ? null : column.mapToDriverValue(value);
   });
-  return executePrepared(db, insert.text, driverValues);
+}
+
+const given = (values: Record<string, unknown>): string[] => Object.keys(values).filter((name) => values[name] !== undefined);
+
+/** Inserts one row of `table` with exactly these columns (by property name; undefined ones left out). */
+export async function insertRow(db: Executor, table: Table, values: Record<string, unknown>): Promise<ResultSetHeader> {
+  const names = given(values);
+  const statement = rowStatement(table, "insert", names);
+  return executePrepared(db, statement.text, driverValues(statement, names, values));
+}
+
+/** Sets these columns of the company's row `id` of `table`. */
+export async function updateRow(db: Executor, table: Table, companyId: number, id: number, values: Record<string, unknown>): Promise<ResultSetHeader> {
+  const names = given(values);
+  const statement = rowStatement(table, "update", names);
+  return executePrepared(db, statement.text, [...driverValues(statement, names, values), companyId, id]);
 }

@@ -2,7 +2,7 @@
 import { and, asc, count, eq, gte, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
-import { insertRow } from "../db/statements.ts";
+import { insertRow, updateRow } from "../db/statements.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "./definition.ts";
 import { hasTimestamps, readableFieldNames } from "./fields.ts";
 
@@ -171,8 +171,7 @@ export async function findRecords(db: Executor, def: ResourceDefinition, company
 
 /** Writes changed values; returns the updated_at it set, so the caller knows the record without reading it back. */
 export async function updateRecord(db: Executor, def: ResourceDefinition, scope: Scope, id: number, values: Record<string, unknown>, at = new Date()): Promise<string> {
-  await db.update(def.table).set({ ...values, updated_at: at })
-    .where(and(eq(column(def.table, "company_id"), scope.companyId), eq(column(def.table, "id"), id)));
+  await updateRow(db, def.table, scope.companyId, id, { ...values, updated_at: at });
   return at.toISOString();
 }
 
