@@ -1,8 +1,8 @@
 // Generic reads and writes of a resource's rows, always scoped to one company.
-import { and, asc, count, eq, gte, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, getTableName, gte, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
-import { insertRow, updateRow } from "../db/statements.ts";
+import { executePrepared, insertRow, updateRow } from "../db/statements.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "./definition.ts";
 import { hasTimestamps, readableFieldNames } from "./fields.ts";
 
@@ -106,13 +106,23 @@ export async function listRecords(db: Executor, def: ResourceDefinition, scope: 
   return { rows: rows.map(toRecord), total: Number(totals[0]?.total ?? 0) };
 }
 
-/** The whole-record read of one id, built once per executor and resource and sent as a prepared statement. */
-const preparedReads = new WeakMap<Executor, Map<ResourceDefinition, ReturnType<typeof prepareRead>>>();
+/**
+ * The whole-record read of one id (GET one): its text built once per resource and sent as a
+ * prepared statement, whose binary rows skip the text protocol's per-field parsing; each value is
+ * then mapped as drizzle maps it (booleans, decimals), dates already arrive as dates.
+ */
+const hotReads = new Map<ResourceDefinition, { text: string; fields: [string, MySqlColumn][] }>();
 
-function prepareRead(db: Executor, def: ResourceDefinition) {
-  const conditions = [eq(column(def.table, "company_id"), sql.placeholder("companyId")), eq(column(def.table, "id"), sql.placeholder("id"))];
-  if (hasSoftDelete(def.table)) conditions.push(isNull(column(def.table, "deleted_at")));
-  return db.select(selection(def, readableFieldNames(def))).from(def.table).where(and(...conditions)).limit(1).prepare();
+function hotRead(def: ResourceDefinition): { text: string; fields: [string, MySqlColumn][] } {
+  let read = hotReads.get(def);
+  if (!read) {
+    const fields = readableFieldNames(def).map((name): [string, MySqlColumn] => [name, column(def.table, name)]);
+    const live = hasSoftDelete(def.table) ? " AND `deleted_at` IS NULL" : "";
+    const text = `SELECT ${fields.map(([name, col]) => `\`${col.name}\` AS \`${name}\``).join(", ")} FROM \`${getTableName(def.table)}\`
+      WHERE \`company_id\` = ? AND \`id\` = ?${live} LIMIT 1`;
+    hotReads.set(def, (read = { text, fields }));
+  }
+  return read;
 }
 
 export async function findRecord(
@@ -121,12 +131,15 @@ export async function findRecord(
 ): Promise<StoredRecord | undefined> {
   // The hot read (GET one, whole record, no parent scope): no query building per request.
   if (!options.fields && !options.forUpdate && !def.parent) {
-    let reads = preparedReads.get(db);
-    if (!reads) preparedReads.set(db, (reads = new Map()));
-    let read = reads.get(def);
-    if (!read) reads.set(def, (read = prepareRead(db, def)));
-    const rows = await read.execute({ companyId: scope.companyId, id });
-    return rows[0] ? toRecord(rows[0] as Record<string, unknown>) : undefined;
+    const read = hotRead(def);
+    const [row] = await executePrepared<Record<string, unknown>[]>(db, read.text, [scope.companyId, id]);
+    if (!row) return undefined;
+    const record: Record<string, unknown> = {};
+    for (const [name, col] of read.fields) {
+      const value = row[name];
+      record[name] = value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : col.mapFromDriverValue(value);
+    }
+    return record as StoredRecord;
   }
   const query = db.select(selection(def, options.fields ?? readableFieldNames(def))).from(def.table)
     .where(and(...scopeConditions(def, scope), eq(column(def.table, "id"), id))).limit(1);
