@@ -107,20 +107,21 @@ export async function listRecords(db: Executor, def: ResourceDefinition, scope: 
 }
 
 /**
- * The whole-record read of one id (GET one): its text built once per resource and sent as a
- * prepared statement, whose binary rows skip the text protocol's per-field parsing; each value is
- * then mapped as drizzle maps it (booleans, decimals), dates already arrive as dates.
+ * The whole-record read of one id (GET one, and the locked read of a PATCH): its text built once
+ * per resource and sent as a prepared statement, whose binary rows skip the text protocol's
+ * per-field parsing; each value is then mapped as drizzle maps it (booleans, decimals), and
+ * dates already arrive as dates.
  */
-const hotReads = new Map<ResourceDefinition, { text: string; fields: [string, MySqlColumn][] }>();
+const hotReads = new Map<ResourceDefinition, { text: string; locking: string; fields: [string, MySqlColumn][] }>();
 
-function hotRead(def: ResourceDefinition): { text: string; fields: [string, MySqlColumn][] } {
+function hotRead(def: ResourceDefinition): { text: string; locking: string; fields: [string, MySqlColumn][] } {
   let read = hotReads.get(def);
   if (!read) {
     const fields = readableFieldNames(def).map((name): [string, MySqlColumn] => [name, column(def.table, name)]);
     const live = hasSoftDelete(def.table) ? " AND `deleted_at` IS NULL" : "";
     const text = `SELECT ${fields.map(([name, col]) => `\`${col.name}\` AS \`${name}\``).join(", ")} FROM \`${getTableName(def.table)}\`
       WHERE \`company_id\` = ? AND \`id\` = ?${live} LIMIT 1`;
-    hotReads.set(def, (read = { text, fields }));
+    hotReads.set(def, (read = { text, locking: `${text} FOR UPDATE`, fields }));
   }
   return read;
 }
@@ -129,10 +130,11 @@ export async function findRecord(
   db: Executor, def: ResourceDefinition, scope: Scope, id: number,
   options: { fields?: readonly string[]; forUpdate?: boolean } = {},
 ): Promise<StoredRecord | undefined> {
-  // The hot read (GET one, whole record, no parent scope): no query building per request.
-  if (!options.fields && !options.forUpdate && !def.parent) {
+  // The hot reads (GET one, and the locked read a PATCH starts with; whole record, no parent
+  // scope): no query building per request.
+  if (!options.fields && !def.parent) {
     const read = hotRead(def);
-    const [row] = await executePrepared<Record<string, unknown>[]>(db, read.text, [scope.companyId, id]);
+    const [row] = await executePrepared<Record<string, unknown>[]>(db, options.forUpdate ? read.locking : read.text, [scope.companyId, id]);
     if (!row) return undefined;
     const record: Record<string, unknown> = {};
     for (const [name, col] of read.fields) {
