@@ -7,6 +7,7 @@ import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { connectDatabase, createCompany, type DatabaseHandle, type NewCompany } from "@erp/server/admin";
+import { freshRateWindow } from "@erp/testing/rate-window";
 import { startServer, type RunningServer } from "@erp/testing/server";
 import { LocalCluster } from "../scripts/lib/cluster.ts";
 
@@ -111,6 +112,7 @@ describe("three servers on a three-node Galera cluster", () => {
 
   test("a rate-limited company writing through all three servers gets only 201 or 429", async () => {
     const token = await company({ plan: "pro", rateLimit: 30 });
+    await freshRateWindow(10_000);
     // Six waves of 15 over three seconds: servers share their counts about once a second.
     const answers = [];
     for (let wave = 0; wave < 6; wave++) {

@@ -6,6 +6,7 @@ import type { RowDataPacket } from "mysql2";
 import { Api, type ApiResponse } from "@erp/testing/api";
 import { newCompany, testDb } from "@erp/testing/company";
 import { startServer } from "@erp/testing/server";
+import { freshRateWindow } from "@erp/testing/rate-window";
 import { useServer } from "@erp/testing/suite";
 
 // Server starts, crash recovery and waits for a fresh rate window outlast bun's 5 s default
@@ -13,12 +14,6 @@ import { useServer } from "@erp/testing/suite";
 setDefaultTimeout(30_000);
 
 const suite = useServer();
-
-/** Windows are whole UTC minutes; start a counting test early in one so it stays in it. */
-async function freshWindow(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 45_000) await Bun.sleep(60_000 - into + 50);
-}
 
 const limits = (response: ApiResponse) => ({
   limit: response.headers.get("ratelimit-limit"),
@@ -33,7 +28,7 @@ function expectReset(response: ApiResponse, header = "ratelimit-reset"): void {
 
 describe("rate limits", () => {
   test("a limited plan's data responses carry RateLimit-Limit, -Remaining and -Reset, errors included", async () => {
-    await freshWindow();
+    await freshRateWindow();
     const api = suite.api.as((await newCompany({ plan: "free" })).token);
     const first = await api.get("/v1/clients");
     expect(limits(first)).toEqual({ limit: "120", remaining: "119" });
@@ -47,7 +42,7 @@ describe("rate limits", () => {
   });
 
   test("over the limit is 429 rate_limited with Retry-After, and the write does not run", async () => {
-    await freshWindow();
+    await freshRateWindow();
     const api = suite.api.as((await newCompany({ plan: "pro", rateLimit: 3 })).token);
     for (let i = 0; i < 3; i += 1) expect((await api.get("/v1/projects")).status).toBe(200);
     const refused = await api.post("/v1/projects", { name: "Too fast" }, { headers: { "idempotency-key": "too-fast" } });
@@ -63,7 +58,7 @@ describe("rate limits", () => {
   });
 
   test("the budget is shared by every server process, each learning the others' counts within about a second", async () => {
-    await freshWindow();
+    await freshRateWindow();
     const second = await startServer();
     try {
       const { token } = await newCompany({ plan: "free", rateLimit: 10 });
@@ -84,7 +79,7 @@ describe("rate limits", () => {
   });
 
   test("replays and refused requests do not count", async () => {
-    await freshWindow();
+    await freshRateWindow();
     const { token } = await newCompany({ plan: "free", rateLimit: 4 });
     const api = suite.api.as(token);
     const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
