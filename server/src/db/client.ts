@@ -60,6 +60,9 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
     // mysql2 otherwise captures a stack trace per query (10% of a busy server's CPU); our errors
     // are classified by code, never read for their stack.
     trace: false,
+    // The prepared statements a connection keeps (db/statements.ts uses about 20 fixed texts);
+    // mysql2's default of 16,000 per connection could reach the database's global cap.
+    maxPreparedStatements: 64,
   } as mysql.PoolOptions);
   const settings = sessionSettings(options.causalReads ?? false);
   pool.on("connection", (pooled) => {

@@ -1,7 +1,12 @@
-// The write path's fixed statements, sent straight to the driver as prepared statements: each
-// text is prepared once per connection (mysql2 keeps them) and afterwards only its values travel.
-// Drizzle builds a statement's SQL anew on every call and mysql2 then escapes each value into it,
-// which was about a quarter of a busy server's CPU under creates. Everything else keeps drizzle.
+// The hot path's statements with their SQL text built once, sent straight to the driver: drizzle
+// builds a statement's SQL anew on every call, which was about a fifth of a busy server's CPU
+// under creates. Everything else keeps drizzle.
+//
+// Only a few fixed texts become server-side prepared statements (each connection prepares it once,
+// then sends only values). The database caps prepared statements across all connections
+// (max_prepared_stmt_count, 16,382 by default), so texts that vary with the request (a record's
+// column set, a batch's row count) are sent as plain statements with the values escaped in:
+// otherwise a client sending many field combinations could use up the cap for everyone.
 import { getTableColumns, getTableName, type Column, type Table } from "drizzle-orm";
 import type { ResultSetHeader } from "mysql2";
 import type { Executor } from "./client.ts";
@@ -12,9 +17,18 @@ function driverOf(db: Executor): GuardedConnection | GuardedPool {
   return (db as unknown as { session: { client: GuardedConnection | GuardedPool } }).session.client;
 }
 
-/** Runs a statement whose text never changes with its values (`?` placeholders, none undefined). */
+/**
+ * Runs one of the few fixed texts as a server-side prepared statement (`?` placeholders, no value
+ * undefined). Never pass a text that varies with the request: see above.
+ */
 export async function executePrepared<T = ResultSetHeader>(db: Executor, text: string, values: readonly unknown[]): Promise<T> {
   const [result] = await driverOf(db).execute(text, values);
+  return result as T;
+}
+
+/** Runs a text whose shape varies with the request, with its values escaped in by the driver. */
+export async function executeShaped<T = ResultSetHeader>(db: Executor, text: string, values: readonly unknown[]): Promise<T> {
+  const [result] = await driverOf(db).query(text, values);
   return result as T;
 }
 
@@ -30,6 +44,8 @@ interface RowStatement {
 }
 
 const rowTexts = new WeakMap<Table, Map<string, RowStatement>>();
+/** Column sets remembered per table; a client cycling through more only costs rebuilding. */
+const MAX_ROW_TEXTS = 256;
 
 /** The statement of `kind` for these columns of `table`, built once per column set. */
 function rowStatement(table: Table, kind: "insert" | "update", names: readonly string[]): RowStatement {
@@ -38,6 +54,7 @@ function rowStatement(table: Table, kind: "insert" | "update", names: readonly s
   if (!texts) rowTexts.set(table, (texts = new Map()));
   let statement = texts.get(key);
   if (!statement) {
+    if (texts.size >= MAX_ROW_TEXTS) texts.clear();
     const all = getTableColumns(table) as Record<string, Column>;
     const columns = names.map((name) => {
       const found = all[name];
@@ -67,12 +84,12 @@ const given = (values: Record<string, unknown>): string[] => Object.keys(values)
 export async function insertRow(db: Executor, table: Table, values: Record<string, unknown>): Promise<ResultSetHeader> {
   const names = given(values);
   const statement = rowStatement(table, "insert", names);
-  return executePrepared(db, statement.text, driverValues(statement, names, values));
+  return executeShaped(db, statement.text, driverValues(statement, names, values));
 }
 
 /** Sets these columns of the company's row `id` of `table`. */
 export async function updateRow(db: Executor, table: Table, companyId: number, id: number, values: Record<string, unknown>): Promise<ResultSetHeader> {
   const names = given(values);
   const statement = rowStatement(table, "update", names);
-  return executePrepared(db, statement.text, [...driverValues(statement, names, values), companyId, id]);
+  return executeShaped(db, statement.text, [...driverValues(statement, names, values), companyId, id]);
 }

@@ -4,7 +4,7 @@
 // that moment, and numbers follow commit order with no gaps: a reader that sees number N sees
 // every number before it.
 import type { Transaction } from "../db/client.ts";
-import { executePrepared } from "../db/statements.ts";
+import { executePrepared, executeShaped } from "../db/statements.ts";
 import type { RequestContext } from "../http/request-context.ts";
 import { definitionNamed } from "../resources/registry.ts";
 import type { ChangeLog, RecordChange } from "../writes/changes.ts";
@@ -18,7 +18,7 @@ export function eventType(resource: string, action: RecordChange["action"]): str
 
 const insertEventsTexts = new Map<number, string>();
 
-/** The INSERT of `rows` events, one text per row count (a batch writes up to 500 at once). */
+/** The INSERT of `rows` events, one text per row count (a batch writes up to 500 at once: at most 500 texts). */
 function insertEventsText(rows: number): string {
   let text = insertEventsTexts.get(rows);
   if (text === undefined) {
@@ -49,5 +49,7 @@ export const appendEvents: ChangeLog = async (tx: Transaction, ctx: RequestConte
     const data = JSON.stringify({ record: change.record, ...(change.changes ? { changes: change.changes } : {}) });
     return [companyId, seq, eventId(seq), eventType(change.resource, change.action), change.resource, change.record.id, data, ctx.requestId, ctx.idempotencyKey ?? null];
   });
-  await executePrepared(tx, insertEventsText(changes.length), values);
+  // One event (a single write) is a fixed text; a batch's row count varies, so it is not prepared.
+  if (changes.length === 1) await executePrepared(tx, insertEventsText(1), values);
+  else await executeShaped(tx, insertEventsText(changes.length), values);
 };
