@@ -46,9 +46,10 @@ export function registerEvents(program: Command): void {
       const patterns = (flags.events ?? "*").split(",").map((pattern) => pattern.trim()).filter(Boolean);
       const wanted = (type: string): boolean => patterns.some((p) => p === "*" || p === type || p === `${type.split(".")[0]}.*`);
       const secret = `whsec_${randomBytes(24).toString("base64url")}`;
-      // From now on, unless told otherwise: the newest event so far is the starting cursor.
+      // From now on, unless told otherwise: the newest event so far is the starting cursor (the
+      // feed only reads forward, so this pages through the retained feed, at the largest size).
       let after = flags.after;
-      if (after === undefined) for await (const event of erp.events.list()) after = event.id;
+      if (after === undefined) for await (const event of erp.events.list({ limit: 100 })) after = event.id;
       process.stderr.write(`Ready. Listening for ${patterns.join(", ")}${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ""}. Signing secret: ${secret} (Ctrl-C to stop)\n`);
       const stop = new AbortController();
       process.once("SIGINT", () => stop.abort());
