@@ -2,6 +2,7 @@
 // prints or forwards each event, signed with a local secret, like `stripe listen`.
 import { createHmac, randomBytes } from "node:crypto";
 import type { Command } from "commander";
+import type { ErpClient, Event } from "../../../sdk/mod.ts";
 import { clientOf, formatOf } from "../context.ts";
 import { recordSink } from "../output.ts";
 
@@ -14,6 +15,29 @@ interface FeedFlags {
   forwardTo?: string;
 }
 
+type FeedRun = (erp: ErpClient, flags: FeedFlags, stop: AbortSignal, command: Command) => Promise<void>;
+
+/** A feed command's action: its client, and a signal Ctrl-C aborts so a follow ends cleanly. */
+function feedAction(run: FeedRun): (flags: FeedFlags, command: Command) => Promise<void> {
+  return async (flags, command) => {
+    const stop = new AbortController();
+    process.once("SIGINT", () => stop.abort());
+    await run(clientOf(command), flags, stop.signal, command);
+  };
+}
+
+/** POSTs the event as a webhook endpoint would get it, signed with `secret`; returns the outcome. */
+async function forward(event: Event, url: string, secret: string): Promise<string> {
+  const body = JSON.stringify(event);
+  const t = Math.floor(Date.now() / 1000);
+  const signature = `t=${t},v1=${createHmac("sha256", secret).update(`${t}.${body}`).digest("hex")}`;
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "erp-event-id": event.id, "erp-signature": signature },
+    body,
+  }).then((r) => `${r.status}`, (error: Error) => `failed: ${error.message}`);
+}
+
 export function registerEvents(program: Command): void {
   program
     .command("events")
@@ -23,26 +47,22 @@ export function registerEvents(program: Command): void {
     .option("--resource <name>", "only events of this resource (projects, workers, …, rentals)")
     .option("--follow", "keep polling for new events until Ctrl-C")
     .addHelpText("after", "\nEXAMPLES\n  erp events --type project.* -o ndjson\n  erp events --follow --after evt_0000000042x…\n")
-    .action(async (flags: FeedFlags, command: Command) => {
-      const erp = clientOf(command);
+    .action(feedAction(async (erp, flags, stop, command) => {
       const sink = recordSink(flags.follow ? "ndjson" : formatOf(command));
       const query = { after: flags.after, type: flags.type, resource: flags.resource };
-      const stop = new AbortController();
-      process.once("SIGINT", () => stop.abort());
-      const events = flags.follow ? erp.events.follow({ ...query, signal: stop.signal }) : erp.events.list(query);
+      const events = flags.follow ? erp.events.follow({ ...query, signal: stop }) : erp.events.list(query);
       for await (const event of events) await sink.write({ ...event });
       await sink.end();
-    });
+    }));
 
   program
     .command("listen")
     .summary("follow the feed and print each event, or POST it (signed) to a local URL, like a webhook")
+    .addHelpText("after", "\nEXAMPLES\n  erp listen --events project.*\n  erp listen --forward-to http://localhost:4000/hooks   # verify with the printed secret\n")
     .option("--events <types>", "comma-separated types to pass on: project.*, worker.updated, … (default every event)")
     .option("--forward-to <url>", "POST each event here with ERP-Event-Id and ERP-Signature, as a webhook endpoint would get it")
     .option("--after <cursor>", "start after this event instead of from now")
-    .addHelpText("after", "\nEXAMPLES\n  erp listen --events project.*\n  erp listen --forward-to http://localhost:4000/hooks   # verify with the printed secret\n")
-    .action(async (flags: FeedFlags, command: Command) => {
-      const erp = clientOf(command);
+    .action(feedAction(async (erp, flags, stop) => {
       const patterns = (flags.events ?? "*").split(",").map((pattern) => pattern.trim()).filter(Boolean);
       const wanted = (type: string): boolean => patterns.some((p) => p === "*" || p === type || p === `${type.split(".")[0]}.*`);
       const secret = `whsec_${randomBytes(24).toString("base64url")}`;
@@ -51,23 +71,10 @@ export function registerEvents(program: Command): void {
       let after = flags.after;
       if (after === undefined) for await (const event of erp.events.list({ limit: 100 })) after = event.id;
       process.stderr.write(`Ready. Listening for ${patterns.join(", ")}${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ""}. Signing secret: ${secret} (Ctrl-C to stop)\n`);
-      const stop = new AbortController();
-      process.once("SIGINT", () => stop.abort());
-      for await (const event of erp.events.follow({ after, signal: stop.signal, intervalMs: 500 })) {
+      for await (const event of erp.events.follow({ after, signal: stop, intervalMs: 500 })) {
         if (!wanted(event.type)) continue;
-        if (!flags.forwardTo) {
-          process.stdout.write(`${JSON.stringify(event)}\n`);
-          continue;
-        }
-        const body = JSON.stringify(event);
-        const t = Math.floor(Date.now() / 1000);
-        const signature = `t=${t},v1=${createHmac("sha256", secret).update(`${t}.${body}`).digest("hex")}`;
-        const answer = await fetch(flags.forwardTo, {
-          method: "POST",
-          headers: { "content-type": "application/json", "erp-event-id": event.id, "erp-signature": signature },
-          body,
-        }).then((r) => `${r.status}`, (error: Error) => `failed: ${error.message}`);
-        process.stderr.write(`${event.type} ${event.id} → ${flags.forwardTo} [${answer}]\n`);
+        if (!flags.forwardTo) process.stdout.write(`${JSON.stringify(event)}\n`);
+        else process.stderr.write(`${event.type} ${event.id} → ${flags.forwardTo} [${await forward(event, flags.forwardTo, secret)}]\n`);
       }
-    });
+    }));
 }
