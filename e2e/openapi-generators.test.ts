@@ -49,7 +49,7 @@ const id: number = result.id;
 const listed = await listProjects({ query: { fields: ["name"], limit: 10 } });
 if (!listed.data?.data.some((p) => p.id === id)) throw new Error("list " + listed.response?.status);
 const got = await getProject({ path: { id } });
-const name: string | undefined = got.data?.data.name;
+const name: string = got.data!.data.name;
 const updated = await updateProject({ path: { id }, body: { status: "ACTIVE" } });
 if (updated.data?.data.record.status !== "ACTIVE") throw new Error("update");
 const deleted = await deleteProject({ path: { id } });
