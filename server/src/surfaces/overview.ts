@@ -34,7 +34,9 @@ exactly. A read with \`fields\` answers \`application/vnd.erp.sparse+json\` (the
 schema: \`id\` plus the fields asked for); the body is the same JSON envelope. Generators that union
 every media type of a response can be told to use \`application/json\` (openapi-fetch:
 \`createClient<paths, "application/json" | "application/problem+json">\`; orval:
-\`override.contentType.include\`).
+\`override.contentType.include\`). Validators that match media types without their \`+json\`
+suffix (Prism 5's proxy) check a \`fields\` answer against the whole-record schema and report
+the missing fields; every other answer validates there.
 
 ## Conditional requests
 Reads carry a strong \`ETag\` computed from the exact body, so it changes whenever the body would.
