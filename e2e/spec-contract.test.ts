@@ -8,7 +8,7 @@ import path from "node:path";
 import { Api, type ApiResponse, type RequestOptions } from "@erp/testing/api";
 import { newCompany } from "@erp/testing/company";
 import { OpenApiContract } from "@erp/testing/openapi-contract";
-import { startPrismProxy, type PrismProxy } from "@erp/testing/prism";
+import { startPrism, type Prism } from "@erp/testing/prism";
 import { useServer } from "@erp/testing/suite";
 
 type Json = Record<string, any>;
@@ -19,7 +19,8 @@ const suite = useServer();
 let contract: OpenApiContract;
 let api: Api;
 let direct: Api;
-let prism: PrismProxy;
+let prism: Prism;
+let documentFile: string;
 let checkedCount = 0;
 const scratch = mkdtempSync(path.join(tmpdir(), "erp-prism-"));
 
@@ -61,9 +62,9 @@ const unique = (body: Json): Json => {
 beforeAll(async () => {
   const document = (await suite.api.get("/v1/openapi.json")).body;
   contract = new OpenApiContract(document);
-  const file = path.join(scratch, "openapi.json");
-  writeFileSync(file, JSON.stringify(document));
-  prism = await startPrismProxy(file, suite.server.baseUrl);
+  documentFile = path.join(scratch, "openapi.json");
+  writeFileSync(documentFile, JSON.stringify(document));
+  prism = await startPrism(documentFile, suite.server.baseUrl);
   const { token } = await newCompany();
   api = new Api(prism.baseUrl, token);
   direct = suite.api.as(token);
@@ -139,5 +140,26 @@ describe("responses validate against the served document", () => {
     expect(contract.check("GET", "/v1/estimates", refused)).toEqual([]);
     expect(prismViolations("/v1/estimates", refused)).toEqual([]);
     console.log(`${checkedCount + 1} responses validated against the served OpenAPI document (ajv and Prism's proxy)`);
+  });
+});
+
+describe("the document alone", () => {
+  test("Prism's mock server answers every GET operation from it, and its answers validate against it", async () => {
+    const mock = await startPrism(documentFile);
+    try {
+      const mocked = new Api(mock.baseUrl, "erp_mock");
+      const paths = Object.entries(contract.document.paths as Record<string, Json>).filter(([, item]) => item.get).map(([route]) => route);
+      const findings: string[] = [];
+      for (const route of paths) {
+        const response = await mocked.get(route.replace(/\{[^}]+\}/g, "1"));
+        if (response.status >= 400) findings.push(`${route}: ${response.status} ${response.text.slice(0, 200)}`);
+        const violations = prismViolations(route, response);
+        if (violations.length > 0) findings.push(`${route}: ${JSON.stringify(violations)}`);
+      }
+      console.log(`Prism mock: ${paths.length} GET operations answered, ${findings.length} with findings`);
+      expect(findings).toEqual([]);
+    } finally {
+      await mock.stop();
+    }
   });
 });

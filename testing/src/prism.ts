@@ -1,19 +1,21 @@
-// Stoplight Prism's validation proxy (`prism proxy <document> <upstream>`), as API users run it in
-// front of a server to check its traffic against the OpenAPI document: it forwards every request
-// and reports what disagrees with the document in an `sl-violations` header.
+// Stoplight Prism, as API users run it: its validation proxy (`prism proxy <document> <upstream>`)
+// in front of a server forwards every request and reports what disagrees with the document in an
+// `sl-violations` header; its mock server (`prism mock <document>`) answers from the document alone.
 import path from "node:path";
 import { freePort } from "../../scripts/lib/provision.ts";
 
-export interface PrismProxy {
+export interface Prism {
   baseUrl: string;
   stop(): Promise<void>;
 }
 
 const PRISM = path.resolve(import.meta.dir, "../node_modules/.bin/prism");
 
-export async function startPrismProxy(documentFile: string, upstream: string): Promise<PrismProxy> {
+/** `prism proxy` in front of `upstream`, or (without one) `prism mock`; Prism's JavaScript runs on Bun. */
+export async function startPrism(documentFile: string, upstream?: string): Promise<Prism> {
   const port = await freePort();
-  const child = Bun.spawn([process.execPath, PRISM, "proxy", documentFile, upstream, "--host", "127.0.0.1", "--port", String(port)], {
+  const mode = upstream === undefined ? ["mock", documentFile] : ["proxy", documentFile, upstream];
+  const child = Bun.spawn([process.execPath, PRISM, ...mode, "--host", "127.0.0.1", "--port", String(port)], {
     stdin: "ignore", stdout: "pipe", stderr: "pipe",
   });
   let output = "";
@@ -29,10 +31,10 @@ export async function startPrismProxy(documentFile: string, upstream: string): P
   void collect(child.stderr);
   const deadline = Date.now() + 45_000;
   while (!output.includes("Prism is listening")) {
-    if (child.exitCode !== null) throw new Error(`prism proxy exited (${child.exitCode}):\n${output.slice(-2000)}`);
+    if (child.exitCode !== null) throw new Error(`prism exited (${child.exitCode}):\n${output.slice(-2000)}`);
     if (Date.now() > deadline) {
       child.kill();
-      throw new Error(`prism proxy did not start within 45 s:\n${output.slice(-2000)}`);
+      throw new Error(`prism did not start within 45 s:\n${output.slice(-2000)}`);
     }
     await Bun.sleep(100);
   }

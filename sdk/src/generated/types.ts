@@ -602,6 +602,7 @@ export interface Event {
   request_id: string;
   /** The Idempotency-Key the write carried, if any. */
   idempotency_key: string | null;
+  /** RFC 3339 UTC timestamp. */
   created_at: string;
 }
 

@@ -18,7 +18,7 @@ const Quota = Type.Object({
 
 export const UsageResult = Type.Object({
   data: Type.Object({
-    period: Type.String({ pattern: "^[0-9]{4}-[0-9]{2}$", description: "The calendar month (UTC) the counters cover, YYYY-MM." }),
+    period: Type.String({ pattern: "^[0-9]{4}-[0-9]{2}$", description: "The calendar month (UTC) the counters cover, YYYY-MM.", examples: ["2026-03"] }),
     requests: Type.Integer({ description: "Metered requests this month, dry-runs included, replays not." }),
     dry_run_requests: Type.Integer({ description: "Of those, the dry-run writes." }),
     replays: Type.Integer({ description: "Idempotent replays this month (not in `requests`)." }),

@@ -11,6 +11,11 @@ const MONEY_PATTERN = "^[0-9]{1,12}(\\.[0-9]{1,2})?$";
 const MONEY_MAX = 999_999_999_999.99;
 const TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$";
 
+/** An RFC 3339 UTC timestamp as we write them; the example lets mock servers answer valid ones. */
+export function timestampSchema(description = "RFC 3339 UTC timestamp."): TSchema {
+  return Type.String({ pattern: TIMESTAMP_PATTERN, description, examples: ["2026-03-01T09:30:00.000Z"] });
+}
+
 export function describeField(spec: FieldSpec): string {
   const own = spec.description ? `${spec.description} ` : "";
   switch (spec.type) {
@@ -87,11 +92,11 @@ export function recordSchema(def: ResourceDefinition): TSchema {
   const properties: Record<string, TSchema> = { id: Type.Integer({ description: "Record identifier." }) };
   for (const [name, spec] of recordFields(def)) properties[name] = spec.nullable ? nullable(outputSchema(spec)) : outputSchema(spec);
   if (hasTimestamps(def)) {
-    properties.created_at = Type.String({ pattern: TIMESTAMP_PATTERN, description: "RFC 3339 UTC timestamp." });
-    properties.updated_at = Type.String({ pattern: TIMESTAMP_PATTERN, description: "RFC 3339 UTC timestamp." });
+    properties.created_at = timestampSchema();
+    properties.updated_at = timestampSchema();
   }
   if (Object.hasOwn(def.table, "deleted_at")) {
-    properties.deleted_at = Type.Optional(nullable(Type.String({ pattern: TIMESTAMP_PATTERN, description: "Only in lists with include_deleted=true: when the record was deleted, null while it is live." })));
+    properties.deleted_at = Type.Optional(nullable(timestampSchema("Only in lists with include_deleted=true: when the record was deleted, null while it is live.")));
   }
   return Type.Object(properties, { additionalProperties: false, title: def.singular });
 }

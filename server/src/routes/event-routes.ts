@@ -8,6 +8,7 @@ import { RETENTION_DAYS } from "../events/retention.ts";
 import { ADMISSION_ERRORS, mergeErrors, operationDetail } from "../http/operation-docs.ts";
 import { limitParam, pageWindow } from "../http/paging.ts";
 import { notFound } from "../http/problem.ts";
+import { timestampSchema } from "../resources/schemas.ts";
 import { described, oneOfParam, parseQuery, patternParam, textParam } from "../http/query.ts";
 import { requestContext } from "../http/request-context.ts";
 import { readResponse } from "../http/respond.ts";
@@ -26,7 +27,7 @@ const typeParam = described(patternParam(TYPE_PATTERN, "project.created or proje
 const afterParam = described(textParam, "An event id, or the `meta.next_cursor` of the previous page: only events after it.");
 
 const EventSchema = Type.Object({
-  id: Type.String({ pattern: "^evt_[0-9a-z]{26}$", description: "The event's id; it is also a cursor (`after`)." }),
+  id: Type.String({ pattern: "^evt_[0-9a-z]{26}$", description: "The event's id; it is also a cursor (`after`).", examples: ["evt_00000000169k3fz0q8x2m7wd5r"] }),
   type: Type.String({ description: "`<resource>.<action>`: project.created, rental.updated, equipment.deleted, …", examples: ["project.created"] }),
   resource: Type.String({ description: "The resource's path segment: projects, workers, …, rentals." }),
   record_id: Type.Integer(),
@@ -36,7 +37,7 @@ const EventSchema = Type.Object({
   }, { additionalProperties: false }),
   request_id: Type.String({ description: "The X-Request-Id of the write." }),
   idempotency_key: Type.Union([Type.String(), Type.Null()], { description: "The Idempotency-Key the write carried, if any." }),
-  created_at: Type.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$" }),
+  created_at: timestampSchema(),
 }, { additionalProperties: false, title: "Event" });
 
 const EventPage = Type.Object({

@@ -8,6 +8,7 @@ import { readJsonBody } from "../http/body.ts";
 import { ADMISSION_ERRORS, mergeErrors, operationDetail, type ErrorCodes } from "../http/operation-docs.ts";
 import { limitParam, offsetParam, pageWindow } from "../http/paging.ts";
 import { parseQuery } from "../http/query.ts";
+import { timestampSchema } from "../resources/schemas.ts";
 import { contextOf, requestContext, WRITE_METHODS } from "../http/request-context.ts";
 import { checkIdempotencyKey } from "../writes/idempotency.ts";
 import {
@@ -20,7 +21,7 @@ const TAGS = ["webhooks"];
 const WRITE_ERRORS: ErrorCodes = { 400: ["invalid_query", "invalid_idempotency_key", "malformed_json"], 409: ["idempotency_key_reuse", "idempotency_in_progress"], 413: ["payload_too_large"], 415: ["unsupported_media_type"], 422: ["validation_failed"] };
 const MEMBER_ERRORS: ErrorCodes = { 404: ["not_found"] };
 
-const timestamp = Type.String({ description: "RFC 3339 UTC timestamp." });
+const timestamp = timestampSchema();
 const endpointProperties = {
   id: Type.Integer(),
   url: Type.String({ description: "Where events are POSTed: https, or http to a private address when the server allows it." }),
