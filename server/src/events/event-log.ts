@@ -16,19 +16,15 @@ export function eventType(resource: string, action: RecordChange["action"]): str
   return `${noun}.${action}`;
 }
 
-const insertEventsTexts = new Map<number, string>();
-
-/** The INSERT of `rows` events, one text per row count (a batch writes up to 500 at once: at most 500 texts). */
+/** The INSERT of `rows` events. */
 function insertEventsText(rows: number): string {
-  let text = insertEventsTexts.get(rows);
-  if (text === undefined) {
-    const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, NOW(3))";
-    text = `INSERT INTO events (company_id, seq, id, type, resource, record_id, data, request_id, idempotency_key, created_at)
-      VALUES ${Array.from({ length: rows }, () => row).join(", ")}`;
-    insertEventsTexts.set(rows, text);
-  }
-  return text;
+  const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, NOW(3))";
+  return `INSERT INTO events (company_id, seq, id, type, resource, record_id, data, request_id, idempotency_key, created_at)
+    VALUES ${Array.from({ length: rows }, () => row).join(", ")}`;
 }
+
+/** A single write's event: a fixed text, so it is a prepared statement. */
+const INSERT_ONE_EVENT = insertEventsText(1);
 
 /** Takes `count` sequence numbers for the company; returns the last one. */
 async function takeSequence(tx: Transaction, companyId: number, count: number): Promise<number> {
@@ -49,7 +45,7 @@ export const appendEvents: ChangeLog = async (tx: Transaction, ctx: RequestConte
     const data = JSON.stringify({ record: change.record, ...(change.changes ? { changes: change.changes } : {}) });
     return [companyId, seq, eventId(seq), eventType(change.resource, change.action), change.resource, change.record.id, data, ctx.requestId, ctx.idempotencyKey ?? null];
   });
-  // One event (a single write) is a fixed text; a batch's row count varies, so it is not prepared.
-  if (changes.length === 1) await executePrepared(tx, insertEventsText(1), values);
+  // A batch's row count varies with the request, so its text is built per batch and not prepared.
+  if (changes.length === 1) await executePrepared(tx, INSERT_ONE_EVENT, values);
   else await executeShaped(tx, insertEventsText(changes.length), values);
 };
