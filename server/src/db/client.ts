@@ -1,9 +1,9 @@
-// The connection pool and the drizzle handle every module shares.
+// The connection pools (reads, and write transactions) and the drizzle handle every module shares.
 import mysql from "mysql2/promise";
 import { drizzle, type MySql2Database } from "drizzle-orm/mysql2";
 import { log } from "../base/log.ts";
 import { errorLabel } from "./errors.ts";
-import { guardPool } from "./pool.ts";
+import { guardPool, type GuardedPool } from "./pool.ts";
 import * as schema from "./schema.ts";
 
 export type Database = MySql2Database<typeof schema>;
@@ -13,30 +13,40 @@ export type Executor = Database | Transaction;
 export interface DatabaseHandle {
   db: Database;
   pool: mysql.Pool;
+  /** The pool under `db` (autocommit), for statements sent without drizzle. */
+  reader: GuardedPool;
+  /** Connections for write transactions: autocommit off, several statements per round trip. */
+  writer: GuardedPool;
   close(): Promise<void>;
 }
 
 export interface ConnectOptions {
   connectionLimit?: number;
-  /** A Galera cluster: reads wait until this node has applied every earlier commit. */
-  causalReads?: boolean;
+  /**
+   * A Galera node: reads wait until this node has applied every earlier commit, and a write's
+   * COMMIT is guarded by a savepoint (db/write-transaction.ts says why).
+   */
+  galera?: boolean;
 }
 
 /** Seconds a statement waits for a row or table lock before it gives up (and is retried). */
 export const LOCK_WAIT_SECONDS = 5;
 
 /**
- * Run once per connection, so each transaction costs only BEGIN and COMMIT: UTC, READ
+ * Run once per connection, so each transaction costs only its own statements: UTC, READ
  * COMMITTED (every check reads the latest commits; row locks order competing writes), and
  * lock waits far inside a request's budget. Valid on MySQL 8 and MariaDB alike (the isolation
- * level's variable is named differently on each, its SET statement is not).
+ * level's variable is named differently on each, its SET statement is not). Write connections
+ * also turn autocommit off: their first statement opens the transaction, so a write sends no
+ * BEGIN (JDBC's model), and it always ends with the COMMIT or ROLLBACK of writes/transaction.ts.
  */
-function sessionSettings(causalReads: boolean): string[] {
+function sessionSettings(galera: boolean, autocommit: boolean): string[] {
   const variables = [
     "time_zone = '+00:00'",
     `SESSION innodb_lock_wait_timeout = ${LOCK_WAIT_SECONDS}`,
     `SESSION lock_wait_timeout = ${LOCK_WAIT_SECONDS}`,
-    ...(causalReads ? ["SESSION wsrep_sync_wait = 1"] : []),
+    ...(galera ? ["SESSION wsrep_sync_wait = 1"] : []),
+    ...(autocommit ? [] : ["SESSION autocommit = 0"]),
   ];
   return [`SET ${variables.join(", ")}`, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"];
 }
@@ -46,7 +56,7 @@ interface CallbackConnection {
   destroy(): void;
 }
 
-export function connectDatabase(url: string, options: ConnectOptions = {}): DatabaseHandle {
+function createPool(url: string, options: ConnectOptions, writes: boolean): mysql.Pool {
   const pool = mysql.createPool({
     uri: url,
     connectionLimit: options.connectionLimit ?? 10,
@@ -63,8 +73,14 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
     // The prepared statements a connection keeps (db/statements.ts uses about 20 fixed texts);
     // mysql2's default of 16,000 per connection could reach the database's global cap.
     maxPreparedStatements: 64,
+    // A write sends its statements and its COMMIT as one text (one round trip), each value in it
+    // escaped (db/write-transaction.ts, db/sql-literal.ts), never text spliced in as it came.
+    multipleStatements: writes,
+    // A text sent without values goes as it is: the driver would otherwise scan it whole for
+    // placeholders, and a batch's text is hundreds of kilobytes.
+    ...(writes ? { queryFormat: (sql: string, values: unknown) => (Array.isArray(values) && values.length > 0 ? mysql.format(sql, values, false, "Z") : sql) } : {}),
   } as mysql.PoolOptions);
-  const settings = sessionSettings(options.causalReads ?? false);
+  const settings = sessionSettings(options.galera ?? false, !writes);
   pool.on("connection", (pooled) => {
     // The event hands over the callback-style connection; these statements queue ahead of its
     // first one. A connection that cannot be set up is destroyed rather than used without them.
@@ -77,8 +93,15 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
       });
     }
   });
-  const db = drizzle(guardPool(pool) as unknown as mysql.Pool, { schema, mode: "default" });
-  return { db, pool, close: () => pool.end() };
+  return pool;
+}
+
+export function connectDatabase(url: string, options: ConnectOptions = {}): DatabaseHandle {
+  const pool = createPool(url, options, false);
+  const writes = createPool(url, options, true);
+  const reader = guardPool(pool);
+  const db = drizzle(reader as unknown as mysql.Pool, { schema, mode: "default" });
+  return { db, pool, reader, writer: guardPool(writes, { guardCommits: options.galera ?? false }), close: async () => void await Promise.all([pool.end(), writes.end()]) };
 }
 
 /** True when the server is a Galera node (wsrep on); MySQL has no such variable. */

@@ -68,3 +68,13 @@ export function databaseErrorName(error: unknown): string | undefined {
 export function errorLabel(error: unknown): string {
   return databaseErrorName(error) ?? (error instanceof Error ? error.name : typeof error);
 }
+
+/** The name of the unique key a duplicate-key error names (MySQL 8 says `table.key`), if any. */
+export function duplicateKeyName(error: unknown): string | undefined {
+  for (let current = error, depth = 0; typeof current === "object" && current !== null && depth < 10; depth++) {
+    const { errno, sqlMessage } = current as { errno?: unknown; sqlMessage?: unknown };
+    if (errno === DUPLICATE_ERRNO && typeof sqlMessage === "string") return /for key '(?:[^'.]+\.)?([^']+)'/.exec(sqlMessage)?.[1];
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -3,7 +3,7 @@
 // was abandoned is destroyed (the server rolls its transaction back) instead of being reused.
 import type { FieldPacket, Pool, PoolConnection, QueryOptions } from "mysql2/promise";
 import { DatabaseDeadlineError } from "./errors.ts";
-import { remainingBudgetMs } from "./deadline.ts";
+import { remainingBudgetMs, withDatabaseBudget } from "./deadline.ts";
 
 type QueryInput = string | QueryOptions;
 type QueryResult = [unknown, FieldPacket[]];
@@ -13,6 +13,10 @@ export interface GuardedConnection {
   query(input: QueryInput, values?: unknown): Promise<QueryResult>;
   execute(input: QueryInput, values?: unknown): Promise<QueryResult>;
   release(): void;
+  /** The server's id of this connection (for KILL QUERY). */
+  readonly threadId?: number;
+  /** Closes the connection instead of returning it to the pool. */
+  discard(): void;
 }
 
 /** The part of a mysql2 pool drizzle uses (it tells a pool by its `getConnection`). */
@@ -20,7 +24,14 @@ export interface GuardedPool {
   getConnection(): Promise<GuardedConnection>;
   query(input: QueryInput, values?: unknown): Promise<QueryResult>;
   execute(input: QueryInput, values?: unknown): Promise<QueryResult>;
+  /** Interrupts the statement a connection of this database runs (in a budget of its own). */
+  killQuery(threadId: number): Promise<void>;
+  /** On a Galera node: write transactions open with a savepoint that their COMMIT text releases first (db/write-transaction.ts). */
+  readonly guardCommits: boolean;
 }
+
+/** How long the interruption of a statement may take. */
+const KILL_BUDGET_MS = 2_000;
 
 function budget(what: string): number {
   const remaining = remainingBudgetMs();
@@ -71,10 +82,16 @@ function guard(connection: PoolConnection): GuardedConnection {
     release: () => {
       if (!destroyed) connection.release();
     },
+    threadId: connection.threadId ?? undefined,
+    discard: () => {
+      if (destroyed) return;
+      destroyed = true;
+      connection.destroy();
+    },
   };
 }
 
-export function guardPool(pool: Pool): GuardedPool {
+export function guardPool(pool: Pool, options: { guardCommits?: boolean } = {}): GuardedPool {
   const once = async (method: "query" | "execute", input: QueryInput, values: unknown): Promise<QueryResult> => {
     const connection = guard(await acquire(pool));
     try {
@@ -87,5 +104,7 @@ export function guardPool(pool: Pool): GuardedPool {
     getConnection: async () => guard(await acquire(pool)),
     query: (input, values) => once("query", input, values),
     execute: (input, values) => once("execute", input, values),
+    killQuery: (threadId) => withDatabaseBudget(async () => void await once("query", "KILL QUERY ?", [threadId]), KILL_BUDGET_MS),
+    guardCommits: options.guardCommits ?? false,
   };
 }

@@ -3,8 +3,10 @@
 import { sql } from "drizzle-orm";
 import {
   bigint, boolean, char, date, datetime, decimal, index, int, json, mysqlTable, primaryKey,
-  mediumtext, text, tinyint, uniqueIndex, varbinary, varchar,
+  mediumtext, text, tinyint, uniqueIndex, varbinary, varchar, type AnyMySqlColumn, type MySqlColumnBuilderBase,
+  type MySqlTableExtraConfigValue,
 } from "drizzle-orm/mysql-core";
+import type { BuildColumns } from "drizzle-orm";
 
 const id = () => bigint("id", { mode: "number", unsigned: true }).autoincrement().notNull();
 const companyId = () => bigint("company_id", { mode: "number", unsigned: true }).notNull();
@@ -21,6 +23,50 @@ const live = () => tinyint("live").default(1);
 // The client's own id for a record (CONTRACT 11), unique among the company's live records.
 const externalId = () => varchar("external_id", { length: 255 });
 
+// The indexes a list's filters count and page with, each led by company_id. An equality filter's is
+// (company_id, filter, deleted_at): the count of its live records reads the index alone, and its
+// page comes out of it in id order (InnoDB appends the primary key to every secondary index).
+// updated_since's is (company_id, updated_at, deleted_at): its count reads the index alone.
+type Columns = Record<"company_id" | "deleted_at" | "updated_at", AnyMySqlColumn>;
+const listIndex = (name: string, t: Columns, filter: AnyMySqlColumn) => index(name).on(t.company_id, filter, t.deleted_at);
+const updatedIndex = (name: string, t: Columns) => index(name).on(t.company_id, t.updated_at, t.deleted_at);
+
+type CompanyKeys = { id: ReturnType<typeof id>; company_id: ReturnType<typeof companyId> };
+/** A table's own keys and indexes, given its columns. */
+type TableKeys<N extends string, C extends Record<string, MySqlColumnBuilderBase>> =
+  (t: BuildColumns<N, CompanyKeys & C, "mysql">) => MySqlTableExtraConfigValue[];
+
+/**
+ * A table of company data: `id` (unique in the table, so a record is found by it alone) and
+ * `company_id` first, keyed by (company_id, id), then the table's own columns and keys.
+ */
+function companyTable<N extends string, C extends Record<string, MySqlColumnBuilderBase>>(name: N, columns: C, keys: TableKeys<N, C> = () => []) {
+  return mysqlTable(name, { id: id(), company_id: companyId(), ...columns }, (t) => [
+    primaryKey({ columns: [t.company_id, t.id] }),
+    uniqueIndex(`${name}_id`).on(t.id),
+    ...keys(t),
+  ]);
+}
+
+/** What every resource with statuses stores after its own columns. */
+const recordColumns = () => ({ status: varchar("status", { length: 16 }).notNull(), external_id: externalId(), live: live(), ...timestamps });
+
+/**
+ * A company table of a resource with statuses: its own columns, then `status`, `external_id`
+ * (unique among live records), `live` and the timestamps, with the list indexes every such
+ * resource has (status, updated_since).
+ */
+function recordTable<N extends string, C extends Record<string, MySqlColumnBuilderBase>>(
+  name: N, columns: C, keys: TableKeys<N, C & ReturnType<typeof recordColumns>> = () => [],
+) {
+  return companyTable(name, { ...columns, ...recordColumns() }, (t) => [
+    ...keys(t),
+    uniqueIndex(`${name}_external_id`).on(t.company_id, t.external_id, t.live),
+    listIndex(`${name}_status`, t, t.status),
+    updatedIndex(`${name}_updated`, t),
+  ]);
+}
+
 export const companies = mysqlTable("companies", {
   id: id().primaryKey(),
   name: varchar("name", { length: 200 }).notNull(),
@@ -32,73 +78,38 @@ export const companies = mysqlTable("companies", {
   created_at: timestamps.created_at,
 });
 
-export const apiTokens = mysqlTable("api_tokens", {
-  id: id(),
-  company_id: companyId(),
+export const apiTokens = companyTable("api_tokens", {
   token_hash: char("token_hash", { length: 64 }).notNull(),
   created_at: timestamps.created_at,
   revoked_at: datetime("revoked_at", { mode: "date", fsp: 3 }),
-}, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("api_tokens_id").on(t.id),
-  uniqueIndex("api_tokens_hash").on(t.token_hash),
-]);
+}, (t) => [uniqueIndex("api_tokens_hash").on(t.token_hash)]);
 
-function lookupTable(name: string) {
-  return mysqlTable(name, {
-    id: id(),
-    company_id: companyId(),
+function lookupTable<N extends string>(name: N) {
+  return companyTable(name, {
     name: varchar("name", { length: 100 }).notNull(),
-  }, (t) => [
-    primaryKey({ columns: [t.company_id, t.id] }),
-    uniqueIndex(`${name}_id`).on(t.id),
-    uniqueIndex(`${name}_name`).on(t.company_id, t.name),
-  ]);
+  }, (t) => [uniqueIndex(`${name}_name`).on(t.company_id, t.name)]);
 }
 
 export const trades = lookupTable("trades");
 export const equipmentCategories = lookupTable("equipment_categories");
 
-export const clients = mysqlTable("clients", {
-  id: id(),
-  company_id: companyId(),
+export const clients = recordTable("clients", {
   name: varchar("name", { length: 200 }).notNull(),
   email: varchar("email", { length: 254 }),
   phone: varchar("phone", { length: 40 }),
   tax_id: varchar("tax_id", { length: 32 }),
   billing_address: varchar("billing_address", { length: 500 }),
-  status: varchar("status", { length: 16 }).notNull(),
-  external_id: externalId(),
-  live: live(),
-  ...timestamps,
-}, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("clients_id").on(t.id),
-  uniqueIndex("clients_external_id").on(t.company_id, t.external_id, t.live),
-]);
+});
 
-export const estimates = mysqlTable("estimates", {
-  id: id(),
-  company_id: companyId(),
+export const estimates = recordTable("estimates", {
   title: varchar("title", { length: 200 }).notNull(),
   client_id: ref("client_id"),
   amount: money("amount").notNull(),
   currency: char("currency", { length: 3 }).notNull(),
   valid_until: date("valid_until", { mode: "string" }),
-  status: varchar("status", { length: 16 }).notNull(),
-  external_id: externalId(),
-  live: live(),
-  ...timestamps,
-}, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("estimates_id").on(t.id),
-  index("estimates_client").on(t.company_id, t.client_id),
-  uniqueIndex("estimates_external_id").on(t.company_id, t.external_id, t.live),
-]);
+}, (t) => [listIndex("estimates_client", t, t.client_id)]);
 
-export const projects = mysqlTable("projects", {
-  id: id(),
-  company_id: companyId(),
+export const projects = recordTable("projects", {
   name: varchar("name", { length: 200 }).notNull(),
   code: varchar("code", { length: 32 }),
   client_id: ref("client_id"),
@@ -109,81 +120,41 @@ export const projects = mysqlTable("projects", {
   start_date: date("start_date", { mode: "string" }),
   end_date: date("end_date", { mode: "string" }),
   address: varchar("address", { length: 500 }),
-  status: varchar("status", { length: 16 }).notNull(),
-  external_id: externalId(),
-  live: live(),
-  ...timestamps,
 }, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("projects_id").on(t.id),
   uniqueIndex("projects_code").on(t.company_id, t.code, t.live),
-  index("projects_client").on(t.company_id, t.client_id),
+  listIndex("projects_client", t, t.client_id),
   index("projects_budget_estimate").on(t.company_id, t.budget_estimate_id),
-  uniqueIndex("projects_external_id").on(t.company_id, t.external_id, t.live),
 ]);
 
-export const workers = mysqlTable("workers", {
-  id: id(),
-  company_id: companyId(),
+export const workers = recordTable("workers", {
   name: varchar("name", { length: 200 }).notNull(),
   email: varchar("email", { length: 254 }),
   phone: varchar("phone", { length: 40 }),
   trade_id: ref("trade_id"),
   hourly_rate: money("hourly_rate"),
   hired_on: date("hired_on", { mode: "string" }),
-  status: varchar("status", { length: 16 }).notNull(),
-  external_id: externalId(),
-  live: live(),
-  ...timestamps,
-}, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("workers_id").on(t.id),
-  index("workers_trade").on(t.company_id, t.trade_id),
-  uniqueIndex("workers_external_id").on(t.company_id, t.external_id, t.live),
-]);
+}, (t) => [listIndex("workers_trade", t, t.trade_id)]);
 
-export const subcontractors = mysqlTable("subcontractors", {
-  id: id(),
-  company_id: companyId(),
+export const subcontractors = recordTable("subcontractors", {
   name: varchar("name", { length: 200 }).notNull(),
   trade_id: ref("trade_id"),
   email: varchar("email", { length: 254 }),
   phone: varchar("phone", { length: 40 }),
   tax_id: varchar("tax_id", { length: 32 }),
   insurance_expires_on: date("insurance_expires_on", { mode: "string" }),
-  status: varchar("status", { length: 16 }).notNull(),
-  external_id: externalId(),
-  live: live(),
-  ...timestamps,
-}, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("subcontractors_id").on(t.id),
-  index("subcontractors_trade").on(t.company_id, t.trade_id),
-  uniqueIndex("subcontractors_external_id").on(t.company_id, t.external_id, t.live),
-]);
+}, (t) => [listIndex("subcontractors_trade", t, t.trade_id)]);
 
-export const equipment = mysqlTable("equipment", {
-  id: id(),
-  company_id: companyId(),
+export const equipment = recordTable("equipment", {
   name: varchar("name", { length: 200 }).notNull(),
   category_id: ref("category_id"),
   serial_number: varchar("serial_number", { length: 64 }),
   daily_rate: money("daily_rate"),
-  status: varchar("status", { length: 16 }).notNull(),
-  external_id: externalId(),
-  live: live(),
-  ...timestamps,
 }, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("equipment_id").on(t.id),
   uniqueIndex("equipment_serial").on(t.company_id, t.serial_number, t.live),
-  index("equipment_category").on(t.company_id, t.category_id),
-  uniqueIndex("equipment_external_id").on(t.company_id, t.external_id, t.live),
+  listIndex("equipment_category", t, t.category_id),
 ]);
 
-export const rentals = mysqlTable("equipment_rentals", {
-  id: id(),
-  company_id: companyId(),
+export const rentals = companyTable("equipment_rentals", {
   equipment_id: ref("equipment_id").notNull(),
   project_id: ref("project_id").notNull(),
   start_date: date("start_date", { mode: "string" }).notNull(),
@@ -192,37 +163,40 @@ export const rentals = mysqlTable("equipment_rentals", {
   billed: boolean("billed").notNull().default(false),
   ...timestamps,
 }, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("equipment_rentals_id").on(t.id),
   index("equipment_rentals_equipment").on(t.company_id, t.equipment_id),
   index("equipment_rentals_project").on(t.company_id, t.project_id),
 ]);
 
-// One row per (company, key): the outcome of a real write that succeeded, committed in the same
-// transaction as the write itself, so neither exists without the other. The key is binary so
-// keys compare byte for byte (no case folding, no trailing-space padding); the body is text, not
-// JSON, so a replay sends the very bytes of the original.
-export const idempotencyKeys = mysqlTable("idempotency_keys", {
-  company_id: companyId(),
-  idempotency_key: varbinary("idempotency_key", { length: 255 }).notNull(),
-  fingerprint: char("fingerprint", { length: 64 }).notNull(),
-  status_code: int("status_code").notNull(),
+const clientKey = (name: string) => varbinary(name, { length: 255 }).notNull();
+
+/**
+ * What a client's keys are bound to, one row per (company, key), kept for the replay window and
+ * purged by `created_at`: the fingerprint of what the key was used for and the status answered,
+ * then the table's own columns. The key is binary so keys compare byte for byte (no case
+ * folding, no trailing-space padding).
+ */
+function keyBindings<N extends string, K extends string, C extends Record<string, MySqlColumnBuilderBase>>(name: N, key: K, columns: C) {
+  const keyColumn = { [key]: clientKey(key) } as Record<K, ReturnType<typeof clientKey>>;
+  return mysqlTable(name, {
+    company_id: companyId(),
+    ...keyColumn,
+    fingerprint: char("fingerprint", { length: 64 }).notNull(),
+    status_code: int("status_code").notNull(),
+    ...columns,
+    created_at: timestamps.created_at,
+  }, (t) => [
+    primaryKey({ columns: [t.company_id, t[key]] }),
+    index(`${name}_created`).on(t.created_at),
+  ]);
+}
+
+// The outcome of a real write that succeeded, committed in the same transaction as the write
+// itself, so neither exists without the other. The body is text, not JSON, so a replay sends the
+// very bytes of the original.
+export const idempotencyKeys = keyBindings("idempotency_keys", "idempotency_key", {
   response_headers: text("response_headers").notNull(),
   response_body: mediumtext("response_body").notNull(),
-  created_at: timestamps.created_at,
-}, (t) => [
-  primaryKey({ columns: [t.company_id, t.idempotency_key] }),
-  index("idempotency_keys_created").on(t.created_at),
-]);
-
-// Live records counted against a plan quota, changed in the transaction of each create and
-// delete: one row per company and resource, so two servers (or cluster nodes) taking the last
-// slot write the same row and only one of them commits.
-export const quotaUsage = mysqlTable("quota_usage", {
-  company_id: companyId(),
-  resource: varchar("resource", { length: 16 }).notNull(),
-  used: int("used", { unsigned: true }).notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.company_id, t.resource] })]);
+});
 
 export const usageCounters = mysqlTable("usage_counters", {
   company_id: companyId(),
@@ -245,22 +219,44 @@ export const rateCounts = mysqlTable("rate_counts", {
   index("rate_counts_window").on(t.window_start),
 ]);
 
-// The last event sequence number each company used. Every write takes its numbers here at the
-// end of its transaction: the row lock (on a cluster, a certified conflict) orders the writes
-// of a company, so event numbers follow commit order without gaps. `purged_through` is the last
-// number retention deleted: a cursor before it is expired.
-export const eventSequences = mysqlTable("event_sequences", {
-  company_id: companyId().primaryKey(),
-  last_seq: bigint("last_seq", { mode: "number", unsigned: true }).notNull(),
-  purged_through: bigint("purged_through", { mode: "number", unsigned: true }).notNull().default(0),
+// A company's counters, one row each, moved in the same transaction as the writes they count:
+// `events` is the last event number the company used (a write takes the next ones as its last
+// statement, so numbers follow commit order with no gap), `events_purged` the last number
+// retention deleted, and each resource's name counts its live records (plan quotas, list
+// totals). Two servers (or cluster nodes) moving one counter write the same row: one waits for
+// the other, or on a cluster certification lets one commit and the other is retried.
+export const companyCounters = mysqlTable("company_counters", {
+  company_id: companyId(),
+  name: varchar("name", { length: 32 }).notNull(),
+  value: bigint("value", { mode: "number" }).notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.company_id, t.name] })]);
+
+// Where the ids of each record table come from: a process reserves a block of ids with one
+// autocommitted UPDATE of its row and hands them out itself, so a write knows its records' ids
+// before it sends them (one round trip for a whole transaction; a batch's multi-row INSERT with
+// ids known on MySQL 8, MariaDB and Galera alike). Not company data: ids are unique per table.
+export const idBlocks = mysqlTable("id_blocks", {
+  table_name: varchar("table_name", { length: 64 }).notNull().primaryKey(),
+  next_id: bigint("next_id", { mode: "number", unsigned: true }).notNull(),
+});
+
+// The item keys of batches (CONTRACT 10): each item written under a key binds it to the item's
+// fingerprint and its result, in the batch's own transaction, for 24 h; a later batch of any
+// composition finds the key bound and answers the stored result instead of writing again.
+export const batchItemKeys = keyBindings("batch_item_keys", "item_key", {
+  record_id: bigint("record_id", { mode: "number", unsigned: true }).notNull(),
+  action: varchar("action", { length: 16 }).notNull(),
 });
 
 // The change feed and audit trail: one row per committed change of a record, written in the
-// change's own transaction (an outbox).
+// change's own transaction (an outbox). The public id (`evt_`, the number in base 36, then random
+// characters) is derived on read from the number and the row's `token`: a write sends no more than
+// the random part (events/event-ids.ts).
 export const events = mysqlTable("events", {
   company_id: companyId(),
   seq: bigint("seq", { mode: "number", unsigned: true }).notNull(),
-  id: char("id", { length: 30 }).notNull(),
+  token: char("token", { length: 16 }).notNull(),
+  id: char("id", { length: 30 }).generatedAlwaysAs(sql`CONCAT('evt_', LPAD(LOWER(CONV(\`seq\`, 10, 36)), 10, '0'), \`token\`)`, { mode: "virtual" }),
   type: varchar("type", { length: 64 }).notNull(),
   resource: varchar("resource", { length: 64 }).notNull(),
   record_id: bigint("record_id", { mode: "number", unsigned: true }).notNull(),
@@ -277,9 +273,7 @@ export const events = mysqlTable("events", {
 // Webhook endpoints (CONTRACT 13). `cursor` is the id of the last event turned into deliveries for
 // this endpoint; whichever process advances it does so with a compare-and-set on this row, so a
 // cluster certifies one of two racing advances and the delivery rows' unique key drops doubles.
-export const webhookEndpoints = mysqlTable("webhook_endpoints", {
-  id: id(),
-  company_id: companyId(),
+export const webhookEndpoints = companyTable("webhook_endpoints", {
   url: varchar("url", { length: 2048 }).notNull(),
   events: text("events").notNull(),
   description: varchar("description", { length: 500 }),
@@ -287,17 +281,12 @@ export const webhookEndpoints = mysqlTable("webhook_endpoints", {
   secret: varchar("secret", { length: 80 }).notNull(),
   cursor: varchar("cursor", { length: 40 }),
   ...timestamps,
-}, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("webhook_endpoints_id").on(t.id),
-]);
+});
 
 // One event to send to one endpoint, until it is delivered or given up. A process sends it only
 // while it holds the lease (lease_owner, lease_until), taken with a conditional UPDATE of the row:
 // a process that dies lets its lease run out, and another one sends the delivery again.
-export const webhookDeliveries = mysqlTable("webhook_deliveries", {
-  id: id(),
-  company_id: companyId(),
+export const webhookDeliveries = companyTable("webhook_deliveries", {
   endpoint_id: bigint("endpoint_id", { mode: "number", unsigned: true }).notNull(),
   event_id: char("event_id", { length: 30 }).notNull(),
   event_type: varchar("event_type", { length: 64 }).notNull(),
@@ -311,23 +300,18 @@ export const webhookDeliveries = mysqlTable("webhook_deliveries", {
   created_at: timestamps.created_at,
   updated_at: timestamps.updated_at,
 }, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("webhook_deliveries_id").on(t.id),
   uniqueIndex("webhook_deliveries_event").on(t.company_id, t.endpoint_id, t.event_id),
-  index("webhook_deliveries_due").on(t.status, t.next_attempt_at),
+  // Which endpoints have due deliveries, and the oldest due ones of one endpoint (dispatcher.ts).
+  index("webhook_deliveries_due").on(t.status, t.company_id, t.endpoint_id, t.next_attempt_at),
 ]);
 
 // Every attempt to send a delivery: what the endpoint answered and how long it took.
-export const webhookAttempts = mysqlTable("webhook_attempts", {
-  id: id(),
-  company_id: companyId(),
+export const webhookAttempts = companyTable("webhook_attempts", {
   delivery_id: bigint("delivery_id", { mode: "number", unsigned: true }).notNull(),
   status_code: int("status_code"),
   error: varchar("error", { length: 500 }),
   duration_ms: int("duration_ms", { unsigned: true }).notNull(),
   attempted_at: datetime("attempted_at", { mode: "date", fsp: 3 }).notNull(),
 }, (t) => [
-  primaryKey({ columns: [t.company_id, t.id] }),
-  uniqueIndex("webhook_attempts_id").on(t.id),
   index("webhook_attempts_delivery").on(t.company_id, t.delivery_id),
 ]);

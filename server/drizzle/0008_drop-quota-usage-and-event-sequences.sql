@@ -1,0 +1,2 @@
+DROP TABLE `event_sequences`;--> statement-breakpoint
+DROP TABLE `quota_usage`;

@@ -1,0 +1,2 @@
+DROP INDEX `webhook_deliveries_due` ON `webhook_deliveries`;--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_due` ON `webhook_deliveries` (`status`,`company_id`,`endpoint_id`,`next_attempt_at`);
