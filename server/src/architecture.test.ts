@@ -1,17 +1,27 @@
-// The folders of server/src are layers: imports between folders never form a cycle, so each
-// folder can be read (and tested) with only the ones below it in mind.
+// The import graph has no circles. The folders of server/src are layers: imports between folders
+// never form a cycle, so each folder can be read (and tested) with only the ones below it in mind.
+// Files never import each other in a circle either, in the server, the SDK or the CLI: each file
+// can be understood from the files it imports, type imports included.
 import { expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 const ROOT = import.meta.dir;
+const REPOSITORY = path.resolve(ROOT, "../..");
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sources(full);
+    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : sources(full);
     return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [full] : [];
   });
+}
+
+/** The files a file imports by relative path (`import … from`, `export … from`, `import type`). */
+function importsOf(file: string): string[] {
+  return [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s+"(\.[^"]+)"/g)]
+    .map(([, specifier]) => path.resolve(path.dirname(file), specifier!))
+    .filter((target) => existsSync(target));
 }
 
 const folderOf = (file: string): string => path.dirname(path.relative(ROOT, file));
@@ -20,13 +30,22 @@ const folderOf = (file: string): string => path.dirname(path.relative(ROOT, file
 function folderGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const file of sources(ROOT)) {
-    for (const [, specifier] of readFileSync(file, "utf8").matchAll(/from "(\.[^"]+)"/g)) {
+    for (const target of importsOf(file)) {
       const from = folderOf(file);
-      const to = folderOf(path.resolve(path.dirname(file), specifier!));
+      const to = folderOf(target);
       if (from === to) continue;
       if (!graph.has(from)) graph.set(from, new Set());
       graph.get(from)!.add(to);
     }
+  }
+  return graph;
+}
+
+/** file → the files it imports, for every source file under `roots`. */
+function fileGraph(roots: readonly string[]): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of roots.flatMap((root) => sources(path.join(REPOSITORY, root)))) {
+    graph.set(path.relative(REPOSITORY, file), new Set(importsOf(file).map((target) => path.relative(REPOSITORY, target))));
   }
   return graph;
 }
@@ -55,6 +74,13 @@ function findCycle(graph: Map<string, Set<string>>): string[] | undefined {
 test("the folders of server/src import each other without a cycle", () => {
   const graph = folderGraph();
   expect(graph.size).toBeGreaterThan(5);
+  expect(findCycle(graph)).toBeUndefined();
+});
+
+test("no file of the server, the SDK or the CLI imports itself through others", () => {
+  const graph = fileGraph(["server/src", "sdk/src", "cli/src"]);
+  expect(graph.size).toBeGreaterThan(100);
+  expect(graph.get("server/src/routes/resource-routes.ts")).toContain("server/src/routes/create-route.ts");
   expect(findCycle(graph)).toBeUndefined();
 });
 

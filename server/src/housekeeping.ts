@@ -1,4 +1,4 @@
-// Periodic clean-up every server process runs: idempotency keys past their replay window,
+// Periodic clean-up every server process runs: idempotency and item keys past their replay window,
 // rate-limit windows that can no longer count and events past retention. Concurrent runs in
 // several processes are harmless.
 import { errorLabel } from "./db/errors.ts";
@@ -7,9 +7,11 @@ import type { Database } from "./db/client.ts";
 import { purgeExpiredEvents } from "./events/retention.ts";
 import { log } from "./base/log.ts";
 import { purgeExpiredKeys } from "./writes/idempotency-store.ts";
+import { purgeExpiredItemKeys } from "./writes/item-keys.ts";
 
 export async function purgeExpired(db: Database): Promise<void> {
   await purgeExpiredKeys(db);
+  await purgeExpiredItemKeys(db);
   await purgeRateCounts(db);
   await purgeExpiredEvents(db);
 }

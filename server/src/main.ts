@@ -12,15 +12,16 @@ import { companies } from "./db/schema.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 import { log, setLogLevel } from "./base/log.ts";
 import { lastResort } from "./http/errors.ts";
-import { MAX_BODY_BYTES } from "./http/body.ts";
 import { routableRequest } from "./http/routable-request.ts";
 import { UsageMeter } from "./metering/usage-meter.ts";
+import { FeedWaiters } from "./events/feed-waiters.ts";
+import { allowHoldingOpen } from "./http/hold-open.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 const config = loadConfig();
 setLogLevel(config.logLevel);
 await migrateWhenReachable(config.databaseUrl);
-const database = connectDatabase(config.databaseUrl, { causalReads: await isGaleraNode(config.databaseUrl) });
+const database = connectDatabase(config.databaseUrl, { galera: await isGaleraNode(config.databaseUrl) });
 
 /** A server started before its database waits for it (up to a minute) instead of dying. */
 async function migrateWhenReachable(url: string): Promise<void> {
@@ -39,7 +40,7 @@ async function migrateWhenReachable(url: string): Promise<void> {
 async function seedDemoCompany(db: Database): Promise<string | undefined> {
   const [row] = await db.select({ total: count() }).from(companies);
   if (Number(row?.total ?? 0) > 0) return undefined;
-  const demo = await createCompany(db, { name: "Demo Construction Co.", plan: "pro", addons: ["api", "estimates", "subcontractors", "equipment"] });
+  const demo = await createCompany(db, { name: "Demo Construction Co.", plan: "enterprise", addons: ["api", "estimates", "subcontractors", "equipment"] });
   return demo.token;
 }
 
@@ -49,7 +50,8 @@ meter.start();
 const stopHousekeeping = startHousekeeping(database.db);
 const limiter = new RateLimiter(database.db);
 limiter.start();
-const app = buildApp({ db: database.db, meter, limiter });
+const waiters = new FeedWaiters(database.db);
+const app = buildApp({ database, meter, limiter, waiters });
 // Every process delivers webhooks; leases in the database keep one process per delivery.
 const webhooks = new WebhookDispatcher(database.db);
 webhooks.start();
@@ -59,10 +61,16 @@ const server = Bun.serve({
   hostname: config.host,
   // Never Bun's development error page (source lines and paths) to a client.
   development: false,
-  // Bodies are refused past 1 MiB while they stream in; this only caps what a route never reads.
-  maxRequestBodySize: 2 * MAX_BODY_BYTES,
+  // No runtime limit: Bun's would answer a bare 413 (no problem body) before the app sees the
+  // request. readJsonBody refuses a body over 1 MiB by its Content-Length or while it streams
+  // in, with the problem body; a body no route reads is never buffered.
+  maxRequestBodySize: Number.POSITIVE_INFINITY,
   // Each request waits at most its budget on the database, whatever stage it is in.
-  fetch: (request) => withDatabaseBudget(() => app.handle(routableRequest(request))),
+  fetch: (request, served) => {
+    const routable = routableRequest(request);
+    allowHoldingOpen(routable, (seconds) => served.timeout(request, seconds));
+    return withDatabaseBudget(() => app.handle(routable));
+  },
   error: (error) => lastResort(error),
 });
 const url = `http://localhost:${server.port}`;
@@ -81,6 +89,8 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log.info("shutting down", { signal });
   stopHousekeeping();
+  // Long-polls are answered (empty) now rather than holding the drain for up to 30 s.
+  waiters.close();
   const drained = await Promise.race([server.stop().then(() => true), Bun.sleep(DRAIN_MS).then(() => false)]);
   if (!drained) log.warn("in-flight requests still running at shutdown", { waited_ms: DRAIN_MS });
   await webhooks.stop();

@@ -5,7 +5,7 @@ import { PLAN_NAMES, type Plan } from "../auth/plans.ts";
 import { connectDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { ADDONS, type Addon } from "../auth/addons.ts";
-import { createCompany } from "./companies.ts";
+import { createCompany, recountLiveRecords } from "./companies.ts";
 
 const url = process.env.DATABASE_URL;
 if (!url) {
@@ -51,6 +51,15 @@ company.command("create")
   .action(async (options: { name: string; plan: Plan; addons: Addon[]; maxProjects?: number; maxWorkers?: number; rateLimit?: number; json?: boolean }) => {
     const created = await withDatabase((db) => createCompany(db, options));
     print(Boolean(options.json), created, `company ${created.company_id} created; token (shown once): ${created.token}`);
+  });
+
+company.command("recount")
+  .description("set the company's live-record counters (quotas, list totals) from its records, after rows were loaded around the API")
+  .requiredOption("--company <id>", "company id", positiveInt)
+  .option("--json", "print JSON")
+  .action(async (options: { company: number; json?: boolean }) => {
+    await withDatabase((db) => recountLiveRecords(db, options.company));
+    print(Boolean(options.json), { company_id: options.company, recounted: true }, `company ${options.company}: live-record counters set from its records`);
   });
 
 const token = program.command("token").description("API tokens");

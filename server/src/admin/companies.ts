@@ -1,10 +1,13 @@
-// Company administration: create a company with its seeded lookups and first token.
+// Company administration: create a company with its seeded lookups, zeroed counters and first token.
+import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
 import { issueToken } from "../auth/tokens.ts";
 import type { Plan } from "../auth/plans.ts";
 import type { Addon } from "../auth/addons.ts";
-import { seedLookups } from "../resources/registry.ts";
+import { RESOURCES, seedLookups } from "../resources/registry.ts";
+import { executePrepared } from "../db/statements.ts";
+import { newCompanyCounters } from "../db/company-counters.ts";
 
 export interface NewCompany {
   name: string;
@@ -27,7 +30,21 @@ export async function createCompany(db: Database, input: NewCompany): Promise<{ 
     });
     const id = Number(result.insertId);
     await seedLookups(tx, id);
+    const counters = newCompanyCounters(id, RESOURCES.map((def) => def.name));
+    await executePrepared(tx, counters.text, counters.values ?? []);
     return id;
   });
   return { company_id: companyId, token: await issueToken(db, companyId) };
+}
+
+/**
+ * Sets a company's live-record counters from its records: for rows written around the API (a
+ * bulk load straight into the tables), whose counts no write's transaction kept.
+ */
+export async function recountLiveRecords(db: Database, companyId: number): Promise<void> {
+  for (const def of RESOURCES) {
+    await db.execute(sql`INSERT INTO company_counters (company_id, name, value)
+      SELECT ${companyId}, ${def.name}, COUNT(*) FROM ${def.table} WHERE company_id = ${companyId} AND deleted_at IS NULL
+      ON DUPLICATE KEY UPDATE value = VALUES(value)`);
+  }
 }

@@ -1,37 +1,55 @@
-// Admits a data request before its body is read or validated: token, add-on, then rate limit.
-import type { RequestContext } from "../http/request-context.ts";
+// Admits a data request before its body is read or validated: token, add-on, then rate limit. An
+// admitted request counts against its company's rate limit and, on metered routes, in its usage.
+import { Elysia } from "elysia";
+import { requestContext, WRITE_METHODS, type RequestContext } from "../http/request-context.ts";
 import type { Addon } from "./addons.ts";
 import { authenticate, requireAddons } from "./bearer.ts";
 import type { Company } from "./company.ts";
 import type { CompanyCache } from "./company-cache.ts";
 import type { RateLimiter, ResponseHeaders } from "./rate-limit.ts";
 
-export type Admission = (request: Request, ctx: RequestContext, addon: Addon, headers: ResponseHeaders) => Promise<Company>;
+/** Counts a company's metered requests (the usage meter). */
+export interface RequestCounter {
+  /** One request of the company, dry-run write or not. */
+  count(companyId: number, receivedAt: number, dryRunWrite: boolean): void;
+  /** A request counted by `count` turned out to be a replay: it counts as a replay instead. */
+  countAsReplay(companyId: number, receivedAt: number): void;
+}
 
-export interface AdmissionDeps {
-  companies: CompanyCache;
-  limiter: RateLimiter;
+export class Admission {
+  /** `counter` meters what this admission admits; GET /v1/usage is admitted without one. */
+  constructor(private readonly companies: CompanyCache, private readonly limiter: RateLimiter, private readonly counter?: RequestCounter) {}
+
+  /**
+   * The company the request is admitted for, else 401, 402 or 429; sets the RateLimit headers.
+   * Metered from the moment the token is known, so the refusals after that count too.
+   */
+  async admit(request: Request, ctx: RequestContext, addon: Addon, headers: ResponseHeaders): Promise<Company> {
+    const company = await authenticate(this.companies, request);
+    this.counter?.count(company.id, ctx.receivedAt, ctx.dryRun && WRITE_METHODS.has(request.method));
+    requireAddons(company, addon);
+    await this.limiter.admit(company, headers);
+    return company;
+  }
+
+  /** A replay costs the company nothing: its request goes back to the rate limit and counts as a replay. */
+  refund(company: Company, ctx: RequestContext): void {
+    this.limiter.refund(company.id);
+    this.counter?.countAsReplay(company.id, ctx.receivedAt);
+  }
 }
 
 /**
- * A request is admitted once, however many hooks ask (body parsing asks first on writes, the
- * handler's derive asks again). Metered requests (every data request but GET /v1/usage) are
- * marked once the token is known, so refusals after that are counted too.
+ * The app a group of data routes is built on: each request is admitted once, before anything else
+ * of it is read, and its handlers get the company. Elysia parses no body here: a write reads its
+ * own once it is admitted (routes/route-context.ts), so a malformed body from a caller without a
+ * valid token is 401, and a refusal of the body is never wrapped as a parse failure.
  */
-export function admission(deps: AdmissionDeps, options: { metered: boolean }): Admission {
-  const admitted = new WeakMap<RequestContext, Promise<Company>>();
-  return (request, ctx, addon, headers) => {
-    let admitting = admitted.get(ctx);
-    if (!admitting) {
-      admitting = (async () => {
-        const company = await authenticate(deps.companies, request, ctx);
-        ctx.metered = options.metered;
-        requireAddons(company, addon);
-        await deps.limiter.admit(company, headers);
-        return company;
-      })();
-      admitted.set(ctx, admitting);
-    }
-    return admitting;
-  };
+export function admitted(name: string, addon: Addon, admission: Admission) {
+  return new Elysia({ name })
+    .use(requestContext)
+    .onParse(() => null)
+    .derive(async ({ request, ctx, set }) => ({ company: await admission.admit(request, ctx, addon, set.headers) }));
 }
+
+export type AdmittedApp = ReturnType<typeof admitted>;

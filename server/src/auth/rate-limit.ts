@@ -7,7 +7,7 @@ import { errorLabel } from "../db/errors.ts";
 import { sql } from "drizzle-orm";
 import { envMilliseconds } from "../base/config.ts";
 import type { Database, Executor } from "../db/client.ts";
-import { ApiError } from "../http/problem.ts";
+import { rateLimited } from "../refusals/catalogue.ts";
 import { log } from "../base/log.ts";
 import type { Company } from "./company.ts";
 
@@ -59,7 +59,7 @@ export class RateLimiter {
     if (used >= limit) {
       const limits = { "ratelimit-limit": String(limit), "ratelimit-remaining": "0", "ratelimit-reset": reset };
       Object.assign(headers, limits);
-      throw new ApiError(429, "rate_limited", `Your ${company.plan} plan allows ${limit} requests a minute; retry in ${reset} s.`, undefined, { ...limits, "retry-after": reset });
+      throw rateLimited(company.plan, limit, reset, limits);
     }
     window.local += 1;
     Object.assign(headers, { "ratelimit-limit": String(limit), "ratelimit-remaining": String(limit - used - 1), "ratelimit-reset": reset });

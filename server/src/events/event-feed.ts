@@ -1,9 +1,13 @@
 // Reading the change feed: a company's events in commit order after a cursor, optionally
-// narrowed to a type, a resource or one record's history.
+// narrowed to a type, a resource or one record's history; where the feed ends now; and a read
+// that waits for the next event (a long-poll).
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
-import { ApiError, invalidQuery } from "../http/problem.ts";
-import { sequenceOf } from "./event-ids.ts";
+import { withDatabaseBudget } from "../db/deadline.ts";
+import { cursorExpired, invalidQuery } from "../refusals/catalogue.ts";
+import { PURGED_COUNTER, readCounter } from "../db/company-counters.ts";
+import { cursorAt, sequenceOf } from "./event-ids.ts";
+import type { FeedWaiters } from "./feed-waiters.ts";
 
 export interface Event {
   id: string;
@@ -46,16 +50,12 @@ interface EventRow {
   created_at: string;
 }
 
-const cursorExpired = (cursor: string): ApiError => new ApiError(410, "cursor_expired",
-  `Events up to ${cursor} are past the 30-day retention; start again without \`after\` (or from a newer event) and resync records with \`updated_since\`.`);
-
 /** The sequence number after which to read; 400 for a malformed cursor, 410 for a purged one. */
 async function startAfter(db: Executor, companyId: number, after: string | undefined): Promise<number> {
   if (after === undefined) return 0;
   const sequence = sequenceOf(after);
   if (sequence === undefined) throw invalidQuery(`"after" must be an event id (evt_…) or a next_cursor from an earlier page, not "${after}".`);
-  const [rows] = await db.execute(sql`SELECT purged_through FROM event_sequences WHERE company_id = ${companyId}`) as unknown as [{ purged_through: number }[]];
-  if (sequence < Number(rows[0]?.purged_through ?? 0)) throw cursorExpired(after);
+  if (sequence < await readCounter(db, companyId, PURGED_COUNTER)) throw cursorExpired(after);
   return sequence;
 }
 
@@ -85,4 +85,34 @@ export async function readFeed(db: Executor, query: FeedQuery): Promise<FeedPage
     WHERE ${sql.join(conditions, sql` AND `)} ORDER BY seq LIMIT ${query.limit}`) as unknown as [EventRow[]];
   const events = rows.map(toEvent);
   return { events, nextCursor: events.at(-1)?.id ?? query.after ?? null };
+}
+
+/**
+ * The cursor of the company's newest event, so a reader starts from now. With no event left (none
+ * yet, or all past retention), a cursor at the last number purged: it is not expired.
+ */
+export async function latestCursor(db: Executor, companyId: number): Promise<string> {
+  const [rows] = await db.execute(sql`
+    SELECT (SELECT id FROM events WHERE company_id = ${companyId} ORDER BY seq DESC LIMIT 1) AS newest,
+      (SELECT value FROM company_counters WHERE company_id = ${companyId} AND name = ${PURGED_COUNTER}) AS purged_through`) as unknown as [{ newest: string | null; purged_through: number | null }[]];
+  return rows[0]?.newest ?? cursorAt(Number(rows[0]?.purged_through ?? 0));
+}
+
+/**
+ * readFeed, but an empty page waits up to `seconds` for an event after the cursor and is read
+ * again when one commits. The wait holds no connection and draws on no database budget; each
+ * read after it gets a budget of its own. Empty when the time is up, the client left (`signal`)
+ * or the server shuts down.
+ */
+export async function waitForFeed(db: Executor, waiters: FeedWaiters, query: FeedQuery, seconds: number, signal?: AbortSignal): Promise<FeedPage> {
+  const deadline = Date.now() + seconds * 1000;
+  let page = await readFeed(db, query);
+  let seen = query.after === undefined ? 0 : sequenceOf(query.after)!;
+  while (page.events.length === 0) {
+    const newest = await waiters.wait(query.companyId, seen, deadline - Date.now(), signal);
+    if (newest === undefined) break;
+    seen = newest;
+    page = await withDatabaseBudget(() => readFeed(db, query));
+  }
+  return page;
 }

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { eventId, sequenceOf } from "./event-ids.ts";
+import { cursorAt, eventId, sequenceOf } from "./event-ids.ts";
 
 test("an event id carries its sequence number and is a valid cursor", () => {
   const id = eventId(123_456);
@@ -7,4 +7,9 @@ test("an event id carries its sequence number and is a valid cursor", () => {
   expect(sequenceOf(id)).toBe(123_456);
   expect(eventId(1) < eventId(2)).toBe(true);
   expect(sequenceOf("evt_nope")).toBeUndefined();
+});
+
+test("a cursor at a sequence number with no event reads back as that number", () => {
+  expect(cursorAt(0)).toBe("evt_00000000000000000000000000");
+  expect(sequenceOf(cursorAt(42))).toBe(42);
 });

@@ -1,15 +1,34 @@
 // Event ids carry their company-wide sequence number, so any event id is also a cursor: a
 // consumer resumes after the last event it handled. `evt_` + 10 base-36 digits of the sequence
-// + 16 random characters (so ids of different companies do not collide).
+// + 16 random characters (so ids of different companies do not collide). The events table keeps the
+// number and the random part and derives the id from them in the same form (db/schema.ts).
 const SEQUENCE_DIGITS = 10;
 const RANDOM_CHARACTERS = 16;
 const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
 const EVENT_ID = /^evt_([0-9a-z]{10})[0-9a-z]{16}$/;
 
+/** The random parts of `count` event ids (one draw of random bytes for them all). */
+export function randomSuffixes(count: number): string[] {
+  const random = crypto.getRandomValues(new Uint8Array(RANDOM_CHARACTERS * count));
+  const suffixes: string[] = [];
+  for (let at = 0; at < random.length; at += RANDOM_CHARACTERS) {
+    let suffix = "";
+    for (let index = at; index < at + RANDOM_CHARACTERS; index++) suffix += ALPHABET[random[index]! % ALPHABET.length];
+    suffixes.push(suffix);
+  }
+  return suffixes;
+}
+
 export function eventId(sequence: number): string {
-  const random = crypto.getRandomValues(new Uint8Array(RANDOM_CHARACTERS));
-  const suffix = [...random].map((byte) => ALPHABET[byte % ALPHABET.length]).join("");
-  return `evt_${sequence.toString(36).padStart(SEQUENCE_DIGITS, "0")}${suffix}`;
+  return `evt_${sequence.toString(36).padStart(SEQUENCE_DIGITS, "0")}${randomSuffixes(1)[0]}`;
+}
+
+/**
+ * A cursor at a sequence number that has no event of its own (a feed with no events yet, or all
+ * past retention): the number and a suffix of zeros, so it reads like any event id.
+ */
+export function cursorAt(sequence: number): string {
+  return `evt_${sequence.toString(36).padStart(SEQUENCE_DIGITS, "0")}${"0".repeat(RANDOM_CHARACTERS)}`;
 }
 
 /** The sequence number an event id (a cursor) stands for; undefined when it is not an event id. */

@@ -1,51 +1,48 @@
 // The outbox: each change of a committed write becomes an event in the write's own transaction.
-// Taking the company's next sequence numbers is the last thing a write does before committing,
-// so the row lock on the sequence (on a cluster, the certified conflict on it) is held only for
-// that moment, and numbers follow commit order with no gaps: a reader that sees number N sees
-// every number before it.
-import type { Transaction } from "../db/client.ts";
-import { executePrepared, executeShaped } from "../db/statements.ts";
-import type { RequestContext } from "../http/request-context.ts";
+// The write's last statements move the company's event counter (writes/counters.ts), which
+// leaves the last new event number in LAST_INSERT_ID(), and insert the events numbered from it.
+// The counter row stays locked from that moment to the COMMIT sent in the same round trip, so
+// numbers follow commit order with no gaps: a reader that sees number N sees every number before.
+import { sqlLiteral } from "../db/sql-literal.ts";
+import type { Statement } from "../db/write-transaction.ts";
 import { definitionNamed } from "../resources/registry.ts";
-import type { ChangeLog, RecordChange } from "../writes/changes.ts";
-import { eventId } from "./event-ids.ts";
+import type { RecordChange } from "./changes.ts";
+import { randomSuffixes } from "./event-ids.ts";
+
+const types = new Map<string, string>();
 
 /** project.created, rental.updated, equipment.deleted: the resource's singular in snake case. */
 export function eventType(resource: string, action: RecordChange["action"]): string {
-  const noun = definitionNamed(resource).singular.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase();
-  return `${noun}.${action}`;
+  const key = `${resource}.${action}`;
+  let type = types.get(key);
+  if (type === undefined) {
+    const noun = definitionNamed(resource).singular.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase();
+    types.set(key, (type = `${noun}.${action}`));
+  }
+  return type;
 }
 
-/** The INSERT of `rows` events. */
-function insertEventsText(rows: number): string {
-  const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, NOW(3))";
-  return `INSERT INTO events (company_id, seq, id, type, resource, record_id, data, request_id, idempotency_key, created_at)
-    VALUES ${Array.from({ length: rows }, () => row).join(", ")}`;
+/** Who wrote the changes: the request, and the key it (or each batch item) carried. */
+export interface EventSource {
+  companyId: number;
+  requestId: string;
+  idempotencyKey: string | undefined;
 }
 
-/** A single write's event: a fixed text, so it is a prepared statement. */
-const INSERT_ONE_EVENT = insertEventsText(1);
-
-/** Takes `count` sequence numbers for the company; returns the last one. */
-async function takeSequence(tx: Transaction, companyId: number, count: number): Promise<number> {
-  // LAST_INSERT_ID(expr) makes the driver report the new value as insertId, in one statement.
-  const result = await executePrepared(tx, `
-    INSERT INTO event_sequences (company_id, last_seq) VALUES (?, LAST_INSERT_ID(?))
-    ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + ?)`, [companyId, count, count]);
-  return Number(result.insertId);
-}
-
-export const appendEvents: ChangeLog = async (tx: Transaction, ctx: RequestContext, changes: readonly RecordChange[]) => {
-  const companyId = ctx.companyId;
-  if (companyId === undefined) throw new Error("events need an authenticated request");
-  const last = await takeSequence(tx, companyId, changes.length);
-  const first = last - changes.length + 1;
-  const values = changes.flatMap((change, index) => {
-    const seq = first + index;
+/**
+ * The INSERT of one event per change, numbered up to LAST_INSERT_ID() (the counter statement just
+ * before it), each with the random part of its id (the table derives the id from both).
+ */
+export function insertEvents(source: EventSource, changes: readonly (RecordChange & { key?: string })[]): Statement {
+  const company = sqlLiteral(source.companyId);
+  const request = `${sqlLiteral(source.requestId)}, NOW(3))`;
+  const suffixes = randomSuffixes(changes.length);
+  const rows = changes.map((change, index) => {
+    const seq = `LAST_INSERT_ID() - ${changes.length - 1 - index}`;
     const data = JSON.stringify({ record: change.record, ...(change.changes ? { changes: change.changes } : {}) });
-    return [companyId, seq, eventId(seq), eventType(change.resource, change.action), change.resource, change.record.id, data, ctx.requestId, ctx.idempotencyKey ?? null];
+    return `(${company}, ${seq}, '${suffixes[index]}', ` +
+      `${[eventType(change.resource, change.action), change.resource, change.record.id, data].map(sqlLiteral).join(", ")}, ` +
+      `${sqlLiteral(change.key ?? source.idempotencyKey ?? null)}, ${request}`;
   });
-  // A batch's row count varies with the request, so its text is built per batch and not prepared.
-  if (changes.length === 1) await executePrepared(tx, INSERT_ONE_EVENT, values);
-  else await executeShaped(tx, insertEventsText(changes.length), values);
-};
+  return { text: `INSERT INTO events (company_id, seq, token, type, resource, record_id, data, idempotency_key, request_id, created_at) VALUES ${rows.join(", ")}` };
+}

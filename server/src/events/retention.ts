@@ -1,7 +1,9 @@
 // Events are kept 30 days; older ones are deleted, and each company remembers the last number
-// deleted so that a cursor before it is answered 410 cursor_expired instead of silently skipping.
+// deleted (its events_purged counter) so that a cursor before it is answered 410 cursor_expired
+// instead of silently skipping.
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
+import { PURGED_COUNTER } from "../db/company-counters.ts";
 
 export const RETENTION_DAYS = 30;
 
@@ -12,7 +14,8 @@ export async function purgeExpiredEvents(db: Executor, batch = 5_000): Promise<n
     WHERE created_at < NOW(3) - INTERVAL ${RETENTION_DAYS} DAY GROUP BY company_id`) as unknown as [{ company_id: number; through: number }[]];
   let total = 0;
   for (const { company_id: companyId, through } of expired) {
-    await db.execute(sql`UPDATE event_sequences SET purged_through = GREATEST(purged_through, ${through}) WHERE company_id = ${companyId}`);
+    await db.execute(sql`INSERT INTO company_counters (company_id, name, value) VALUES (${companyId}, ${PURGED_COUNTER}, ${through})
+      ON DUPLICATE KEY UPDATE value = GREATEST(value, VALUES(value))`);
     for (;;) {
       const [result] = await db.execute(sql`DELETE FROM events WHERE company_id = ${companyId} AND seq <= ${through} LIMIT ${batch}`) as unknown as [{ affectedRows: number }];
       total += result.affectedRows;

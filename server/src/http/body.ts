@@ -1,14 +1,35 @@
-// Write bodies: JSON only, at most 1 MiB, parsed once; every refusal is a problem response.
-import { ApiError } from "./problem.ts";
+// Write bodies: JSON only, at most 1 MiB and 32 levels deep, parsed once; every refusal is a
+// problem response. The depth is bounded before the body is parsed, so nothing that walks a body
+// later (validation, the idempotency fingerprint) can exhaust the stack.
+import { malformedJson, payloadTooLarge, unsupportedMediaType } from "../refusals/catalogue.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Objects and arrays nested in each other; `{"a": [1]}` is 2 levels. */
+export const MAX_JSON_DEPTH = 32;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 
-const tooLarge = (): ApiError =>
-  new ApiError(413, "payload_too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).`);
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPENERS = new Set([0x5b, 0x7b]);
+const CLOSERS = new Set([0x5d, 0x7d]);
 
-const unsupported = (contentType: string | null): ApiError =>
-  new ApiError(415, "unsupported_media_type", `Send the body as JSON with \`Content-Type: application/json\`${contentType ? `, not ${contentType}` : ""}.`);
+/** True when `text` opens more than `limit` objects or arrays inside each other (strings skipped). */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === BACKSLASH) i += 1;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) inString = true;
+    else if (OPENERS.has(code)) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (CLOSERS.has(code)) depth -= 1;
+  }
+  return false;
+}
 
 /** The body's bytes, read as they arrive and abandoned the moment they pass `limit`. */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
@@ -22,7 +43,7 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw payloadTooLarge(MAX_BODY_BYTES);
     }
     chunks.push(value);
   }
@@ -38,15 +59,22 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
 /** The parsed JSON body; undefined when there is none. */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
   const contentType = request.headers.get("content-type");
-  if (contentType !== null && !JSON_TYPE.test(contentType)) throw unsupported(contentType);
+  if (contentType !== null && !JSON_TYPE.test(contentType)) throw unsupportedMediaType(contentType);
   const bytes = await readLimited(request, MAX_BODY_BYTES);
   if (bytes.byteLength === 0) return undefined;
-  if (contentType === null) throw unsupported(null);
+  if (contentType === null) throw unsupportedMediaType(null);
+  let text: string;
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new ApiError(400, "malformed_json", "The request body is not valid JSON (UTF-8).");
+    throw malformedJson("The request body is not valid UTF-8 text.");
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw malformedJson(`The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels; no body of this API needs more.`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw malformedJson("The request body is not valid JSON.");
   }
 }

@@ -1,12 +1,14 @@
 // Response envelopes shared by every resource: list, item, create, update and delete results.
 // Each `title` is the schema's component name in the OpenAPI document (and so in the SDK).
 import { Type, type TSchema } from "@sinclair/typebox";
-import { t } from "elysia";
 
+/** An offset page carries `offset`; an after_id page carries `after_id` and `next_after_id` instead. */
 export const ListMeta = Type.Object({
-  total: Type.Integer({ description: "Count of all records matching the query." }),
+  total: Type.Optional(Type.Integer({ description: "Count of all records matching the query; left out when the request says total=false." })),
   limit: Type.Integer({ description: "The effective page size (values above 100 are capped)." }),
-  offset: Type.Integer({ description: "Start position of this page." }),
+  offset: Type.Optional(Type.Integer({ description: "Start position of this page (offset paging; absent on an after_id page)." })),
+  after_id: Type.Optional(Type.Integer({ description: "The after_id this page was asked for (after_id paging only)." })),
+  next_after_id: Type.Optional(Type.Integer({ description: "On an after_id page while more records follow: the after_id of the next page (the id of this page's last record). Absent on the last page." })),
 }, { additionalProperties: false, title: "ListMeta" });
 
 /** `{data: [...], meta}`, named after its item: Project → ProjectList. */
@@ -17,12 +19,13 @@ export const listEnvelope = (item: TSchema, title = `${item.title}List`): TSchem
 export const itemEnvelope = (item: TSchema, title = `${item.title}Item`): TSchema =>
   Type.Object({ data: item }, { additionalProperties: false, title });
 
-/** 201: what a real create wrote. */
-export const CreatedResult = itemEnvelope(Type.Object({
+/** 201: what a real create wrote; with `Prefer: return=representation`, the record itself. */
+export const createdResult = (record: TSchema): TSchema => itemEnvelope(Type.Object({
   id: Type.Integer({ description: "The new record's id." }),
   created: Type.Literal(true),
   dry_run: Type.Literal(false),
-}, { additionalProperties: false, title: "Created" }), "CreatedResult");
+  record: Type.Optional(record),
+}, { additionalProperties: false, title: `${record.title}Created`, description: "`record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header)." }), `${record.title}CreatedResult`);
 
 /** 200 of a dry-run create: nothing was written and no id was consumed. */
 export const DryRunCreatedResult = itemEnvelope(Type.Object({

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { errorHandler } from "./errors.ts";
-import { ApiError } from "./problem.ts";
+import { payloadTooLarge } from "../refusals/catalogue.ts";
 
 function appFailingWith(stage: "parse" | "handler", failure: unknown) {
   return new Elysia()
@@ -28,13 +28,13 @@ async function answer(app: ReturnType<typeof appFailingWith>, request: Request):
 const post = () => new Request("http://localhost/v1/things", { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
 const lostConnection = new Error("Failed query: SELECT * FROM api_tokens WHERE token_hash = ?", { cause: { code: "PROTOCOL_CONNECTION_LOST", fatal: true } });
 
-test("a database failure while the body is admitted is 503 with Retry-After, not 400 malformed_json", async () => {
+test("a database failure thrown while a body is parsed is 503 with Retry-After, not 400 malformed_json", async () => {
   expect(await answer(appFailingWith("parse", lostConnection), post())).toEqual({ status: 503, code: "database_unavailable", retryAfter: "2" });
   expect(await answer(appFailingWith("parse", { errno: 1213 }), post())).toEqual({ status: 503, code: "database_unavailable", retryAfter: "2" });
 });
 
 test("our own refusals during parsing pass through; a syntax error is malformed_json", async () => {
-  expect(await answer(appFailingWith("parse", new ApiError(413, "payload_too_large", "too big")), post())).toMatchObject({ status: 413, code: "payload_too_large" });
+  expect(await answer(appFailingWith("parse", payloadTooLarge(10)), post())).toMatchObject({ status: 413, code: "payload_too_large" });
   expect(await answer(appFailingWith("parse", new SyntaxError("bad")), post())).toMatchObject({ status: 400, code: "malformed_json" });
 });
 

@@ -2,50 +2,40 @@
 import { Elysia } from "elysia";
 import { databaseErrorKind, databaseErrorName, errorLabel } from "../db/errors.ts";
 import { log } from "../base/log.ts";
-import { ApiError, problemResponse } from "./problem.ts";
+import { databaseUnavailable, internal, malformedJson, methodNotAllowed, routeNotFound } from "../refusals/catalogue.ts";
+import { Refusal } from "../refusals/refusal.ts";
+import { problemResponse } from "./problem.ts";
 import { contextOf } from "./request-context.ts";
 
 /** Which methods a path is served for; lets an unknown method say 405, not 404. */
 export type MethodLookup = (pathname: string) => string[];
 
-const RETRY_AFTER_SECONDS = "2";
-
-export const databaseUnavailable = (): ApiError =>
-  new ApiError(503, "database_unavailable", "The database cannot be reached or did not answer in time; nothing was changed by this request. Retry shortly (see Retry-After).",
-    undefined, { "retry-after": RETRY_AFTER_SECONDS });
-
-const internal = (): ApiError =>
-  new ApiError(500, "internal", "Something went wrong on our side; the request id identifies it in our logs.");
-
 /** Our own refusals pass through; a database that cannot answer is 503; anything else is a bug. */
-function classify(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
+function classify(error: unknown): Refusal {
+  if (error instanceof Refusal) return error;
   const kind = databaseErrorKind(error);
   // A lock wait or conflict still unresolved when the budget ran out: the database did not answer in time.
   if (kind === "unavailable" || kind === "lock_wait" || kind === "retryable") return databaseUnavailable();
   return internal();
 }
 
-function routeError(code: string | number, error: unknown, request: Request, methodsFor: MethodLookup): ApiError {
+function routeError(code: string | number, error: unknown, request: Request, methodsFor: MethodLookup): Refusal {
   if (code === "NOT_FOUND") {
     const path = new URL(request.url).pathname;
     const allowed = methodsFor(path);
-    if (allowed.length > 0) {
-      return new ApiError(405, "method_not_allowed", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}.`, undefined, { allow: allowed.join(", ") });
-    }
-    return new ApiError(404, "route_not_found", `No route ${request.method} ${path}. The API lives under /v1; see /v1/openapi.json.`);
+    return allowed.length > 0 ? methodNotAllowed(request.method, path, allowed) : routeNotFound(request.method, path);
   }
-  if (code === "PARSE" && error instanceof SyntaxError) return new ApiError(400, "malformed_json", "The request body is not valid JSON.");
+  if (code === "PARSE" && error instanceof SyntaxError) return malformedJson("The request body is not valid JSON.");
   return classify(error);
 }
 
-/** Elysia wraps whatever our parse hook throws (admission, body limits) in a PARSE error. */
+/** Elysia wraps whatever is thrown while it parses a body in a PARSE error (our routes leave bodies to the write: auth/admission.ts). */
 const unwrapped = (code: string | number, error: unknown): unknown =>
   code === "PARSE" && error instanceof Error && error.cause !== undefined ? error.cause : error;
 
 /** Logs a failure the client sees as 5xx: the error's class, never SQL, parameters or bodies. */
-function report(apiError: ApiError, error: unknown, request: Request, requestId: string): void {
-  if (apiError.status === 503) {
+function report(refusal: Refusal, error: unknown, request: Request, requestId: string): void {
+  if (refusal.status === 503) {
     const name = errorLabel(error);
     log.throttled("warn", `db:${name}`, "database unavailable; answering 503", { error: name, request_id: requestId });
     return;
@@ -60,20 +50,20 @@ export function errorHandler(methodsFor: MethodLookup) {
   return new Elysia({ name: "error-handler" }).onError({ as: "global" }, ({ code, error, request, set }) => {
     const context = contextOf(request);
     const failure = unwrapped(code, error);
-    const apiError = routeError(code, failure, request, methodsFor);
-    if (apiError.status >= 500) report(apiError, failure, request, context.requestId);
+    const refusal = routeError(code, failure, request, methodsFor);
+    if (refusal.status >= 500) report(refusal, failure, request, context.requestId);
     const carried: Record<string, string> = { "x-request-id": context.requestId };
     for (const [name, value] of Object.entries(set.headers)) {
       if (/^ratelimit-|^retry-after$|^access-control-/i.test(name) && typeof value === "string") carried[name] = value;
     }
-    return problemResponse(apiError, context.requestId, carried);
+    return problemResponse(refusal, context.requestId, carried);
   });
 }
 
 /** For an error that escaped Elysia itself: still a problem, never a page with source lines. */
 export function lastResort(error: unknown): Response {
   const requestId = crypto.randomUUID();
-  const apiError = classify(error);
+  const refusal = classify(error);
   log.throttled("error", "last-resort", "request failed outside the app", { request_id: requestId, error: databaseErrorName(error) ?? (error instanceof Error ? error.name : typeof error) });
-  return problemResponse(apiError, requestId, { "x-request-id": requestId });
+  return problemResponse(refusal, requestId, { "x-request-id": requestId });
 }

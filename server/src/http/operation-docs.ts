@@ -1,8 +1,10 @@
 // How a route documents itself in its `detail`: query parameters taken from its own parsers,
-// the headers it reads and sends, and every error status with its codes. The shared pieces
+// the headers it reads and sends, and the refusals it may answer with, under the status the
+// catalogue gives each code (refusals/catalogue.ts). The shared pieces
 // (Problem, header parameters, response headers) become components of the OpenAPI document.
 import { Type, type TSchema } from "@sinclair/typebox";
 import type { DocumentDecoration } from "elysia";
+import { statusOf, type RefusalCode } from "../refusals/catalogue.ts";
 import type { ParamParser } from "./query.ts";
 import { RecordRef } from "./envelopes.ts";
 
@@ -35,8 +37,8 @@ const ref = (kind: "parameters" | "headers", name: string) => ({ $ref: `#/compon
 export const HEADER_PARAMETERS = {
   XRequestId: {
     name: "X-Request-Id", in: "header", required: false,
-    description: "Your id for this request (1-200 printable ASCII characters); echoed in the response and in errors. One is generated when absent.",
-    schema: { type: "string", minLength: 1, maxLength: 200 },
+    description: "Your id for this request: 1-128 characters of A-Z, a-z, 0-9 and `._:-`. Echoed in the response, in errors and in the events the request writes. Absent or in any other shape, it is replaced by a generated one (never echoed or stored).",
+    schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._:-]{1,128}$" },
   },
   IdempotencyKey: {
     name: "Idempotency-Key", in: "header", required: false,
@@ -53,6 +55,11 @@ export const HEADER_PARAMETERS = {
     description: "An ETag from a GET of this record (or `*`). When it no longer matches the record, nothing changes and the answer is 412 precondition_failed: optimistic concurrency for read-modify-write.",
     schema: { type: "string" },
   },
+  Prefer: {
+    name: "Prefer", in: "header", required: false,
+    description: "`return=representation` (RFC 7240): the answer carries the whole record as GET returns it in `data.record` (a PATCH and an upsert's update always do), with `Preference-Applied: return=representation`; a create then needs no GET for its defaults or its ETag. Real writes only: a dry-run create answers without it.",
+    schema: { type: "string", examples: ["return=representation"] },
+  },
   IfNoneMatch: {
     name: "If-None-Match", in: "header", required: false,
     description: "The ETag of a response you hold. When the body would be the same, the answer is 304 Not Modified with an empty body.",
@@ -62,10 +69,11 @@ export const HEADER_PARAMETERS = {
 
 /** Response headers, as reusable components. */
 export const RESPONSE_HEADERS = {
-  XRequestId: { description: "The request's id: the one you sent in X-Request-Id, else a generated one.", schema: { type: "string" } },
+  XRequestId: { description: "The request's id: the one you sent in X-Request-Id when it matches ^[A-Za-z0-9._:-]{1,128}$, else a generated one.", schema: { type: "string" } },
   ETag: { description: "Strong validator of this exact body; send it back in If-None-Match (reads) or If-Match (writes).", schema: { type: "string" } },
   Location: { description: "Path of the created record.", schema: { type: "string" } },
   IdempotentReplayed: { description: "`true` when this is the stored result of an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
+  PreferenceApplied: { description: "`return=representation` when the answer carries the whole record, as `Prefer` asked.", schema: { type: "string", enum: ["return=representation"] } },
   RetryAfter: { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } },
   WWWAuthenticate: { description: "`Bearer`: how to authenticate.", schema: { type: "string" } },
   RateLimitLimit: { description: "Requests allowed per one-minute window for your company. The three RateLimit headers are absent when your plan has no request limit.", schema: { type: "integer" } },
@@ -77,7 +85,7 @@ type HeaderParameter = keyof typeof HEADER_PARAMETERS;
 type ResponseHeader = keyof typeof RESPONSE_HEADERS;
 
 const RESPONSE_HEADER_NAMES: Record<ResponseHeader, string> = {
-  XRequestId: "X-Request-Id", ETag: "ETag", Location: "Location", IdempotentReplayed: "Idempotent-Replayed",
+  XRequestId: "X-Request-Id", ETag: "ETag", Location: "Location", IdempotentReplayed: "Idempotent-Replayed", PreferenceApplied: "Preference-Applied",
   RetryAfter: "Retry-After", WWWAuthenticate: "WWW-Authenticate", RateLimitLimit: "RateLimit-Limit",
   RateLimitRemaining: "RateLimit-Remaining", RateLimitReset: "RateLimit-Reset",
 };
@@ -90,34 +98,24 @@ const ERROR_STATUSES: Record<number, { text: string; headers?: ResponseHeader[] 
   409: { text: "Conflict", headers: ["RetryAfter"] },
   410: { text: "Gone: the cursor points before what is kept" },
   412: { text: "Precondition Failed: ETag carries the record's current tag", headers: ["ETag"] },
-  413: { text: "Content Too Large: the body is over 1 MiB" },
+  413: { text: "Content Too Large: the body is over 1 MiB, however it is sent (Content-Length, chunked, Expect: 100-continue)" },
   415: { text: "Unsupported Media Type: send the body as application/json" },
   422: { text: "Unprocessable Content: every failing field is listed in `errors`" },
   429: { text: "Too Many Requests: over your company's rate limit", headers: ["RetryAfter"] },
   503: { text: "Service Unavailable: the database cannot be reached; retry after Retry-After", headers: ["RetryAfter"] },
 };
 
-/** The codes of each error status an operation may answer with. */
-export type ErrorCodes = Partial<Record<number, readonly string[]>>;
+/** The refusals every authenticated data request may meet, before its own. */
+const ADMISSION_REFUSALS: readonly RefusalCode[] = ["unauthorized", "feature_off", "rate_limited", "database_unavailable"];
 
-/** The refusals every authenticated data request may meet. */
-export const ADMISSION_ERRORS: ErrorCodes = {
-  401: ["unauthorized"],
-  402: ["feature_off"],
-  429: ["rate_limited"],
-  503: ["database_unavailable"],
-};
-
-/** Unions code lists per status. */
-export function mergeErrors(...lists: ErrorCodes[]): ErrorCodes {
-  const merged: Record<number, string[]> = {};
-  for (const list of lists) {
-    for (const [status, codes] of Object.entries(list)) {
-      const known = (merged[Number(status)] ??= []);
-      for (const code of codes ?? []) if (!known.includes(code)) known.push(code);
-    }
+/** Codes by their status, each once, in the order first given. */
+function byStatus(codes: readonly RefusalCode[]): Map<number, RefusalCode[]> {
+  const grouped = new Map<number, RefusalCode[]>();
+  for (const code of new Set(codes)) {
+    const status = statusOf(code);
+    grouped.set(status, [...(grouped.get(status) ?? []), code]);
   }
-  return merged;
+  return grouped;
 }
 
 export interface OperationDoc {
@@ -130,11 +128,14 @@ export interface OperationDoc {
   headers?: HeaderParameter[];
   /** Success (and 304) statuses: their description and the headers they carry. */
   responses: Record<number, { description: string; headers?: ResponseHeader[]; content?: Record<string, unknown> }>;
-  errors?: ErrorCodes;
+  /** The refusals it may answer with beyond admission's (which every authenticated operation has). */
+  refusals?: readonly RefusalCode[];
   /** Needs no token: an empty security requirement. */
   public?: boolean;
   /** The JSON request body's schema; the server parses and validates bodies itself. */
   body?: TSchema;
+  /** Specification extensions (`x-…` members) of the operation. */
+  extensions?: Record<`x-${string}`, unknown>;
 }
 
 function responseHeaders(names: readonly ResponseHeader[], authenticated: boolean) {
@@ -168,13 +169,13 @@ export function operationDetail(doc: OperationDoc): DocumentDecoration {
   for (const [status, response] of Object.entries(doc.responses)) {
     responses[status] = { description: response.description, headers: responseHeaders(response.headers ?? [], authenticated), ...(response.content ? { content: response.content } : {}) };
   }
-  for (const [status, codes] of Object.entries(doc.errors ?? {})) {
-    const known = ERROR_STATUSES[Number(status)];
+  for (const [status, codes] of byStatus([...(authenticated ? ADMISSION_REFUSALS : []), ...(doc.refusals ?? [])])) {
+    const known = ERROR_STATUSES[status];
     if (!known) throw new Error(`${doc.operationId}: no description for error status ${status}`);
     responses[status] = {
-      description: `${known.text}. Codes: ${(codes ?? []).map((code) => `\`${code}\``).join(", ")}.`,
+      description: `${known.text}. Codes: ${codes.map((code) => `\`${code}\``).join(", ")}.`,
       headers: responseHeaders(known.headers ?? [], authenticated),
-      content: problemContent(codes ?? []),
+      content: problemContent(codes),
     };
   }
   responses.default = {
@@ -191,5 +192,6 @@ export function operationDetail(doc: OperationDoc): DocumentDecoration {
     ...(doc.body ? { requestBody: { required: true, content: { "application/json": { schema: doc.body } } } } : {}),
     responses,
     ...(doc.public ? { security: [] } : {}),
+    ...doc.extensions,
   } as DocumentDecoration;
 }

@@ -1,6 +1,6 @@
 // Query parsing: only declared parameters, each once, each with a value it can take.
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "./problem.ts";
+import { Refusal } from "../refusals/refusal.ts";
 import { fieldListParam, flagParam, integerParam, parseQuery, textParam, timestampParam } from "./query.ts";
 
 const parsers = { limit: integerParam(1), q: textParam, fields: fieldListParam(["id", "name"]), since: timestampParam, all: flagParam };
@@ -10,8 +10,8 @@ const refusal = (query: string): string | undefined => {
     parse(query);
     return undefined;
   } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return `${(error as ApiError).status} ${(error as ApiError).code}`;
+    expect(error).toBeInstanceOf(Refusal);
+    return `${(error as Refusal).status} ${(error as Refusal).code}`;
   }
 };
 
@@ -25,6 +25,14 @@ describe("parseQuery", () => {
     for (const bad of ["limit=0", "limit=1.5", "limit=-1", "limit=9999999999999999"]) expect(refusal(bad)).toBe("400 invalid_query");
     expect(refusal("fields=name,colour")).toBe("400 invalid_query");
     expect(refusal("since=yesterday")).toBe("400 invalid_query");
+  });
+
+  test("a bounded integer is refused outside its range, which the refusal names", () => {
+    const bounded = { wait: integerParam(1, 30) };
+    expect(parseQuery(new URL("http://x/?wait=30"), bounded)).toEqual({ wait: 30 });
+    for (const bad of ["0", "31", "2.5"]) {
+      expect(() => parseQuery(new URL(`http://x/?wait=${bad}`), bounded)).toThrow(`"wait" must be an integer from 1 to 30, not "${bad}".`);
+    }
   });
 
   test("a list comes repeated (fields=a&fields=b, as generated clients send it) or comma-separated", () => {

@@ -1,6 +1,6 @@
 // Query-string parsing: every parameter a route does not declare is refused with 400. Each
 // parser carries its OpenAPI description, so the document is derived from what is parsed.
-import { invalidQuery } from "./problem.ts";
+import { invalidQuery } from "../refusals/catalogue.ts";
 
 /** How a parameter is documented: an OpenAPI 3.1 parameter without its name and location. */
 export interface ParamDoc {
@@ -39,10 +39,11 @@ export function parseQuery<P extends Record<string, ParamParser<unknown>>>(
   return result as { [K in keyof P]?: ReturnType<P[K]> };
 }
 
-export const integerParam = (min: number): ParamParser<number> => documented((value, name) => {
-  if (!/^[0-9]{1,15}$/.test(value) || Number(value) < min) throw invalidQuery(`"${name}" must be an integer of at least ${min}, not "${value}".`);
+export const integerParam = (min: number, max?: number): ParamParser<number> => documented((value, name) => {
+  const valid = /^[0-9]{1,15}$/.test(value) && Number(value) >= min && (max === undefined || Number(value) <= max);
+  if (!valid) throw invalidQuery(`"${name}" must be an integer ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}, not "${value}".`);
   return Number(value);
-}, { schema: { type: "integer", minimum: min } });
+}, { schema: { type: "integer", minimum: min, ...(max === undefined ? {} : { maximum: max }) } });
 
 export const textParam: ParamParser<string> = documented((value) => value, { schema: { type: "string" } });
 
@@ -58,12 +59,6 @@ export const oneOfParam = (values: readonly string[]): ParamParser<string> => do
   return value;
 }, { schema: { type: "string", enum: [...values] } });
 
-/** Text matching a pattern, described by an example in the refusal. */
-export const patternParam = (pattern: RegExp, example: string): ParamParser<string> => documented((value, name) => {
-  if (!pattern.test(value)) throw invalidQuery(`"${name}" must look like ${example}, not "${value}".`);
-  return value;
-}, { schema: { type: "string", pattern: pattern.source } });
-
 const RFC3339 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$/i;
 
 /** An RFC 3339 date-time with a zone, e.g. 2026-11-22T08:00:00Z. */
@@ -73,11 +68,12 @@ export const timestampParam: ParamParser<Date> = documented((value, name) => {
   return at;
 }, { schema: { type: "string", format: "date-time" } });
 
+/** A switch: documented as a boolean (`true`/`false`, what generated clients send); `1` and `0` are accepted too. */
 export const flagParam: ParamParser<boolean> = documented((value, name) => {
   if (["1", "true"].includes(value)) return true;
   if (["0", "false"].includes(value)) return false;
-  throw invalidQuery(`"${name}" must be 1 or 0, not "${value}".`);
-}, { schema: { type: "string", enum: ["1", "0", "true", "false"] } });
+  throw invalidQuery(`"${name}" must be true or false (or 1 or 0), not "${value}".`);
+}, { schema: { type: "boolean" } });
 
 export const fieldListParam = (known: readonly string[]): ParamParser<string[]> => documented((value, name) => {
   const picked = value.split(",").map((field) => field.trim()).filter(Boolean);

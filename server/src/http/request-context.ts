@@ -1,25 +1,24 @@
-// Per-request context every handler reads: request id, company id, dry-run flag, idempotency key.
+// What a request brought, read once when it arrives: its id, when it came, whether it is a dry-run,
+// its Idempotency-Key, If-Match and Prefer. Nothing is written to it later: what handling a request
+// produces (its company, a replay) travels as values.
 import { Elysia } from "elysia";
 
 export interface RequestContext {
-  requestId: string;
-  receivedAt: number;
-  /** The authenticated company; set by admission. */
-  companyId?: number;
-  dryRun: boolean;
-  idempotencyKey?: string;
-  /** Hash of method, path, dry-run flag and canonical body; set on keyed writes once the body is parsed. */
-  fingerprint?: string;
-  /** Set when a stored idempotent result is replayed instead of running the operation. */
-  replayed: boolean;
-  /** Set once the request is authenticated on a metered route; the usage meter counts it. */
-  metered: boolean;
+  readonly requestId: string;
+  readonly receivedAt: number;
+  readonly dryRun: boolean;
+  /** Only writes take one. */
+  readonly idempotencyKey: string | undefined;
+  readonly ifMatch: string | null;
+  /** `Prefer: return=representation` (RFC 7240): the answer to a create or upsert carries the whole record. */
+  readonly representation: boolean;
 }
 
 /** The methods that write; only they take an Idempotency-Key. */
 export const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
-const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+/** A client's X-Request-Id is used only in this shape; anything else is replaced, never echoed or stored. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const contexts = new WeakMap<Request, RequestContext>();
 
 /** Fails safe: a request that asks for a dry-run in either place, in any spelling but 0/false, writes nothing. */
@@ -40,8 +39,8 @@ export function contextOf(request: Request): RequestContext {
       receivedAt: Date.now(),
       dryRun: dryRunRequested(request),
       idempotencyKey: WRITE_METHODS.has(request.method) ? (request.headers.get("idempotency-key") ?? undefined) : undefined,
-      replayed: false,
-      metered: false,
+      ifMatch: request.headers.get("if-match"),
+      representation: /(^|[\s,;])return=representation\b/i.test(request.headers.get("prefer") ?? ""),
     };
     contexts.set(request, context);
   }

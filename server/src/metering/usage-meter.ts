@@ -1,10 +1,10 @@
 // Usage metering: counted in memory per process, added to usage_counters about once a second,
-// so no request waits on a metering write and every process's counts add up exactly.
+// so no request waits on a metering write and every process's counts add up exactly. Admission
+// counts each metered request (auth/admission.ts) and a replay is moved to the replays.
 import { errorLabel } from "../db/errors.ts";
-import { Elysia } from "elysia";
 import { sql } from "drizzle-orm";
+import type { RequestCounter } from "../auth/admission.ts";
 import type { Database } from "../db/client.ts";
-import { contextOf, WRITE_METHODS, type RequestContext } from "../http/request-context.ts";
 import { log } from "../base/log.ts";
 
 interface Counts {
@@ -18,28 +18,37 @@ interface Counts {
 /** The calendar month (UTC) a moment falls in, as `YYYY-MM`. */
 export const periodOf = (at: number): string => new Date(at).toISOString().slice(0, 7);
 
-export class UsageMeter {
+export class UsageMeter implements RequestCounter {
   #pending = new Map<string, Counts>();
   #flushing: Promise<void> = Promise.resolve();
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly db: Database, private readonly intervalMs = 1000) {}
 
+  /** A request of the company, in the month it was received; a dry-run write also as a dry-run request. */
+  count(companyId: number, receivedAt: number, dryRunWrite: boolean): void {
+    const counts = this.#counts(companyId, receivedAt);
+    counts.requests += 1;
+    if (dryRunWrite) counts.dryRunRequests += 1;
+  }
+
   /**
-   * Counts a finished request that admission marked metered: a replay counts only as a replay;
-   * anything else as a request, and a dry-run write also as a dry-run request.
+   * A counted request was a replay: it counts only as a replay. (A replay is never a dry-run: a
+   * dry-run stores no outcome to replay.) When its count was written already, `requests` goes
+   * below zero here and the next write takes it back from the stored row.
    */
-  record(ctx: RequestContext, method: string): void {
-    if (!ctx.metered || ctx.companyId === undefined) return;
-    const period = periodOf(ctx.receivedAt);
-    const slot = `${ctx.companyId}/${period}`;
+  countAsReplay(companyId: number, receivedAt: number): void {
+    const counts = this.#counts(companyId, receivedAt);
+    counts.requests -= 1;
+    counts.replays += 1;
+  }
+
+  #counts(companyId: number, receivedAt: number): Counts {
+    const period = periodOf(receivedAt);
+    const slot = `${companyId}/${period}`;
     let counts = this.#pending.get(slot);
-    if (!counts) this.#pending.set(slot, counts = { companyId: ctx.companyId, period, requests: 0, dryRunRequests: 0, replays: 0 });
-    if (ctx.replayed) counts.replays += 1;
-    else {
-      counts.requests += 1;
-      if (ctx.dryRun && WRITE_METHODS.has(method)) counts.dryRunRequests += 1;
-    }
+    if (!counts) this.#pending.set(slot, counts = { companyId, period, requests: 0, dryRunRequests: 0, replays: 0 });
+    return counts;
   }
 
   start(): void {
@@ -57,8 +66,6 @@ export class UsageMeter {
   async close(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    // After-response hooks run in a setImmediate after their response; let the last ones count.
-    await new Promise((resolve) => setImmediate(resolve));
     await this.flush();
   }
 
@@ -67,9 +74,10 @@ export class UsageMeter {
     this.#pending = new Map();
     for (const counts of batch) {
       try {
+        // A negative `requests` (replays of requests already written) only ever meets a stored row.
         await this.db.execute(sql`
           INSERT INTO usage_counters (company_id, period, requests, dry_run_requests, replays)
-          VALUES (${counts.companyId}, ${counts.period}, ${counts.requests}, ${counts.dryRunRequests}, ${counts.replays})
+          VALUES (${counts.companyId}, ${counts.period}, ${Math.max(0, counts.requests)}, ${counts.dryRunRequests}, ${counts.replays})
           ON DUPLICATE KEY UPDATE requests = requests + ${counts.requests},
             dry_run_requests = dry_run_requests + ${counts.dryRunRequests}, replays = replays + ${counts.replays}`);
       } catch (error) {
@@ -90,7 +98,3 @@ export class UsageMeter {
     }
   }
 }
-
-/** Counts every finished request with the meter; admission decides which ones are metered. */
-export const meterRequests = (meter: UsageMeter) => new Elysia({ name: "metering" })
-  .onAfterResponse({ as: "global" }, ({ request }) => meter.record(contextOf(request), request.method));

@@ -1,14 +1,15 @@
 // GET /v1/usage: this month's metered requests and the plan quotas, for the calling company.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { and, count, eq, isNull } from "drizzle-orm";
-import type { Admission } from "../auth/admission.ts";
+import { and, eq } from "drizzle-orm";
+import { admitted, type Admission } from "../auth/admission.ts";
 import type { Database } from "../db/client.ts";
-import { projects, usageCounters, workers } from "../db/schema.ts";
+import { usageCounters } from "../db/schema.ts";
 import { parseQuery } from "../http/query.ts";
-import { requestContext } from "../http/request-context.ts";
 import { readResponse } from "../http/respond.ts";
-import { ADMISSION_ERRORS, mergeErrors, operationDetail } from "../http/operation-docs.ts";
+import { operationDetail } from "../http/operation-docs.ts";
+import { definitionNamed } from "../resources/registry.ts";
+import { liveTotal } from "../resources/live-total.ts";
 import { periodOf } from "./usage-meter.ts";
 
 const Quota = Type.Object({
@@ -34,20 +35,16 @@ const DESCRIPTION = [
   "Counters are exact and lag real time by at most 2 seconds.",
 ].join(" ");
 
-export function usageRoutes(deps: { db: Database; admit: Admission }) {
+/** `admission` is one without a meter: this endpoint is never metered. */
+export function usageRoutes(deps: { db: Database; admission: Admission }) {
   const { db } = deps;
-  const live = async (table: typeof projects | typeof workers, companyId: number): Promise<number> => {
-    const [row] = await db.select({ used: count() }).from(table).where(and(eq(table.company_id, companyId), isNull(table.deleted_at)));
-    return Number(row?.used ?? 0);
-  };
-  return new Elysia({ name: "usage" }).use(requestContext).get("/v1/usage", async ({ request, ctx, set }) => {
-    const company = await deps.admit(request, ctx, "api", set.headers);
+  return admitted("usage", "api", deps.admission).get("/v1/usage", async ({ request, company }) => {
     parseQuery(new URL(request.url), {});
     const period = periodOf(Date.now());
     const [counters, projectsUsed, workersUsed] = await Promise.all([
       db.select().from(usageCounters).where(and(eq(usageCounters.company_id, company.id), eq(usageCounters.period, period))),
-      live(projects, company.id),
-      live(workers, company.id),
+      liveTotal(db, definitionNamed("projects"), company.id),
+      liveTotal(db, definitionNamed("workers"), company.id),
     ]);
     const row = counters[0];
     return readResponse(request, {
@@ -73,7 +70,7 @@ export function usageRoutes(deps: { db: Database; admit: Admission }) {
         200: { description: "This month's counters and the plan quotas.", headers: ["ETag"] },
         304: { description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.", headers: ["ETag"] },
       },
-      errors: mergeErrors(ADMISSION_ERRORS, { 400: ["invalid_query"] }),
+      refusals: ["invalid_query"],
     }),
     response: { 200: UsageResult },
   });

@@ -1,5 +1,6 @@
 // Clients: the companies and people projects and estimates are for.
 import * as schema from "../db/schema.ts";
+import { EMAIL, PHONE, TAX_ID } from "./aliases.ts";
 import { defineResource } from "./define.ts";
 
 export const clients = defineResource(schema.clients, {
@@ -10,11 +11,11 @@ export const clients = defineResource(schema.clients, {
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
-    name: { type: "text" },
-    email: { type: "email" },
-    phone: { type: "text" },
-    tax_id: { type: "text" },
-    billing_address: { type: "text" },
+    name: { type: "text", aliases: ["client", "client_name", "company", "company_name", "customer", "customer_name"] },
+    email: { type: "email", aliases: EMAIL },
+    phone: { type: "text", aliases: PHONE },
+    tax_id: { type: "text", aliases: TAX_ID },
+    billing_address: { type: "text", aliases: ["address", "billing"] },
   },
   status: { values: ["ACTIVE", "INACTIVE"], initial: ["ACTIVE", "INACTIVE"] },
   search: ["name", "email", "tax_id"],

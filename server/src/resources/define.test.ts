@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import * as schema from "../db/schema.ts";
 import { defineResource } from "./define.ts";
-import { ALL_RESOURCES } from "./registry.ts";
+import { ALL_RESOURCES, definitionNamed } from "./registry.ts";
 
 const base = {
   name: "clients", singular: "Client", description: "", addon: "api" as const,
@@ -27,6 +27,20 @@ test("a column the definition forgets, a nullable required field or an undefault
     .toThrow(/name is NOT NULL but neither required nor defaulted/);
 });
 
-test("every registered definition agrees with its table", () => {
-  expect(ALL_RESOURCES.length).toBe(9);
+test("every registered definition has a name and a table of its own", () => {
+  expect(new Set(ALL_RESOURCES.map((def) => def.name)).size).toBe(ALL_RESOURCES.length);
+  expect(new Set(ALL_RESOURCES.map((def) => def.table)).size).toBe(ALL_RESOURCES.length);
+});
+
+test("the registry links every reference, dependent and parent to a registered definition", () => {
+  const projects = definitionNamed("projects");
+  expect(projects.fields.budget_estimate_id).toMatchObject({ type: "ref", target: definitionNamed("estimates") });
+  expect(definitionNamed("estimates").dependents[0]?.resource).toBe(projects);
+  expect(definitionNamed("rentals").parent?.resource).toBe(definitionNamed("equipment"));
+  for (const def of ALL_RESOURCES) {
+    const targets = [...Object.values(def.fields), ...Object.values(def.readOnly)].flatMap((spec) => (spec.type === "ref" ? [spec.target] : []));
+    for (const linked of [...targets, ...def.dependents.map((dependent) => dependent.resource), ...(def.parent ? [def.parent.resource] : [])]) {
+      expect(ALL_RESOURCES).toContain(linked);
+    }
+  }
 });

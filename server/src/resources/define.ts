@@ -2,7 +2,7 @@
 // the compiler against the table's columns; each field's length and nullability are read from
 // its column, and a definition that contradicts its table fails at start-up, not in production.
 import type { MySqlColumn, MySqlTable } from "drizzle-orm/mysql-core";
-import type { Dependent, FieldDeclaration, FieldSpec, ParentScope, ResourceDefinition, ResourceTable } from "./definition.ts";
+import type { DeclaredFieldSpec, DeclaredResource, Dependent, FieldDeclaration, ResourceDefinition, ResourceTable } from "./definition.ts";
 
 type ColumnName<T extends MySqlTable> = Extract<keyof T["_"]["columns"], string>;
 type FieldsOf<T extends MySqlTable> = { [K in ColumnName<T>]?: FieldDeclaration };
@@ -17,23 +17,25 @@ export interface ResourceDeclaration<T extends MySqlTable> extends Omit<Resource
   required: readonly ColumnName<T>[];
   search: readonly ColumnName<T>[];
   filters: readonly ColumnName<T>[];
+  /** A sub-collection's parent, named by its table. */
   parent?: { table: MySqlTable; column: ColumnName<T>; memberParam: string };
-  dependents?: readonly (Omit<Dependent, "table"> & { table: MySqlTable })[];
+  /** Records of other resources that point at this one, named by their tables. */
+  dependents?: readonly (Omit<Dependent, "resource"> & { table: MySqlTable })[];
 }
 
-function complete(table: ResourceTable, resource: string, name: string, declared: FieldDeclaration): FieldSpec {
+function complete(table: ResourceTable, resource: string, name: string, declared: FieldDeclaration): DeclaredFieldSpec {
   const column: MySqlColumn | undefined = table[name];
   if (!column) throw new Error(`${resource}.${name}: the table has no such column`);
   const length = (column as { length?: number }).length;
-  return { ...declared, nullable: !column.notNull, max: declared.type === "text" || declared.type === "email" ? length : undefined } as FieldSpec;
+  return { ...declared, nullable: !column.notNull, max: declared.type === "text" || declared.type === "email" ? length : undefined } as DeclaredFieldSpec;
 }
 
-function completeAll(table: ResourceTable, resource: string, fields: Record<string, FieldDeclaration | undefined> | undefined): Record<string, FieldSpec> {
+function completeAll(table: ResourceTable, resource: string, fields: Record<string, FieldDeclaration | undefined> | undefined): Record<string, DeclaredFieldSpec> {
   return Object.fromEntries(Object.entries(fields ?? {}).map(([name, declared]) => [name, complete(table, resource, name, declared!)]));
 }
 
 /** Every contradiction between a definition and its table, as sentences. */
-export function contradictions(def: ResourceDefinition): string[] {
+export function contradictions(def: DeclaredResource): string[] {
   const found: string[] = [];
   const declared = new Set([...Object.keys(def.fields), ...Object.keys(def.readOnly), ...(def.parent ? [def.parent.column] : [])]);
   for (const name of Object.keys(def.table)) {
@@ -49,6 +51,14 @@ export function contradictions(def: ResourceDefinition): string[] {
     if ((spec.type === "text" || spec.type === "email") && spec.max === undefined) found.push(`${def.name}: ${name} is text but its column has no length`);
   }
   if (def.status && !def.table.status) found.push(`${def.name}: has statuses but no status column`);
+  const names = new Set(Object.keys(def.fields));
+  const aliased = new Set<string>();
+  for (const [name, spec] of Object.entries(def.fields)) {
+    for (const alias of spec.aliases ?? []) {
+      if (names.has(alias) || aliased.has(alias)) found.push(`${def.name}: the alias ${alias} of ${name} names another field, or another field's alias`);
+      aliased.add(alias);
+    }
+  }
   return found;
 }
 
@@ -56,14 +66,16 @@ export function contradictions(def: ResourceDefinition): string[] {
 const EXTERNAL_ID: FieldDeclaration = {
   type: "text",
   unique: true,
-  description: "Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it.",
+  identifier: true,
+  description: "Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).",
 };
 
-export function defineResource<T extends MySqlTable>(table: T, declaration: ResourceDeclaration<T>): ResourceDefinition {
+/** A definition checked against its table; the registry links its references (registry.ts). */
+export function defineResource<T extends MySqlTable>(table: T, declaration: ResourceDeclaration<T>): DeclaredResource {
   const resourceTable = table as unknown as ResourceTable;
-  const parent: ParentScope | undefined = declaration.parent && { ...declaration.parent, table: declaration.parent.table as unknown as ResourceTable };
+  const parent = declaration.parent && { ...declaration.parent, table: declaration.parent.table as unknown as ResourceTable };
   const external = Object.hasOwn(resourceTable, "external_id");
-  const def: ResourceDefinition = {
+  const def: DeclaredResource = {
     ...declaration,
     table: resourceTable,
     fields: completeAll(resourceTable, declaration.name, { ...declaration.fields, ...(external ? { external_id: EXTERNAL_ID } : {}) }),

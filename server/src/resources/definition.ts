@@ -2,28 +2,39 @@
 // validation, OpenAPI schemas and the SDK types are all derived from these definitions.
 import type { MySqlColumn, MySqlTable } from "drizzle-orm/mysql-core";
 import type { Addon } from "../auth/addons.ts";
-import type { ApiError } from "../http/problem.ts";
+import type { RefusalCode } from "../refusals/catalogue.ts";
+import type { Refusal } from "../refusals/refusal.ts";
 
 // Drizzle's column types are too precise to write generic CRUD against; the definitions
 // stay typed by column name and the generic code reads columns through this shape.
 export type ResourceTable = MySqlTable & Record<string, MySqlColumn>;
 
-/** A field as a definition declares it; its length and nullability come from its column. */
-export type FieldDeclaration =
-  | { type: "text"; unique?: boolean; description?: string }
+/**
+ * A field as a definition declares it; its length and nullability come from its column. `aliases`
+ * are other names a spreadsheet's column header may give it (an import matches headers to fields
+ * after trimming, case folding and turning spaces and hyphens into `_`).
+ */
+export type FieldDeclaration = FieldOf<MySqlTable>;
+
+/** A field whose reference names its target by `Target`: a table when declared, a definition once linked. */
+type FieldOf<Target> = { aliases?: readonly string[] } & (
+  /** `identifier`: an id from another system, 1 character or more, no control characters (identifiers.ts). */
+  | { type: "text"; unique?: boolean; identifier?: boolean; description?: string }
   | { type: "email"; description?: string }
   | { type: "money"; default?: string; description?: string }
   | { type: "date"; notBefore?: string; description?: string }
   | { type: "enum"; values: readonly string[]; default?: string; description?: string }
   | { type: "currency"; default: string; description?: string }
-  /** `target` is the referenced table; the registry knows its resource. */
-  | { type: "ref"; target: MySqlTable; requiredStatus?: string; refusedStatus?: string; description?: string }
-  | { type: "boolean"; default?: boolean; description?: string };
+  | { type: "ref"; target: Target; requiredStatus?: string; refusedStatus?: string; description?: string }
+  | { type: "boolean"; default?: boolean; description?: string });
 
 type Completed<D> = D extends unknown ? D & { nullable: boolean; max: number | undefined } : never;
 
-/** A declared field completed from its column: `max` (characters) for text, `nullable`. */
-export type FieldSpec = Completed<FieldDeclaration>;
+/** A declared field completed from its column: `max` (characters) for text, `nullable`; its reference still a table. */
+export type DeclaredFieldSpec = Completed<FieldDeclaration>;
+
+/** A field of a registered definition: a reference's `target` is the referenced resource's definition. */
+export type FieldSpec = Completed<FieldOf<ResourceDefinition>>;
 
 export interface StateMachine {
   values: readonly string[];
@@ -35,9 +46,9 @@ export interface StateMachine {
 
 export type StoredRecord = Record<string, unknown> & { id: number };
 
-/** Rows of another table that point at the record being deleted. */
+/** Records of another resource that point at the record being deleted. */
 export interface Dependent {
-  table: ResourceTable;
+  resource: ResourceDefinition;
   column: string;
   /** keep: it stays and is listed in would_keep; block: it forbids the delete; cascade: deleted with it. */
   effect: "keep" | "block" | "cascade";
@@ -46,9 +57,9 @@ export interface Dependent {
   reason?: string;
 }
 
-/** A sub-collection's parent: its table, the column naming it, the member's path parameter. */
+/** A sub-collection's parent: its resource, the column naming it, the member's path parameter. */
 export interface ParentScope {
-  table: ResourceTable;
+  resource: ResourceDefinition;
   column: string;
   /** The path parameter of one member, e.g. `rental_id` in /v1/equipment/{id}/rentals/{rental_id}. */
   memberParam: string;
@@ -79,10 +90,21 @@ export interface ResourceDefinition {
   /** Rows every new company starts with (the `name`s of a lookup). */
   seed?: readonly string[];
   /** Rules beyond types and transitions, checked against the stored record on update. */
-  updateRule?: (stored: StoredRecord, patch: Record<string, unknown>) => ApiError | undefined;
+  updateRule?: (stored: StoredRecord, patch: Record<string, unknown>) => Refusal | undefined;
   /** A stored record that refuses any change (e.g. a billed rental). */
-  frozen?: (stored: StoredRecord) => ApiError | undefined;
-  /** The 409 codes `updateRule` and `frozen` may return, for the OpenAPI document. */
-  conflicts?: readonly string[];
+  frozen?: (stored: StoredRecord) => Refusal | undefined;
+  /** The codes `updateRule` and `frozen` may refuse with, for the OpenAPI document. */
+  conflicts?: readonly RefusalCode[];
   dependents: readonly Dependent[];
+}
+
+/**
+ * A definition as defineResource makes it: its references (fields, dependents, parent) still name
+ * tables. The registry links every one to its definition (registry.ts); nothing else reads these.
+ */
+export interface DeclaredResource extends Omit<ResourceDefinition, "fields" | "readOnly" | "dependents" | "parent"> {
+  fields: Readonly<Record<string, DeclaredFieldSpec>>;
+  readOnly: Readonly<Record<string, DeclaredFieldSpec>>;
+  dependents: readonly (Omit<Dependent, "resource"> & { table: ResourceTable })[];
+  parent?: Omit<ParentScope, "resource"> & { table: ResourceTable };
 }

@@ -12,10 +12,10 @@ export const equipment = defineResource(schema.equipment, {
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
-    name: { type: "text" },
+    name: { type: "text", aliases: ["equipment", "equipment_name", "machine", "item"] },
     category_id: { type: "ref", target: schema.equipmentCategories },
-    serial_number: { type: "text", unique: true },
-    daily_rate: { type: "money" },
+    serial_number: { type: "text", unique: true, aliases: ["serial", "serial_no", "sn"] },
+    daily_rate: { type: "money", aliases: ["rate", "day_rate"] },
   },
   status: {
     values: ANY_BUT_RETIRED,

@@ -1,6 +1,6 @@
 // Estimates: editable only in draft; a converted estimate can back a project budget.
 import * as schema from "../db/schema.ts";
-import { ApiError } from "../http/problem.ts";
+import { estimateNotDraft } from "../refusals/catalogue.ts";
 import { defineResource } from "./define.ts";
 
 export const estimates = defineResource(schema.estimates, {
@@ -11,11 +11,11 @@ export const estimates = defineResource(schema.estimates, {
   operations: ["list", "get", "create", "update", "delete"],
   required: ["title"],
   fields: {
-    title: { type: "text" },
+    title: { type: "text", aliases: ["name", "estimate", "estimate_title", "description"] },
     client_id: { type: "ref", target: schema.clients },
     amount: { type: "money", default: "0.00" },
     currency: { type: "currency", default: "USD" },
-    valid_until: { type: "date" },
+    valid_until: { type: "date", aliases: ["valid_to", "expires_on", "expiry_date"] },
   },
   status: {
     values: ["DRAFT", "SENT", "ACCEPTED", "REJECTED", "CONVERTED"],
@@ -35,7 +35,7 @@ export const estimates = defineResource(schema.estimates, {
     if (stored.status === "DRAFT") return undefined;
     const others = Object.keys(patch).filter((field) => field !== "status");
     if (others.length === 0) return undefined;
-    return new ApiError(409, "estimate_not_draft", `Estimate ${stored.id} is ${stored.status}, not DRAFT: only its status may change (refused: ${others.join(", ")}).`);
+    return estimateNotDraft(stored.id, stored.status, others);
   },
   dependents: [
     { table: schema.projects, column: "budget_estimate_id", effect: "block", reason: "a converted estimate backs this project's budget" },

@@ -1,5 +1,5 @@
 // Example request bodies derived from a definition: shown in the OpenAPI document and sent by
-// the collection, so both must pass the server's own validation.
+// the collection, so both must pass the server's own validation, and as often as they are sent.
 import type { FieldSpec, ResourceDefinition } from "./definition.ts";
 import { writableFields } from "./fields.ts";
 
@@ -8,8 +8,6 @@ const BY_NAME: Record<string, string> = {
   address: "1 Main Street, Springfield",
   billing_address: "1 Main Street, Springfield",
   tax_id: "US-123456789",
-  code: "EX-001",
-  serial_number: "SN-0001",
 };
 
 function exampleValue(def: ResourceDefinition, name: string, spec: FieldSpec): unknown {
@@ -28,11 +26,18 @@ function exampleValue(def: ResourceDefinition, name: string, spec: FieldSpec): u
   }
 }
 
-/** A create body: every writable field with a plausible value, references only when required. */
+/**
+ * A create body: every writable field with a plausible value, references only when required. Unique
+ * fields (code, serial_number, external_id) are left out, so the example can be sent again and as
+ * an upsert's body agrees with any external_id in the path; a required one is named all the same
+ * (the body must validate), and a second create with it is a 409 while the first record lives.
+ */
 export function createExample(def: ResourceDefinition): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [name, spec] of writableFields(def)) {
-    if (spec.type === "ref" && !def.required.includes(name)) continue;
+    const required = def.required.includes(name);
+    if (spec.type === "ref" && !required) continue;
+    if (spec.type === "text" && spec.unique && !required) continue;
     body[name] = exampleValue(def, name, spec);
   }
   return body;

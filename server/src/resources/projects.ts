@@ -1,6 +1,6 @@
 // Projects: billing mode locked once out of draft, budget backed by a converted estimate.
 import * as schema from "../db/schema.ts";
-import { ApiError } from "../http/problem.ts";
+import { billingModeLocked } from "../refusals/catalogue.ts";
 import { defineResource } from "./define.ts";
 
 export const projects = defineResource(schema.projects, {
@@ -11,16 +11,16 @@ export const projects = defineResource(schema.projects, {
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
-    name: { type: "text" },
-    code: { type: "text", unique: true },
+    name: { type: "text", aliases: ["project", "project_name", "job", "job_name"] },
+    code: { type: "text", unique: true, aliases: ["project_code", "project_number", "job_code", "job_number"] },
     client_id: { type: "ref", target: schema.clients },
     billing_mode: { type: "enum", values: ["FIXED_PRICE", "TIME_AND_MATERIALS", "COST_PLUS"], default: "FIXED_PRICE", description: "Editable only while the project is in DRAFT." },
     budget_estimate_id: { type: "ref", target: schema.estimates, requiredStatus: "CONVERTED" },
-    budget_amount: { type: "money" },
+    budget_amount: { type: "money", aliases: ["budget"] },
     currency: { type: "currency", default: "USD" },
     start_date: { type: "date" },
     end_date: { type: "date", notBefore: "start_date" },
-    address: { type: "text" },
+    address: { type: "text", aliases: ["site", "site_address", "location"] },
   },
   status: {
     values: ["DRAFT", "ACTIVE", "ON_HOLD", "COMPLETED", "CANCELLED"],
@@ -39,7 +39,7 @@ export const projects = defineResource(schema.projects, {
   conflicts: ["billing_mode_locked"],
   updateRule(stored, patch) {
     if (patch.billing_mode === undefined || patch.billing_mode === stored.billing_mode || stored.status === "DRAFT") return undefined;
-    return new ApiError(409, "billing_mode_locked", `The billing mode of project ${stored.id} is locked: it can change only while the project is in DRAFT (it is ${stored.status}).`);
+    return billingModeLocked(stored.id, stored.status);
   },
   dependents: [
     { table: schema.rentals, column: "project_id", effect: "block", where: { billed: true }, reason: "a billed equipment rental is history" },

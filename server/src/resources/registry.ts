@@ -1,8 +1,10 @@
-// The resource definitions every surface reads: routes, OpenAPI, collection, SDK types.
+// The resource definitions every surface reads (routes, OpenAPI, collection, SDK types), each with
+// its references linked to the definitions they name.
+import { getTableName } from "drizzle-orm";
 import type { MySqlTable } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
 import { clients } from "./clients.ts";
-import type { ResourceDefinition } from "./definition.ts";
+import type { DeclaredResource, FieldSpec, ResourceDefinition } from "./definition.ts";
 import { equipment } from "./equipment.ts";
 import { estimates } from "./estimates.ts";
 import { equipmentCategories, trades } from "./lookups.ts";
@@ -12,22 +14,53 @@ import { subcontractors } from "./subcontractors.ts";
 import { workers } from "./workers.ts";
 
 /** The top-level collections, in the order documents list them. */
-export const RESOURCES: readonly ResourceDefinition[] = [projects, workers, clients, estimates, subcontractors, equipment];
+const TOP_LEVEL = [projects, workers, clients, estimates, subcontractors, equipment];
 /** Collections under a member of another (a piece of equipment's rentals). */
-export const SUB_RESOURCES: readonly ResourceDefinition[] = [rentals];
+const UNDER_A_MEMBER = [rentals];
 /** Read-only lists seeded for every company. */
-export const LOOKUPS: readonly ResourceDefinition[] = [trades, equipmentCategories];
+const SEEDED = [trades, equipmentCategories];
+
+/**
+ * Links every declared definition: each reference (a field's `target`, each dependent's and the
+ * parent's `resource`) becomes the definition it names. Definitions refer to each other in circles
+ * (a project's budget estimate, an estimate's projects), so every definition exists before any
+ * reference to it is filled in. Answers the linked definition of each declared one.
+ */
+function link(declared: readonly DeclaredResource[]): (def: DeclaredResource) => ResourceDefinition {
+  const linked = new Map<DeclaredResource, ResourceDefinition>();
+  const byTable = new Map<MySqlTable, ResourceDefinition>();
+  for (const def of declared) {
+    // Filled in below, once every definition it may refer to exists.
+    const shell = { ...def } as unknown as ResourceDefinition;
+    linked.set(def, shell);
+    byTable.set(def.table, shell);
+  }
+  const resolve = (table: MySqlTable): ResourceDefinition => {
+    const def = byTable.get(table);
+    if (!def) throw new Error(`no registered resource holds the table ${getTableName(table)}`);
+    return def;
+  };
+  const fields = (specs: DeclaredResource["fields"]): Record<string, FieldSpec> => Object.fromEntries(Object.entries(specs).map(([name, spec]) =>
+    [name, spec.type === "ref" ? { ...spec, target: resolve(spec.target) } : spec]));
+  for (const [def, shell] of linked) {
+    const { table: parentTable, ...parent } = def.parent ?? { table: undefined };
+    Object.assign(shell, {
+      fields: fields(def.fields),
+      readOnly: fields(def.readOnly),
+      dependents: def.dependents.map(({ table, ...dependent }) => ({ ...dependent, resource: resolve(table) })),
+      parent: parentTable && { ...parent, resource: resolve(parentTable) },
+    });
+  }
+  return (def) => linked.get(def)!;
+}
+
+const linked = link([...TOP_LEVEL, ...UNDER_A_MEMBER, ...SEEDED]);
+
+export const RESOURCES: readonly ResourceDefinition[] = TOP_LEVEL.map(linked);
+export const SUB_RESOURCES: readonly ResourceDefinition[] = UNDER_A_MEMBER.map(linked);
+export const LOOKUPS: readonly ResourceDefinition[] = SEEDED.map(linked);
 
 export const ALL_RESOURCES: readonly ResourceDefinition[] = [...RESOURCES, ...SUB_RESOURCES, ...LOOKUPS];
-
-const byTable = new Map<MySqlTable, ResourceDefinition>(ALL_RESOURCES.map((def) => [def.table, def]));
-
-/** The definition of the resource a table holds (a reference's target, a dependent, a parent). */
-export function definitionOf(table: MySqlTable): ResourceDefinition {
-  const def = byTable.get(table);
-  if (!def) throw new Error("no resource definition holds this table");
-  return def;
-}
 
 const byName = new Map<string, ResourceDefinition>(ALL_RESOURCES.map((def) => [def.name, def]));
 

@@ -1,6 +1,6 @@
 // Equipment rentals: a sub-collection of one piece of equipment; billed rentals are frozen.
 import * as schema from "../db/schema.ts";
-import { ApiError } from "../http/problem.ts";
+import { rentalBilled } from "../refusals/catalogue.ts";
 import { defineResource } from "./define.ts";
 
 export const rentals = defineResource(schema.rentals, {
@@ -24,6 +24,6 @@ export const rentals = defineResource(schema.rentals, {
   conflicts: ["rental_billed"],
   frozen(stored) {
     if (!stored.billed) return undefined;
-    return new ApiError(409, "rental_billed", `Rental ${stored.id} is billed: it is history and cannot change.`);
+    return rentalBilled(stored.id);
   },
 });

@@ -5,7 +5,7 @@ import { Type, type TSchema } from "@sinclair/typebox";
 import type { FieldSpec, ResourceDefinition } from "./definition.ts";
 import { createExample, updateExample } from "./examples.ts";
 import { hasTimestamps, recordFields, writableFields } from "./fields.ts";
-import { definitionOf } from "./registry.ts";
+import { IDENTIFIER_PATTERN } from "./identifiers.ts";
 
 const MONEY_PATTERN = "^[0-9]{1,12}(\\.[0-9]{1,2})?$";
 const MONEY_MAX = 999_999_999_999.99;
@@ -19,13 +19,13 @@ export function timestampSchema(description = "RFC 3339 UTC timestamp."): TSchem
 export function describeField(spec: FieldSpec): string {
   const own = spec.description ? `${spec.description} ` : "";
   switch (spec.type) {
-    case "text": return `${own}Text of at most ${spec.max} characters${spec.unique ? ", unique per company among live records" : ""}.`;
+    case "text": return `${own}${spec.identifier ? `Text of 1-${spec.max} characters` : `Text of at most ${spec.max} characters`}${spec.unique ? ", unique per company among live records" : ""}.`;
     case "email": return `${own}An email address.`;
     case "money": return `${own}Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals.`;
     case "date": return `${own}A calendar date, YYYY-MM-DD${spec.notBefore ? `, not before ${spec.notBefore}` : ""}.`;
     case "enum": return `${own}One of ${spec.values.join(", ")}.`;
     case "currency": return `${own}An ISO 4217 currency code (default ${spec.default}).`;
-    case "ref": return `${own}The id of a live ${definitionOf(spec.target).name} record of your company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}${spec.refusedStatus ? `, not ${spec.refusedStatus}` : ""}.`;
+    case "ref": return `${own}The id of a live ${spec.target.name} record of your company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}${spec.refusedStatus ? `, not ${spec.refusedStatus}` : ""}.`;
     case "boolean": return `${own}true or false.`;
   }
 }
@@ -33,7 +33,9 @@ export function describeField(spec: FieldSpec): string {
 function inputSchema(spec: FieldSpec, title: boolean): TSchema {
   const description = describeField(spec);
   switch (spec.type) {
-    case "text": return Type.String({ maxLength: spec.max, ...(title ? { minLength: 1 } : {}), description });
+    case "text": return Type.String({
+      maxLength: spec.max, ...(title || spec.identifier ? { minLength: 1 } : {}), ...(spec.identifier ? { pattern: IDENTIFIER_PATTERN } : {}), description,
+    });
     case "email": return Type.String({ format: "email", maxLength: spec.max, description });
     case "money": return Type.Union([
       Type.String({ pattern: MONEY_PATTERN }),

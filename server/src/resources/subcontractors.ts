@@ -1,5 +1,6 @@
 // Subcontractors: outside firms by trade, with their insurance expiry.
 import * as schema from "../db/schema.ts";
+import { EMAIL, PHONE, TAX_ID } from "./aliases.ts";
 import { defineResource } from "./define.ts";
 
 export const subcontractors = defineResource(schema.subcontractors, {
@@ -10,12 +11,12 @@ export const subcontractors = defineResource(schema.subcontractors, {
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
-    name: { type: "text" },
+    name: { type: "text", aliases: ["subcontractor", "company", "company_name", "firm"] },
     trade_id: { type: "ref", target: schema.trades },
-    email: { type: "email" },
-    phone: { type: "text" },
-    tax_id: { type: "text" },
-    insurance_expires_on: { type: "date" },
+    email: { type: "email", aliases: EMAIL },
+    phone: { type: "text", aliases: PHONE },
+    tax_id: { type: "text", aliases: TAX_ID },
+    insurance_expires_on: { type: "date", aliases: ["insurance_expiry", "insurance_expires", "insurance_expiration"] },
   },
   status: { values: ["ACTIVE", "INACTIVE"], initial: ["ACTIVE", "INACTIVE"] },
   search: ["name", "email", "tax_id"],

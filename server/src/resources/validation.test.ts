@@ -1,10 +1,12 @@
 // Body validation against the real definitions: every failing field at once, in words a person
 // can act on, lengths in characters.
 import { describe, expect, test } from "bun:test";
-import { clients } from "./clients.ts";
-import { projects } from "./projects.ts";
-import { rentals } from "./rentals.ts";
+import { definitionNamed } from "./registry.ts";
 import { characterCount, checkDateOrder, normalizeMoney, validateBody } from "./validation.ts";
+
+const clients = definitionNamed("clients");
+const projects = definitionNamed("projects");
+const rentals = definitionNamed("rentals");
 
 const codes = (body: unknown, partial = false) => validateBody(projects, body, partial).errors.map((error) => [error.field, error.code]);
 

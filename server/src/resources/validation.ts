@@ -1,11 +1,11 @@
 // Checks a write body against a definition in one pass and says, per field, what is wrong in a
 // sentence a person can act on. Values come back normalised for the database (money as a
 // 2-decimal string). Checks that need the database (references, uniqueness) live in writes/.
-import type { FieldError } from "../http/problem.ts";
+import type { FieldError } from "../refusals/refusal.ts";
 import { CURRENCY_CODES } from "./currencies.ts";
 import type { FieldSpec, ResourceDefinition } from "./definition.ts";
-import { definitionOf } from "./registry.ts";
-import { readOnlyNames, writableFields } from "./fields.ts";
+import { isIdentifierText } from "./identifiers.ts";
+import { fieldIndex } from "./fields.ts";
 
 export interface ValidatedBody {
   /** Column values of the fields that passed, normalised. */
@@ -30,11 +30,15 @@ const fail = (field: string, code: string, message: string): FieldError => ({ fi
 
 type Checked = { value: unknown } | FieldError;
 
-function checkText(name: string, value: unknown, max: number | undefined): { value: string } | FieldError {
+function checkText(name: string, value: unknown, max: number | undefined, identifier = false): { value: string } | FieldError {
   if (typeof value !== "string") return fail(name, "invalid_type", `${name} must be text (a JSON string).`);
   if (!value.isWellFormed()) return fail(name, "invalid_text", `${name} contains an unpaired UTF-16 surrogate, which is not a character; send well-formed Unicode text.`);
   const length = characterCount(value);
   if (max !== undefined && length > max) return fail(name, "too_long", `${name} must be at most ${max} characters (it has ${length}).`);
+  if (identifier && length === 0) return fail(name, "too_short", `${name} must be 1-${max} characters; leave it out (or null) for a record without one.`);
+  if (identifier && !isIdentifierText(value)) {
+    return fail(name, "invalid_text", `${name} must not contain control characters (NUL, tab, line breaks, U+0080-U+009F) or bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).`);
+  }
   return { value };
 }
 
@@ -61,7 +65,7 @@ const EMAIL_MESSAGE = (name: string): string => `${name} must be an email addres
 /** One sent, non-null value against its field: the normalised value, or what is wrong with it. */
 function checkValue(name: string, value: unknown, spec: FieldSpec): Checked {
   switch (spec.type) {
-    case "text": return checkText(name, value, spec.max);
+    case "text": return checkText(name, value, spec.max, spec.identifier);
     case "email": {
       const text = checkText(name, value, spec.max);
       if ("field" in text) return text.code === "too_long" ? text : fail(name, "invalid_email", EMAIL_MESSAGE(name));
@@ -84,7 +88,7 @@ function checkValue(name: string, value: unknown, spec: FieldSpec): Checked {
       : fail(name, "invalid_currency", `${name} must be an ISO 4217 currency code in upper case, such as USD, EUR or GBP.`);
     case "ref": return typeof value === "number" && Number.isSafeInteger(value) && value >= 1
       ? { value }
-      : fail(name, "invalid_type", `${name} must be the id (a whole number from 1) of one of your ${definitionOf(spec.target).name} records.`);
+      : fail(name, "invalid_type", `${name} must be the id (a whole number from 1) of one of your ${spec.target.name} records.`);
     case "boolean": return typeof value === "boolean" ? { value } : fail(name, "invalid_type", `${name} must be true or false.`);
   }
 }
@@ -98,8 +102,7 @@ export function validateBody(def: ResourceDefinition, body: unknown, partial: bo
     return { values: {}, errors: [fail("body", "invalid_type", "The body must be a JSON object of fields, e.g. {\"name\": \"…\"}.")] };
   }
   const sent = body as Record<string, unknown>;
-  const writable = new Map(writableFields(def));
-  const readOnly = new Set(readOnlyNames(def));
+  const { writable, readOnly } = fieldIndex(def);
   const values: Record<string, unknown> = {};
   const errors: FieldError[] = [];
   for (const name of Object.keys(sent)) {

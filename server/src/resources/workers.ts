@@ -1,5 +1,6 @@
 // Workers: people on the payroll, limited by the plan's worker quota.
 import * as schema from "../db/schema.ts";
+import { EMAIL, PHONE } from "./aliases.ts";
 import { defineResource } from "./define.ts";
 
 export const workers = defineResource(schema.workers, {
@@ -10,12 +11,12 @@ export const workers = defineResource(schema.workers, {
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
-    name: { type: "text" },
-    email: { type: "email" },
-    phone: { type: "text" },
+    name: { type: "text", aliases: ["full_name", "worker", "worker_name", "employee", "employee_name"] },
+    email: { type: "email", aliases: EMAIL },
+    phone: { type: "text", aliases: PHONE },
     trade_id: { type: "ref", target: schema.trades },
-    hourly_rate: { type: "money" },
-    hired_on: { type: "date" },
+    hourly_rate: { type: "money", aliases: ["rate", "hourly", "pay_rate", "wage"] },
+    hired_on: { type: "date", aliases: ["hire_date", "hired", "date_hired", "start_date"] },
   },
   status: { values: ["ACTIVE", "INACTIVE"], initial: ["ACTIVE", "INACTIVE"] },
   search: ["name", "email"],

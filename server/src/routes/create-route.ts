@@ -1,19 +1,21 @@
 // POST to a collection: create a record (201), or preview it (200 in a dry-run).
-import { CreatedResult, DryRunCreatedResult } from "../http/envelopes.ts";
+import type { AdmittedApp } from "../auth/admission.ts";
+import { createdResult, DryRunCreatedResult } from "../http/envelopes.ts";
+import { recordSchema } from "../resources/schemas.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { createRecord } from "../writes/create.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { pathsOf, runWrite, scopeOf, writeParsers, type RouteDeps } from "./route-context.ts";
-import type { ResourceApp } from "./resource-routes.ts";
 
-export function createRoute(app: ResourceApp, def: ResourceDefinition, deps: RouteDeps): void {
-  app.post(pathsOf(def).collection, ({ request, company, params, body, ctx, set }) =>
-    runWrite(deps, request, ctx, body, set, async (tx) => createRecord(tx, {
-      def, company, body, dryRun: ctx.dryRun,
-      scope: await scopeOf(tx, def, company, params, true),
-      location: (id) => `${new URL(request.url).pathname}/${id}`,
+export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
+  app.post(pathsOf(def).collection, (call) =>
+    runWrite(deps, call, async (tx, body) => createRecord(tx, deps.store.ids, {
+      def, company: call.company, body, dryRun: call.ctx.dryRun,
+      scope: await scopeOf(tx.db, def, call.company, call.params, true),
+      collection: new URL(call.request.url).pathname,
+      representation: call.ctx.representation,
     })), {
     detail: crudDetail(def, "create", writeParsers),
-    response: { 200: DryRunCreatedResult, 201: CreatedResult },
+    response: { 201: createdResult(recordSchema(def)), 200: DryRunCreatedResult },
   });
 }

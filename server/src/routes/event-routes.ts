@@ -1,35 +1,46 @@
 // GET /v1/events (the change feed) and GET /v1/{resource}/{id}/events (one record's history).
 import { Type } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import { admitted } from "../auth/admission.ts";
 import { and, eq } from "drizzle-orm";
 import type { Company } from "../auth/company.ts";
-import { readFeed, type FeedPage } from "../events/event-feed.ts";
+import { latestCursor, readFeed, waitForFeed, type FeedPage } from "../events/event-feed.ts";
 import { RETENTION_DAYS } from "../events/retention.ts";
-import { ADMISSION_ERRORS, mergeErrors, operationDetail } from "../http/operation-docs.ts";
+import { operationDetail } from "../http/operation-docs.ts";
 import { limitParam, pageWindow } from "../http/paging.ts";
-import { notFound } from "../http/problem.ts";
+import { notFound } from "../refusals/catalogue.ts";
 import { timestampSchema } from "../resources/schemas.ts";
-import { described, oneOfParam, parseQuery, patternParam, textParam } from "../http/query.ts";
-import { requestContext } from "../http/request-context.ts";
+import { holdOpen } from "../http/hold-open.ts";
+import { described, integerParam, oneOfParam, parseQuery, textParam } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { RESOURCES } from "../resources/registry.ts";
+import { EVENT_RESOURCES, EVENT_TYPES, EVENTFUL, RESOURCE_WILDCARDS } from "../events/event-types.ts";
 import { column } from "../resources/store.ts";
 import { parseId, type RouteDeps } from "./route-context.ts";
 
-/** Resources whose records have events: every collection a client writes. */
-const EVENTFUL = [...RESOURCES, ...SUB_RESOURCES];
+const typeParam = described(oneOfParam([...EVENT_TYPES, ...RESOURCE_WILDCARDS]), "Only events of this type (`project.created`), or of every action on one resource (`project.*`).");
 
-const TYPE_PATTERN = /^[a-z_]+\.(\*|created|updated|deleted)$/;
-
-const typeParam = described(patternParam(TYPE_PATTERN, "project.created or project.*"), "Only events of this type (`project.created`), or of every action on one resource (`project.*`).");
+/** `project.created`, …: an enum, so generated clients type it as a union. */
+export const EventTypeSchema = Type.String({ enum: [...EVENT_TYPES], description: "`<resource>.<action>`: project.created, rental.updated, equipment.deleted, …", title: "EventType" });
 
 const afterParam = described(textParam, "An event id, or the `meta.next_cursor` of the previous page: only events after it.");
 
+/** The longest a long-poll waits; below any client's or proxy's usual timeout. */
+const MAX_WAIT_SECONDS = 30;
+
+/** Past the wait, the time the answer may still take (its read's database budget and the answer). */
+const ANSWER_SECONDS = 15;
+
+const feedAfterParam = described(textParam, "An event id, or the `meta.next_cursor` of the previous page: only events after it. `latest` starts at the newest event: the page has no events and its `meta.next_cursor` is where to follow from (a cursor at the start of the feed when it has none yet).", { examples: ["evt_00000000169k3fz0q8x2m7wd5r", "latest"] });
+
+const waitParam = described(integerParam(1, MAX_WAIT_SECONDS),
+  `Long-poll: when no event follows the cursor yet, wait up to this many seconds (1–${MAX_WAIT_SECONDS}) and answer as soon as one commits on any server, else an empty page after that time (same \`next_cursor\`). A follower that sends each next_cursor with \`wait\` sees each new event within a second of its commit, without polling.`);
+
 const EventSchema = Type.Object({
   id: Type.String({ pattern: "^evt_[0-9a-z]{26}$", description: "The event's id; it is also a cursor (`after`).", examples: ["evt_00000000169k3fz0q8x2m7wd5r"] }),
-  type: Type.String({ description: "`<resource>.<action>`: project.created, rental.updated, equipment.deleted, …", examples: ["project.created"] }),
-  resource: Type.String({ description: "The resource's path segment: projects, workers, …, rentals." }),
+  type: EventTypeSchema,
+  resource: Type.String({ enum: [...EVENT_RESOURCES], description: "The resource's path segment: projects, workers, …, rentals.", title: "EventResource" }),
   record_id: Type.Integer(),
   data: Type.Object({
     record: Type.Object({}, { additionalProperties: true, description: "The record after the change (for a delete, as it was)." }),
@@ -55,24 +66,31 @@ const visibleResources = (company: Company): string[] => EVENTFUL.filter((def) =
 
 function feedRoute(deps: RouteDeps) {
   const parsers = {
-    after: afterParam,
+    after: feedAfterParam,
     limit: limitParam,
     type: typeParam,
-    resource: described(oneOfParam(EVENTFUL.map((def) => def.name)), "Only events of this resource."),
+    resource: described(oneOfParam(EVENT_RESOURCES), "Only events of this resource."),
+    wait: waitParam,
   };
-  return new Elysia({ name: "events:feed" }).use(requestContext).get("/v1/events", async ({ request, ctx, set }) => {
-    const company = await deps.admit(request, ctx, "api", set.headers);
+  return admitted("events:feed", "api", deps.admission).get("/v1/events", async ({ request, company }) => {
     const query = parseQuery(new URL(request.url), parsers);
     const { limit } = pageWindow(query);
     const visible = visibleResources(company);
     const resources = query.resource ? visible.filter((name) => name === query.resource) : visible;
-    const page = await readFeed(deps.db, { companyId: company.id, after: query.after, limit, resources, type: query.type });
-    return pageOf(request, page, limit);
+    const after = query.after === "latest" ? await latestCursor(deps.db, company.id) : query.after;
+    const feed = { companyId: company.id, after, limit, resources, type: query.type };
+    if (query.wait === undefined) {
+      // `latest` alone only tells where the feed ends now.
+      const page = query.after === "latest" ? { events: [], nextCursor: after! } : await readFeed(deps.db, feed);
+      return pageOf(request, page, limit);
+    }
+    holdOpen(request, query.wait + ANSWER_SECONDS);
+    return pageOf(request, await waitForFeed(deps.db, deps.waiters, feed, query.wait, request.signal), limit);
   }, {
     detail: operationDetail({
       operationId: "listEvents",
       summary: "The change feed",
-      description: `Every committed change of the company's records, in commit order: creates, updates, deletes and rental changes (not dry-runs, replays or writes that changed nothing). Follow \`meta.next_cursor\` (pass it as \`after\`) to see every event exactly once and in order, even while several servers commit at once; polling with the last cursor follows the feed live. Events are kept ${RETENTION_DAYS} days; a cursor older than that is 410 cursor_expired. Events of resources whose add-on the company lacks are not shown.`,
+      description: `Every committed change of the company's records, in commit order: creates, updates, deletes and rental changes (not dry-runs, replays or writes that changed nothing). Follow \`meta.next_cursor\` (pass it as \`after\`) to see every event exactly once and in order, even while several servers commit at once. To follow the feed live, start with \`after=latest\` and long-poll: pass each next_cursor with \`wait=30\`, and the answer comes as soon as a new event commits (within a second), or empty after 30 s. Events are kept ${RETENTION_DAYS} days; a cursor older than that is 410 cursor_expired. Events of resources whose add-on the company lacks are not shown.`,
       tags: ["events"],
       query: parsers,
       headers: ["IfNoneMatch"],
@@ -80,7 +98,7 @@ function feedRoute(deps: RouteDeps) {
         200: { description: "A page of events, oldest first.", headers: ["ETag"] },
         304: { description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.", headers: ["ETag"] },
       },
-      errors: mergeErrors(ADMISSION_ERRORS, { 400: ["invalid_query"], 410: ["cursor_expired"] }),
+      refusals: ["invalid_query", "cursor_expired"],
     }),
     response: { 200: EventPage },
   });
@@ -96,8 +114,7 @@ async function everExisted(deps: RouteDeps, def: ResourceDefinition, companyId: 
 function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
   const parsers = { after: afterParam, limit: limitParam };
   const what = def.singular.toLowerCase();
-  return new Elysia({ name: `events:${def.name}` }).use(requestContext).get(`/v1/${def.name}/:id/events`, async ({ request, ctx, set, params }) => {
-    const company = await deps.admit(request, ctx, def.addon, set.headers);
+  return admitted(`events:${def.name}`, def.addon, deps.admission).get(`/v1/${def.name}/:id/events`, async ({ request, company, params }) => {
     const query = parseQuery(new URL(request.url), parsers);
     const { limit } = pageWindow(query);
     const id = parseId(params.id, what);
@@ -116,7 +133,7 @@ function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
         200: { description: "A page of the record's events, oldest first.", headers: ["ETag"] },
         304: { description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.", headers: ["ETag"] },
       },
-      errors: mergeErrors(ADMISSION_ERRORS, { 400: ["invalid_query"], 404: ["not_found"], 410: ["cursor_expired"] }),
+      refusals: ["invalid_query", "not_found", "cursor_expired"],
     }),
     response: { 200: EventPage },
   });

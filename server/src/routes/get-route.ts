@@ -1,6 +1,7 @@
 // GET one member: the record, or only the fields asked for.
+import type { AdmittedApp } from "../auth/admission.ts";
 import { itemEnvelope } from "../http/envelopes.ts";
-import { notFound } from "../http/problem.ts";
+import { notFound } from "../refusals/catalogue.ts";
 import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
@@ -9,9 +10,8 @@ import { findRecord } from "../resources/store.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { fieldsParser } from "./list-parsers.ts";
 import { parseId, pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
-import type { ResourceApp } from "./resource-routes.ts";
 
-export function getRoute(app: ResourceApp, def: ResourceDefinition, deps: RouteDeps): void {
+export function getRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const parsers = { fields: fieldsParser(def) };
   const { member, memberParam } = pathsOf(def);
   const what = def.singular.toLowerCase();

@@ -1,5 +1,5 @@
 // The query parameters a list of a resource accepts, derived from its definition.
-import { limitParam, offsetParam } from "../http/paging.ts";
+import { afterIdParam, limitParam, offsetParam, totalParam } from "../http/paging.ts";
 import { described, enumParam, fieldListParam, flagParam, integerParam, textParam, timestampParam, type ParamParser } from "../http/query.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { hasTimestamps, readableFieldNames } from "../resources/fields.ts";
@@ -10,7 +10,7 @@ export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
 }
 
 export function listParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {
-  const parsers: Record<string, ParamParser<unknown>> = { limit: limitParam, offset: offsetParam, fields: fieldsParser(def) };
+  const parsers: Record<string, ParamParser<unknown>> = { limit: limitParam, offset: offsetParam, after_id: afterIdParam, total: totalParam, fields: fieldsParser(def) };
   if (def.search.length > 0) parsers.q = described(textParam, `Case-insensitive substring of ${def.search.join(", ")}; % and _ match themselves.`);
   if (def.status) parsers.status = enumParam(def.status.values);
   for (const filter of def.filters) {

@@ -3,20 +3,24 @@
 import type { Admission } from "../auth/admission.ts";
 import type { Company } from "../auth/company.ts";
 import type { Database, Executor } from "../db/client.ts";
-import { notFound } from "../http/problem.ts";
+import type { WriteTransaction } from "../db/write-transaction.ts";
+import type { FeedWaiters } from "../events/feed-waiters.ts";
+import { notFound, type RefusalCode } from "../refusals/catalogue.ts";
+import { readJsonBody } from "../http/body.ts";
 import { described, flagParam, parseQuery } from "../http/query.ts";
 import type { RequestContext } from "../http/request-context.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { definitionOf } from "../resources/registry.ts";
 import { recordExists, type Scope } from "../resources/store.ts";
-import type { ChangeLog } from "../writes/changes.ts";
+import { executeWrite, type WriteAttempt, type WriteOutcome, type WriteStore } from "../writes/execute-write.ts";
 import { fingerprintOf } from "../writes/fingerprint.ts";
-import { executeWrite, type WriteOperation, type WriteResult } from "../writes/idempotency.ts";
+import { checkIdempotencyKey } from "../writes/idempotency.ts";
 
 export interface RouteDeps {
   db: Database;
-  admit: Admission;
-  changeLog: ChangeLog;
+  store: WriteStore;
+  admission: Admission;
+  /** Long-polls of the change feed; a committed write releases its company's at once. */
+  waiters: FeedWaiters;
 }
 
 export interface ResourcePaths {
@@ -27,7 +31,7 @@ export interface ResourcePaths {
 }
 
 export function pathsOf(def: ResourceDefinition): ResourcePaths {
-  const collection = def.parent ? `/v1/${definitionOf(def.parent.table).name}/:id/${def.name}` : `/v1/${def.name}`;
+  const collection = def.parent ? `/v1/${def.parent.resource.name}/:id/${def.name}` : `/v1/${def.name}`;
   const memberParam = def.parent?.memberParam ?? "id";
   return { collection, member: `${collection}/:${memberParam}`, memberParam };
 }
@@ -41,23 +45,54 @@ export function parseId(value: string | undefined, what: string): number {
 /** The company, and for a sub-collection its parent, which must be a live record of the company. */
 export async function scopeOf(db: Executor, def: ResourceDefinition, company: Company, params: Record<string, string>, lock = false): Promise<Scope> {
   if (!def.parent) return { companyId: company.id };
-  const parent = definitionOf(def.parent.table);
+  const parent = def.parent.resource;
   const parentId = parseId(params.id, parent.singular.toLowerCase());
   if (!(await recordExists(db, parent, company.id, parentId, { forUpdate: lock }))) throw notFound(parent.singular.toLowerCase(), parentId);
   return { companyId: company.id, parentId };
 }
 
-export const writeParsers = { dry_run: described(flagParam, "`1` makes the request a dry-run, like the X-Dry-Run header.") };
+/** What every write may be refused for besides admission: its query, its Idempotency-Key. */
+export const WRITE_REFUSALS: readonly RefusalCode[] = ["invalid_query", "invalid_idempotency_key", "idempotency_key_reuse", "idempotency_in_progress"];
+/** What a write that takes a body may be refused for because of it. */
+export const BODY_REFUSALS: readonly RefusalCode[] = ["malformed_json", "payload_too_large", "unsupported_media_type", "validation_failed"];
 
-/** Runs a write operation for a request (under its Idempotency-Key, if any) and answers with its result. */
+export const writeParsers = { dry_run: described(flagParam, "`true` (or `1`) makes the request a dry-run, like the X-Dry-Run header.") };
+
+/** What a write route hands runWrite of its request: the admitted company, the request and its context, and its answer's status and headers. */
+export interface WriteCall {
+  company: Company;
+  request: Request;
+  ctx: RequestContext;
+  set: { status?: number | string; headers: Record<string, unknown> };
+}
+
+/**
+ * Runs a write for an admitted request and answers with its result: reads the body (admission came
+ * first), checks the Idempotency-Key and the query, then runs `operation` under the key, if any.
+ * A route whose write `takesBody: false` still has its body read and refused when malformed, but
+ * the key's fingerprint leaves it out. A replay goes back to the company (admission.refund).
+ */
 export async function runWrite(
-  deps: RouteDeps, request: Request, ctx: RequestContext, body: unknown, set: { status?: number | string; headers: Record<string, unknown> }, operation: WriteOperation,
+  deps: RouteDeps, call: WriteCall, operation: (tx: WriteTransaction, body: unknown, attempt: WriteAttempt) => Promise<WriteOutcome>, options: { takesBody?: boolean } = {},
 ): Promise<unknown> {
+  const { company, request, ctx, set } = call;
+  const read = (await readJsonBody(request)) ?? null;
+  const body = options.takesBody === false ? undefined : read;
+  checkIdempotencyKey(ctx.idempotencyKey);
   const url = new URL(request.url);
+  // Refuses unknown parameters and a malformed dry_run; the dry-run itself is the context's.
   parseQuery(url, writeParsers);
-  if (ctx.idempotencyKey !== undefined) ctx.fingerprint = fingerprintOf(request.method, url.pathname, ctx.dryRun, body);
-  const result: WriteResult = await executeWrite(deps.db, ctx, deps.changeLog, operation);
-  set.status = result.status;
-  Object.assign(set.headers, result.headers ?? {});
-  return result.body;
+  const key = ctx.idempotencyKey;
+  const answer = await executeWrite(deps.store, {
+    companyId: company.id, requestId: ctx.requestId, dryRun: ctx.dryRun, idempotencyKey: key,
+    fingerprint: key === undefined ? undefined : fingerprintOf(request.method, url.pathname, ctx.dryRun, body),
+  }, (tx, attempt) => operation(tx, body, attempt));
+  if (answer.replayed) deps.admission.refund(company, ctx);
+  // Committed by now: followers of the feed on this process need not wait for their next round.
+  if (answer.events > 0) deps.waiters.committed(company.id);
+  set.status = answer.status;
+  Object.assign(set.headers, answer.headers);
+  const data = (answer.body as { data?: { record?: unknown } } | undefined)?.data;
+  if (ctx.representation && typeof data?.record === "object") set.headers["preference-applied"] = "return=representation";
+  return answer.body;
 }

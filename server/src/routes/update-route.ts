@@ -1,20 +1,20 @@
 // PATCH one member: merge the fields sent, under every rule of the resource.
+import type { AdmittedApp } from "../auth/admission.ts";
 import { updateResult } from "../http/envelopes.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { updateRecordById } from "../writes/update.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { parseId, pathsOf, runWrite, scopeOf, writeParsers, type RouteDeps } from "./route-context.ts";
-import type { ResourceApp } from "./resource-routes.ts";
 
-export function updateRoute(app: ResourceApp, def: ResourceDefinition, deps: RouteDeps): void {
+export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member, memberParam } = pathsOf(def);
-  app.patch(member, ({ request, company, params, body, ctx, set }) =>
-    runWrite(deps, request, ctx, body, set, async (tx) => updateRecordById(tx, {
-      def, company, body, dryRun: ctx.dryRun,
-      id: parseId((params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
-      scope: await scopeOf(tx, def, company, params, true),
-      ifMatch: request.headers.get("if-match"),
+  app.patch(member, (call) =>
+    runWrite(deps, call, async (tx, body) => updateRecordById(tx, {
+      def, company: call.company, body, dryRun: call.ctx.dryRun,
+      id: parseId((call.params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
+      scope: await scopeOf(tx.db, def, call.company, call.params, true),
+      ifMatch: call.ctx.ifMatch,
     })), {
     detail: crudDetail(def, "update", writeParsers),
     response: { 200: updateResult(recordSchema(def)) },

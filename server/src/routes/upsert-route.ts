@@ -1,25 +1,45 @@
 // PUT /v1/{resource}/by-external-id/{external_id}: create or update the record the client knows by its own id.
 import { t } from "elysia";
-import { CreatedResult, DryRunCreatedResult, updateResult } from "../http/envelopes.ts";
+import type { AdmittedApp } from "../auth/admission.ts";
+import { createdResult, DryRunCreatedResult, updateResult } from "../http/envelopes.ts";
+import { invalidPathExternalId } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordSchema } from "../resources/schemas.ts";
+import { validateBody } from "../resources/validation.ts";
 import { upsertByExternalId } from "../writes/upsert.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
-import type { ResourceApp } from "./resource-routes.ts";
 
-export function upsertRoute(app: ResourceApp, def: ResourceDefinition, deps: RouteDeps): void {
+/**
+ * The path's external id, percent-decoded exactly once from the URL as sent (not Elysia's decoded
+ * parameter, which turns a malformed escape into ""), and held to the rules of the field.
+ */
+function externalIdOf(def: ResourceDefinition, request: Request): string {
+  const { pathname } = new URL(request.url);
+  let externalId: string;
+  try {
+    externalId = decodeURIComponent(pathname.slice(pathname.lastIndexOf("/") + 1));
+  } catch {
+    throw invalidPathExternalId([{ field: "external_id", code: "invalid_text", message: "The external id in the path is not percent-encoded UTF-8 text: encode it once, e.g. with encodeURIComponent (the id 100% is sent as 100%25)." }]);
+  }
+  const { errors } = validateBody(def, { external_id: externalId }, true);
+  if (errors.length > 0) throw invalidPathExternalId(errors);
+  return externalId;
+}
+
+export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { collection } = pathsOf(def);
-  app.put(`${collection}/by-external-id/:external_id`, ({ request, company, params, body, ctx, set }) =>
-    runWrite(deps, request, ctx, body, set, (tx) => upsertByExternalId(tx, {
-      def, company, body, dryRun: ctx.dryRun,
-      externalId: decodeURIComponent((params as Record<string, string>).external_id ?? ""),
-      scope: { companyId: company.id },
-      ifMatch: request.headers.get("if-match"),
-      location: (id) => `${collection}/${id}`,
+  app.put(`${collection}/by-external-id/:external_id`, (call) =>
+    runWrite(deps, call, (tx, body) => upsertByExternalId(tx, deps.store.ids, {
+      def, company: call.company, body, dryRun: call.ctx.dryRun,
+      externalId: externalIdOf(def, call.request),
+      scope: { companyId: call.company.id },
+      ifMatch: call.ctx.ifMatch,
+      collection,
+      representation: call.ctx.representation,
     })), {
     detail: crudDetail(def, "upsert", writeParsers),
     // A dry-run answers 200 with the preview of a create (DryRunCreated) or of an update.
-    response: { 201: CreatedResult, 200: t.Union([updateResult(recordSchema(def)), DryRunCreatedResult]) },
+    response: { 201: createdResult(recordSchema(def)), 200: t.Union([updateResult(recordSchema(def)), DryRunCreatedResult]) },
   });
 }

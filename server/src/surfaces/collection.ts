@@ -3,15 +3,15 @@
 // and deletes it, chaining the id through collection variables, so a runner given only
 // `baseUrl` and `token` passes every request.
 import { publicOrigin } from "../http/origin.ts";
-import { Type, type Static } from "@sinclair/typebox";
-import { Elysia, type AnyElysia } from "elysia";
+import { Type } from "@sinclair/typebox";
+import type { AnyElysia } from "elysia";
 import { withArticle } from "../resources/naming.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { createExample, updateExample } from "../resources/examples.ts";
-import { definitionOf, RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
 import { pathsOf } from "../routes/route-context.ts";
 import { openApiDocument } from "./openapi-document.ts";
-import { operationDetail } from "../http/operation-docs.ts";
+import { open, specificationRoute } from "./specification-route.ts";
 
 type Json = Record<string, any>;
 
@@ -82,12 +82,11 @@ function bodyText(body: Record<string, unknown>): string {
   return JSON.stringify(body, null, 2).replace(/"\{\{([A-Za-z0-9_]+)\}\}"/g, "{{$1}}");
 }
 
-/** The example create body, with required references pointing at records made earlier and unique text made unique. */
+/** The example create body, with required references pointing at records made earlier. */
 function createBody(def: ResourceDefinition, refVariable: (field: string) => string): Record<string, unknown> {
   const body = createExample(def);
   for (const [field, spec] of Object.entries(def.fields)) {
     if (spec.type === "ref" && field in body) body[field] = `{{${refVariable(field)}}}`;
-    if (spec.type === "text" && spec.unique && typeof body[field] === "string") body[field] = `${body[field]}-{{$timestamp}}{{$randomInt}}`;
   }
   return body;
 }
@@ -123,12 +122,12 @@ function resourceFolder(def: ResourceDefinition): Json {
   };
   let collection = `/v1/${def.name}`;
   if (def.parent) {
-    const parent = definitionOf(def.parent.table);
+    const parent = def.parent.resource;
     support(parent, `${prefix}_${parent.name}_id`);
     collection = `/v1/${parent.name}/{{${prefix}_${parent.name}_id}}/${def.name}`;
   }
   for (const [field, spec] of Object.entries(def.fields)) {
-    if (spec.type === "ref" && def.required.includes(field)) support(definitionOf(spec.target), `${prefix}_${field}`);
+    if (spec.type === "ref" && def.required.includes(field)) support(spec.target, `${prefix}_${field}`);
   }
   const member = `${collection}/{{${idVariable}}}`;
   const what = def.singular.toLowerCase();
@@ -155,6 +154,14 @@ function resourceFolder(def: ResourceDefinition): Json {
       path: collection,
       query: [{ key: "limit", value: "10" }],
       tests: [expectStatus(200), `pm.test("a page with meta.total", function () { const body = pm.response.json(); pm.expect(body.data).to.be.an("array"); pm.expect(body.meta.total).to.be.at.least(1); });`],
+    }));
+    steps.push(item({
+      name: `List ${def.name} by after_id, without the total`,
+      method: "GET",
+      path: collection,
+      query: [{ key: "after_id", value: "0" }, { key: "limit", value: "10" }, { key: "total", value: "false" }],
+      description: "The first page of seek paging: pass meta.next_after_id as after_id for the next page, until a page has none. Each page costs the same however deep it is.",
+      tests: [expectStatus(200), `pm.test("an after_id page: next_after_id is the last id shown, absent on the last page", function () { const body = pm.response.json(); pm.expect(body.data.length).to.be.at.least(1); pm.expect(body.meta).to.not.have.property("total"); pm.expect(body.meta.after_id).to.eql(0); if (body.meta.next_after_id !== undefined) pm.expect(body.meta.next_after_id).to.eql(body.data[body.data.length - 1].id); });`],
     }));
   }
   if (has("get")) {
@@ -195,10 +202,10 @@ function resourceFolder(def: ResourceDefinition): Json {
     }));
   }
   const items = [...before, ...steps, ...after];
-  const needs = [...new Set([def.addon, ...(def.parent ? [definitionOf(def.parent.table).addon] : [])])];
+  const needs = [...new Set([def.addon, ...(def.parent ? [def.parent.resource.addon] : [])])];
   const prerequisite = `needs the ${needs.join(" and ")} add-on${needs.length > 1 ? "s" : ""}${def.quota ? ` and a free ${def.quota} quota slot` : ""}`;
   return {
-    name: def.parent ? `${definitionOf(def.parent.table).name} ${def.name}` : def.name,
+    name: def.parent ? `${def.parent.resource.name} ${def.name}` : def.name,
     description: `${def.description} Prerequisite: the company ${prerequisite}; without it the folder's requests answer 402 and its tests report them as skipped.`,
     item: items.map((entry, index) => guardItem(entry, { flag: `${prefix}_skipped`, prerequisite, reset: index === 0 })),
   };
@@ -208,6 +215,34 @@ function resourceFolder(def: ResourceDefinition): Json {
 function guardItem(entry: Json, guard: NonNullable<RequestSpec["guard"]>): Json {
   const tests = entry.event.find((event: Json) => event.listen === "test").script.exec as string[];
   return item({ ...entry.spec, tests, guard });
+}
+
+/** The change feed as a follower reads it: where it ends now, then a long-poll from there. */
+function eventsFolder(): Json {
+  return {
+    name: "events",
+    description: "Following the change feed live: `after=latest` gives the cursor of the newest event, and `wait` long-polls from it (here 1 s, up to 30): the answer comes as soon as an event commits, else empty.",
+    item: [
+      item({
+        name: "Start at the newest event",
+        method: "GET",
+        path: "/v1/events",
+        query: [{ key: "after", value: "latest" }],
+        tests: [
+          expectStatus(200),
+          `pm.test("no events, and the cursor to follow from", function () { const body = pm.response.json(); pm.expect(body.data).to.eql([]); pm.expect(body.meta.next_cursor).to.match(/^evt_/); });`,
+          `pm.collectionVariables.set("events_cursor", pm.response.json().meta.next_cursor);`,
+        ],
+      }),
+      item({
+        name: "Wait for the next event",
+        method: "GET",
+        path: "/v1/events",
+        query: [{ key: "after", value: "{{events_cursor}}" }, { key: "wait", value: "1" }],
+        tests: [expectStatus(200), `pm.test("a page of the events after the cursor", function () { pm.expect(pm.response.json().data).to.be.an("array"); });`],
+      }),
+    ],
+  };
 }
 
 /** Parameterless GET operations the resource folders do not cover (lookups, health, this surface…), one folder per tag. */
@@ -230,7 +265,7 @@ function readFolders(document: Json, covered: Set<string>): Json[] {
 
 export function collectionDocument(document: Json, serverUrl: string): Json {
   const definitions = [...RESOURCES, ...SUB_RESOURCES];
-  const covered = new Set(definitions.map((def) => pathsOf(def).collection.replace(/:([^/]+)/g, "{$1}")));
+  const covered = new Set([...definitions.map((def) => pathsOf(def).collection.replace(/:([^/]+)/g, "{$1}")), "/v1/events"]);
   return {
     info: {
       name: document.info.title,
@@ -242,29 +277,20 @@ export function collectionDocument(document: Json, serverUrl: string): Json {
       { key: "baseUrl", value: serverUrl, type: "string", description: "The API's address, as this server was reached (X-Forwarded-Proto/-Host behind a proxy)." },
       { key: "token", value: "", type: "string", description: "An API token (erp_…) of the company to run as; the requests send it as a Bearer token." },
     ],
-    item: [...definitions.map(resourceFolder), ...readFolders(document, covered)],
+    item: [...definitions.map(resourceFolder), eventsFolder(), ...readFolders(document, covered)],
   };
 }
 
-const open = { additionalProperties: true };
 const CollectionSchema = Type.Object({
   info: Type.Object({ name: Type.String(), schema: Type.String() }, open),
   item: Type.Array(Type.Object({}, open)),
 }, { ...open, title: "Collection", description: "An API-client collection, format 2.1 (https://schema.getpostman.com/json/collection/v2.1.0/collection.json)." });
 
 export function collectionRoutes(app: AnyElysia) {
-  return new Elysia({ name: "surface:collection" }).get("/v1/collection.json", ({ request }) => {
-    const serverUrl = publicOrigin(request);
-    return collectionDocument(openApiDocument(app), serverUrl) as Static<typeof CollectionSchema>;
-  }, {
-    detail: operationDetail({
-      operationId: "getCollection",
-      summary: "API-client collection",
-      description: "Collection format 2.1, built from the same routes on every request. Set the variables `baseUrl` and `token`; each resource folder creates a record, lists, reads, updates, dry-run deletes and deletes it. No token, not metered.",
-      tags: ["specification"],
-      public: true,
-      responses: { 200: { description: "The collection." } },
-    }),
-    response: { 200: CollectionSchema },
-  });
+  return specificationRoute("collection", "/v1/collection.json", {
+    operationId: "getCollection",
+    summary: "API-client collection",
+    description: "Collection format 2.1, built from the same routes on every request. Set the variables `baseUrl` and `token`; each resource folder creates a record, lists (by offset and by after_id), reads, updates, dry-run deletes and deletes it. No token, not metered.",
+    responses: { 200: { description: "The collection." } },
+  }, (request) => collectionDocument(openApiDocument(app), publicOrigin(request)), CollectionSchema);
 }

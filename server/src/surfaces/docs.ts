@@ -1,10 +1,8 @@
 // GET /v1/docs: the interactive reference (Scalar, as @elysiajs/openapi renders it), with its
 // script served from here so the page works without internet access.
 import { ScalarRender } from "@elysiajs/openapi/scalar";
-import { Type } from "@sinclair/typebox";
-import { Elysia } from "elysia";
 import { fileURLToPath } from "node:url";
-import { operationDetail } from "../http/operation-docs.ts";
+import { specificationRoute } from "./specification-route.ts";
 
 const SCRIPT_PATH = "/v1/docs/scalar.js";
 const SCRIPT_FILE = fileURLToPath(new URL("./browser/standalone.js", import.meta.resolve("@scalar/api-reference")));
@@ -23,18 +21,13 @@ function page(): string {
 }
 
 export function docsRoutes() {
-  return new Elysia({ name: "surface:docs" })
-    .get("/v1/docs", () => new Response(page(), { headers: { "content-type": "text/html; charset=utf-8" } }), {
-      detail: operationDetail({
-        operationId: "getDocs",
-        summary: "Interactive reference",
-        description: "This document rendered by Scalar, with try-it. Its script is served by this server, so it works offline. No token, not metered.",
-        tags: ["specification"],
-        public: true,
-        responses: { 200: { description: "An HTML page.", content: { "text/html": { schema: { type: "string" } } } } },
-      }),
-      response: { 200: Type.String() },
-    })
+  return specificationRoute("docs", "/v1/docs", {
+    operationId: "getDocs",
+    summary: "Interactive reference",
+    description: "This document rendered by Scalar, with try-it. Its script is served by this server, so it works offline. No token, not metered.",
+    // The page is text/html only: no `response` schema, which Elysia would also list as text/plain.
+    responses: { 200: { description: "An HTML page.", content: { "text/html": { schema: { type: "string" } } } } },
+  }, () => new Response(page(), { headers: { "content-type": "text/html; charset=utf-8" } }))
     .get(SCRIPT_PATH, () => new Response(Bun.file(SCRIPT_FILE), {
       headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" },
     }), { detail: { hide: true } });

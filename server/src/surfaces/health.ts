@@ -5,7 +5,7 @@ import { Type } from "@sinclair/typebox";
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { withDatabaseBudget } from "../db/deadline.ts";
-import { databaseUnavailable } from "../http/errors.ts";
+import { databaseUnavailable } from "../refusals/catalogue.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 
 const HEALTH_BUDGET_MS = 2_000;
@@ -27,7 +27,7 @@ export function healthRoutes(db: Database) {
       tags: ["health"],
       public: true,
       responses: { 200: { description: "The server and its database answer." } },
-      errors: { 503: ["database_unavailable"] },
+      refusals: ["database_unavailable"],
     }),
     response: {
       200: Type.Object({

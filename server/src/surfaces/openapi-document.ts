@@ -4,6 +4,7 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import { unwrapSchema } from "@elysiajs/openapi/openapi";
 import type { AnyElysia, TSchema } from "elysia";
+import { IDENTIFIER_PATTERN } from "../resources/identifiers.ts";
 import { RESOURCES } from "../resources/registry.ts";
 import { HEADER_PARAMETERS, ProblemSchema, RESPONSE_HEADERS } from "../http/operation-docs.ts";
 import { OVERVIEW } from "./overview.ts";
@@ -64,7 +65,11 @@ function pathParameters(path: string): Json[] {
     if (!segment.startsWith(":")) return [];
     const name = segment.slice(1);
     if (name === "external_id") {
-      return [{ name, in: "path", required: true, description: "Your own id of the record (its external_id), URL-encoded.", schema: { type: "string", minLength: 1, maxLength: 255 }, example: "crm-1042" }];
+      return [{
+        name, in: "path", required: true,
+        description: "Your own id of the record (its external_id), percent-encoded once as a path segment: the server decodes it exactly once, so the id `100%` is sent as `100%25` and `%41` as `%2541`. A malformed encoding (`%`, or bytes that are not UTF-8) is a 422 on external_id.",
+        schema: { type: "string", minLength: 1, maxLength: 255, pattern: IDENTIFIER_PATTERN }, example: "crm-1042",
+      }];
     }
     const owner = name === "id" ? segments[index - 1] : name.replace(/_id$/, "s");
     return [{ name, in: "path", required: true, description: `The id of a ${owner} record.`, schema: { type: "integer", minimum: 1 }, example: 42 }];
@@ -143,4 +148,27 @@ export function openApiDocument(app: AnyElysia, origin = "/"): Json {
       },
     },
   };
+}
+
+/**
+ * Where a response goes in `responses`: success first, the normal one leading (a create's 201
+ * before its dry-run's 200: contract-test tools validate the first 2xx), then 304, the errors by
+ * status, and `default` last.
+ */
+const statusRank = (status: string): number => (status === "default" ? 1000 : status === "201" ? 199 : Number(status));
+
+/**
+ * The document as JSON text with each operation's responses in `statusRank` order. A JavaScript
+ * object always lists integer keys in ascending order, whatever the insertion order, so only the
+ * text can put 201 before 200 (for the tools that read members in document order).
+ */
+export function documentText(document: Json): string {
+  const ordered: string[] = [];
+  const text = JSON.stringify(document, (key, value) => {
+    if (key !== "responses" || !isObject(value)) return value;
+    const statuses = Object.keys(value).sort((a, b) => statusRank(a) - statusRank(b));
+    ordered.push(`{${statuses.map((status) => `${JSON.stringify(status)}:${JSON.stringify(value[status])}`).join(",")}}`);
+    return `\u0000responses:${ordered.length - 1}`;
+  });
+  return text.replace(/"\\u0000responses:(\d+)"/g, (_, index: string) => ordered[Number(index)]!);
 }

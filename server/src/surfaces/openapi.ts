@@ -1,11 +1,10 @@
 // GET /v1/openapi.json: the OpenAPI 3.1 document, rebuilt from the live routes on every request.
-import { Type, type Static } from "@sinclair/typebox";
-import { Elysia, type AnyElysia } from "elysia";
-import { openApiDocument } from "./openapi-document.ts";
-import { operationDetail } from "../http/operation-docs.ts";
+import { Type } from "@sinclair/typebox";
+import type { AnyElysia } from "elysia";
 import { publicOrigin } from "../http/origin.ts";
+import { documentText, openApiDocument } from "./openapi-document.ts";
+import { open, specificationRoute } from "./specification-route.ts";
 
-const open = { additionalProperties: true };
 const OpenApiDocumentSchema = Type.Object({
   openapi: Type.String(),
   info: Type.Object({ title: Type.String(), version: Type.String() }, open),
@@ -15,16 +14,13 @@ const OpenApiDocumentSchema = Type.Object({
 
 /** `app` is the whole application: the document describes every route it serves when asked. */
 export function openApiRoutes(app: AnyElysia) {
-  return new Elysia({ name: "surface:openapi" }).get("/v1/openapi.json", ({ request }) =>
-    openApiDocument(app, publicOrigin(request)) as Static<typeof OpenApiDocumentSchema>, {
-    detail: operationDetail({
-      operationId: "getOpenApiDocument",
-      summary: "This OpenAPI document",
-      description: "Generated from the routes the server serves, on every request. No token, not metered.",
-      tags: ["specification"],
-      public: true,
-      responses: { 200: { description: "The OpenAPI 3.1 document." } },
-    }),
-    response: { 200: OpenApiDocumentSchema },
-  });
+  return specificationRoute("openapi", "/v1/openapi.json", {
+    operationId: "getOpenApiDocument",
+    summary: "This OpenAPI document",
+    description: "Generated from the routes the server serves, on every request. No token, not metered.",
+    responses: { 200: { description: "The OpenAPI 3.1 document." } },
+  },
+  // As text: only the text can list a create's 201 before its dry-run's 200 (documentText).
+  (request) => new Response(documentText(openApiDocument(app, publicOrigin(request))), { headers: { "content-type": "application/json" } }),
+  OpenApiDocumentSchema);
 }

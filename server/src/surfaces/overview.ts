@@ -13,17 +13,25 @@ equipment (with rentals and equipment categories) need their own add-on too, els
 /healthz need no token and are not metered.
 
 ## Responses
-Success bodies carry \`data\`; lists also carry \`meta\` = \`{total, limit, offset}\`. Create answers
+Success bodies carry \`data\`; lists also carry \`meta\` = \`{total, limit, offset}\` (an \`after_id\`
+page: \`{total, limit, after_id, next_after_id}\`). Create answers
 201 with \`Location\` and \`{id, created, dry_run}\`; update answers \`{id, updated, dry_run, changes,
 record}\` where \`changes\` maps each changed field to \`{from, to}\`; delete answers \`{id, deleted,
 dry_run, mode, would_delete, would_keep}\` with elements \`{resource, id}\`. Every response carries
-\`X-Request-Id\` (yours, echoed, when you send one).
+\`X-Request-Id\`: yours when you send one of 1-128 characters of \`A-Za-z0-9._:-\`, else a
+generated one (a value in any other shape is never echoed or stored).
 
 ## Paging, filters and fields
 \`limit\` defaults to ${DEFAULT_LIMIT}; values above ${MAX_LIMIT} are capped (not refused) and \`meta.limit\` shows the
 effective value; below 1 or not an integer is 400. \`offset\` defaults to 0. Records are ordered by
 id ascending, so reading \`meta.total\` and raising \`offset\` by \`limit\` until it reaches
-\`total\` visits every record once. \`q\` is a case-insensitive substring match in which \`%\` and \`_\`
+\`total\` visits every record once. \`after_id=N\` (instead of \`offset\`; both together are 400)
+answers the records with an id above N, and \`meta.next_after_id\` is the \`after_id\` of the next
+page while more follow (absent on the last page): starting at \`after_id=0\` and following it also visits every record once,
+and a page costs the same however deep it is, where an \`offset\` page costs more the further it
+starts. The \`meta.total\` of a list without filters is kept as records are written, so it costs the
+same for ten records or a million; \`total=false\` leaves it out and skips counting a filtered list.
+\`q\` is a case-insensitive substring match in which \`%\` and \`_\`
 are literal; \`status\` is case-insensitive. \`fields=a,b\` (or \`fields=a&fields=b\`) returns only those
 fields plus \`id\`. A parameter a route does not list, an unknown field or a bad value is 400
 \`invalid_query\`.
@@ -89,7 +97,8 @@ together admit about a second of extra traffic). Under a request limit, data res
 \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds); replays and refused
 requests do not count. Every authenticated data request is metered, dry-runs included;
 idempotent replays are counted apart (\`GET /v1/usage\`). A revoked token or a change of plan
-takes effect within 5 s.
+takes effect within 5 s. A body is JSON of at most 1 MiB (413 \`payload_too_large\`, however it is
+sent) nesting objects and arrays at most 32 levels deep (deeper is 400 \`malformed_json\`).
 
 ## Change feed
 Every committed change appends an event in the same transaction: \`GET /v1/events\` lists them

@@ -3,15 +3,11 @@
 import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
-import { eventType } from "../events/event-log.ts";
-import { notFound, validationFailed, type FieldError } from "../http/problem.ts";
-import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { EVENT_NOUNS, SUBSCRIPTIONS } from "../events/event-types.ts";
+import { notFound, validationFailed } from "../refusals/catalogue.ts";
+import type { FieldError } from "../refusals/refusal.ts";
 import { newSecret } from "./signature.ts";
-import { refusedTarget } from "./targets.ts";
-
-/** `project.created`, `project.*` or `*`: the event types a subscription may name. */
-const EVENT_NOUNS = new Set([...RESOURCES, ...SUB_RESOURCES].map((def) => eventType(def.name, "created").split(".")[0]!));
-const PATTERN = /^([a-z_]+)\.(\*|created|updated|deleted)$/;
+import { checkTarget } from "./targets.ts";
 
 export interface Endpoint {
   id: number;
@@ -55,8 +51,8 @@ async function validate(body: unknown, partial: boolean): Promise<Partial<Pick<R
   } else if (typeof url !== "string" || url.length > 2048) {
     errors.push({ field: "url", code: "invalid_type", message: "url must be a URL of at most 2048 characters." });
   } else {
-    const refused = await refusedTarget(url);
-    if (refused) errors.push({ field: "url", code: "invalid_url", message: `url ${refused}.` });
+    const checked = await checkTarget(url);
+    if ("refused" in checked) errors.push({ field: "url", code: "invalid_url", message: `url ${checked.refused}.` });
     else values.url = url;
   }
   if (events === undefined) {
@@ -64,8 +60,8 @@ async function validate(body: unknown, partial: boolean): Promise<Partial<Pick<R
   } else if (!Array.isArray(events) || events.length === 0 || events.some((e) => typeof e !== "string")) {
     errors.push({ field: "events", code: "invalid_type", message: "events must be a non-empty array of event types, e.g. [\"project.*\"]." });
   } else {
-    const unknown = (events as string[]).filter((e) => e !== "*" && !(PATTERN.test(e) && EVENT_NOUNS.has(PATTERN.exec(e)![1]!)));
-    if (unknown.length > 0) errors.push({ field: "events", code: "invalid_enum", message: `Unknown event type${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}: use <resource>.<created|updated|deleted|*> with one of ${[...EVENT_NOUNS].join(", ")}, or *.` });
+    const unknown = (events as string[]).filter((e) => !SUBSCRIPTIONS.includes(e));
+    if (unknown.length > 0) errors.push({ field: "events", code: "invalid_enum", message: `Unknown event type${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}: use <resource>.<created|updated|deleted|*> with one of ${EVENT_NOUNS.join(", ")}, or *.` });
     else values.events = JSON.stringify([...new Set(events as string[])]);
   }
   if (description !== undefined) {

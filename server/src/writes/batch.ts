@@ -1,24 +1,26 @@
 // Batch writes (CONTRACT 10): up to 500 items of one resource in one transaction, in order, each
-// seeing the effect of the ones before it (quotas, unique fields, upserts of the same external id).
-// An item's checks all run before its one write, and quota slots come from a ledger settled at the
-// end, so a refused item has written nothing and needs no savepoint of its own: it is reported and
-// the batch goes on, unless the batch is atomic, in which case any refusal rolls back the whole
-// batch (422 batch_failed, with every item's result). A dry-run really runs the items, then rolls
-// back to the savepoint taken before the first one: what the batch would do, found exactly, with
-// nothing written.
-import { sql } from "drizzle-orm";
+// seeing the effect of the ones before it (quotas, unique fields, upserts of the same external id),
+// at the cost of a bounded number of statements whatever the size (write-records.ts). A refused
+// item is reported and the batch goes on, unless the batch is atomic: then any refusal refuses the
+// whole batch (422 batch_failed, with every item's result) and nothing is written. A dry-run
+// decides every item exactly as the real run would, and writes nothing; a file previewed in several
+// dry-run batches tells each batch what the earlier ones would have written (`preceding`), so the
+// preview stays exact across batches. Item keys make each item run at most once across batches of
+// any composition.
 import type { Company } from "../auth/company.ts";
-import type { Transaction } from "../db/client.ts";
-import { ApiError, validationFailed, type FieldError, type ProblemBody } from "../http/problem.ts";
+import type { IdAllocator } from "../db/ids.ts";
+import type { WriteTransaction } from "../db/write-transaction.ts";
+import { batchFailed, validationFailed } from "../refusals/catalogue.ts";
+import type { FieldError, ProblemBody } from "../refusals/refusal.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
-import type { RecordChange } from "./changes.ts";
-import { createRecord } from "./create.ts";
-import { QuotaLedger } from "./quotas.ts";
-import type { WriteResult } from "./idempotency.ts";
-import { upsertByExternalId } from "./upsert.ts";
+import type { WriteOutcome } from "./execute-write.ts";
+import type { ItemAction } from "./item-keys.ts";
+import { writeRecords, type Preceding } from "./write-records.ts";
 
 export const MAX_BATCH_ITEMS = 500;
+
+const ITEM_KEY = /^[\x20-\x7e]{1,255}$/;
 
 export interface BatchRequest {
   def: ResourceDefinition;
@@ -27,14 +29,16 @@ export interface BatchRequest {
   body: unknown;
   dryRun: boolean;
   requestId: string;
-  location: (id: number) => string;
+  /** Read the item keys before deciding the items (writes/execute-write.ts); read when absent. */
+  itemKeysRead?: boolean;
 }
 
 export interface BatchItemResult {
   index: number;
   status: number;
   id: number | null;
-  action?: "created" | "updated" | "unchanged";
+  action?: ItemAction;
+  replayed?: true;
   error?: ProblemBody;
 }
 
@@ -42,67 +46,78 @@ interface BatchOptions {
   items: unknown[];
   atomic: boolean;
   upsert: boolean;
+  itemKeys: string[] | undefined;
+  preceding: Preceding | undefined;
+}
+
+function itemKeyErrors(keys: unknown, items: unknown): FieldError[] {
+  const fail = (message: string): FieldError[] => [{ field: "item_keys", code: "invalid_value", message }];
+  if (keys === undefined) return [];
+  if (!Array.isArray(keys)) return [{ field: "item_keys", code: "invalid_type", message: "item_keys must be an array of strings, one per item." }];
+  if (Array.isArray(items) && keys.length !== items.length) return fail(`item_keys must hold one key per item: ${items.length} items, ${keys.length} keys.`);
+  const bad = keys.findIndex((key) => typeof key !== "string" || !ITEM_KEY.test(key));
+  if (bad >= 0) return fail(`item_keys[${bad}] must be 1 to 255 printable ASCII characters.`);
+  const seen = new Set<string>();
+  const twice = (keys as string[]).findIndex((key) => seen.size === seen.add(key).size);
+  if (twice >= 0) return fail(`item_keys[${twice}] repeats an earlier key; each item needs a key of its own.`);
+  return [];
+}
+
+function precedingErrors(preceding: unknown, dryRun: boolean): FieldError[] {
+  if (preceding === undefined) return [];
+  const fail = (message: string): FieldError[] => [{ field: "preceding", code: "invalid_value", message }];
+  if (!dryRun) return fail("preceding describes earlier batches of the same dry-run; send it only with a dry-run.");
+  if (typeof preceding !== "object" || preceding === null || Array.isArray(preceding)) return fail("preceding must be an object: {\"created\": 0, \"unique\": {\"code\": [\"P-1\"]}}.");
+  const { created = 0, unique = {}, ...rest } = preceding as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) return fail(`preceding has created and unique, not ${Object.keys(rest).join(", ")}.`);
+  if (!Number.isSafeInteger(created) || (created as number) < 0) return fail("preceding.created must be a whole number from 0.");
+  if (typeof unique !== "object" || unique === null || Array.isArray(unique) ||
+    !Object.values(unique).every((values) => Array.isArray(values) && values.length <= MAX_BATCH_ITEMS && values.every((value) => typeof value === "string"))) {
+    return fail(`preceding.unique must map a field to the values (at most ${MAX_BATCH_ITEMS} strings) earlier batches would take.`);
+  }
+  return [];
 }
 
 /** The envelope of a batch: every problem of it at once, like any body. */
-function parseBatch(body: unknown): BatchOptions {
+function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
   const errors: FieldError[] = [];
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw validationFailed([{ field: "body", code: "invalid_type", message: "The body must be an object: {\"items\": [...], \"atomic\": false, \"on_conflict\": \"error\"}." }]);
   }
-  const { items, atomic = false, on_conflict: onConflict = "error", ...rest } = body as Record<string, unknown>;
-  for (const name of Object.keys(rest)) errors.push({ field: name, code: "unknown_field", message: `${name} is not a batch option; the body has items, atomic and on_conflict.` });
+  const { items, atomic = false, on_conflict: onConflict = "error", item_keys: itemKeys, preceding, ...rest } = body as Record<string, unknown>;
+  for (const name of Object.keys(rest)) errors.push({ field: name, code: "unknown_field", message: `${name} is not a batch option; the body has items, atomic, on_conflict, item_keys and preceding.` });
   if (!Array.isArray(items)) errors.push({ field: "items", code: items === undefined ? "required" : "invalid_type", message: "items must be an array of 1 to 500 records to write." });
   else if (items.length < 1 || items.length > MAX_BATCH_ITEMS) errors.push({ field: "items", code: items.length < 1 ? "too_short" : "too_long", message: `items must hold 1 to ${MAX_BATCH_ITEMS} records; it has ${items.length}. Split a larger file into several batches.` });
   if (typeof atomic !== "boolean") errors.push({ field: "atomic", code: "invalid_type", message: "atomic must be true or false." });
   if (onConflict !== "error" && onConflict !== "update") errors.push({ field: "on_conflict", code: "invalid_enum", message: "on_conflict must be \"error\" (an existing external_id is refused) or \"update\" (it is updated)." });
+  errors.push(...itemKeyErrors(itemKeys, items), ...precedingErrors(preceding, dryRun));
   if (errors.length > 0) throw validationFailed(errors);
-  return { items: items as unknown[], atomic: atomic as boolean, upsert: onConflict === "update" };
+  return { items: items as unknown[], atomic: atomic as boolean, upsert: onConflict === "update", itemKeys: itemKeys as string[] | undefined, preceding: preceding as Preceding | undefined };
 }
 
-function externalIdOf(item: unknown): string | undefined {
-  const value = typeof item === "object" && item !== null ? (item as Record<string, unknown>).external_id : undefined;
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
-
-export async function runBatch(tx: Transaction, request: BatchRequest): Promise<WriteResult> {
+export async function runBatch(tx: WriteTransaction, ids: IdAllocator, request: BatchRequest): Promise<WriteOutcome> {
   const { def, company, scope, dryRun } = request;
-  const { items, atomic, upsert } = parseBatch(request.body);
-  const results: BatchItemResult[] = [];
-  const changes: RecordChange[] = [];
-  const quota = new QuotaLedger(tx, company);
-  await tx.execute(sql`SAVEPOINT batch_start`);
-  for (const [index, item] of items.entries()) {
-    try {
-      const externalId = externalIdOf(item);
-      if (upsert && externalId === undefined) {
-        throw validationFailed([{ field: "external_id", code: "required", message: "With on_conflict \"update\" every item needs its external_id, which finds the record to update." }]);
-      }
-      const written = upsert
-        ? await upsertByExternalId(tx, { def, company, scope, externalId: externalId!, body: item, dryRun: false, ifMatch: null, location: request.location, quota })
-        : await createRecord(tx, { def, company, scope, body: item, dryRun: false, location: request.location, quota });
-      const data = (written.body as { data: { id: number; updated?: boolean } }).data;
-      const action = written.status === 201 ? "created" : data.updated ? "updated" : "unchanged";
-      results.push({ index, status: written.status, id: dryRun && action === "created" ? null : data.id, action });
-      changes.push(...(written.changes ?? []));
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      results.push({ index, status: error.status, id: null, error: error.body(request.requestId) });
-    }
-  }
-  await quota.settle();
+  const { items, atomic, upsert, itemKeys, preceding } = parseBatch(request.body, dryRun);
+  const { outcomes, plan } = await writeRecords(tx, ids, { def, company, scope, dryRun, items, upsert, itemKeys, itemKeysRead: request.itemKeysRead, atomic, preceding });
+  const results: BatchItemResult[] = outcomes.map((outcome) => ({
+    index: outcome.index,
+    status: outcome.status,
+    id: outcome.id,
+    ...(outcome.action ? { action: outcome.action } : {}),
+    ...(outcome.replayed ? { replayed: true as const } : {}),
+    ...(outcome.error ? { error: outcome.error.body(request.requestId) } : {}),
+  }));
   const failed = results.filter((result) => result.error).length;
   const summary = {
     dry_run: dryRun,
     atomic,
-    created: results.filter((result) => result.action === "created").length,
-    updated: results.filter((result) => result.action === "updated").length,
+    created: results.filter((result) => result.action === "created" && !result.replayed).length,
+    updated: results.filter((result) => result.action === "updated" && !result.replayed).length,
     failed,
     results,
   };
   if (atomic && failed > 0) {
-    throw new ApiError(422, "batch_failed", `${failed} of ${items.length} items were refused, so none was written (atomic batch); each item's result says why.`, undefined, {}, { data: { ...summary, created: 0, updated: 0 } });
+    throw batchFailed(failed, items.length, { ...summary, created: 0, updated: 0 });
   }
-  if (dryRun) await tx.execute(sql`ROLLBACK TO SAVEPOINT batch_start`);
-  return { status: 200, body: { data: summary }, changes: dryRun ? [] : changes };
+  return { status: 200, body: { data: summary }, plan };
 }

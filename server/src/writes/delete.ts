@@ -1,14 +1,13 @@
 // DELETE: always soft; refused while protected history references the record.
 import type { Company } from "../auth/company.ts";
-import type { Transaction } from "../db/client.ts";
-import { ApiError, notFound } from "../http/problem.ts";
+import type { WriteTransaction } from "../db/write-transaction.ts";
+import { deleteBlocked, notFound } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { definitionOf } from "../resources/registry.ts";
-import { findRecord, findRecords, referencingIds, softDelete, type Scope } from "../resources/store.ts";
-import type { RecordChange } from "./changes.ts";
-import type { WriteResult } from "./idempotency.ts";
-import { releaseQuota } from "./quotas.ts";
+import { findRecord, findRecords, referencingIds, type Scope } from "../resources/store.ts";
+import type { WriteOutcome } from "./execute-write.ts";
+import { WritePlan } from "./plan.ts";
 import { checkIfMatch } from "./preconditions.ts";
+import { softDeleteRecords } from "./record-statements.ts";
 
 export interface DeleteRequest {
   def: ResourceDefinition;
@@ -24,51 +23,52 @@ interface RecordRef {
   id: number;
 }
 
-export async function deleteRecordById(tx: Transaction, request: DeleteRequest): Promise<WriteResult> {
+export async function deleteRecordById(tx: WriteTransaction, request: DeleteRequest): Promise<WriteOutcome> {
   const { def, company, scope, id, dryRun } = request;
-  const stored = await findRecord(tx, def, scope, id, { forUpdate: true });
+  const db = tx.db;
+  const stored = await findRecord(db, def, scope, id, { forUpdate: true });
   if (!stored) throw notFound(def.singular.toLowerCase(), id);
   checkIfMatch(request.ifMatch, stored);
 
   // Lock every live row that decides the delete (a rental being billed right now) in one
   // ordered read, so a concurrent change to one of them is either waited for and seen here,
   // or waits for this delete and finds its row gone.
-  const decisive = new Map(def.dependents.filter((d) => d.effect !== "keep").map((d) => [d.table, d]));
-  for (const dependent of decisive.values()) await referencingIds(tx, dependent.table, company.id, dependent.column, id, {}, true);
+  const decisive = new Map(def.dependents.filter((d) => d.effect !== "keep").map((d) => [d.resource, d]));
+  for (const dependent of decisive.values()) await referencingIds(db, dependent.resource.table, company.id, dependent.column, id, {}, true);
 
   const found = await Promise.all(def.dependents.map(async (dependent) => ({
     dependent,
-    ids: await referencingIds(tx, dependent.table, company.id, dependent.column, id, dependent.where),
+    ids: await referencingIds(db, dependent.resource.table, company.id, dependent.column, id, dependent.where),
   })));
   const refs = (effect: string): RecordRef[] => found
     .filter(({ dependent }) => dependent.effect === effect)
-    .flatMap(({ dependent, ids }) => ids.map((refId) => ({ resource: definitionOf(dependent.table).name, id: refId })));
+    .flatMap(({ dependent, ids }) => ids.map((refId) => ({ resource: dependent.resource.name, id: refId })));
 
   const blockers = refs("block");
   if (blockers.length > 0) {
-    const reasons = [...new Set(found.filter(({ dependent, ids }) => dependent.effect === "block" && ids.length > 0).map(({ dependent }) => dependent.reason ?? `referenced by ${definitionOf(dependent.table).name}`))];
-    throw new ApiError(409, "delete_blocked",
-      `${def.singular} ${id} cannot be deleted: ${reasons.join("; ")} (${blockers.map((ref) => `${ref.resource} ${ref.id}`).join(", ")}).`,
-      undefined, {}, { blockers });
+    const reasons = [...new Set(found.filter(({ dependent, ids }) => dependent.effect === "block" && ids.length > 0).map(({ dependent }) => dependent.reason ?? `referenced by ${dependent.resource.name}`))];
+    throw deleteBlocked(def.singular, id, reasons, blockers);
   }
-  const cascade = found.filter(({ dependent }) => dependent.effect === "cascade");
   const wouldDelete = [{ resource: def.name, id }, ...refs("cascade")];
   const wouldKeep = refs("keep");
 
-  const changes: RecordChange[] = [];
+  const plan = new WritePlan();
   if (!dryRun) {
-    for (const { dependent, ids } of cascade) {
-      const dependentDef = definitionOf(dependent.table);
-      for (const record of await findRecords(tx, dependentDef, company.id, ids)) changes.push({ resource: dependentDef.name, action: "deleted", record });
-      await softDelete(tx, dependent.table, company.id, ids);
+    const at = new Date();
+    for (const { dependent, ids } of found.filter(({ dependent }) => dependent.effect === "cascade")) {
+      if (ids.length === 0) continue;
+      const { resource } = dependent;
+      for (const record of await findRecords(db, resource, company.id, ids)) plan.changes.push({ resource: resource.name, action: "deleted", record });
+      plan.statements.push(softDeleteRecords(resource.table, company.id, ids, at));
+      plan.count(resource, -ids.length);
     }
-    await softDelete(tx, def.table, company.id, [id]);
-    await releaseQuota(tx, def, company.id);
-    changes.push({ resource: def.name, action: "deleted", record: stored });
+    plan.statements.push(softDeleteRecords(def.table, company.id, [id], at));
+    plan.count(def, -1);
+    plan.changes.push({ resource: def.name, action: "deleted", record: stored });
   }
   return {
     status: 200,
     body: { data: { id, deleted: !dryRun, dry_run: dryRun, mode: "soft", would_delete: wouldDelete, would_keep: wouldKeep } },
-    changes,
+    plan,
   };
 }

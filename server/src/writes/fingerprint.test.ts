@@ -21,6 +21,12 @@ test("method, path and the dry-run flag are part of it", () => {
   expect(fingerprintOf("POST", "/v1/x", true, body)).not.toBe(base);
 });
 
+test("the text is JSON.stringify's, keys sorted: members it leaves out stay out, arrays keep their places", () => {
+  const value = { z: [1, undefined, "x\u2028\"y"], a: { c: undefined, b: -0, d: 1e21 }, m: true };
+  const sorted = { a: { b: -0, d: 1e21 }, m: true, z: [1, undefined, "x\u2028\"y"] };
+  expect(canonicalJson(value)).toBe(JSON.stringify(sorted));
+});
+
 test("a body nested 5,000 deep does not exhaust the stack", () => {
   const deep = JSON.parse(`${"[".repeat(5000)}${"]".repeat(5000)}`);
   expect(fingerprintOf("POST", "/v1/x", false, deep)).toMatch(/^[0-9a-f]{64}$/);

@@ -1,14 +1,19 @@
-// PATCH: merge the sent fields into the stored record, with every rule, unless dry-run.
+// PATCH: merge the sent fields into the stored record, with every rule, unless dry-run. The record
+// (locked), the references and unique values the body names are read in one round trip; the
+// update, its event and the COMMIT go in another.
 import type { Company } from "../auth/company.ts";
-import type { Transaction } from "../db/client.ts";
-import { notFound, validationFailed } from "../http/problem.ts";
-import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
-import { findRecord, updateRecord, type Scope } from "../resources/store.ts";
-import { checkDateOrder, validateBody } from "../resources/validation.ts";
-import { checkReferences, checkTransition, checkUnique, guardUnique } from "./checks.ts";
-import type { WriteResult } from "./idempotency.ts";
-import { checkIfMatch, recordDocument } from "./preconditions.ts";
+import type { WriteTransaction } from "../db/write-transaction.ts";
 import { etagOf } from "../http/etag.ts";
+import { notFound } from "../refusals/catalogue.ts";
+import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
+import type { Scope } from "../resources/store.ts";
+import type { FieldChange } from "../events/changes.ts";
+import type { WriteOutcome } from "./execute-write.ts";
+import { updateRules } from "./item-rules.ts";
+import { lookUp } from "./lookups.ts";
+import { WritePlan } from "./plan.ts";
+import { checkIfMatch, recordDocument } from "./preconditions.ts";
+import { updateRecord } from "./record-statements.ts";
 
 export interface UpdateRequest {
   def: ResourceDefinition;
@@ -20,45 +25,31 @@ export interface UpdateRequest {
   ifMatch: string | null;
 }
 
-function changesBetween(stored: StoredRecord, values: Record<string, unknown>): Record<string, { from: unknown; to: unknown }> {
-  const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const [field, to] of Object.entries(values)) {
-    if (stored[field] !== to) changes[field] = { from: stored[field] ?? null, to };
-  }
-  return changes;
-}
-
-export async function updateRecordById(tx: Transaction, request: UpdateRequest): Promise<WriteResult> {
-  const { def, company, scope, id, dryRun } = request;
-  const stored = await findRecord(tx, def, scope, id, { forUpdate: true });
-  if (!stored) throw notFound(def.singular.toLowerCase(), id);
-  checkIfMatch(request.ifMatch, stored);
-  const frozen = def.frozen?.(stored);
-  if (frozen) throw frozen;
-
-  const { values, errors } = validateBody(def, request.body, true);
-  const changes = changesBetween(stored, values);
-  const changed = Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to]));
-  const merged: StoredRecord = { ...stored, ...changed };
-  errors.push(...checkDateOrder(def, merged), ...(await checkReferences(tx, def, company, changed)));
-  if (errors.length > 0) throw validationFailed(errors);
-  const ruleBroken = def.updateRule?.(stored, values);
-  if (ruleBroken) throw ruleBroken;
-  checkTransition(def, id, stored.status, changed.status);
-  await checkUnique(tx, def, company.id, changed, id);
-
-  const hasChanges = Object.keys(changes).length > 0;
-  let record = merged;
-  if (!dryRun && hasChanges) {
-    const updatedAt = await guardUnique(def, changed, () => updateRecord(tx, def, scope, id, changed));
-    record = { ...merged, updated_at: updatedAt };
-  }
-  const written = !dryRun && hasChanges;
+/** 200 with the changes and the record after them; a real write also answers the record's new ETag. */
+export function updatedAnswer(record: StoredRecord, changes: Record<string, FieldChange>, dryRun: boolean): WriteOutcome {
+  const written = !dryRun && Object.keys(changes).length > 0;
   return {
     status: 200,
     // The tag a GET would now send, so a client can chain If-Match updates without reading again.
     headers: dryRun ? undefined : { etag: etagOf(recordDocument(record)) },
-    body: { data: { id, updated: written, dry_run: dryRun, changes, record } },
-    changes: written ? [{ resource: def.name, action: "updated", record, changes }] : [],
+    body: { data: { id: record.id, updated: written, dry_run: dryRun, changes, record } },
   };
+}
+
+export async function updateRecordById(tx: WriteTransaction, request: UpdateRequest): Promise<WriteOutcome> {
+  const { def, company, scope, id, dryRun } = request;
+  const lookups = await lookUp(tx, { def, company, dryRun, bodies: [request.body], recordId: id, parentId: scope.parentId, creates: false });
+  const stored = lookups.records.get(id);
+  if (!stored) throw notFound(def.singular.toLowerCase(), id);
+  checkIfMatch(request.ifMatch, stored);
+  const { changes, changed, merged } = updateRules({ def, company, lookups, unique: lookups.unique }, stored, request.body);
+  const plan = new WritePlan();
+  let record = merged;
+  if (!dryRun && Object.keys(changes).length > 0) {
+    const at = new Date();
+    record = { ...merged, updated_at: at.toISOString() };
+    plan.statements.push(updateRecord(def, company.id, id, changed, at));
+    plan.changes.push({ resource: def.name, action: "updated", record, changes });
+  }
+  return { ...updatedAnswer(record, changes, dryRun), plan };
 }

@@ -1,16 +1,18 @@
 // Upsert by external id (CONTRACT 11): the company's live record with this external_id is updated
 // with the fields given (every PATCH rule applies), or, when there is none, one is created with
-// them (every create rule applies). Two upserts racing to create the same external id meet on the
-// unique index: the loser finds the winner's record and updates it instead.
+// them (every create rule applies): write-records.ts with one item. Two upserts racing to create
+// the same external id meet on the unique index: the loser runs again, finds the winner's record
+// and updates it instead.
 import type { Company } from "../auth/company.ts";
-import type { Transaction } from "../db/client.ts";
-import { ApiError, validationFailed } from "../http/problem.ts";
+import type { IdAllocator } from "../db/ids.ts";
+import type { WriteTransaction } from "../db/write-transaction.ts";
+import { validationFailed } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { findIdBy, type Scope } from "../resources/store.ts";
-import { createRecord } from "./create.ts";
-import type { QuotaLedger } from "./quotas.ts";
-import type { WriteResult } from "./idempotency.ts";
-import { updateRecordById } from "./update.ts";
+import type { Scope } from "../resources/store.ts";
+import { createdAnswer, DRY_RUN_CREATED } from "./create.ts";
+import type { WriteOutcome } from "./execute-write.ts";
+import { updatedAnswer } from "./update.ts";
+import { writeRecords } from "./write-records.ts";
 
 export interface UpsertRequest {
   def: ResourceDefinition;
@@ -20,8 +22,9 @@ export interface UpsertRequest {
   body: unknown;
   dryRun: boolean;
   ifMatch: string | null;
-  location: (id: number) => string;
-  quota?: QuotaLedger;
+  /** The path of the collection: a created record's Location is this path and its id. */
+  collection: string;
+  representation: boolean;
 }
 
 /** The body with the path's external id in it; a different one in the body is a 422. */
@@ -34,19 +37,11 @@ function withExternalId(body: unknown, externalId: string): unknown {
   return { ...body, external_id: externalId };
 }
 
-export async function upsertByExternalId(tx: Transaction, request: UpsertRequest): Promise<WriteResult> {
-  const { def, company, scope, externalId, dryRun } = request;
-  const body = withExternalId(request.body, externalId);
-  for (let attempt = 0; ; attempt++) {
-    const id = await findIdBy(tx, def, scope, "external_id", externalId, { forUpdate: true });
-    if (id !== undefined) return updateRecordById(tx, { def, company, scope, id, body, dryRun, ifMatch: request.ifMatch });
-    // If-Match asks for the record as read; there is none to match.
-    if (request.ifMatch !== null) throw new ApiError(412, "precondition_failed", `No live ${def.singular.toLowerCase()} has external_id "${externalId}", so If-Match cannot match.`);
-    try {
-      return await createRecord(tx, { def, company, scope, body, dryRun, location: request.location, quota: request.quota });
-    } catch (error) {
-      const lostTheRace = error instanceof ApiError && error.code === "unique_violation" && error.errors?.[0]?.field === "external_id";
-      if (!lostTheRace || attempt > 0) throw error;
-    }
-  }
+export async function upsertByExternalId(tx: WriteTransaction, ids: IdAllocator, request: UpsertRequest): Promise<WriteOutcome> {
+  const { def, company, scope, dryRun } = request;
+  const body = withExternalId(request.body, request.externalId);
+  const { outcomes: [outcome], plan } = await writeRecords(tx, ids, { def, company, scope, dryRun, items: [body], upsert: true, ifMatch: request.ifMatch });
+  if (outcome!.error) throw outcome!.error;
+  if (outcome!.status === 201) return dryRun ? { status: 200, body: DRY_RUN_CREATED } : createdAnswer(outcome!.record!, request.collection, request.representation, plan);
+  return { ...updatedAnswer(outcome!.record!, outcome!.changes ?? {}, dryRun), plan };
 }

@@ -1,8 +1,6 @@
 // What a committed write changed, record by record: each write operation reports its changes and
-// the executor hands them to the change log in the write's own transaction. Dry-runs, replays
-// and writes that change nothing report none.
-import type { Transaction } from "../db/client.ts";
-import type { RequestContext } from "../http/request-context.ts";
+// they become its events, committed with it (writes/commit.ts). Dry-runs, replays and writes that
+// change nothing report none.
 import type { StoredRecord } from "../resources/definition.ts";
 
 export type ChangeAction = "created" | "updated" | "deleted";
@@ -21,6 +19,3 @@ export interface RecordChange {
   /** For an update, each changed field. */
   changes?: Record<string, FieldChange>;
 }
-
-/** Persists the changes of a write inside its transaction (the outbox of the events feed). */
-export type ChangeLog = (tx: Transaction, ctx: RequestContext, changes: readonly RecordChange[]) => Promise<void>;

@@ -1,0 +1,26 @@
+// The names events carry, derived from the resources that have them: event types (project.created),
+// the resources (projects) and the patterns a webhook subscription or a feed filter may name
+// (project.*, *). The OpenAPI document lists them as enums, so generated clients type them as unions.
+import type { ChangeAction } from "./changes.ts";
+import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { eventType } from "./event-log.ts";
+
+const ACTIONS: readonly ChangeAction[] = ["created", "updated", "deleted"];
+
+/** Resources whose records have events: every collection a client writes. */
+export const EVENTFUL = [...RESOURCES, ...SUB_RESOURCES];
+
+/** `projects`, `workers`, …, `rentals`: an event's `resource`. */
+export const EVENT_RESOURCES: readonly string[] = EVENTFUL.map((def) => def.name);
+
+/** `project.created`, …, `rental.deleted`: an event's `type`. */
+export const EVENT_TYPES: readonly string[] = EVENTFUL.flatMap((def) => ACTIONS.map((action) => eventType(def.name, action)));
+
+/** `project`, …, `rental`: the first half of an event type. */
+export const EVENT_NOUNS: readonly string[] = EVENTFUL.map((def) => eventType(def.name, "created").split(".")[0]!);
+
+/** Every action on one resource: `project.*`. */
+export const RESOURCE_WILDCARDS: readonly string[] = EVENT_NOUNS.map((noun) => `${noun}.*`);
+
+/** What a webhook subscription may name: an event type, every action on one resource, or `*`. */
+export const SUBSCRIPTIONS: readonly string[] = [...EVENT_TYPES, ...RESOURCE_WILDCARDS, "*"];

@@ -1,0 +1,120 @@
+// Runs one write: in one transaction on the write pool, with everything it writes, its keyed
+// outcome, counters and events committed in one round trip; again when the database rolled it
+// back whole (a deadlock, a lock wait, a cluster certification conflict) or when a commit met a
+// unique value or key that another write committed first (running it again decides against that
+// write: a 409, an update instead of a create, or the other write's stored outcome), for as long
+// as the request's budget lasts. With an Idempotency-Key, a stored outcome with the same
+// fingerprint is replayed and another fingerprint is 409 idempotency_key_reuse; only a real write
+// that succeeded stores its outcome, in its own commit (CONTRACT 6).
+//
+// A batch's item keys are taken to be new on its first attempt, the common case, and not read
+// first: the commit binds them, so a key already bound fails it as a duplicate and the next
+// attempt reads them (a batch checks the keys of items it refused itself, writes/write-records.ts;
+// a dry-run, which commits nothing, reads them). The request's own key is read before anything
+// runs: its replay is then one SELECT.
+import type { Database } from "../db/client.ts";
+import { remainingBudgetMs } from "../db/deadline.ts";
+import { databaseErrorKind, duplicateKeyName } from "../db/errors.ts";
+import type { IdAllocator } from "../db/ids.ts";
+import type { GuardedPool } from "../db/pool.ts";
+import { inWriteTransaction, type Statement, type WriteTransaction } from "../db/write-transaction.ts";
+import { commitStatements } from "./commit.ts";
+import { idempotencyInProgress } from "../refusals/catalogue.ts";
+import { keyInFlight, replay } from "./idempotency.ts";
+import { dropExpiredOutcome, readOutcome, storeOutcome } from "./idempotency-store.ts";
+import type { WritePlan } from "./plan.ts";
+
+/** Where writes go: the read pool (outcome look-ups), the write pool, and this process's ids. */
+export interface WriteStore {
+  db: Database;
+  writer: GuardedPool;
+  ids: IdAllocator;
+}
+
+/** The facts of the request a write needs. */
+export interface WriteRequest {
+  companyId: number;
+  requestId: string;
+  dryRun: boolean;
+  idempotencyKey?: string;
+  /** What the key is bound to (method, path, dry-run flag, body); set when there is a key. */
+  fingerprint?: string;
+}
+
+export interface WriteOutcome {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** What to commit; absent for an operation that wrote directly (or not at all). */
+  plan?: WritePlan;
+}
+
+/** What an attempt knows before its operation runs. */
+export interface WriteAttempt {
+  /** Item keys are to be read before the items are decided (else a bound one is met at commit). */
+  itemKeysRead: boolean;
+}
+
+export type WriteOperation = (tx: WriteTransaction, attempt: WriteAttempt) => Promise<WriteOutcome>;
+
+export interface WriteAnswer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+  /** A stored outcome was replayed: nothing ran. */
+  replayed: boolean;
+  /** Events the write committed (none for a dry-run, a replay or a write that changed nothing). */
+  events: number;
+}
+
+/** Below this much budget another attempt would not finish; the error reaches the caller (503). */
+const MIN_ATTEMPT_MS = 500;
+/** Commits that met another write's unique value or key: each new attempt decides against it. */
+const MAX_DUPLICATE_ATTEMPTS = 3;
+
+/** A duplicate on a table's own id key: an id of this process's block was already used. */
+const isIdKey = (name: string | undefined): boolean => name !== undefined && (name === "PRIMARY" || (/_id$/.test(name) && !/_external_id$/.test(name)));
+
+export async function executeWrite(store: WriteStore, request: WriteRequest, operation: WriteOperation): Promise<WriteAnswer> {
+  const { companyId, idempotencyKey: key, fingerprint } = request;
+  if (key !== undefined && fingerprint === undefined) throw new Error("a keyed write needs its fingerprint");
+  let duplicates = 0;
+  for (let attempt = 1; ; attempt++) {
+    if (key !== undefined) {
+      const stored = await readOutcome(store.db, companyId, key);
+      if (stored) return { ...replay(stored, fingerprint!), replayed: true, events: 0 };
+    }
+    const itemKeysRead = request.dryRun || attempt > 1;
+    let plan: WritePlan | undefined;
+    try {
+      return await inWriteTransaction(store.writer, async (tx) => {
+        const outcome = await operation(tx, { itemKeysRead });
+        plan = outcome.plan;
+        const headers = outcome.headers ?? {};
+        if (!request.dryRun) {
+          const statements: Statement[] = [];
+          // A dry-run is previewed without a trace: the real write may use the key next.
+          if (key !== undefined) statements.push(storeOutcome(companyId, key, fingerprint!, { status: outcome.status, headers, body: JSON.stringify(outcome.body) }));
+          if (plan) statements.push(...commitStatements(plan, { companyId, requestId: request.requestId, idempotencyKey: key }));
+          await tx.commit(statements);
+        }
+        return { status: outcome.status, body: outcome.body, headers, replayed: false, events: request.dryRun ? 0 : plan?.changes.length ?? 0 };
+      });
+    } catch (error) {
+      const kind = databaseErrorKind(error);
+      if (kind === undefined || remainingBudgetMs() < MIN_ATTEMPT_MS) throw error;
+      if (kind === "duplicate") {
+        // The first attempt's duplicate may be an item key it did not read: expected, not counted.
+        if (attempt > 1 && ++duplicates > MAX_DUPLICATE_ATTEMPTS) throw error;
+        if (isIdKey(duplicateKeyName(error))) for (const table of plan?.insertedTables ?? []) await store.ids.resync(table);
+        // A key whose row is past the replay window is bound anew; else the next attempt replays it.
+        if (key !== undefined) await dropExpiredOutcome(store.db, companyId, key);
+        continue;
+      }
+      if (kind === "lock_wait" && key !== undefined && await keyInFlight(store.writer, companyId, key)) throw idempotencyInProgress();
+      if (kind !== "retryable" && kind !== "lock_wait") throw error;
+      // Contenders that collided would collide again at once: spread them out a little.
+      await Bun.sleep(Math.min(200, 5 * 2 ** attempt) * Math.random());
+    }
+  }
+}

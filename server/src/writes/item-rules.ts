@@ -1,0 +1,136 @@
+// The rules one record write must pass, decided in memory from what was read for the whole set of
+// writes (writes/lookups.ts): the body's fields, date order, references, the initial status or the
+// transition, the resource's own rules, unique fields and the plan quota. The same functions serve
+// a single create, a PATCH, an upsert and every item of a batch, in that order of checks.
+import type { Company } from "../auth/company.ts";
+import { invalidInitialStatus, invalidTransition, uniqueViolation, validationFailed } from "../refusals/catalogue.ts";
+import type { FieldError } from "../refusals/refusal.ts";
+import type { FieldSpec, ResourceDefinition, StoredRecord } from "../resources/definition.ts";
+import { createDefaults, referenceFields, uniqueFields } from "../resources/fields.ts";
+import { checkDateOrder, validateBody } from "../resources/validation.ts";
+import type { FieldChange } from "../events/changes.ts";
+import type { Lookups } from "./lookups.ts";
+import type { QuotaLedger } from "./quotas.ts";
+import type { Holder, UniqueValues } from "./unique-values.ts";
+
+function heldBy(def: ResourceDefinition, holder: Holder): string {
+  return "id" in holder ? `${def.singular.toLowerCase()} ${holder.id}`
+    : "item" in holder ? `item ${holder.item} of this batch`
+    : "a record an earlier batch of this dry-run creates";
+}
+
+/** What the rules of one write read besides its body. */
+export interface RuleContext {
+  def: ResourceDefinition;
+  company: Company;
+  lookups: Lookups;
+  unique: UniqueValues;
+}
+
+function referenceError(ctx: RuleContext, name: string, spec: FieldSpec & { type: "ref" }, id: number): FieldError | undefined {
+  const target = spec.target;
+  if (!ctx.company.addons.has(target.addon)) {
+    return { field: name, code: "invalid_reference", message: `${name} points at ${target.name}, which needs the ${target.addon} add-on your company does not have.` };
+  }
+  const found = ctx.lookups.reference(target.table, id);
+  if (!found) return { field: name, code: "unknown_reference", message: `No ${target.name} record with id ${id} exists in your company.` };
+  if (spec.requiredStatus && found.status !== spec.requiredStatus) {
+    return { field: name, code: "invalid_reference", message: `The ${target.name} record ${id} is ${String(found.status)}; it must be ${spec.requiredStatus}.` };
+  }
+  if (spec.refusedStatus && found.status === spec.refusedStatus) {
+    return { field: name, code: "invalid_reference", message: `The ${target.name} record ${id} is ${spec.refusedStatus}; it cannot be used here.` };
+  }
+  return undefined;
+}
+
+/**
+ * Every reference being set must name a live record of the caller's company, in a status the
+ * field accepts, of a resource the company still has the add-on for. Read-only references (a
+ * rental's equipment, from the path) are checked too.
+ */
+export function referenceErrors(ctx: RuleContext, values: Record<string, unknown>): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [name, spec] of referenceFields(ctx.def)) {
+    const id = values[name];
+    if (typeof id !== "number") continue;
+    const error = referenceError(ctx, name, spec, id);
+    if (error) errors.push(error);
+  }
+  return errors;
+}
+
+/** The status a create starts in must be one of the definition's initial statuses. */
+function checkInitialStatus(def: ResourceDefinition, status: unknown): void {
+  if (!def.status || status === undefined || def.status.initial.includes(status as string)) return;
+  throw invalidInitialStatus(def.singular.toLowerCase(), def.status.initial, status);
+}
+
+function checkTransition(def: ResourceDefinition, id: number, from: unknown, to: unknown): void {
+  if (!def.status?.transitions || to === undefined || from === to) return;
+  const allowed = def.status.transitions[from as string] ?? [];
+  if (!allowed.includes(to as string)) throw invalidTransition(def.singular, id, from, to, allowed);
+}
+
+/** Unique fields (code, serial_number, external_id) may not repeat among the company's live records. */
+function checkUnique(ctx: RuleContext, values: Record<string, unknown>, self?: number): void {
+  for (const field of uniqueFields(ctx.def)) {
+    const holder = ctx.unique.holder(field, values[field]);
+    if (holder && !("id" in holder && holder.id === self)) throw uniqueViolation(field, values[field], heldBy(ctx.def, holder), ctx.def.name);
+  }
+}
+
+/**
+ * A create's record (defaults filled in, the parent's column set), or the refusal: field errors
+ * all at once (422), then the initial status, unique fields and the quota.
+ */
+export function createRules(ctx: RuleContext, body: unknown, parent: Record<string, unknown>, quota: QuotaLedger): Record<string, unknown> {
+  const { values, errors } = validateBody(ctx.def, body, false);
+  const record = { ...createDefaults(ctx.def), ...values, ...parent };
+  errors.push(...checkDateOrder(ctx.def, record), ...referenceErrors(ctx, record));
+  if (errors.length > 0) throw validationFailed(errors);
+  checkInitialStatus(ctx.def, record.status);
+  checkUnique(ctx, record);
+  quota.take(ctx.def);
+  return record;
+}
+
+export interface Update {
+  /** Each field whose value changes, from and to. */
+  changes: Record<string, FieldChange>;
+  /** The changed fields' new values. */
+  changed: Record<string, unknown>;
+  /** The record with the changes applied (its updated_at still the stored one). */
+  merged: StoredRecord;
+}
+
+/** A PATCH of a stored record under every rule, or the refusal (frozen records, 422s, rules, transitions, unique fields). */
+export function updateRules(ctx: RuleContext, stored: StoredRecord, body: unknown): Update {
+  const frozen = ctx.def.frozen?.(stored);
+  if (frozen) throw frozen;
+  const { values, errors } = validateBody(ctx.def, body, true);
+  const changes: Record<string, FieldChange> = {};
+  for (const [field, to] of Object.entries(values)) {
+    if (stored[field] !== to) changes[field] = { from: stored[field] ?? null, to };
+  }
+  const changed = Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to]));
+  const merged: StoredRecord = { ...stored, ...changed };
+  errors.push(...checkDateOrder(ctx.def, merged), ...referenceErrors(ctx, changed));
+  if (errors.length > 0) throw validationFailed(errors);
+  const ruleBroken = ctx.def.updateRule?.(stored, values);
+  if (ruleBroken) throw ruleBroken;
+  checkTransition(ctx.def, stored.id, stored.status, changed.status);
+  checkUnique(ctx, changed, stored.id);
+  return { changes, changed, merged };
+}
+
+/**
+ * An update of a record the database does not hold yet (in a dry-run, one an earlier batch of the
+ * same dry-run creates): the fields sent, their date order and references; rules that compare with
+ * the stored record cannot apply.
+ */
+export function unseenUpdateRules(ctx: RuleContext, body: unknown): Record<string, unknown> {
+  const { values, errors } = validateBody(ctx.def, body, true);
+  errors.push(...checkDateOrder(ctx.def, values), ...referenceErrors(ctx, values));
+  if (errors.length > 0) throw validationFailed(errors);
+  return values;
+}

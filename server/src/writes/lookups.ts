@@ -1,0 +1,173 @@
+// What a set of record writes needs from the database, read as sets in one round trip, whatever
+// the number of writes: the referenced records (share-locked, so a concurrent delete waits for
+// this write or is seen by it), the live records holding the unique values the writes use (for
+// upserts and PATCHes the records themselves, locked for update), the quota counter when the plan
+// limits it (locked: concurrent creates queue on it), and the batch item keys already bound.
+import { getTableName } from "drizzle-orm";
+import type { MySqlColumn } from "drizzle-orm/mysql-core";
+import type { Company } from "../auth/company.ts";
+import type { Statement, WriteTransaction } from "../db/write-transaction.ts";
+import type { ResourceDefinition, ResourceTable, StoredRecord } from "../resources/definition.ts";
+import { readableFieldNames, referenceFields, uniqueFields } from "../resources/fields.ts";
+import { countedOf } from "../resources/live-total.ts";
+import { column, hasSoftDelete } from "../resources/store.ts";
+import { liveCountRead, startLiveCount } from "../db/company-counters.ts";
+import { UniqueValues } from "./unique-values.ts";
+import { boundItemKeys, type BoundKey } from "./item-keys.ts";
+
+export interface LookupRequest {
+  def: ResourceDefinition;
+  company: Company;
+  dryRun: boolean;
+  /** The bodies about to be written (creates, or fields of updates). */
+  bodies: readonly unknown[];
+  /** Read-only references every write carries (a rental's equipment, from the path). */
+  fixed?: Record<string, unknown>;
+  /** Upserts: the live records with these external ids, whole and locked for update. */
+  externalIds?: readonly string[];
+  /** A PATCH: this live record (of this parent, for a sub-collection), whole and locked for update. */
+  recordId?: number;
+  parentId?: number;
+  /** Creates may happen: read (and for a real write lock) the quota counter of a limited plan. */
+  creates: boolean;
+  itemKeys?: readonly string[];
+}
+
+export interface Lookups {
+  /** A referenced live record of the company (with its status), or undefined. */
+  reference(table: ResourceTable, id: number): { status?: unknown } | undefined;
+  /** Holders of the unique values the writes use, as the database has them. */
+  unique: UniqueValues;
+  /** Upserts: the live records by external id; a PATCH: its record by id. */
+  records: Map<string | number, StoredRecord>;
+  /** Live records counted against a limited quota (undefined when the plan does not limit it). */
+  quotaUsed: number | undefined;
+  boundKeys: Map<string, BoundKey>;
+}
+
+type Row = Record<string, unknown>;
+
+const quote = (name: string): string => `\`${name}\``;
+
+const isId = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
+
+const fieldsOf = (body: unknown): Record<string, unknown> => (typeof body === "object" && body !== null && !Array.isArray(body) ? body as Record<string, unknown> : {});
+
+/** The whole-record SELECT of a resource, its columns named as the API names its fields. */
+function recordColumns(def: ResourceDefinition): [string, MySqlColumn][] {
+  return readableFieldNames(def).map((name): [string, MySqlColumn] => [name, column(def.table, name)]);
+}
+
+function selectRecords(def: ResourceDefinition, where: string, values: unknown[], lock: string): Statement {
+  const columns = recordColumns(def).map(([name, col]) => `${quote(col.name)} AS ${quote(name)}`).join(", ");
+  const live = hasSoftDelete(def.table) ? " AND deleted_at IS NULL" : "";
+  return { text: `SELECT ${columns} FROM ${quote(getTableName(def.table))} WHERE company_id = ?${live} AND (${where})${lock}`, values };
+}
+
+/** A row of selectRecords as the API shows the record (the text protocol's values mapped as drizzle maps them). */
+export function toStoredRecord(def: ResourceDefinition, row: Row): StoredRecord {
+  const record: Row = {};
+  for (const [name, col] of recordColumns(def)) {
+    const value = row[name];
+    record[name] = value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : col.mapFromDriverValue(value);
+  }
+  return record as StoredRecord;
+}
+
+export async function lookUp(tx: WriteTransaction, request: LookupRequest): Promise<Lookups> {
+  const { def, company } = request;
+  const bodies = request.bodies.map(fieldsOf);
+  const statements: Statement[] = [];
+  const readers: ((rows: Row[]) => void)[] = [];
+  const read = (statement: Statement, reader: (rows: Row[]) => void): void => {
+    statements.push(statement);
+    readers.push(reader);
+  };
+  const share = request.dryRun ? "" : " LOCK IN SHARE MODE";
+  const update = request.dryRun ? "" : " FOR UPDATE";
+
+  // Referenced records, one SELECT per referenced table.
+  const wanted = new Map<ResourceTable, { ids: Set<number>; status: boolean }>();
+  for (const [name, spec] of referenceFields(def)) {
+    const target = spec.target;
+    if (!company.addons.has(target.addon)) continue;
+    const ids = [...bodies.map((body) => body[name]), request.fixed?.[name]].filter(isId);
+    if (ids.length === 0) continue;
+    const entry = wanted.get(target.table) ?? { ids: new Set<number>(), status: false };
+    for (const id of ids) entry.ids.add(id);
+    entry.status ||= Boolean(spec.requiredStatus || spec.refusedStatus);
+    wanted.set(target.table, entry);
+  }
+  const references = new Map<ResourceTable, Map<number, { status?: unknown }>>();
+  for (const [table, { ids, status }] of wanted) {
+    const found = new Map<number, { status?: unknown }>();
+    references.set(table, found);
+    const live = hasSoftDelete(table) ? " AND deleted_at IS NULL" : "";
+    read({
+      text: `SELECT id${status ? ", status" : ""} FROM ${quote(getTableName(table))} WHERE company_id = ? AND id IN (?)${live}${share}`,
+      values: [company.id, [...ids]],
+    }, (rows) => {
+      for (const row of rows) found.set(Number(row.id), status ? { status: row.status } : {});
+    });
+  }
+
+  // Live records holding the unique values used; upserts and PATCHes read their records whole.
+  const unique = new UniqueValues();
+  const records = new Map<string | number, StoredRecord>();
+  const conditions: string[] = [];
+  const values: unknown[] = [company.id];
+  for (const field of uniqueFields(def)) {
+    const used = [...new Set([...bodies.map((body) => body[field]), ...(field === "external_id" ? request.externalIds ?? [] : [])].filter((value) => typeof value === "string"))];
+    if (used.length === 0) continue;
+    conditions.push(`${quote(column(def.table, field).name)} IN (?)`);
+    values.push(used);
+  }
+  if (request.recordId !== undefined) {
+    const parent = def.parent && request.parentId !== undefined ? def.parent : undefined;
+    conditions.push(parent ? `(id = ? AND ${quote(column(def.table, parent.column).name)} = ?)` : "id = ?");
+    values.push(request.recordId, ...(parent ? [request.parentId] : []));
+  }
+  if (conditions.length > 0) {
+    read(selectRecords(def, conditions.join(" OR "), values, request.externalIds || request.recordId !== undefined ? update : ""), (rows) => {
+      for (const row of rows) {
+        const record = toStoredRecord(def, row);
+        for (const field of uniqueFields(def)) unique.take(field, record[field], { id: record.id });
+        if (request.recordId === record.id) records.set(record.id, record);
+        if (request.externalIds && typeof record.external_id === "string") records.set(record.external_id, record);
+      }
+    });
+  }
+
+  // The quota counter of a limited plan; a company from before counters gets one first.
+  let quotaUsed: number | undefined;
+  const limited = request.creates && def.quota !== undefined && company.limits[def.quota] !== null;
+  let counterMissing = false;
+  if (limited) {
+    read(liveCountRead(company.id, countedOf(def), !request.dryRun), (rows) => {
+      if (rows[0]) quotaUsed = Number(rows[0].value);
+      else counterMissing = true;
+    });
+  }
+
+  let boundKeys = new Map<string, BoundKey>();
+  if (request.itemKeys && request.itemKeys.length > 0) {
+    const statement = boundItemKeys(company.id, request.itemKeys);
+    read(statement.statement, (rows) => {
+      boundKeys = statement.read(rows);
+    });
+  }
+
+  const results = await tx.run(statements);
+  results.forEach((rows, index) => readers[index]!(rows as Row[]));
+  if (counterMissing) {
+    const [, rows] = await tx.run([startLiveCount(company.id, countedOf(def)), liveCountRead(company.id, countedOf(def), !request.dryRun)]);
+    quotaUsed = Number((rows as Row[])[0]?.value ?? 0);
+  }
+  return {
+    reference: (table, id) => references.get(table)?.get(id),
+    unique,
+    records,
+    quotaUsed,
+    boundKeys,
+  };
+}

@@ -1,0 +1,105 @@
+// The statements that write a resource's records, built from its definition: inserts of many rows
+// in one statement, updates of one or many records, soft deletes. Values are mapped to what the
+// driver sends as drizzle maps them (dates, decimals, booleans).
+import { getTableColumns, getTableName, type Column } from "drizzle-orm";
+import { sqlRows } from "../db/sql-literal.ts";
+import type { Statement } from "../db/write-transaction.ts";
+import type { ResourceDefinition, ResourceTable, StoredRecord } from "../resources/definition.ts";
+import { hasTimestamps, writableFields } from "../resources/fields.ts";
+import { hasSoftDelete } from "../resources/store.ts";
+
+interface Shape {
+  table: string;
+  /** [field name, column] of every column a new record sets, in statement order. */
+  columns: [string, Column][];
+  /** The fields an update of many records sets (everything but the keys and created_at). */
+  updatable: string[];
+}
+
+const shapes = new Map<ResourceDefinition, Shape>();
+
+function shapeOf(def: ResourceDefinition): Shape {
+  let shape = shapes.get(def);
+  if (!shape) {
+    const all = getTableColumns(def.table) as Record<string, Column>;
+    const names = new Set(["id", "company_id", ...Object.keys(def.readOnly), ...(def.parent ? [def.parent.column] : []), ...writableFields(def).map(([name]) => name)]);
+    if (hasTimestamps(def)) names.add("created_at").add("updated_at");
+    if (Object.hasOwn(all, "live")) names.add("live");
+    const columns = [...names].map((name): [string, Column] => [name, all[name]!]);
+    const updatable = [...names].filter((name) => !["id", "company_id", "created_at", "live"].includes(name));
+    shapes.set(def, (shape = { table: getTableName(def.table), columns, updatable }));
+  }
+  return shape;
+}
+
+const quote = (name: string): string => `\`${name}\``;
+
+function driverValue(column: Column, value: unknown): unknown {
+  return value === null || value === undefined ? null : column.mapToDriverValue(value);
+}
+
+/** A record as the database stores it: `live` 1, timestamps as dates. */
+export interface NewRow {
+  id: number;
+  companyId: number;
+  values: Record<string, unknown>;
+  at: Date;
+}
+
+/** One INSERT of every new record (all of one resource), its values written into its text. */
+export function insertRecords(def: ResourceDefinition, rows: readonly NewRow[]): Statement {
+  const { table, columns } = shapeOf(def);
+  const values = rows.map((row) => {
+    const stamp = row.at.toISOString().replace("T", " ").replace("Z", "");
+    return columns.map(([name, column]) => {
+      if (name === "id") return row.id;
+      if (name === "company_id") return row.companyId;
+      if (name === "created_at" || name === "updated_at") return stamp;
+      if (name === "live") return 1;
+      return driverValue(column, row.values[name]);
+    });
+  });
+  return { text: `INSERT INTO ${quote(table)} (${columns.map(([, column]) => quote(column.name)).join(", ")}) VALUES ${sqlRows(values)}` };
+}
+
+/** Sets the changed fields (and updated_at) of one record. */
+export function updateRecord(def: ResourceDefinition, companyId: number, id: number, changed: Record<string, unknown>, at: Date): Statement {
+  const { table, columns } = shapeOf(def);
+  const set = columns.filter(([name]) => name in changed || name === "updated_at");
+  return {
+    text: `UPDATE ${quote(table)} SET ${set.map(([, column]) => `${quote(column.name)} = ?`).join(", ")} WHERE company_id = ? AND id = ?`,
+    values: [...set.map(([name, column]) => driverValue(column, name === "updated_at" ? at : changed[name])), companyId, id],
+  };
+}
+
+/**
+ * Writes many records whole in one statement: each row names an existing record by its key, so
+ * `ON DUPLICATE KEY UPDATE` updates it (the rows were read and locked by this transaction).
+ */
+export function updateRecords(def: ResourceDefinition, companyId: number, records: readonly StoredRecord[], at: Date): Statement {
+  const { table, columns, updatable } = shapeOf(def);
+  const written = columns.filter(([name]) => name !== "live");
+  const values = records.map((record) => written.map(([name, column]) => {
+    if (name === "company_id") return companyId;
+    if (name === "updated_at") return driverValue(column, at);
+    if (name === "created_at") return driverValue(column, new Date(String(record.created_at)));
+    return driverValue(column, record[name]);
+  }));
+  const updates = written.filter(([name]) => updatable.includes(name)).map(([, column]) => `${quote(column.name)} = VALUES(${quote(column.name)})`);
+  return {
+    text: `INSERT INTO ${quote(table)} (${written.map(([, column]) => quote(column.name)).join(", ")}) VALUES ${sqlRows(values)} ON DUPLICATE KEY UPDATE ${updates.join(", ")}`,
+  };
+}
+
+/** Marks records deleted: gone from the API, kept for history, out of the unique keys. */
+export function softDeleteRecords(table: ResourceTable, companyId: number, ids: readonly number[], at: Date): Statement {
+  const name = getTableName(table);
+  const live = Object.hasOwn(table, "live") ? ", live = NULL" : "";
+  const columns = getTableColumns(table) as Record<string, Column>;
+  const stamp = columns.deleted_at!.mapToDriverValue(at);
+  if (!hasSoftDelete(table)) throw new Error(`${name} has no deleted_at column`);
+  return {
+    text: `UPDATE ${quote(name)} SET deleted_at = ?, updated_at = ?${live} WHERE company_id = ? AND id IN (?)`,
+    values: [stamp, stamp, companyId, [...ids]],
+  };
+}

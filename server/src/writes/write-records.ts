@@ -1,0 +1,237 @@
+// Creates (or upserts by external id) of one resource, any number at once, in order, each seeing
+// the effect of the ones before it: everything they need is read as sets in one round trip
+// (lookups.ts), every item is decided in memory under the rules of item-rules.ts, and what they
+// write becomes a few statements whatever their number: one INSERT of every new record (its ids
+// taken from this process's id blocks once the creates are known), one statement for the updated
+// records, then the counters, events and item keys of writes/commit.ts. A single create or upsert
+// is the same code with one item.
+import { getTableName } from "drizzle-orm";
+import type { Company } from "../auth/company.ts";
+import type { IdAllocator } from "../db/ids.ts";
+import type { WriteTransaction } from "../db/write-transaction.ts";
+import { itemKeyReuse, nothingToMatch, validationFailed } from "../refusals/catalogue.ts";
+import { Refusal } from "../refusals/refusal.ts";
+import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
+import { readableFieldNames, uniqueFields } from "../resources/fields.ts";
+import type { Scope } from "../resources/store.ts";
+import type { FieldChange } from "../events/changes.ts";
+import { boundItemKeys, itemFingerprint, type ItemAction } from "./item-keys.ts";
+import { createRules, unseenUpdateRules, updateRules, type RuleContext } from "./item-rules.ts";
+import { lookUp } from "./lookups.ts";
+import { WritePlan } from "./plan.ts";
+import { checkIfMatch } from "./preconditions.ts";
+import { QuotaLedger } from "./quotas.ts";
+import { insertRecords, updateRecord, updateRecords } from "./record-statements.ts";
+
+export interface RecordWrites {
+  def: ResourceDefinition;
+  company: Company;
+  scope: Scope;
+  dryRun: boolean;
+  items: readonly unknown[];
+  /** Upserts: an item whose external_id names a live record updates it. */
+  upsert: boolean;
+  /** A key per item (CONTRACT 10): an item runs at most once per key. */
+  itemKeys?: readonly string[];
+  /**
+   * False: the item keys are taken to be new and not read first. A key bound already then fails the
+   * commit (its binding is a duplicate) and the write runs again with them read; a refused item's
+   * key is checked here, since a refusal binds nothing. Read when absent.
+   */
+  itemKeysRead?: boolean;
+  /** A single upsert's If-Match: it must match the record found (and there must be one). */
+  ifMatch?: string | null;
+  /** All or nothing: one refused item and nothing is written. */
+  atomic?: boolean;
+  /** A dry-run's earlier batches: what they would have written. */
+  preceding?: Preceding;
+}
+
+/**
+ * What earlier batches of the same dry-run would have written, so that a file previewed in several
+ * batches is previewed exactly: how many records they create (quotas) and the unique values they
+ * take (an external id among them names a record they create, which a later upsert updates).
+ */
+export interface Preceding {
+  created?: number;
+  unique?: Record<string, readonly string[]>;
+}
+
+export interface ItemOutcome {
+  index: number;
+  status: number;
+  /** The record's id; null for a refused item and for a create in a dry-run. */
+  id: number | null;
+  action?: ItemAction;
+  error?: Refusal;
+  /** The item's key was bound already: this is the stored result, nothing was written. */
+  replayed?: boolean;
+  /** The record after the write, as a read shows it (creates and updates). */
+  record?: StoredRecord;
+  /** An update's changed fields. */
+  changes?: Record<string, FieldChange>;
+}
+
+/** A record created by this write: its values (as later items leave them) and its id once known. */
+interface NewRecord {
+  values: Record<string, unknown>;
+  id: number | null;
+}
+
+/** What an item that was written did, in item order: the source of the events and of the item keys. */
+interface Step {
+  outcome: ItemOutcome & { record: StoredRecord; action: ItemAction };
+  /** The record the item created, or the new record it updated; stored records have their id. */
+  target?: NewRecord;
+  key?: string;
+  fingerprint?: string;
+}
+
+const fieldsOf = (item: unknown): Record<string, unknown> | undefined =>
+  typeof item === "object" && item !== null && !Array.isArray(item) ? item as Record<string, unknown> : undefined;
+
+function externalIdOf(item: unknown): string | undefined {
+  const value = fieldsOf(item)?.external_id;
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/** A new record as a read shows it, before its id is known. */
+function newRecord(def: ResourceDefinition, values: Record<string, unknown>, at: string): StoredRecord {
+  const record: Record<string, unknown> = {};
+  for (const name of readableFieldNames(def)) record[name] = name === "created_at" || name === "updated_at" ? at : values[name] ?? null;
+  return record as StoredRecord;
+}
+
+/** Whether a refused item's key is bound: its stored result, not the refusal, is the item's answer. */
+async function refusedItemBound(tx: WriteTransaction, companyId: number, outcomes: readonly ItemOutcome[], itemKeys: readonly string[] | undefined): Promise<boolean> {
+  const keys = outcomes.flatMap(({ error, index }) => error && itemKeys?.[index] !== undefined ? [itemKeys[index]] : []);
+  if (keys.length === 0) return false;
+  const bound = boundItemKeys(companyId, keys);
+  const [rows] = await tx.run([bound.statement]);
+  return bound.read(rows as Record<string, unknown>[]).size > 0;
+}
+
+export async function writeRecords(tx: WriteTransaction, ids: IdAllocator, writes: RecordWrites): Promise<{ outcomes: ItemOutcome[]; plan: WritePlan }> {
+  const { def, company, scope, dryRun, items, upsert } = writes;
+  const fixed = def.parent && scope.parentId !== undefined ? { [def.parent.column]: scope.parentId } : {};
+  const lookups = await lookUp(tx, {
+    def, company, dryRun, bodies: items, fixed, creates: true,
+    externalIds: upsert ? items.map(externalIdOf).filter((id): id is string => id !== undefined) : undefined,
+    itemKeys: writes.itemKeysRead === false ? undefined : writes.itemKeys,
+  });
+  const ctx: RuleContext = { def, company, lookups, unique: lookups.unique };
+  const precedingCreated = writes.preceding?.created ?? 0;
+  const quota = new QuotaLedger(company, lookups.quotaUsed === undefined ? undefined : lookups.quotaUsed + precedingCreated);
+  for (const [field, values] of Object.entries(writes.preceding?.unique ?? {})) {
+    for (const value of values) if (!ctx.unique.holder(field, value)) ctx.unique.take(field, value, { preceding: true });
+  }
+  const at = new Date();
+  const stamp = at.toISOString();
+  const plan = new WritePlan();
+  const outcomes: ItemOutcome[] = [];
+  const steps: Step[] = [];
+  const created: NewRecord[] = [];
+  /** Stored records this write changes, as it leaves them. */
+  const changedRecords = new Map<number, { record: StoredRecord; fields: Set<string> }>();
+  /** Records by external id as the items so far leave them: stored ones, and ones created here. */
+  const byExternalId = new Map<string, { record: StoredRecord; created?: NewRecord; createdBy?: number }>();
+  for (const [externalId, record] of lookups.records) if (typeof externalId === "string") byExternalId.set(externalId, { record });
+
+  for (const [index, item] of items.entries()) {
+    const key = writes.itemKeys?.[index];
+    const fingerprint = key === undefined ? undefined : itemFingerprint(def.name, upsert, item);
+    const bound = key === undefined ? undefined : lookups.boundKeys.get(key);
+    if (bound && !bound.expired) {
+      outcomes.push(bound.fingerprint === fingerprint
+        ? { index, status: bound.status, id: bound.id, action: bound.action, replayed: true }
+        : { index, status: 409, id: null, error: itemKeyReuse() });
+      continue;
+    }
+    if (key !== undefined && bound?.expired) plan.expiredKeys.push(key);
+    try {
+      const externalId = externalIdOf(item);
+      if (upsert && externalId === undefined) {
+        throw validationFailed([{ field: "external_id", code: "required", message: "With on_conflict \"update\" every item needs its external_id, which finds the record to update." }]);
+      }
+      const existing = upsert ? byExternalId.get(externalId!) : undefined;
+      if (upsert && !existing && "preceding" in (ctx.unique.holder("external_id", externalId) ?? {})) {
+        // An earlier batch of this dry-run creates the record: the real run updates it. Its fields
+        // are checked as an update's are; the record itself is not there to compare with.
+        const values = unseenUpdateRules(ctx, item);
+        const outcome = { index, status: 200, id: null, action: "updated" as const, record: newRecord(def, values, stamp), changes: {} };
+        outcomes.push(outcome);
+        continue;
+      }
+      if (existing) {
+        if (writes.ifMatch !== undefined) checkIfMatch(writes.ifMatch, existing.record);
+        const update = updateRules(ctx, existing.record, item);
+        const changed = Object.keys(update.changes).length > 0;
+        // A dry-run shows the record as it would be, its updated_at still the stored one.
+        const record = !changed ? existing.record : dryRun ? update.merged : { ...update.merged, updated_at: stamp };
+        const holder = existing.createdBy !== undefined ? { item: existing.createdBy } : { id: record.id };
+        for (const field of uniqueFields(def)) {
+          if (!(field in update.changed)) continue;
+          ctx.unique.free(field, existing.record[field]);
+          ctx.unique.take(field, update.changed[field], holder);
+        }
+        existing.record = record;
+        if (changed && existing.created) Object.assign(existing.created.values, update.changed);
+        else if (changed) {
+          const entry = changedRecords.get(record.id) ?? { record, fields: new Set<string>() };
+          entry.record = record;
+          for (const field of Object.keys(update.changed)) entry.fields.add(field);
+          changedRecords.set(record.id, entry);
+        }
+        const outcome = { index, status: 200, id: existing.created ? null : record.id, action: changed ? "updated" as const : "unchanged" as const, record, changes: update.changes };
+        outcomes.push(outcome);
+        steps.push({ outcome, target: existing.created, key, fingerprint });
+        continue;
+      }
+      if (writes.ifMatch !== undefined && writes.ifMatch !== null) {
+        throw nothingToMatch(def.singular.toLowerCase(), externalId!);
+      }
+      const values = createRules(ctx, item, fixed, quota);
+      for (const field of uniqueFields(def)) ctx.unique.take(field, values[field], { item: index });
+      const target: NewRecord = { values, id: null };
+      const record = newRecord(def, values, stamp);
+      created.push(target);
+      if (upsert) byExternalId.set(externalId!, { record, created: target, createdBy: index });
+      const outcome = { index, status: 201, id: null, action: "created" as const, record };
+      outcomes.push(outcome);
+      steps.push({ outcome, target, key, fingerprint });
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      outcomes.push({ index, status: error.status, id: null, error });
+    }
+  }
+  if (writes.itemKeysRead === false && await refusedItemBound(tx, company.id, outcomes, writes.itemKeys)) {
+    return writeRecords(tx, ids, { ...writes, itemKeysRead: true });
+  }
+  if (dryRun || (writes.atomic && outcomes.some((outcome) => outcome.error))) return { outcomes, plan };
+
+  // The creates are known: their ids, then what the write sends.
+  if (created.length > 0) {
+    const first = await ids.take(getTableName(def.table), created.length);
+    created.forEach((record, offset) => (record.id = first + offset));
+    plan.insert(def, insertRecords(def, created.map((record) => ({ id: record.id!, companyId: company.id, values: record.values, at }))));
+    plan.count(def, created.length);
+  }
+  const changed = [...changedRecords.values()];
+  if (changed.length === 1) {
+    const [{ record, fields }] = changed as [{ record: StoredRecord; fields: Set<string> }];
+    plan.statements.push(updateRecord(def, company.id, record.id, Object.fromEntries([...fields].map((field) => [field, record[field]])), at));
+  } else if (changed.length > 1) {
+    plan.statements.push(updateRecords(def, company.id, changed.map(({ record }) => record), at));
+  }
+  for (const { outcome, target, key, fingerprint } of steps) {
+    if (target) {
+      outcome.id = target.id;
+      outcome.record = { ...outcome.record, id: target.id! };
+    }
+    if (outcome.action !== "unchanged") {
+      plan.changes.push({ resource: def.name, action: outcome.action, record: outcome.record, ...(outcome.changes ? { changes: outcome.changes } : {}), ...(key !== undefined ? { key } : {}) });
+    }
+    if (key !== undefined) plan.bindings.push({ key, fingerprint: fingerprint!, status: outcome.status, id: outcome.id!, action: outcome.action });
+  }
+  return { outcomes, plan };
+}
