@@ -6,12 +6,13 @@ type Body = Record<string, unknown>;
 
 /**
  * A text value as the API wants it: references (`client_id`, any `*_id`) are integers, `true`/`false`
- * are booleans, everything else stays a string (money such as `"1250.50"` and dates are sent as text).
+ * are booleans, everything else stays a string (money such as `"1250.50"` and dates are sent as text,
+ * and so is an `external_id`: your own key, text even when it is digits).
  */
 export function coerce(field: string, value: string): unknown {
   if (value === "true") return true;
   if (value === "false") return false;
-  if (field.endsWith("_id") && /^-?\d+$/.test(value)) return Number(value);
+  if (field.endsWith("_id") && field !== "external_id" && /^-?\d+$/.test(value)) return Number(value);
   return value;
 }
 

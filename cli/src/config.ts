@@ -31,7 +31,8 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
 export const profileName = (flags: { profile?: string | undefined }, env: NodeJS.ProcessEnv = process.env): string =>
   flags.profile || env.ERP_PROFILE || "default";
 
-type SavedFile = { profiles: Record<string, { base_url?: unknown; token?: unknown }> };
+type SavedProfile = { base_url?: unknown; token?: unknown; listen_secret?: unknown };
+type SavedFile = { profiles: Record<string, SavedProfile> };
 
 /** The whole file, every profile; the one-login format of earlier versions is the `default` profile. */
 function readSaved(file: string): SavedFile {
@@ -61,8 +62,9 @@ export function readConfig(file: string = configPath(), profile = "default"): Pa
   };
 }
 
-/** The profiles saved in the file. */
-export const savedProfiles = (file: string = configPath()): string[] => Object.keys(readSaved(file).profiles);
+/** The profiles with a login saved in the file. */
+export const savedProfiles = (file: string = configPath()): string[] =>
+  Object.entries(readSaved(file).profiles).filter(([, saved]) => typeof saved.token === "string").map(([name]) => name);
 
 function writeSaved(saved: SavedFile, file: string): void {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -76,8 +78,22 @@ function writeSaved(saved: SavedFile, file: string): void {
 /** Saves one profile's connection readable by its owner only (0600, directory 0700), atomically. */
 export function writeConfig(connection: Connection, file: string = configPath(), profile = "default"): void {
   const saved = readSaved(file);
-  saved.profiles[profile] = { base_url: connection.baseUrl, token: connection.token };
+  saved.profiles[profile] = { ...saved.profiles[profile], base_url: connection.baseUrl, token: connection.token };
   writeSaved(saved, file);
+}
+
+/**
+ * The signing secret `erp listen` signs with for this profile: made on first use and saved with
+ * the profile, so a receiver configured with it keeps verifying across runs (like `stripe listen`).
+ */
+export function listenSecret(file: string, profile: string, make: () => string): string {
+  const saved = readSaved(file);
+  const existing = saved.profiles[profile]?.listen_secret;
+  if (typeof existing === "string") return existing;
+  const secret = make();
+  saved.profiles[profile] = { ...saved.profiles[profile], listen_secret: secret };
+  writeSaved(saved, file);
+  return secret;
 }
 
 /** Forgets one profile; false when it was not saved. */

@@ -1,6 +1,6 @@
 // What every action needs from the global flags: an SDK client for the resolved connection, and the output format.
 import type { Command } from "commander";
-import { ErpClient } from "../../sdk/mod.ts";
+import { ErpClient } from "@erp/sdk";
 import { type ConnectionFlags, resolveConnection } from "./config.ts";
 import { type OutputFormat, outputFormat } from "./output.ts";
 
@@ -14,11 +14,16 @@ export const globalOptions = (command: Command): GlobalOptions => command.optsWi
 /** The output format from `--output`, checked before any request is sent. */
 export const formatOf = (command: Command): OutputFormat => outputFormat(globalOptions(command).output);
 
-/** An SDK client for the connection the flags, the environment or the saved login give. */
-export function clientOf(command: Command, overrides: { maxRetries?: number } = {}): ErpClient {
+/**
+ * An SDK client for the connection the flags, the environment or the saved login give.
+ * `onRequest` hears of every request it sends, its own retries included.
+ */
+export function clientOf(command: Command, overrides: { maxRetries?: number; onRequest?: () => void } = {}): ErpClient {
   const options = globalOptions(command);
   const { baseUrl, token } = resolveConnection(options);
-  return new ErpClient({ baseUrl, token, ...overrides, headers: { "user-agent": "erp-cli" }, ...(options.verbose ? { fetch: verboseFetch } : {}) });
+  const send = options.verbose ? verboseFetch : (url: string, init: RequestInit) => fetch(url, init);
+  const { onRequest, ...rest } = overrides;
+  return new ErpClient({ baseUrl, token, ...rest, headers: { "user-agent": "erp-cli" }, fetch: onRequest ? (url, init) => (onRequest(), send(url, init)) : send });
 }
 
 /** --verbose: each request and its answer on stderr, one line each (never the token). */

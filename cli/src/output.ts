@@ -41,14 +41,15 @@ export interface RecordSink {
   end(): Promise<void>;
 }
 
-export function recordSink(format: OutputFormat): RecordSink {
+/** `bom`: CSV starts with a UTF-8 byte-order mark, which spreadsheet programs need to read it as UTF-8. */
+export function recordSink(format: OutputFormat, options: { bom?: boolean } = {}): RecordSink {
   switch (format) {
     case "json":
       return jsonArraySink();
     case "ndjson":
       return { write: (record) => writeOut(`${JSON.stringify(record)}\n`), end: async () => {} };
     case "csv":
-      return csvSink();
+      return csvSink(options.bom === true);
     case "table":
       return tableSink();
   }
@@ -72,12 +73,12 @@ function jsonArraySink(): RecordSink {
   };
 }
 
-function csvSink(): RecordSink {
+function csvSink(bom: boolean): RecordSink {
   let columns: string[] | undefined;
   return {
     write(record) {
       const flat = flatten(record);
-      const header = columns === undefined ? csvLine((columns = Object.keys(flat))) : "";
+      const header = columns === undefined ? (bom ? "\uFEFF" : "") + csvLine((columns = Object.keys(flat))) : "";
       return writeOut(header + csvLine(columns.map((column) => flat[column])));
     },
     end: async () => {},
@@ -96,12 +97,29 @@ function tableSink(): RecordSink {
   };
 }
 
+/** Terminal columns a cell may take. */
 const MAX_CELL = 40;
 
+const graphemes = new Intl.Segmenter();
+
+/** The cell cut to `max` terminal columns (CJK characters and emoji take two), with … when cut. */
+function fit(cell: string, max: number): string {
+  if (Bun.stringWidth(cell) <= max) return cell;
+  let kept = "";
+  for (const { segment } of graphemes.segment(cell)) {
+    if (Bun.stringWidth(kept + segment) > max - 1) break;
+    kept += segment;
+  }
+  return `${kept}…`;
+}
+
+/** Pads by terminal columns, not characters, so columns line up under CJK names. */
+const pad = (cell: string, width: number): string => cell + " ".repeat(Math.max(0, width - Bun.stringWidth(cell)));
+
 function renderTable(columns: readonly string[], rows: readonly string[][]): string {
-  const cells = rows.map((row) => row.map((cell) => (cell.length > MAX_CELL ? `${cell.slice(0, MAX_CELL - 1)}…` : cell)));
-  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => row[i]?.length ?? 0)));
-  const line = (row: readonly string[]): string => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  const cells = rows.map((row) => row.map((cell) => fit(cell, MAX_CELL)));
+  const widths = columns.map((column, i) => Math.max(Bun.stringWidth(column), ...cells.map((row) => Bun.stringWidth(row[i] ?? ""))));
+  const line = (row: readonly string[]): string => row.map((cell, i) => pad(cell, widths[i] ?? 0)).join("  ").trimEnd();
   return [bold(line(columns.map((c) => c.toUpperCase()))), ...cells.map(line)].join("\n") + "\n";
 }
 

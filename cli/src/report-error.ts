@@ -1,5 +1,5 @@
 // Turns whatever stopped a command into one readable message on stderr and the exit code that goes with it.
-import { ApiConnectionError, ErpError } from "../../sdk/mod.ts";
+import { ApiConnectionError, ErpError } from "@erp/sdk";
 import { EXIT, type ExitCode } from "./exit-codes.ts";
 import { red } from "./colour.ts";
 import { UsageError } from "./usage-error.ts";

@@ -1,7 +1,7 @@
 // `erp auth status` (which API, which token, from where, and whether the API accepts it) and
 // `erp logout` (forget a saved login).
 import type { Command } from "commander";
-import { ErpClient } from "../../../sdk/mod.ts";
+import { ErpClient } from "@erp/sdk";
 import { configPath, profileName, removeProfile, resolveConnection, savedProfiles } from "../config.ts";
 import { formatOf, globalOptions } from "../context.ts";
 import { printOne } from "../output.ts";

@@ -2,7 +2,7 @@
 import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
 import type { Command } from "commander";
-import { ErpClient } from "../../../sdk/mod.ts";
+import { ErpClient } from "@erp/sdk";
 import { checkBaseUrl, configPath, DEFAULT_BASE_URL, profileName, readConfig, writeConfig } from "../config.ts";
 import { globalOptions } from "../context.ts";
 import { UsageError } from "../usage-error.ts";

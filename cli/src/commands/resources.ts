@@ -18,6 +18,7 @@ export function registerResources(program: Command): void {
     for (const sub of subcommands) {
       const command = group.command(sub.name).summary(sub.summary(spec)).description(sub.summary(spec));
       sub.configure(command, spec);
+      if (sub.help) command.addHelpText("after", sub.help(spec));
       command.action((...params: unknown[]) => {
         // commander passes the arguments, then the options, then the command itself.
         const args = params.slice(0, -2);

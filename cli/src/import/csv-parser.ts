@@ -1,4 +1,5 @@
-// An incremental RFC 4180 parser: feed it text chunks, get whole records back, so a file never sits in memory at once.
+// An incremental RFC 4180 parser: feed it text chunks, get whole records back, so a file never sits in
+// memory at once. It scans by character code and takes each field as one slice of the text.
 
 /** One record, with where it starts in the file and how many characters it took (for progress). */
 export interface CsvRecord {
@@ -11,103 +12,126 @@ export interface CsvRecord {
   error?: string;
 }
 
-type State = "field-start" | "unquoted" | "quoted" | "quote-in-quoted";
+const QUOTE = 34;
+const COMMA = 44;
+const LF = 10;
+const CR = 13;
 
 export class CsvParser {
-  #state: State = "field-start";
-  #field = "";
-  #fields: string[] = [];
+  /** Text not yet parsed: the start of a record the chunks so far did not finish. */
+  #pending = "";
   #line = 1;
-  #recordLine = 1;
-  #size = 0;
-  #afterCr = false;
   #started = false;
 
   /** Parses a chunk and returns the records it completed; a partial record waits for the next chunk. */
   push(chunk: string): CsvRecord[] {
-    const records: CsvRecord[] = [];
-    let text = chunk;
+    let text = this.#pending + chunk;
     if (!this.#started && text.length > 0) {
       this.#started = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
-    for (const char of text) {
-      this.#size += char.length;
-      if (this.#afterCr) {
-        this.#afterCr = false;
-        // The \n of a \r\n already ended its record.
-        if (char === "\n") {
-          this.#recordLine = this.#line;
-          this.#size = 0;
-          continue;
-        }
-      }
-      switch (this.#state) {
-        case "quoted":
-          if (char === '"') this.#state = "quote-in-quoted";
-          else {
-            if (char === "\n") this.#line++;
-            this.#field += char;
-          }
-          continue;
-        case "quote-in-quoted":
-          if (char === '"') {
-            this.#field += '"';
-            this.#state = "quoted";
-            continue;
-          }
-          this.#state = "unquoted";
-          break;
-        case "field-start":
-          if (char === '"') {
-            this.#state = "quoted";
-            continue;
-          }
-          break;
-        case "unquoted":
-          break;
-      }
-      // Unquoted text (or the text after a closing quote, kept as is rather than failing the row).
-      if (char === ",") {
-        this.#endField();
-      } else if (char === "\n" || char === "\r") {
-        this.#afterCr = char === "\r";
-        this.#line++;
-        const record = this.#endRecord();
-        if (record) records.push(record);
-      } else {
-        this.#field += char;
-        this.#state = "unquoted";
-      }
+    const records: CsvRecord[] = [];
+    let start = 0;
+    for (;;) {
+      const parsed = this.#record(text, start, false);
+      if (!parsed) break;
+      if (parsed.record) records.push(parsed.record);
+      start = parsed.next;
     }
+    this.#pending = text.slice(start);
     return records;
   }
 
   /** Call once the input has ended: returns the last record if the file did not end with a line break. */
   end(): CsvRecord[] {
-    if (this.#state === "quoted") {
-      const line = this.#recordLine;
-      this.#state = "field-start";
-      return [{ fields: [], line, size: this.#size, error: `a quoted field opened on line ${line} is never closed` }];
+    const text = this.#pending;
+    this.#pending = "";
+    if (text.length === 0) return [];
+    const parsed = this.#record(text, 0, true);
+    return parsed?.record ? [parsed.record] : [];
+  }
+
+  /**
+   * The record starting at `start`, and where the next one starts; undefined when the text ends
+   * before the record does (unless `last`). A blank line is no record (common at a file's end).
+   */
+  #record(text: string, start: number, last: boolean): { record?: CsvRecord; next: number } | undefined {
+    const fields: string[] = [];
+    const line = this.#line;
+    let lines = 0;
+    let at = start;
+    for (;;) {
+      if (at < text.length && text.charCodeAt(at) === QUOTE) {
+        // A quoted field: up to the quote not doubled; what follows it up to the delimiter is kept as is.
+        let value = "";
+        let from = at + 1;
+        for (;;) {
+          const quote = text.indexOf('"', from);
+          if (quote < 0) {
+            if (!last) return undefined;
+            this.#line += lines + countLines(text, from, text.length);
+            return { record: { fields: [], line, size: text.length - start, error: `a quoted field opened on line ${line + lines} is never closed` }, next: text.length };
+          }
+          lines += countLines(text, from, quote);
+          if (quote + 1 >= text.length && !last) return undefined;
+          if (text.charCodeAt(quote + 1) === QUOTE) {
+            value += text.slice(from, quote + 1);
+            from = quote + 2;
+            continue;
+          }
+          value += text.slice(from, quote);
+          at = quote + 1;
+          break;
+        }
+        const end = delimiter(text, at);
+        if (end < 0 && !last) return undefined;
+        value += text.slice(at, end < 0 ? text.length : end);
+        fields.push(value);
+        at = end < 0 ? text.length : end;
+      } else {
+        const end = delimiter(text, at);
+        if (end < 0 && !last) return undefined;
+        fields.push(text.slice(at, end < 0 ? text.length : end));
+        at = end < 0 ? text.length : end;
+      }
+      if (at >= text.length) {
+        this.#line += lines;
+        return finish(fields, line, text.length - start, text.length);
+      }
+      const code = text.charCodeAt(at);
+      if (code === COMMA) {
+        at += 1;
+        continue;
+      }
+      // A line break ends the record: \n, \r\n or a lone \r. A \r at a chunk's end waits for the next one.
+      if (code === CR && at + 1 >= text.length && !last) return undefined;
+      const next = code === CR && text.charCodeAt(at + 1) === LF ? at + 2 : at + 1;
+      this.#line += lines + 1;
+      return finish(fields, line, next - start, next);
     }
-    const record = this.#endRecord();
-    return record ? [record] : [];
   }
+}
 
-  #endField(): void {
-    this.#fields.push(this.#field);
-    this.#field = "";
-    this.#state = "field-start";
-  }
+function finish(fields: string[], line: number, size: number, next: number): { record?: CsvRecord; next: number } {
+  const blank = fields.length === 1 && fields[0] === "";
+  return blank ? { next } : { record: { fields, line, size }, next };
+}
 
-  #endRecord(): CsvRecord | undefined {
-    const empty = this.#fields.length === 0 && this.#field === "" && this.#state === "field-start";
-    this.#endField();
-    const record: CsvRecord = { fields: this.#fields, line: this.#recordLine, size: this.#size };
-    this.#fields = [];
-    this.#recordLine = this.#line;
-    this.#size = 0;
-    // A blank line is no record (common at the end of a file).
-    return empty ? undefined : record;
+/** Where the unquoted field starting at `from` ends: the next comma or line break, or -1. */
+function delimiter(text: string, from: number): number {
+  for (let at = from; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === COMMA || code === LF || code === CR) return at;
   }
+  return -1;
+}
+
+/** Line breaks between `from` and `to` (\r\n counts once). */
+function countLines(text: string, from: number, to: number): number {
+  let lines = 0;
+  for (let at = from; at < to; at++) {
+    const code = text.charCodeAt(at);
+    if (code === LF || (code === CR && text.charCodeAt(at + 1) !== LF)) lines++;
+  }
+  return lines;
 }

@@ -1,76 +1,72 @@
-// Reference columns by name: a CSV may say `trade,Electrician` instead of `trade_id,4` (ids differ per
-// company), `category` for an equipment category, `client` for a client by name or external_id.
-// Each list is read once, when the first row needs it.
-import type { ErpClient } from "../../../sdk/mod.ts";
+// Reference columns by name: a spreadsheet says `trade,Electrician` where the API takes `trade_id`
+// (ids differ per company). Which columns name which collection, and by which fields (a record's
+// name or title, or its external_id), comes from the resource's import columns in the SDK's
+// collection table. Each list is read once, when the first row needs it, on after_id without a total.
+import { COLLECTIONS, type CollectionName, type CollectionSpec, type ErpClient } from "@erp/sdk";
 
-interface Target {
-  /** The field the API takes. */
-  field: string;
-  /** Where the names are listed. */
-  list: (erp: ErpClient) => AsyncIterable<{ id: number; name?: string; external_id?: string | null }>;
-  what: string;
+type Reference = CollectionSpec["import"]["references"][string];
+
+interface Named {
+  id: number;
+  [field: string]: unknown;
 }
 
-const TARGETS: Record<string, Target> = {
-  trade: { field: "trade_id", what: "trade", list: (erp) => erp.trades.list({ limit: 100 }) },
-  category: { field: "category_id", what: "equipment category", list: (erp) => erp.equipmentCategories.list({ limit: 100 }) },
-  client: { field: "client_id", what: "client", list: (erp) => erp.clients.list({ limit: 100, fields: ["name", "external_id"] }) },
-  project: { field: "project_id", what: "project", list: (erp) => erp.projects.list({ limit: 100, fields: ["name", "external_id"] }) },
-};
-
-export interface ResolvedRow {
-  body: Record<string, unknown>;
-  errors: { field: string; code: string; message: string }[];
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
 }
 
 export class ReferenceResolver {
   readonly #names = new Map<string, Promise<Map<string, number[]>>>();
 
-  constructor(private readonly erp: ErpClient) {}
+  constructor(private readonly erp: ErpClient, private readonly spec: CollectionSpec) {}
 
-  /** The body with each reference column replaced by its `_id` field, or why a name names nothing. */
-  async resolve(body: Record<string, unknown>): Promise<ResolvedRow> {
-    const errors: ResolvedRow["errors"] = [];
-    const resolved = { ...body };
-    for (const [column, target] of Object.entries(TARGETS)) {
-      if (!(column in body)) continue;
-      delete resolved[column];
-      const value = body[column];
-      if (value === null || value === undefined || value === "") continue;
-      if (target.field in body) {
-        errors.push({ field: column, code: "invalid_value", message: `give either ${column} or ${target.field}, not both` });
-        continue;
-      }
-      const ids = (await this.#lookup(column, target)).get(String(value).trim().toLowerCase()) ?? [];
-      if (ids.length === 1) resolved[target.field] = ids[0];
+  /** The id each named reference stands for (`{trade_id: "Electrician"}` → `{trade_id: 4}`), or why a name names nothing. */
+  async resolve(names: Readonly<Record<string, string>>): Promise<{ ids: Record<string, number>; errors: FieldError[] }> {
+    const ids: Record<string, number> = {};
+    const errors: FieldError[] = [];
+    for (const [field, name] of Object.entries(names)) {
+      const reference = this.spec.import.references[field]!;
+      const found = (await this.#lookup(field, reference)).get(name.trim().toLowerCase()) ?? [];
+      const what = reference.path.split("/").at(-1)!;
+      if (found.length === 1) ids[field] = found[0]!;
       else errors.push({
-        field: column,
-        code: ids.length === 0 ? "unknown_reference" : "ambiguous_reference",
-        message: ids.length === 0 ? `no ${target.what} is named "${String(value)}"` : `${ids.length} ${target.what}s are named "${String(value)}"; use ${target.field} or an external_id`,
+        field: reference.column,
+        code: found.length === 0 ? "unknown_reference" : "ambiguous_reference",
+        message: found.length === 0
+          ? `no record of ${what} has the ${reference.match.join(" or ")} "${name}"`
+          : `${found.length} records of ${what} have the ${reference.match.join(" or ")} "${name}"; give ${field} or an external_id instead`,
       });
     }
-    return { body: resolved, errors };
+    return { ids, errors };
   }
 
-  #lookup(column: string, target: Target): Promise<Map<string, number[]>> {
-    let names = this.#names.get(column);
+  #lookup(field: string, reference: Reference): Promise<Map<string, number[]>> {
+    let names = this.#names.get(field);
     if (!names) {
       names = (async () => {
         const byName = new Map<string, number[]>();
-        const add = (key: string | null | undefined, id: number): void => {
-          if (!key) return;
-          const normal = key.trim().toLowerCase();
-          const ids = byName.get(normal) ?? [];
-          if (!ids.includes(id)) byName.set(normal, [...ids, id]);
-        };
-        for await (const record of target.list(this.erp)) {
-          add(record.name, record.id);
-          add(record.external_id, record.id);
+        for await (const record of this.#records(reference)) {
+          for (const key of reference.match) {
+            const value = record[key];
+            if (typeof value !== "string" || value === "") continue;
+            const normal = value.trim().toLowerCase();
+            const ids = byName.get(normal) ?? [];
+            if (!ids.includes(record.id)) byName.set(normal, [...ids, record.id]);
+          }
         }
         return byName;
       })();
-      this.#names.set(column, names);
+      this.#names.set(field, names);
     }
     return names;
+  }
+
+  /** Every record of the referenced collection, with the fields that name it. */
+  #records(reference: Reference): AsyncIterable<Named> {
+    const [property, spec] = (Object.entries(COLLECTIONS) as [CollectionName, CollectionSpec][]).find(([, candidate]) => candidate.path === reference.path)!;
+    const client = this.erp[property] as unknown as { list(query: Record<string, unknown>): AsyncIterable<Named> };
+    return client.list({ limit: 100, total: false, ...(spec.kind === "records" ? { fields: reference.match } : {}) });
   }
 }

@@ -1,22 +1,43 @@
-// The --rejects file: every rejected row with its original columns plus an `error` column, as CSV,
-// ready to fix and import again.
-import { writeFileSync } from "node:fs";
+// The --rejects file: every rejected row as the file had it (its own columns, order and values: a
+// trade named by name stays a name) plus an `error` column, ready to fix and import again as it is.
+// CSV rows are written as they are rejected; NDJSON rows (no header to follow) at the end.
+import { appendFileSync, openSync, writeFileSync } from "node:fs";
 import { csvLine } from "../output.ts";
+import { UsageError } from "../usage-error.ts";
+import { normalizeHeader } from "./columns.ts";
 
 export class RejectsFile {
-  readonly #rows: { values: Record<string, unknown>; error: string }[] = [];
+  readonly #objects: { values: Record<string, unknown>; error: string }[] = [];
+  /** The header's columns to write, without the input's own error column. */
+  readonly #kept: number[] | undefined;
 
-  constructor(readonly file: string | undefined) {}
-
-  add(values: Record<string, unknown>, error: string): void {
-    if (this.file) this.#rows.push({ values, error });
+  /** Opens (and empties) the file at once, so a bad path fails before any row is sent. */
+  constructor(readonly file: string | undefined, header: readonly string[] | undefined) {
+    this.#kept = header?.flatMap((cell, index) => (normalizeHeader(cell) === "error" ? [] : [index]));
+    if (file === undefined) return;
+    try {
+      openSync(file, "w");
+    } catch (error) {
+      throw new UsageError(`cannot write the rejected rows to ${file}: ${(error as Error).message}`);
+    }
+    if (header && this.#kept) writeFileSync(file, csvLine([...this.#kept.map((index) => header[index]), "error"]));
   }
 
-  /** Written once at the end: the columns are every field any rejected row had, in order of appearance. */
-  write(): void {
-    if (!this.file) return;
-    const columns = [...new Set(this.#rows.flatMap((row) => Object.keys(row.values)))];
-    const lines = [csvLine([...columns, "error"]), ...this.#rows.map((row) => csvLine([...columns.map((column) => row.values[column] ?? ""), row.error]))];
+  /** A CSV row's cells as read. */
+  addCells(cells: readonly string[], error: string): void {
+    if (this.file && this.#kept) appendFileSync(this.file, csvLine([...this.#kept.map((index) => cells[index] ?? ""), error]));
+  }
+
+  /** An NDJSON row's object. */
+  addObject(values: Record<string, unknown>, error: string): void {
+    if (this.file) this.#objects.push({ values, error });
+  }
+
+  /** Writes the NDJSON rows: the columns are every member any of them had, in order of appearance. */
+  close(): void {
+    if (!this.file || this.#kept || this.#objects.length === 0) return;
+    const columns = [...new Set(this.#objects.flatMap((row) => Object.keys(row.values)))].filter((column) => normalizeHeader(column) !== "error");
+    const lines = [csvLine([...columns, "error"]), ...this.#objects.map((row) => csvLine([...columns.map((column) => row.values[column] ?? ""), row.error]))];
     writeFileSync(this.file, lines.join(""));
   }
 }

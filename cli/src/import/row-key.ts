@@ -1,26 +1,49 @@
-// The idempotency key of one imported row, the same on every run of the same file.
+// The item keys of imported rows (CONTRACT 9 and 10), the same on every run of the same data.
 import { createHash } from "node:crypto";
 
 /**
- * sha256 of the resource, the row number and the row's body (keys sorted), plus the dry-run flag.
- *
- * - Stable across runs, machines and file paths (stdin has no path), so re-running an interrupted
- *   or partly failed import replays what already went through instead of creating it again.
- * - The row number keeps two identical rows two records; so keep the rows in order between runs
- *   (appending is fine, inserting rows before others gives those others new keys).
- * - A row that was edited gets a new key, so fixing a rejected row and re-running sends it afresh.
- * - Dry runs get their own keys: the server fingerprints the dry-run flag, and a dry run must not
- *   make the real run's key look reused.
- * The server keeps outcomes for 24 h; a rejected row that is not edited is rejected again within that time.
+ * The row's values by field as one unambiguous text, whatever order the columns come in: fields
+ * sorted, every part length-prefixed (a CSV cell's text as it is; an NDJSON member's JSON with its
+ * keys sorted).
  */
-export function rowIdempotencyKey(resource: string, row: number, body: Record<string, unknown>, dryRun: boolean): string {
-  const material = JSON.stringify([resource, row, canonical(body), dryRun]);
-  return `erp-import-${createHash("sha256").update(material).digest("hex")}`;
+function contentText(content: Readonly<Record<string, unknown>>): string {
+  let text = "";
+  for (const field of Object.keys(content).sort()) {
+    const value = content[field];
+    const part = typeof value === "string" ? `s${value}` : `j${JSON.stringify(sortKeys(value))}`;
+    text += `${field.length}:${field}${part.length}:${part}`;
+  }
+  return text;
 }
 
-/** The value with object keys sorted at every depth, so `{a, b}` and `{b, a}` hash alike (as the server compares them). */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
+}
+
+/**
+ * A row's key is a hash of the resource, the import's mode (create or upsert) and the row's content
+ * (its values by field as the file gives them: key order, column order and the file's name do not
+ * matter), then its occurrence among identical rows (the second of two identical rows is a record
+ * of its own). Never its batch or its position: a re-run after Ctrl-C, a crash or a lost journal,
+ * in batches of any composition, with other rows edited, added or removed meanwhile, carries the
+ * same key for the same row, and the server writes it at most once. An edited row gets a new key.
+ * The server keeps keys per company, for 24 hours.
+ */
+export class RowKeys {
+  /** Content hash → identical rows seen so far. */
+  readonly #seen = new Map<string, number>();
+  readonly #prefix: string;
+
+  constructor(resource: string, upsert: boolean) {
+    this.#prefix = `${resource}\u0000${upsert ? "upsert" : "create"}\u0000`;
+  }
+
+  next(content: Readonly<Record<string, unknown>>): string {
+    const hash = createHash("sha256").update(this.#prefix + contentText(content)).digest("hex");
+    const occurrence = (this.#seen.get(hash) ?? 0) + 1;
+    this.#seen.set(hash, occurrence);
+    return `erp-row-${hash}-${occurrence}`;
+  }
 }

@@ -1,14 +1,14 @@
-// Reads an import file (or stdin) as a stream of rows, each already turned into the JSON body to send.
+// Reads an import file (or stdin) as a stream of rows: CSV rows keep their cells as written (the
+// header is read first, so it can be checked before anything is sent), NDJSON rows their object.
 import { createReadStream, statSync } from "node:fs";
 import path from "node:path";
-import { coerce } from "../body.ts";
 import { UsageError } from "../usage-error.ts";
-import { CsvParser } from "./csv-parser.ts";
+import { CsvParser, type CsvRecord } from "./csv-parser.ts";
 
 export const IMPORT_FORMATS = ["csv", "ndjson"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
-/** One data row: its body, or why it cannot be sent. */
+/** One data row, as the file has it, or why it cannot be read. */
 export interface Row {
   /** 1-based data row: the CSV header and blank lines are not counted. */
   row: number;
@@ -16,16 +16,22 @@ export interface Row {
   line: number;
   /** Characters the row took in the file, for progress. */
   size: number;
-  body?: Record<string, unknown>;
+  /** A CSV row's cells, as written. */
+  cells?: string[];
+  /** An NDJSON row's object. */
+  object?: Record<string, unknown>;
+  /** Why the row cannot be read (a quote never closed, a wrong number of cells, not JSON). */
   error?: string;
 }
 
 export interface ImportSource {
   format: ImportFormat;
+  /** A CSV file's header cells (NDJSON has none). */
+  header: string[] | undefined;
   /** Bytes to read, when known (a file, not stdin). */
   totalSize: number | undefined;
   /** Characters taken by what is not a row (the CSV header), for progress. */
-  overhead(): number;
+  overhead: number;
   rows: AsyncIterable<Row>;
 }
 
@@ -48,9 +54,11 @@ export async function openSource(file: string, format: ImportFormat | undefined)
   const chunks = decode(stream);
   const chosen = format ?? (file === "-" ? undefined : EXTENSIONS[path.extname(file).toLowerCase()]);
   const { format: settled, chunks: all } = chosen ? { format: chosen, chunks } : await sniff(chunks);
-  let overhead = 0;
-  const rows = settled === "csv" ? csvRows(all, (size) => (overhead += size)) : ndjsonRows(all);
-  return { format: settled, totalSize, overhead: () => overhead, rows };
+  if (settled === "ndjson") return { format: settled, header: undefined, totalSize, overhead: 0, rows: ndjsonRows(all) };
+  const records = csvRecords(all);
+  const first = await records.next();
+  if (first.done) throw new UsageError("the CSV file is empty: it needs a header line naming the fields");
+  return { format: settled, header: checkHeader(first.value), totalSize, overhead: first.value.size, rows: csvRows(records, first.value.fields.length) };
 }
 
 async function* decode(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
@@ -79,51 +87,29 @@ async function sniff(chunks: AsyncGenerator<string>): Promise<{ format: ImportFo
   return { format, chunks: replay() };
 }
 
-async function* csvRows(chunks: AsyncIterable<string>, onHeader: (size: number) => void): AsyncGenerator<Row> {
+async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<CsvRecord> {
   const parser = new CsvParser();
-  let header: string[] | undefined;
-  let row = 0;
-  const toRow = (record: ReturnType<CsvParser["end"]>[number]): Row | undefined => {
-    if (header === undefined) {
-      header = checkHeader(record.fields, record.error);
-      onHeader(record.size);
-      return undefined;
-    }
-    row += 1;
-    const at = { row, line: record.line, size: record.size };
-    if (record.error) return { ...at, error: record.error };
-    if (record.fields.length !== header.length) {
-      return { ...at, error: `has ${record.fields.length} fields where the header has ${header.length}` };
-    }
-    const body: Record<string, unknown> = {};
-    header.forEach((column, i) => {
-      const value = record.fields[i] ?? "";
-      // An empty cell means "not given": the API applies its default, or leaves the field null.
-      if (value !== "") body[column] = coerce(column, value);
-    });
-    return { ...at, body };
-  };
-  for await (const chunk of chunks) {
-    for (const record of parser.push(chunk)) {
-      const next = toRow(record);
-      if (next) yield next;
-    }
-  }
-  for (const record of parser.end()) {
-    const next = toRow(record);
-    if (next) yield next;
-  }
-  if (header === undefined) throw new UsageError("the CSV file is empty: it needs a header line naming the fields");
+  for await (const chunk of chunks) yield* parser.push(chunk);
+  yield* parser.end();
 }
 
-function checkHeader(fields: string[], error: string | undefined): string[] {
-  if (error) throw new UsageError(`the CSV header is malformed: ${error}`);
-  const names = fields.map((field) => field.trim());
-  const blank = names.findIndex((name) => name === "");
+function checkHeader(record: CsvRecord): string[] {
+  if (record.error) throw new UsageError(`the CSV header is malformed: ${record.error}`);
+  const blank = record.fields.findIndex((field) => field.trim() === "");
   if (blank >= 0) throw new UsageError(`the CSV header's column ${blank + 1} has no name`);
-  const twice = names.find((name, i) => names.indexOf(name) !== i);
-  if (twice) throw new UsageError(`the CSV header names ${twice} twice`);
-  return names;
+  return record.fields;
+}
+
+async function* csvRows(records: AsyncGenerator<CsvRecord>, width: number): AsyncGenerator<Row> {
+  let row = 0;
+  for await (const record of records) {
+    row += 1;
+    const at = { row, line: record.line, size: record.size };
+    if (record.error) yield { ...at, error: record.error };
+    else if (record.fields.length !== width && record.fields.some((cell) => cell.trim() !== "")) {
+      yield { ...at, error: `has ${record.fields.length} cells where the header has ${width}` };
+    } else yield { ...at, cells: record.fields };
+  }
 }
 
 async function* ndjsonRows(chunks: AsyncIterable<string>): AsyncGenerator<Row> {
@@ -143,7 +129,7 @@ async function* ndjsonRows(chunks: AsyncIterable<string>): AsyncGenerator<Row> {
       return { ...at, error: `not valid JSON: ${(error as Error).message}` };
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) return { ...at, error: "not a JSON object" };
-    return { ...at, body: value as Record<string, unknown> };
+    return { ...at, object: value as Record<string, unknown> };
   };
   for await (const chunk of chunks) {
     const lines = (pending + chunk).split("\n");

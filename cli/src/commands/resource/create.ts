@@ -3,6 +3,7 @@ import { readBody } from "../../body.ts";
 import { clientOf, formatOf } from "../../context.ts";
 import { printOne } from "../../output.ts";
 import { resourceClient } from "../../resources.ts";
+import { createHelp } from "./help.ts";
 import type { ResourceCommand } from "./resource-command.ts";
 import { addBodyOptions, addWriteOptions, noteDryRun, type WriteFlags, writeOptions } from "./write-options.ts";
 
@@ -14,6 +15,7 @@ export const create: ResourceCommand = {
     addBodyOptions(command);
     addWriteOptions(command);
   },
+  help: createHelp,
   async run(spec, command, [fields], options) {
     const format = formatOf(command);
     const body = readBody(options, fields as string[]);

@@ -1,8 +1,10 @@
 // `erp <resource> delete <id>`: a soft delete; --dry-run shows what would go and what would stay.
+// It asks on a terminal; without one it refuses (exit 2) unless --yes says so.
 import { clientOf, formatOf } from "../../context.ts";
 import { printOne } from "../../output.ts";
 import { parseId } from "../../parsers.ts";
 import { resourceClient } from "../../resources.ts";
+import { UsageError } from "../../usage-error.ts";
 import type { ResourceCommand } from "./resource-command.ts";
 import { addWriteOptions, noteDryRun, type WriteFlags, writeOptions } from "./write-options.ts";
 
@@ -13,12 +15,16 @@ export const remove: ResourceCommand = {
     command.argument("<id>", "record id", parseId);
     addWriteOptions(command);
     command.option("--if-match <etag>", "only if the record still has this ETag (else 412)");
-    command.option("-y, --yes", "do not ask for confirmation (it is asked only on a terminal)");
+    command.option("-y, --yes", "delete without asking; required when stdin is not a terminal (scripts)");
   },
   async run(spec, command, [id], options) {
     const format = formatOf(command);
     const flags = options as WriteFlags & { yes?: boolean };
-    if (!flags.yes && !flags.dryRun && process.stdin.isTTY && process.stderr.isTTY) {
+    if (!flags.yes && !flags.dryRun) {
+      // Like gh: a script never deletes by accident; off a terminal only --yes confirms.
+      if (!process.stdin.isTTY || !process.stderr.isTTY) {
+        throw new UsageError(`not deleting ${spec.name} ${String(id)}: there is no terminal to confirm on; pass --yes to delete (or --dry-run to preview)`);
+      }
       const answer = prompt(`Delete ${spec.name} ${String(id)}? Type y to confirm:`);
       if (answer?.trim().toLowerCase() !== "y") {
         process.stderr.write("not deleted\n");

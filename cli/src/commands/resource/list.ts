@@ -3,7 +3,9 @@ import { clientOf, formatOf } from "../../context.ts";
 import { printMany, recordSink } from "../../output.ts";
 import { parseLimit, parseOffset } from "../../parsers.ts";
 import { resourceClient } from "../../resources.ts";
+import { UsageError } from "../../usage-error.ts";
 import { addFilterOptions, filterQuery } from "./filters.ts";
+import { listHelp } from "./help.ts";
 import type { ResourceCommand } from "./resource-command.ts";
 
 export const list: ResourceCommand = {
@@ -13,24 +15,27 @@ export const list: ResourceCommand = {
     addFilterOptions(command, spec);
     command
       .option("--limit <n>", "page size (the API caps it at 100; default 50, or 100 with --all)", parseLimit)
-      .option("--offset <n>", "start at this position", parseOffset)
+      .option("--offset <n>", "start at this position (one page; not with --all)", parseOffset)
       .option("--all", "follow every page");
   },
+  help: listHelp,
   async run(spec, command, _args, options) {
     const format = formatOf(command);
     const client = resourceClient(clientOf(command), spec.name);
     const { limit, offset, all } = options as { limit?: number; offset?: number; all?: boolean };
-    const query = { ...filterQuery(spec, options), limit, offset };
     if (all) {
+      if (offset !== undefined) throw new UsageError("--all follows every page from the first record; --offset is for one page");
+      // Paged on after_id (every page costs the server the same, however deep), without counting a total.
       const sink = recordSink(format);
-      for await (const record of client.list({ ...query, limit: limit ?? 100 })) await sink.write(record);
+      for await (const record of client.list({ ...filterQuery(spec, options), limit: limit ?? 100, total: false })) await sink.write(record);
       return sink.end();
     }
-    const page = await client.listPage(query);
+    const page = await client.listPage({ ...filterQuery(spec, options), limit, offset });
     await printMany(format, page.data);
-    const shownTo = page.meta.offset + page.data.length;
-    if (shownTo < page.meta.total) {
-      process.stderr.write(`${page.meta.offset + 1}–${shownTo} of ${page.meta.total}; --offset ${shownTo} for the next page, --all for every page\n`);
+    const { offset: start = 0, total = 0 } = page.meta;
+    const shownTo = start + page.data.length;
+    if (shownTo < total) {
+      process.stderr.write(`${start + 1}–${shownTo} of ${total}; --offset ${shownTo} for the next page, --all for every page\n`);
     }
   },
 };

@@ -4,6 +4,7 @@ import { clientOf, formatOf } from "../../context.ts";
 import { printOne } from "../../output.ts";
 import { parseId } from "../../parsers.ts";
 import { resourceClient } from "../../resources.ts";
+import { updateHelp } from "./help.ts";
 import type { ResourceCommand } from "./resource-command.ts";
 import { addBodyOptions, addWriteOptions, noteDryRun, type WriteFlags, writeOptions } from "./write-options.ts";
 
@@ -16,6 +17,7 @@ export const update: ResourceCommand = {
     addWriteOptions(command);
     command.option("--if-match <etag>", "only if the record still has this ETag (else 412)");
   },
+  help: updateHelp,
   async run(spec, command, [id, fields], options) {
     const format = formatOf(command);
     const body = readBody(options, fields as string[]);

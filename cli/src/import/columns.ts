@@ -1,0 +1,121 @@
+// How a file's columns map to a resource's fields, settled from the header before anything is sent:
+// a header cell matches a field after trimming, case folding and turning spaces and hyphens into
+// `_` (`Phone Number` → `phone_number`), directly or through an alias the resource declares
+// (`phone_number` → `phone`), or through `--map "Phone Number=phone"`. Reference columns name the
+// record (`trade` instead of `trade_id`). The read-only columns of an export and a rejects file's
+// `error` column are skipped with one warning each; any other column stops the import (exit 2),
+// named with the closest field, unless it is skipped on purpose.
+import type { CollectionSpec } from "@erp/sdk";
+import { UsageError } from "../usage-error.ts";
+
+/** Columns an export writes that no create accepts. */
+const READ_ONLY = new Set(["id", "created_at", "updated_at", "deleted_at"]);
+/** The column a rejects file adds; a fixed rejects file re-imports as it is. */
+const ERROR_COLUMN = "error";
+
+export type Column =
+  | { kind: "field"; field: string }
+  /** Names the referenced record: `field` is the `*_id` field it stands for. */
+  | { kind: "reference"; field: string }
+  | { kind: "skipped" };
+
+export interface ColumnOptions {
+  /** `Header=field` pairs from --map. */
+  map: readonly string[];
+  /** Headers to leave out (--skip-column). */
+  skip: readonly string[];
+  /** Leave out every column that matches nothing (--skip-unknown-columns). */
+  skipUnknown: boolean;
+}
+
+/** `" Phone-Number "` → `phone_number`: trimmed, case-folded, spaces and hyphens as `_`, other punctuation dropped. */
+export function normalizeHeader(header: string): string {
+  return header.trim().toLowerCase().replace(/[\s-]+/g, "_").replace(/[^\p{L}\p{N}_]/gu, "").replace(/_+/g, "_").replace(/^_|_$/g, "");
+}
+
+/** The edit distance between two names, for suggesting the closest field. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** What the file's columns become, and the warnings to say once. */
+export interface ColumnPlan {
+  columns: Column[];
+  warnings: string[];
+}
+
+export function planColumns(spec: CollectionSpec, headers: readonly string[], options: ColumnOptions): ColumnPlan {
+  const fields = new Set(Object.keys(spec.fields.create));
+  const references = new Map(Object.entries(spec.import.references).map(([field, reference]) => [reference.column, field]));
+  const names = new Map<string, Column>();
+  for (const field of fields) names.set(field, { kind: "field", field });
+  for (const [alias, field] of Object.entries(spec.import.aliases)) names.set(alias, { kind: "field", field });
+  for (const [column, field] of references) names.set(column, { kind: "reference", field });
+
+  const mapped = new Map<string, Column>();
+  for (const pair of options.map) {
+    const at = pair.lastIndexOf("=");
+    const target = at > 0 ? names.get(normalizeHeader(pair.slice(at + 1))) : undefined;
+    if (!target) throw new UsageError(`--map "${pair}": expected "Header=field" with one of the fields ${[...fields, ...references.keys()].join(", ")}`);
+    mapped.set(normalizeHeader(pair.slice(0, at)), target);
+  }
+  const skipped = new Set(options.skip.map(normalizeHeader));
+
+  const warnings: string[] = [];
+  const unknown: string[] = [];
+  const taken = new Map<string, string>();
+  const readOnly: string[] = [];
+  const columns = headers.map((header): Column => {
+    const name = normalizeHeader(header);
+    if (skipped.has(name)) return { kind: "skipped" };
+    const column = mapped.get(name) ?? names.get(name);
+    if (column?.kind === "field" || column?.kind === "reference") {
+      const earlier = taken.get(column.field);
+      if (earlier !== undefined) throw new UsageError(`the columns "${earlier}" and "${header}" both give ${column.field}; drop one, or --skip-column one of them`);
+      taken.set(column.field, header);
+      return column;
+    }
+    if (READ_ONLY.has(name)) {
+      readOnly.push(header.trim());
+      return { kind: "skipped" };
+    }
+    if (name === ERROR_COLUMN) {
+      warnings.push(`ignoring the "${header.trim()}" column (a rejects file's reasons; fix the rows and import them as they are)`);
+      return { kind: "skipped" };
+    }
+    if (options.skipUnknown) {
+      warnings.push(`skipping the column "${header.trim()}": it matches no field`);
+      return { kind: "skipped" };
+    }
+    unknown.push(header);
+    return { kind: "skipped" };
+  });
+  if (readOnly.length > 0) warnings.push(`skipping read-only column${readOnly.length > 1 ? "s" : ""} ${readOnly.join(", ")} (the API sets them)`);
+  if (unknown.length > 0) {
+    const candidates = [...names.keys()];
+    const lines = unknown.map((header) => {
+      const name = normalizeHeader(header);
+      const closest = candidates.reduce((best, candidate) => (distance(name, candidate) < distance(name, best) ? candidate : best), candidates[0]!);
+      // A name a few typos away is suggested; one that shares a few letters by chance is not.
+      if (distance(name, closest) > Math.max(2, Math.floor(name.length / 3))) {
+        return `  "${header}": no field of ${spec.command} is called that or anything close (the fields: ${[...fields, ...references.keys()].join(", ")})`;
+      }
+      const target = names.get(closest)!;
+      const meant = target.kind === "field" && target.field !== closest ? `${closest} (${target.field})` : closest;
+      return `  "${header}": no field of ${spec.command} is called that; the closest is ${meant}`;
+    });
+    throw new UsageError(`the file's header has ${unknown.length} column${unknown.length > 1 ? "s" : ""} that match${unknown.length > 1 ? "" : "es"} no field, so nothing was sent:\n${lines.join("\n")}\n` +
+      `Rename the column, map it (--map "Header=field"), or leave it out (--skip-column "Header", or --skip-unknown-columns for all).`);
+  }
+  return { columns, warnings };
+}
