@@ -6,12 +6,12 @@ import { connectDatabase } from "../server/src/db/client.ts";
 import { UsageMeter } from "../server/src/metering/usage-meter.ts";
 
 // Never connected: building the app and serving the document run no statement.
-const { db, close } = connectDatabase("mysql://generate@127.0.0.1:1/none");
-const app = buildApp({ db, meter: new UsageMeter(db) });
+const database = connectDatabase("mysql://generate@127.0.0.1:1/none");
+const app = buildApp({ database, meter: new UsageMeter(database.db) });
 const response = await app.handle(new Request("http://localhost/v1/openapi.json"));
 if (!response.ok) throw new Error(`GET /v1/openapi.json answered ${response.status}`);
 const file = `${process.env.TMPDIR ?? "/tmp"}/erp-openapi-${process.pid}.json`;
 await Bun.write(file, await response.text());
 const generator = Bun.spawnSync([process.execPath, `${import.meta.dir}/../sdk/scripts/generate-types.ts`, file], { stdio: ["inherit", "inherit", "inherit"] });
-await close();
+await database.close();
 process.exit(generator.exitCode ?? 1);

@@ -1,6 +1,6 @@
 // Type-level tests: each @ts-expect-error line must fail to compile, every other line must compile.
 // Checked by sdk/test/type-errors.test.ts with tsc; excluded from the root tsconfig on purpose.
-import { ConflictError, type CreateResult, type DryRunCreated, ErpClient, type Project } from "./mod.ts";
+import { ConflictError, type CreateResult, type DryRunCreated, ErpClient, type Event, type Project } from "./mod.ts";
 
 const erp = new ErpClient({ baseUrl: "http://localhost:3000", token: "erp_x" });
 
@@ -14,6 +14,9 @@ export async function fieldsNarrowTheRecord(): Promise<void> {
   await erp.projects.get(7, { fields: ["nam"] });
   // @ts-expect-error trade_id is a worker field, not a project field
   erp.projects.list({ fields: ["trade_id"] });
+  // @ts-expect-error list() pages by after_id; offset is for listPage()
+  erp.projects.list({ offset: 100 });
+  await erp.projects.listPage({ offset: 100, total: false });
   for await (const p of erp.projects.list({ fields: ["code"] })) {
     const code: string | null = p.code;
     // @ts-expect-error name was not picked
@@ -33,6 +36,24 @@ export async function statusesAreUnions(): Promise<void> {
   const full: Project = await erp.projects.get(1);
   // @ts-expect-error a project status is never "SENT"
   if (full.status === "SENT") return;
+}
+
+export async function filtersAreTyped(): Promise<void> {
+  await erp.projects.list({ include_deleted: true, updated_since: "2026-01-01T00:00:00Z" }).toArray();
+  // @ts-expect-error include_deleted is a boolean, not the text of one
+  erp.projects.list({ include_deleted: "true" });
+}
+
+/** Event resources and types are unions: a name outside them does not compile, a switch over actions is exhaustive. */
+export function eventsAreUnions(event: Event): string {
+  // @ts-expect-error "invoices" is not a resource of the API
+  if (event.resource === "invoices") return "never";
+  // @ts-expect-error "project.archived" is not an event type
+  if (event.type === "project.archived") return "never";
+  const [noun, action] = event.type.split(".") as [string, "created" | "updated" | "deleted"];
+  switch (action) {
+    case "created": case "updated": case "deleted": return noun;
+  }
 }
 
 export async function inputsAreChecked(): Promise<void> {

@@ -1,8 +1,8 @@
 // Turns the served OpenAPI document into sdk/src/generated/collections.ts: which collections the
-// API has (path, SDK property, CLI command, id filters, required create fields, sub-collections),
+// API has (path, SDK property, CLI command, id filters, required and writable fields, sub-collections),
 // and the typed client of each. ErpClient and the CLI are built from it, so a new resource needs
 // no hand edit in either.
-import { type OpenApiDocument, pascal, singularize } from "./emit-types.ts";
+import { type OpenApiDocument, PAGING_PARAMETERS, pascal, singularize } from "./emit-types.ts";
 
 type Json = { [key: string]: unknown };
 
@@ -24,6 +24,10 @@ export interface CollectionInfo {
   idFilters: string[];
   /** Fields a create must carry. */
   required: string[];
+  /** The fields a create and an update take, each with a hint of what it holds (`text ≤200, required`). */
+  fields: { create: Record<string, string>; update: Record<string, string> };
+  /** How a spreadsheet's columns map to fields (the batch operation's `x-import`), for importers. */
+  import: ImportColumns;
   /** The methods present on the collection and its members. */
   operations: Operation[];
   /** Sub-collections under one member: `rentals` → `/v1/equipment/{id}/rentals`. */
@@ -31,6 +35,15 @@ export interface CollectionInfo {
   /** Type names in generated/types.ts. */
   types: { record: string; create?: string; update?: string; filters?: string };
 }
+
+/** Other header names of fields, the unique fields, and columns that name a referenced record. */
+interface ImportColumns {
+  aliases: Record<string, string>;
+  unique: string[];
+  references: Record<string, { column: string; path: string; match: string[] }>;
+}
+
+const NO_IMPORT: ImportColumns = { aliases: {}, unique: [], references: {} };
 
 type Operation = "list" | "listPage" | "get" | "create" | "update" | "delete" | "batch" | "upsert";
 const ALL_OPERATIONS = 8;
@@ -58,8 +71,10 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
       path,
       command,
       kind: item.post ? "records" : "lookup",
-      idFilters: queryNames(document, item.get, "integer").filter((name) => name.endsWith("_id")),
+      idFilters: queryNames(document, item.get, "integer").filter((name) => name.endsWith("_id") && !PAGING_PARAMETERS.has(name)),
       required: item.post ? requiredOf(document, item.post) : [],
+      fields: { create: item.post ? fieldHints(document, item.post) : {}, update: member.patch ? fieldHints(document, member.patch) : {} },
+      import: ((document.paths[`${path}/batch`]?.post as Json | undefined)?.["x-import"] as ImportColumns | undefined) ?? NO_IMPORT,
       operations,
       children: [],
       types: {
@@ -96,6 +111,14 @@ export interface CollectionSpec {
   readonly idFilters: readonly string[];
   /** Fields a create must carry. */
   readonly required: readonly string[];
+  /** The fields a create and an update take, each with a hint of what it holds, for help texts. */
+  readonly fields: { readonly create: Readonly<Record<string, string>>; readonly update: Readonly<Record<string, string>> };
+  /** How an import's columns map to fields: other header names, unique fields, and columns naming a referenced record. */
+  readonly import: {
+    readonly aliases: Readonly<Record<string, string>>;
+    readonly unique: readonly string[];
+    readonly references: Readonly<Record<string, { readonly column: string; readonly path: string; readonly match: readonly string[] }>>;
+  };
   /** Sub-collections of one member, by SDK method name: the path segment under \`{path}/{id}/\`. */
   readonly children: Readonly<Record<string, string>>;
 }
@@ -119,8 +142,15 @@ ${collections.map((c) => `  /** \`${c.path}\` */\n  readonly ${c.property}: ${cl
 function specText(c: CollectionInfo): string {
   const list = (values: string[]): string => `[${values.map((value) => JSON.stringify(value)).join(", ")}]`;
   const children = c.children.map((child) => `${child.property}: ${JSON.stringify(child.command)}`).join(", ");
-  return `{ path: ${JSON.stringify(c.path)}, command: ${JSON.stringify(c.command)}, kind: ${JSON.stringify(c.kind)}, ` +
-    `idFilters: ${list(c.idFilters)}, required: ${list(c.required)}, children: {${children ? ` ${children} ` : ""}} }`;
+  return `{\n    path: ${JSON.stringify(c.path)}, command: ${JSON.stringify(c.command)}, kind: ${JSON.stringify(c.kind)}, ` +
+    `idFilters: ${list(c.idFilters)}, required: ${list(c.required)}, children: {${children ? ` ${children} ` : ""}},\n` +
+    `    fields: {\n      create: ${hints(c.fields.create)},\n      update: ${hints(c.fields.update)},\n    },\n` +
+    `    import: ${JSON.stringify(c.import)},\n  }`;
+}
+
+function hints(fields: Record<string, string>): string {
+  const entries = Object.entries(fields).map(([name, hint]) => `${name}: ${JSON.stringify(hint)}`);
+  return entries.length > 0 ? `{ ${entries.join(", ")} }` : "{}";
 }
 
 function clientType(c: CollectionInfo): string {
@@ -149,10 +179,40 @@ function queryNames(document: OpenApiDocument, operation: Json, type?: string): 
     .map((parameter) => parameter.name as string);
 }
 
-function requiredOf(document: OpenApiDocument, operation: Json): string[] {
+function bodyOf(document: OpenApiDocument, operation: Json): Json {
   const body = deref(document, (operation.requestBody ?? {}) as Json);
-  const schema = deref(document, (((body.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema ?? {}) as Json);
+  return deref(document, (((body.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema ?? {}) as Json);
+}
+
+function requiredOf(document: OpenApiDocument, operation: Json): string[] {
+  const schema = bodyOf(document, operation);
   return Array.isArray(schema.required) ? (schema.required as string[]) : [];
+}
+
+/** Each body field with what it holds, in a few words: `text ≤200, required`, `DRAFT|ACTIVE`, `date YYYY-MM-DD`. */
+function fieldHints(document: OpenApiDocument, operation: Json): Record<string, string> {
+  const schema = bodyOf(document, operation);
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  return Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([name, property]) => {
+    const hint = hintOf(name, deref(document, property));
+    return [name, required.has(name) ? `${hint}, required` : hint];
+  }));
+}
+
+function hintOf(name: string, schema: Json): string {
+  if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).filter((value) => value !== null).join("|");
+  const members = ((schema.anyOf ?? schema.oneOf ?? []) as Json[]).filter((member) => member.type !== "null");
+  if (members.length > 1 && members.some((member) => member.type === "number")) return "amount, e.g. 1250.00";
+  if (members.length === 1) return hintOf(name, members[0]!);
+  const type = ([] as unknown[]).concat(schema.type).find((t) => t !== "null");
+  if (type === "integer") return name.endsWith("_id") ? "id" : "integer";
+  if (type === "number") return "number";
+  if (type === "boolean") return "true|false";
+  if (type === "array") return "JSON array (key:=[…])";
+  if (schema.format === "email") return "email";
+  if (schema.format === "date") return "date YYYY-MM-DD";
+  if (typeof schema.pattern === "string") return `text matching ${schema.pattern}`;
+  return typeof schema.maxLength === "number" ? `text ≤${schema.maxLength}` : "text";
 }
 
 /** The member path parameter (`{id}`, `{rental_id}`) of a collection path, if it has members. */

@@ -17,7 +17,8 @@ interface Collection {
   update?: Json;
 }
 
-const PAGING_PARAMETERS = new Set(["limit", "offset", "fields", "dry_run"]);
+/** Query parameters every list takes that are not the collection's own filters. */
+export const PAGING_PARAMETERS = new Set(["limit", "offset", "after_id", "total", "fields", "dry_run"]);
 const COMPONENT_SCHEMA = "#/components/schemas/";
 
 export const HEADER = `// Record, input and filter types of every resource, as the server's OpenAPI document declares them.

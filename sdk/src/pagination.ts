@@ -1,2 +1,2 @@
 // Public paging types: one page, and the iterator list() returns.
-export { type Page, PageIterator, type PageMeta } from "./core/pagination.ts";
+export { type Page, PageIterator, type PageMeta, type ToArrayOptions } from "./core/pagination.ts";

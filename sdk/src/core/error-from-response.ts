@@ -1,28 +1,5 @@
-// Turns an HTTP error response into the matching ErpError subclass: the one place status maps to class.
-import {
-  AuthenticationError,
-  BadRequestError,
-  ConflictError,
-  ErpError,
-  type FieldError,
-  InternalServerError,
-  NotFoundError,
-  PaymentRequiredError,
-  PreconditionFailedError,
-  RateLimitError,
-  ValidationError,
-} from "./errors.ts";
-
-const CLASS_BY_STATUS: Record<number, typeof ErpError> = {
-  400: BadRequestError,
-  401: AuthenticationError,
-  402: PaymentRequiredError,
-  404: NotFoundError,
-  409: ConflictError,
-  412: PreconditionFailedError,
-  422: ValidationError,
-  429: RateLimitError,
-};
+// Turns an HTTP error response into an ErpError of the class its status calls for (errors.ts).
+import { errorClassFor, type ErpError, type FieldError } from "./errors.ts";
 
 interface Problem {
   title?: unknown;
@@ -43,7 +20,7 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
     ? problem.title
     : `HTTP ${status}`;
   const fields = errors.length ? ` (${errors.map((e) => `${e.field}: ${e.message}`).join("; ")})` : "";
-  const ErrorClass = CLASS_BY_STATUS[status] ?? (status >= 500 ? InternalServerError : ErpError);
+  const ErrorClass = errorClassFor(status);
   return new ErrorClass({
     status,
     code,

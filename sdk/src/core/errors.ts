@@ -100,3 +100,17 @@ export class ApiTimeoutError extends ApiConnectionError {}
 export class ApiUserAbortError extends ErpError {
   declare readonly status: undefined;
 }
+
+const CLASS_BY_STATUS: Record<number, typeof ErpError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  402: PaymentRequiredError,
+  404: NotFoundError,
+  409: ConflictError,
+  412: PreconditionFailedError,
+  422: ValidationError,
+  429: RateLimitError,
+};
+
+/** The class of the error a response with this status becomes: the one place status maps to class. */
+export const errorClassFor = (status: number): typeof ErpError => CLASS_BY_STATUS[status] ?? (status >= 500 ? InternalServerError : ErpError);

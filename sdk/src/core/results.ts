@@ -1,14 +1,18 @@
 // The typed results of writes, and the record type a `fields` selection narrows to: the served
 // outcome schemas (generated), made generic over the record where a resource's type matters.
-import type { BatchOutcome, Change, Created, DeleteOutcome, DryRunCreated, ProjectUpdateOutcome } from "../generated/types.ts";
+import type { BatchOutcome, Change, DeleteOutcome, DryRunCreated, ProjectCreated, ProjectUpdateOutcome } from "../generated/types.ts";
 
 /** A record narrowed to the picked fields plus `id`; the whole record when no fields were picked. */
 export type Picked<R, K extends keyof R> = [keyof R] extends [K] ? R : Pick<R, Extract<K | "id", keyof R>>;
 
-export type { Created, DryRunCreated, RecordRef } from "../generated/types.ts";
+export type { DryRunCreated, RecordRef } from "../generated/types.ts";
+
+/** What a real create returns: the new id, and the record itself when the create asked for it. */
+// Every <Resource>Created has the same frame around its record; Project's stands for them all.
+export type Created<R = unknown> = Omit<ProjectCreated, "record"> & { record?: R };
 
 /** The create result; `dryRun: true` narrows it to DryRunCreated, no dryRun to Created. */
-export type CreateResult<D extends boolean = boolean> = D extends true ? DryRunCreated : Created;
+export type CreateResult<D extends boolean = boolean, R = unknown> = D extends true ? DryRunCreated : Created<R>;
 
 /** One changed field: its stored value and its new one (the served Change, typed per field). */
 export type FieldChange<V> = Change & { from: V; to: V };

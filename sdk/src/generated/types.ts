@@ -7,8 +7,6 @@ export type ProjectStatus = "DRAFT" | "ACTIVE" | "ON_HOLD" | "COMPLETED" | "CANC
 
 export type ProjectCreateStatus = "DRAFT" | "ACTIVE";
 
-export type ProjectIncludeDeleted = "1" | "0" | "true" | "false";
-
 export interface Project {
   /** Record identifier. */
   id: number;
@@ -32,7 +30,7 @@ export interface Project {
   end_date: string | null;
   /** Text of at most 500 characters. */
   address: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id: string | null;
   /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED. */
   status: ProjectStatus;
@@ -65,7 +63,7 @@ export interface ProjectCreate {
   end_date?: string | null;
   /** Text of at most 500 characters. */
   address?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of DRAFT, ACTIVE. */
   status?: ProjectCreateStatus;
@@ -83,7 +81,7 @@ export interface ProjectFilters {
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
-  include_deleted?: ProjectIncludeDeleted;
+  include_deleted?: boolean;
 }
 
 export interface ProjectUpdate {
@@ -107,15 +105,13 @@ export interface ProjectUpdate {
   end_date?: string | null;
   /** Text of at most 500 characters. */
   address?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED. */
   status?: ProjectStatus;
 }
 
 export type WorkerStatus = "ACTIVE" | "INACTIVE";
-
-export type WorkerIncludeDeleted = "1" | "0" | "true" | "false";
 
 export interface Worker {
   /** Record identifier. */
@@ -132,7 +128,7 @@ export interface Worker {
   hourly_rate: string | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: WorkerStatus;
@@ -157,7 +153,7 @@ export interface WorkerCreate {
   hourly_rate?: string | number | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: WorkerStatus;
@@ -175,7 +171,7 @@ export interface WorkerFilters {
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
-  include_deleted?: WorkerIncludeDeleted;
+  include_deleted?: boolean;
 }
 
 export interface WorkerUpdate {
@@ -191,15 +187,13 @@ export interface WorkerUpdate {
   hourly_rate?: string | number | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: WorkerStatus;
 }
 
 export type ClientStatus = "ACTIVE" | "INACTIVE";
-
-export type ClientIncludeDeleted = "1" | "0" | "true" | "false";
 
 export interface Client {
   /** Record identifier. */
@@ -214,7 +208,7 @@ export interface Client {
   tax_id: string | null;
   /** Text of at most 500 characters. */
   billing_address: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: ClientStatus;
@@ -237,7 +231,7 @@ export interface ClientCreate {
   tax_id?: string | null;
   /** Text of at most 500 characters. */
   billing_address?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: ClientStatus;
@@ -253,7 +247,7 @@ export interface ClientFilters {
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
-  include_deleted?: ClientIncludeDeleted;
+  include_deleted?: boolean;
 }
 
 export interface ClientUpdate {
@@ -267,7 +261,7 @@ export interface ClientUpdate {
   tax_id?: string | null;
   /** Text of at most 500 characters. */
   billing_address?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: ClientStatus;
@@ -276,8 +270,6 @@ export interface ClientUpdate {
 export type EstimateStatus = "DRAFT" | "SENT" | "ACCEPTED" | "REJECTED" | "CONVERTED";
 
 export type EstimateCreateStatus = "DRAFT";
-
-export type EstimateIncludeDeleted = "1" | "0" | "true" | "false";
 
 export interface Estimate {
   /** Record identifier. */
@@ -292,7 +284,7 @@ export interface Estimate {
   currency: string;
   /** A calendar date, YYYY-MM-DD. */
   valid_until: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id: string | null;
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED. */
   status: EstimateStatus;
@@ -315,7 +307,7 @@ export interface EstimateCreate {
   currency?: string;
   /** A calendar date, YYYY-MM-DD. */
   valid_until?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of DRAFT. */
   status?: EstimateCreateStatus;
@@ -333,7 +325,7 @@ export interface EstimateFilters {
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
-  include_deleted?: EstimateIncludeDeleted;
+  include_deleted?: boolean;
 }
 
 export interface EstimateUpdate {
@@ -347,15 +339,13 @@ export interface EstimateUpdate {
   currency?: string;
   /** A calendar date, YYYY-MM-DD. */
   valid_until?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED. */
   status?: EstimateStatus;
 }
 
 export type SubcontractorStatus = "ACTIVE" | "INACTIVE";
-
-export type SubcontractorIncludeDeleted = "1" | "0" | "true" | "false";
 
 export interface Subcontractor {
   /** Record identifier. */
@@ -372,7 +362,7 @@ export interface Subcontractor {
   tax_id: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: SubcontractorStatus;
@@ -397,7 +387,7 @@ export interface SubcontractorCreate {
   tax_id?: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: SubcontractorStatus;
@@ -415,7 +405,7 @@ export interface SubcontractorFilters {
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
-  include_deleted?: SubcontractorIncludeDeleted;
+  include_deleted?: boolean;
 }
 
 export interface SubcontractorUpdate {
@@ -431,15 +421,13 @@ export interface SubcontractorUpdate {
   tax_id?: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: SubcontractorStatus;
 }
 
 export type EquipmentStatus = "AVAILABLE" | "IN_USE" | "MAINTENANCE" | "RETIRED";
-
-export type EquipmentIncludeDeleted = "1" | "0" | "true" | "false";
 
 export interface Equipment {
   /** Record identifier. */
@@ -452,7 +440,7 @@ export interface Equipment {
   serial_number: string | null;
   /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
   daily_rate: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id: string | null;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status: EquipmentStatus;
@@ -473,7 +461,7 @@ export interface EquipmentCreate {
   serial_number?: string | null;
   /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
   daily_rate?: string | number | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status?: EquipmentStatus;
@@ -491,7 +479,7 @@ export interface EquipmentFilters {
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
-  include_deleted?: EquipmentIncludeDeleted;
+  include_deleted?: boolean;
 }
 
 export interface EquipmentUpdate {
@@ -503,13 +491,11 @@ export interface EquipmentUpdate {
   serial_number?: string | null;
   /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
   daily_rate?: string | number | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. Text of at most 255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
   external_id?: string | null;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status?: EquipmentStatus;
 }
-
-export type RentalIncludeDeleted = "1" | "0" | "true" | "false";
 
 export interface Rental {
   /** Record identifier. */
@@ -551,7 +537,7 @@ export interface RentalFilters {
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
-  include_deleted?: RentalIncludeDeleted;
+  include_deleted?: boolean;
 }
 
 export interface RentalUpdate {
@@ -581,13 +567,17 @@ export interface EquipmentCategory {
   name: string;
 }
 
+/** `<resource>.<action>`: project.created, rental.updated, equipment.deleted, … */
+export type EventType = "project.created" | "project.updated" | "project.deleted" | "worker.created" | "worker.updated" | "worker.deleted" | "client.created" | "client.updated" | "client.deleted" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "rental.created" | "rental.updated" | "rental.deleted";
+
+/** The resource's path segment: projects, workers, …, rentals. */
+export type EventResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment" | "rentals";
+
 export interface Event {
   /** The event's id; it is also a cursor (`after`). */
   id: string;
-  /** `<resource>.<action>`: project.created, rental.updated, equipment.deleted, … */
-  type: string;
-  /** The resource's path segment: projects, workers, …, rentals. */
-  resource: string;
+  type: EventType;
+  resource: EventResource;
   record_id: number;
   data: {
     /** The record after the change (for a delete, as it was). */
@@ -606,12 +596,15 @@ export interface Event {
   created_at: string;
 }
 
+/** An event type (`project.created`), every action on one resource (`project.*`), or every event (`*`). */
+export type WebhookSubscription = "project.created" | "project.updated" | "project.deleted" | "worker.created" | "worker.updated" | "worker.deleted" | "client.created" | "client.updated" | "client.deleted" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "rental.created" | "rental.updated" | "rental.deleted" | "project.*" | "worker.*" | "client.*" | "estimate.*" | "subcontractor.*" | "equipment.*" | "rental.*" | "*";
+
 export interface WebhookEndpoint {
   id: number;
   /** Where events are POSTed: https, or http to a private address when the server allows it. */
   url: string;
   /** Event types: `project.created`, `project.*` (every action of one resource) or `*`. */
-  events: string[];
+  events: WebhookSubscription[];
   description: string | null;
   enabled: boolean;
   /** RFC 3339 UTC timestamp. */
@@ -622,7 +615,7 @@ export interface WebhookEndpoint {
 
 export interface WebhookEndpointCreate {
   url: string;
-  events: string[];
+  events: WebhookSubscription[];
   description?: string | null;
   enabled?: boolean;
 }
@@ -631,7 +624,7 @@ export type WebhookEndpointFilters = Record<never, never>;
 
 export interface WebhookEndpointUpdate {
   url?: string;
-  events?: string[];
+  events?: WebhookSubscription[];
   description?: string | null;
   enabled?: boolean;
 }
@@ -650,7 +643,7 @@ export interface WebhookAttempt {
 export interface Delivery {
   id: number;
   event_id: string;
-  event_type: string;
+  event_type: EventType;
   status: DeliveryStatus;
   attempts: number;
   /** RFC 3339 UTC timestamp. */
@@ -734,19 +727,30 @@ export interface BatchItemResult {
   /** The record's id; null when refused, and for a create in a dry-run. */
   id: number | null;
   action?: WriteAction;
+  /** The item's key was already bound to this item: the stored result, nothing was written again. */
+  replayed?: true;
   error?: Problem;
 }
 
 export interface BatchOutcome {
   dry_run: boolean;
   atomic: boolean;
-  /** Items created (0 when an atomic batch failed). */
+  /** Items created by this request (0 when an atomic batch failed; replayed items are not counted). */
   created: number;
-  /** Items that changed an existing record. */
+  /** Items that changed an existing record in this request. */
   updated: number;
   /** Items refused. */
   failed: number;
   results: BatchItemResult[];
+}
+
+/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+export interface ClientCreated {
+  /** The new record's id. */
+  id: number;
+  created: true;
+  dry_run: false;
+  record?: Client;
 }
 
 export interface Change {
@@ -762,13 +766,6 @@ export interface ClientUpdateOutcome {
   /** Each changed field with its stored and its new value. */
   changes: Record<string, Change>;
   record: Client;
-}
-
-export interface Created {
-  /** The new record's id. */
-  id: number;
-  created: true;
-  dry_run: false;
 }
 
 export interface DeleteOutcome {
@@ -790,6 +787,15 @@ export interface DryRunCreated {
   dry_run: true;
 }
 
+/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+export interface EquipmentCreated {
+  /** The new record's id. */
+  id: number;
+  created: true;
+  dry_run: false;
+  record?: Equipment;
+}
+
 export interface EquipmentUpdateOutcome {
   id: number;
   /** True when a change was written (false in a dry-run and when nothing changed). */
@@ -798,6 +804,15 @@ export interface EquipmentUpdateOutcome {
   /** Each changed field with its stored and its new value. */
   changes: Record<string, Change>;
   record: Equipment;
+}
+
+/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+export interface EstimateCreated {
+  /** The new record's id. */
+  id: number;
+  created: true;
+  dry_run: false;
+  record?: Estimate;
 }
 
 export interface EstimateUpdateOutcome {
@@ -810,6 +825,15 @@ export interface EstimateUpdateOutcome {
   record: Estimate;
 }
 
+/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+export interface ProjectCreated {
+  /** The new record's id. */
+  id: number;
+  created: true;
+  dry_run: false;
+  record?: Project;
+}
+
 export interface ProjectUpdateOutcome {
   id: number;
   /** True when a change was written (false in a dry-run and when nothing changed). */
@@ -820,6 +844,15 @@ export interface ProjectUpdateOutcome {
   record: Project;
 }
 
+/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+export interface RentalCreated {
+  /** The new record's id. */
+  id: number;
+  created: true;
+  dry_run: false;
+  record?: Rental;
+}
+
 export interface RentalUpdateOutcome {
   id: number;
   /** True when a change was written (false in a dry-run and when nothing changed). */
@@ -828,6 +861,15 @@ export interface RentalUpdateOutcome {
   /** Each changed field with its stored and its new value. */
   changes: Record<string, Change>;
   record: Rental;
+}
+
+/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+export interface SubcontractorCreated {
+  /** The new record's id. */
+  id: number;
+  created: true;
+  dry_run: false;
+  record?: Subcontractor;
 }
 
 export interface SubcontractorUpdateOutcome {
@@ -849,7 +891,7 @@ export interface WebhookEndpointWithSecret {
   /** Where events are POSTed: https, or http to a private address when the server allows it. */
   url: string;
   /** Event types: `project.created`, `project.*` (every action of one resource) or `*`. */
-  events: string[];
+  events: WebhookSubscription[];
   description: string | null;
   enabled: boolean;
   /** RFC 3339 UTC timestamp. */
@@ -858,6 +900,15 @@ export interface WebhookEndpointWithSecret {
   updated_at: string;
   /** The signing secret (whsec_…). Shown only here: keep it. */
   secret: string;
+}
+
+/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+export interface WorkerCreated {
+  /** The new record's id. */
+  id: number;
+  created: true;
+  dry_run: false;
+  record?: Worker;
 }
 
 export interface WorkerUpdateOutcome {

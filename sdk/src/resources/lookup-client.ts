@@ -3,9 +3,17 @@ import type { ApiPromise } from "../core/api-promise.ts";
 import type { Page, PageIterator } from "../core/pagination.ts";
 import type { RequestOptions } from "../core/request-options.ts";
 
-/** Paging parameters of a lookup list. */
+/** Paging parameters of a lookup's list(). */
 export interface LookupQuery {
   limit?: number;
+  /** Only records whose id is greater than this; list() starts here. */
+  after_id?: number;
+  /** `false` leaves `meta.total` out; list() asks for it on its first page only. */
+  total?: boolean;
+}
+
+/** Paging parameters of a lookup's listPage(): list()'s, or an `offset` instead of `after_id`. */
+export interface LookupPageQuery extends LookupQuery {
   offset?: number;
 }
 
@@ -13,6 +21,6 @@ export interface LookupQuery {
 export interface LookupClient<R> {
   /** Every record, page after page as you iterate. */
   list(query?: LookupQuery, options?: RequestOptions): PageIterator<R>;
-  /** One page: `{ data, meta: { total, limit, offset } }`. */
-  listPage(query?: LookupQuery, options?: RequestOptions): ApiPromise<Page<R>>;
+  /** One page: `{ data, meta }`. */
+  listPage(query?: LookupPageQuery, options?: RequestOptions): ApiPromise<Page<R>>;
 }

@@ -3,20 +3,32 @@ import { ApiPromise } from "../core/api-promise.ts";
 import { type Page, PageIterator } from "../core/pagination.ts";
 import type { ConditionalWriteOptions, RequestOptions, WriteOptions } from "../core/request-options.ts";
 import type { BatchResult, Created, CreateResult, DeleteResult, DryRunCreated, Picked, UpdateResult } from "../core/results.ts";
+import { newIdempotencyKey } from "../core/idempotency-key.ts";
 import type { ApiRequest, QueryValues, Transport } from "../core/transport.ts";
 
-/** Paging and sparse-fieldset parameters every list takes. */
+/** Paging and sparse-fieldset parameters of list(). */
 export interface ListParams<K> {
   /** Page size; the API caps it at 100 (default 50). */
   limit?: number;
-  /** Where to start; list() pages on from here. */
-  offset?: number;
+  /** Only records whose id is greater than this; list() starts here (default 0, the first record). */
+  after_id?: number;
+  /** `false` leaves `meta.total` out and skips counting; list() asks for it on its first page only. */
+  total?: boolean;
   /** Return only these fields (plus `id`); narrows the record type. */
   fields?: readonly K[];
 }
 
-/** A list query: the collection's own filters plus paging and fields. */
+/** Parameters of listPage(): list()'s, or an `offset` instead of `after_id`. */
+export interface PageParams<K> extends ListParams<K> {
+  /** Start position (offset paging; not with after_id). A deep offset costs the server more than after_id. */
+  offset?: number;
+}
+
+/** A list() query: the collection's own filters plus paging and fields. */
 export type ListQuery<F, K> = F & ListParams<K>;
+
+/** A listPage() query. */
+export type PageQuery<F, K> = F & PageParams<K>;
 
 /** Options of get(): request options plus a sparse fieldset. */
 export interface GetOptions<K> extends RequestOptions {
@@ -24,12 +36,21 @@ export interface GetOptions<K> extends RequestOptions {
   fields?: readonly K[];
 }
 
-/** Options of batch(): how refused items and existing external ids are handled. */
+/** Options of batch(): how refused items and existing external ids are handled, and each item's key. */
 export interface BatchOptions extends WriteOptions {
   /** All or nothing: one refused item refuses the batch (a ValidationError with code `batch_failed`). */
   atomic?: boolean;
   /** `update`: an item whose `external_id` names a live record updates it (an upsert). Default `error`. */
   onConflict?: "error" | "update";
+  /**
+   * One key per item: an item runs at most once per key, across batches of any composition (an
+   * item whose key is bound answers its stored result, `replayed: true`). Generated when absent,
+   * so the call's own retries never write an item twice; give your own (derived from the item and
+   * where it comes from) to make a re-run after a crash, in other batches, write nothing twice.
+   */
+  itemKeys?: readonly string[];
+  /** Dry-run only: what earlier dry-run batches of the same import would have written (see the API's `preceding`). */
+  preceding?: { created?: number; unique?: Record<string, readonly string[]> };
 }
 
 /** list, listPage, get, create, update, delete, batch and upsert for one collection of records. */
@@ -42,20 +63,21 @@ export class ResourceClient<R, C, U, F> {
     this.#path = path;
   }
 
-  /** Every matching record, page after page as you iterate (SPEC.md 4.2 paging). */
+  /** Every matching record, page after page on after_id as you iterate. */
   list<const K extends keyof R & string = keyof R & string>(
     query?: ListQuery<F, K>,
     options?: RequestOptions,
   ): PageIterator<Picked<R, K>> {
     return new PageIterator(
-      (offset) => this.listPage<K>({ ...query, offset } as ListQuery<F, K>, options),
-      query?.offset ?? 0,
+      (afterId, withTotal) => this.listPage<K>({ ...query, after_id: afterId, total: withTotal ? undefined : false } as PageQuery<F, K>, options),
+      query?.after_id ?? 0,
+      query?.total ?? true,
     );
   }
 
-  /** One page: `{ data, meta: { total, limit, offset } }`. */
+  /** One page: `{ data, meta: { total, limit, offset } }`, or with `after_id` `{ data, meta: { total, limit, after_id, next_after_id } }`. */
   listPage<const K extends keyof R & string = keyof R & string>(
-    query?: ListQuery<F, K>,
+    query?: PageQuery<F, K>,
     options?: RequestOptions,
   ): ApiPromise<Page<Picked<R, K>>> {
     return this.#call({ method: "GET", path: this.#path, query: query as QueryValues | undefined, options, envelope: "page" });
@@ -67,7 +89,7 @@ export class ResourceClient<R, C, U, F> {
   }
 
   /** Creates a record; `dryRun: true` validates only and returns `{ id: null, created: false, dry_run: true }`. */
-  create<const D extends boolean = false>(input: C, options?: WriteOptions & { dryRun?: D }): ApiPromise<CreateResult<D>> {
+  create<const D extends boolean = false>(input: C, options?: WriteOptions & { dryRun?: D }): ApiPromise<CreateResult<D, R>> {
     return this.#call({ method: "POST", path: this.#path, body: input, options });
   }
 
@@ -86,12 +108,18 @@ export class ResourceClient<R, C, U, F> {
    * says whether it was created, updated, unchanged or refused (with the problem).
    */
   batch(items: readonly C[], options?: BatchOptions): ApiPromise<BatchResult> {
-    const body = { items, atomic: options?.atomic ?? false, on_conflict: options?.onConflict ?? "error" };
+    const body = {
+      items,
+      atomic: options?.atomic ?? false,
+      on_conflict: options?.onConflict ?? "error",
+      item_keys: options?.itemKeys ?? items.map(() => newIdempotencyKey()),
+      ...(options?.preceding ? { preceding: options.preceding } : {}),
+    };
     return this.#call({ method: "POST", path: `${this.#path}/batch`, body, options });
   }
 
   /** Creates the record your system knows as `externalId`, or updates it with the fields given. */
-  upsert(externalId: string, input: C, options?: ConditionalWriteOptions): ApiPromise<Created | DryRunCreated | UpdateResult<R>> {
+  upsert(externalId: string, input: C, options?: ConditionalWriteOptions): ApiPromise<Created<R> | DryRunCreated | UpdateResult<R>> {
     return this.#call({ method: "PUT", path: `${this.#path}/by-external-id/${encodeURIComponent(externalId)}`, body: input, options });
   }
 

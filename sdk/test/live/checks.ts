@@ -50,7 +50,7 @@ export const checks: Check[] = [
       const created = await erp.clients.upsert(`crm-${tag}`, { name: `Upsert ${tag}` });
       assert("created" in created && created.created, "the first upsert creates");
       const updated = await erp.clients.upsert(`crm-${tag}`, { name: `Upsert ${tag} 2` });
-      assert("record" in updated && updated.record.name === `Upsert ${tag} 2` && updated.id === created.id, "the second upsert updates the same record");
+      assert("updated" in updated && updated.record.name === `Upsert ${tag} 2` && updated.id === created.id, "the second upsert updates the same record");
     },
   },
   {

@@ -29,14 +29,28 @@ let seen = 0;
 for await (const p of erp.projects.list({ fields: ["name"] })) seen += p.id === made.id ? 1 : 0;
 if (seen !== 1) throw new Error("list did not find the project once");
 await erp.projects.delete(made.id);
+const history = await erp.projects.listPage({ include_deleted: true, fields: ["name"] });
+if (!history.data.some((p) => p.id === made.id)) throw new Error("include_deleted: true did not list the deleted project");
 try { await erp.projects.get(made.id); throw new Error("still there"); } catch (error) { if (!(error instanceof NotFoundError)) throw error; }
 if (await verifyWebhook("{}", "t=1,v1=00", "whsec_x")) throw new Error("a bad signature verified");
 console.log("packed sdk ok");
 `;
 
-const CONSUMER = `import { ErpClient, type Project, type ValidationError, type BatchResult } from "@erp/sdk";
+/** A strict consumer of the packed types; `eventTypes` are the served document's, so each gets its case. */
+const consumer = (eventTypes: readonly string[]): string => `import { ErpClient, type Event, type Project, type ValidationError, type BatchResult } from "@erp/sdk";
 const erp = new ErpClient({ baseUrl: "https://erp.example.com", token: "erp_x" });
+/** Exhaustive: without a case for every event type, the never below does not compile. */
+export function action(event: Event): string {
+  switch (event.type) {
+${eventTypes.map((type) => `    case ${JSON.stringify(type)}: return ${JSON.stringify(type.split(".")[1])};`).join("\n")}
+    default: {
+      const unknown: never = event.type;
+      return unknown;
+    }
+  }
+}
 export async function names(): Promise<string[]> {
+  const deleted = await erp.workers.list({ include_deleted: true, fields: ["name"] }).toArray();
   const page = await erp.projects.listPage({ status: "ACTIVE", fields: ["name"] });
   const project: Project = await erp.projects.get(1);
   const result: BatchResult = await erp.workers.batch([{ name: "A" }], { onConflict: "update" });
@@ -44,7 +58,7 @@ export async function names(): Promise<string[]> {
   await erp.projects.create({ name: "X", colour: "red" });
   const rentals = await erp.equipment.rentals(3).listPage();
   const error: ValidationError | undefined = undefined;
-  return [...page.data.map((p) => p.name), project.name, String(result.created), String(rentals.data.length), String(error)];
+  return [...deleted.map((w) => w.name), ...page.data.map((p) => p.name), project.name, String(result.created), String(rentals.data.length), String(error)];
 }
 `;
 
@@ -53,7 +67,7 @@ function run(command: string[], cwd: string, env: Record<string, string> = {}): 
   return { code: result.exitCode ?? 1, output: result.stdout.toString() + result.stderr.toString() };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   const packDir = mkdtempSync(path.join(tmpdir(), "erp-sdk-pack-"));
   const pack = run(["npm", "pack", "--pack-destination", packDir], SDK);
   expect(pack.code).toBe(0);
@@ -63,7 +77,8 @@ beforeAll(() => {
   const install = run(["npm", "install", "--no-audit", "--no-fund", "--offline", tarball], project);
   expect(install.code).toBe(0);
   writeFileSync(path.join(project, "smoke.mjs"), SMOKE);
-  writeFileSync(path.join(project, "consumer.ts"), CONSUMER);
+  const eventTypes = (await suite.api.get("/v1/openapi.json")).body.components.schemas.EventType.enum as string[];
+  writeFileSync(path.join(project, "consumer.ts"), consumer(eventTypes));
   writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({
     compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, lib: ["ES2022", "DOM"], types: [] },
     files: ["consumer.ts"],
@@ -125,10 +140,22 @@ describe("the packed SDK", () => {
     }
   });
 
-  test("a strict TypeScript consumer type-checks against the packed .d.ts (NodeNext resolution)", () => {
-    const result = run([process.execPath, path.join(ROOT, "node_modules/.bin/tsc"), "-p", "tsconfig.json"], project);
+  test("a strict TypeScript consumer type-checks against the packed .d.ts on Node (NodeNext): boolean filters, an exhaustive switch over event types", () => {
+    const node = run(["node", "--version"], project);
+    expect(Number(/^v(\d+)/.exec(node.output)?.[1])).toBeGreaterThanOrEqual(20);
+    const result = run(["node", path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project);
     if (result.code !== 0) console.error(result.output);
     expect(result.code).toBe(0);
+    console.log(`packed .d.ts: tsc --strict on Node ${node.output.trim()} accepts the consumer`);
+    // The switch is checked: without one of its cases it no longer compiles.
+    const source = readFileSync(path.join(project, "consumer.ts"), "utf8");
+    writeFileSync(path.join(project, "consumer.ts"), source.replace(/^ {4}case "project\.created".*\n/m, ""));
+    try {
+      const missing = run(["node", path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project);
+      expect(missing.output).toContain("is not assignable to type 'never'");
+    } finally {
+      writeFileSync(path.join(project, "consumer.ts"), source);
+    }
   });
 
   test("deno publish --dry-run accepts the sources (explicit types, no slow types)", () => {

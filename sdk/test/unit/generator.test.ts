@@ -17,6 +17,7 @@ const document: OpenApiDocument = {
           { name: "limit", in: "query", schema: { type: "integer" } },
           { name: "q", in: "query", description: "Search.", schema: { type: "string" } },
           { $ref: "#/components/parameters/Status" },
+          { name: "include_deleted", in: "query", schema: { type: "boolean" } },
         ],
         responses: {
           200: json({ type: "object", properties: { data: { type: "array", items: { anyOf: [
@@ -64,7 +65,7 @@ const document: OpenApiDocument = {
   },
 };
 
-test("each collection gives a record (not its sparse variant), create, filters and update type; enums and nested components are named", () => {
+test("each collection gives a record (not its sparse variant), create, filters (a boolean switch as a boolean) and update type; enums and nested components are named", () => {
   expect(emitTypes(document)).toBe(`${HEADER}
 export type GateHouseStatus = "OPEN" | "SHUT";
 
@@ -89,6 +90,7 @@ export interface GateHouseFilters {
   q?: string;
   /** One of OPEN, SHUT. */
   status?: GateHouseStatus;
+  include_deleted?: boolean;
 }
 
 export interface GateHouseUpdate {
@@ -130,7 +132,7 @@ test("a narrower value set (a create's initial statuses) gets an alias named aft
   expect(types).toContain("status?: GateHouseUpdateStatus;");
 });
 
-test("collections: path, command, kind, id filters, required fields and the typed client of each", () => {
+test("collections: path, command, kind, id filters, required and writable fields with hints, import columns, and the typed client of each", () => {
   const withLookup = structuredClone(document);
   withLookup.paths["/v1/gate-houses"]!.get!.parameters = [
     ...(withLookup.paths["/v1/gate-houses"]!.get!.parameters as unknown[]),
@@ -138,6 +140,12 @@ test("collections: path, command, kind, id filters, required fields and the type
     { name: "keeper_id", in: "query", schema: { type: "integer" } },
     { name: "external_id", in: "query", schema: { type: "string" } },
   ];
+  withLookup.paths["/v1/gate-houses/batch"] = {
+    post: {
+      "x-import": { aliases: { gate_name: "name" }, unique: ["name"], references: { keeper_id: { column: "keeper", path: "/v1/keepers", match: ["name"] } } },
+      responses: { 200: json({ type: "object" }) },
+    },
+  };
   withLookup.paths["/v1/gate-keys"] = {
     get: {
       parameters: [{ name: "offset", in: "query", schema: { type: "integer" } }],
@@ -145,8 +153,22 @@ test("collections: path, command, kind, id filters, required fields and the type
     },
   };
   const text = emitCollections(withLookup);
-  expect(text).toContain('gateHouses: { path: "/v1/gate-houses", command: "gate-houses", kind: "records", idFilters: ["keeper_id"], required: ["name"], children: {} },');
-  expect(text).toContain('gateKeys: { path: "/v1/gate-keys", command: "gate-keys", kind: "lookup", idFilters: [], required: [], children: {} },');
-  expect(text).toContain('readonly gateHouses: Pick<ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, GateHouseFilters>, "list" | "listPage" | "create" | "update">;');
+  expect(text).toContain(`  gateHouses: {
+    path: "/v1/gate-houses", command: "gate-houses", kind: "records", idFilters: ["keeper_id"], required: ["name"], children: {},
+    fields: {
+      create: { name: "text, required", fee: "amount, e.g. 1250.00" },
+      update: { status: "OPEN|SHUT" },
+    },
+    import: {"aliases":{"gate_name":"name"},"unique":["name"],"references":{"keeper_id":{"column":"keeper","path":"/v1/keepers","match":["name"]}}},
+  },`);
+  expect(text).toContain(`  gateKeys: {
+    path: "/v1/gate-keys", command: "gate-keys", kind: "lookup", idFilters: [], required: [], children: {},
+    fields: {
+      create: {},
+      update: {},
+    },
+    import: {"aliases":{},"unique":[],"references":{}},
+  },`);
+  expect(text).toContain('readonly gateHouses: Pick<ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, GateHouseFilters>, "list" | "listPage" | "create" | "update" | "batch">;');
   expect(text).toContain("readonly gateKeys: LookupClient<GateKey>;");
 });
