@@ -81,7 +81,8 @@ describe("bulk imports", () => {
     const file = write("free.csv", ["name", ...Array.from({ length: 2_000 }, (_, i) => `Free ${i}`)]);
     const result = await erpFor(suite.server.baseUrl, token)(["import", "workers", file, "-o", "json", "--batch-size", "100"]);
     expect(result.code).toBe(0);
-    expect(summaryOf(result.stdout)).toMatchObject({ created: 2_000, rejected: 0, stopped: null, requests: 20 });
+    // 20 batches, and the one look at the plan's quotas that decides whether batches may overlap.
+    expect(summaryOf(result.stdout)).toMatchObject({ created: 2_000, rejected: 0, stopped: null, requests: 21 });
     expect(await liveCount("workers", companyId)).toBe(2_000);
   });
 
@@ -105,22 +106,58 @@ describe("bulk imports", () => {
     expect(Number((names as { n: number }[])[0]!.n)).toBe(80);
   });
 
-  test("--dry-run rejects exactly the rows the real run rejects: a duplicate code and a quota overrun; the first duplicate wins", async () => {
+  test("--dry-run finds exactly what the real run refuses: a duplicate code is rejected (the first wins), a quota overrun is not imported", async () => {
     const { token } = await newCompany({ plan: "pro", maxProjects: 3 });
     const cli = erpFor(suite.server.baseUrl, token);
     const file = write("dry.csv", ["name,code", "First,DUP", "Second,DUP", "Third,", "Fourth,", "Fifth,"]);
-    const rejectedRows = async (args: string[]): Promise<number[]> => {
+    const outcome = async (args: string[]): Promise<{ rejected: number[]; notImported: number }> => {
       const report = path.join(dir, `report-${crypto.randomUUID()}.ndjson`);
       const result = await cli([...args, "--report", report, "-o", "json"]);
       expect(result.code).toBe(args.includes("--dry-run") ? 3 : 1);
-      return ndjson(readFileSync(report, "utf8")).map((line) => line.row).sort((a, b) => a - b);
+      return { rejected: ndjson(readFileSync(report, "utf8")).map((line) => line.row).sort((a, b) => a - b), notImported: summaryOf(result.stdout).not_imported };
     };
-    const predicted = await rejectedRows(["import", "projects", file, "--dry-run"]);
-    const actual = await rejectedRows(["import", "projects", file]);
-    expect(predicted).toEqual([2, 5]);
+    const predicted = await outcome(["import", "projects", file, "--dry-run"]);
+    const actual = await outcome(["import", "projects", file]);
+    expect(predicted).toEqual({ rejected: [2], notImported: 1 });
     expect(actual).toEqual(predicted);
     const projects = ndjson((await cli(["projects", "list", "-o", "ndjson"])).stdout);
     expect(projects.find((p) => p.code === "DUP")?.name).toBe("First");
+  });
+
+  test("--dry-run of a file in many batches finds what the real run refuses: duplicate codes and a quota overrun across batches", async () => {
+    const { token, companyId } = await newCompany({ plan: "pro", maxProjects: 200 });
+    const cli = erpFor(suite.server.baseUrl, token);
+    expect((await cli(["projects", "create", "name=Already there", "code=P-EXIST"])).code).toBe(0);
+    // 300 rows in batches of 50; 199 projects still fit, so the quota runs out in the fifth batch.
+    // The real run stops there and counts as not imported the rows it had read (the sixth batch,
+    // read while the fifth was in flight): with the overrun in the last batch but one, that is
+    // every row left, as the dry-run counts them.
+    const rows = Array.from({ length: 300 }, (_, i) => `Project ${i + 1},P-${i + 1},`);
+    const set = (row: number, line: string): void => void (rows[row - 1] = line);
+    set(5, "Refused first,DUP-A,OPEN"); // refused, so its code stays free for row 75
+    set(30, "First B,DUP-B,");
+    set(75, "First A,DUP-A,");
+    set(100, ",P-100,");
+    set(120, "Second B,DUP-B,");
+    set(140, "Existing code,P-EXIST,");
+    set(160, "Second A,DUP-A,");
+    set(230, "Bad status after the quota,P-230,OPEN");
+    set(240, "Duplicate after the quota,DUP-B,");
+    const file = write("dry-batches.csv", ["name,code,status", ...rows]);
+    const outcome = async (args: string[]): Promise<{ rejected: number[]; notImported: number; code: number }> => {
+      const report = path.join(dir, `report-${crypto.randomUUID()}.ndjson`);
+      const result = await cli(["import", "projects", file, "--batch-size", "50", ...args, "--report", report, "-o", "json"]);
+      return { rejected: ndjson(readFileSync(report, "utf8")).map((line) => line.row).sort((a, b) => a - b), notImported: summaryOf(result.stdout).not_imported, code: result.code };
+    };
+    const predicted = await outcome(["--dry-run"]);
+    const actual = await outcome([]);
+    console.log(`[bulk import] dry-run of 300 rows in batches of 50: rejected rows ${predicted.rejected.join(", ")}, ${predicted.notImported} not imported; real run: ` +
+      `rejected rows ${actual.rejected.join(", ")}, ${actual.notImported} not imported`);
+    expect(predicted).toEqual({ rejected: [5, 100, 120, 140, 160, 230, 240], notImported: 300 - 7 - 199, code: 3 });
+    expect(actual).toEqual({ ...predicted, code: 1 });
+    expect(await liveCount("projects", companyId)).toBe(200);
+    const projects = ndjson((await cli(["projects", "list", "--all", "--fields", "name,code", "-o", "ndjson"])).stdout);
+    expect(projects.filter((p) => p.code === "DUP-A" || p.code === "DUP-B").map((p) => p.name).sort()).toEqual(["First A", "First B"]);
   });
 
   test("reference columns by name: trade by its name, client by name or external_id; an unknown name is a rejected row", async () => {

@@ -76,7 +76,7 @@ describe("CLI table stakes", () => {
     expect(JSON.parse(verbose.stdout).name).toBe("Verbose Co");
   });
 
-  test("delete needs no prompt off a terminal and takes --yes; lookups and rentals have their commands", async () => {
+  test("delete off a terminal goes ahead with --yes; lookups and rentals have their commands", async () => {
     const made = JSON.parse((await cli(["clients", "create", "name=Gone Co", "-o", "json"])).stdout);
     expect((await cli(["clients", "delete", String(made.id), "--yes", "-o", "json"])).code).toBe(0);
     const trades = JSON.parse((await cli(["trades", "list", "-o", "json"])).stdout);

@@ -43,7 +43,12 @@ describe("erp <resource> create/get/list/update/delete", () => {
 
     const dryDelete = await cli(["projects", "delete", String(id), "--dry-run", "-o", "json"]);
     expect(json(dryDelete.stdout)).toMatchObject({ id, deleted: false, dry_run: true, mode: "soft" });
-    const deleted = await cli(["projects", "delete", String(id), "-o", "json"]);
+    // No terminal (a script): without --yes nothing is deleted, exit 2.
+    const unconfirmed = await cli(["projects", "delete", String(id), "-o", "json"]);
+    expect([unconfirmed.code, unconfirmed.stdout]).toEqual([2, ""]);
+    expect(unconfirmed.stderr).toContain("pass --yes");
+    expect((await cli(["projects", "get", String(id)])).code).toBe(0);
+    const deleted = await cli(["projects", "delete", String(id), "--yes", "-o", "json"]);
     expect(deleted.code).toBe(0);
     expect(json(deleted.stdout)).toMatchObject({ id, deleted: true, dry_run: false, would_delete: [{ resource: "projects", id }] });
 
@@ -113,6 +118,7 @@ describe("exit codes", () => {
       [["clients", "list", "--client-id", "3"], "unknown option"],
       [["projects", "get", "abc"], "positive integer"],
       [["projects", "list", "--limit", "0"], "at least 1"],
+      [["projects", "list", "--all", "--offset", "3"], "--offset is for one page"],
       [["projects", "list", "-o", "xml"], "xml"],
       [["projects", "create"], "key=value"],
       [["projects", "create", "name"], "key=value"],

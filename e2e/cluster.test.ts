@@ -1,12 +1,16 @@
 // The cluster suite (CONTRACT 14): three servers, each on its own node of a local three-node
 // MariaDB Galera cluster, started together on an empty database. Keys run once, quotas are exact,
-// rate limits answer only 201 or 429, a node killed under load loses and duplicates nothing while
-// clients retry elsewhere with their keys, and its server serves again when the node returns.
+// rate limits answer only 201 or 429, a write aborted by another node commits nothing, one file
+// imported through the three servers at once lands exactly once, a node killed under load loses and
+// duplicates nothing while clients retry elsewhere with their keys, and its server serves again
+// when the node returns.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { connectDatabase, createCompany, type DatabaseHandle, type NewCompany } from "@erp/server/admin";
+import { inWriteTransaction } from "@erp/server/write-transaction";
+import { erpFor, tempDir } from "@erp/testing/cli";
 import { freshRateWindow } from "@erp/testing/rate-window";
 import { startServer, type RunningServer } from "@erp/testing/server";
 import { LocalCluster } from "../scripts/lib/cluster.ts";
@@ -29,7 +33,8 @@ beforeAll(async () => {
   await bootstrap.close();
   // Three servers start at once on the empty database: their migrations must not race.
   servers = await Promise.all(cluster.urls(DATABASE).map((url) => startServer({ env: { DATABASE_URL: url } })));
-  admin = connectDatabase(cluster.urls(DATABASE)[0]!, { connectionLimit: 2 });
+  // Causal reads: a count right after the writes sees every one of them, wherever it committed.
+  admin = connectDatabase(cluster.urls(DATABASE)[0]!, { connectionLimit: 2, galera: true });
 });
 
 afterAll(async () => {
@@ -127,6 +132,73 @@ describe("three servers on a three-node Galera cluster", () => {
     // at most what the other servers let through in that second.
     expect(counts.get("201")!).toBeGreaterThanOrEqual(30);
     expect(counts.get("201")!).toBeLessThanOrEqual(60);
+  });
+
+  test("a write that another node's commit aborts in the middle of its statements commits none of them", async () => {
+    await company();
+    const companyId = await countRows("SELECT company_id AS n FROM api_tokens ORDER BY id DESC LIMIT 1", []);
+    const node1 = connectDatabase(cluster.urls(DATABASE)[0]!, { connectionLimit: 1, galera: true });
+    try {
+      const counter = (name: string, value: number) => ({ text: "INSERT INTO company_counters (company_id, name, value) VALUES (?, ?, ?)", values: [companyId, name, value] });
+      const started = performance.now();
+      // The write holds the row "probe" and sleeps in the middle of its statements...
+      const write = inWriteTransaction(node1.writer, (tx) => tx.commit([counter("probe", 1), { text: "DO SLEEP(2)", values: [] }, counter("probe-tail", 1)]))
+        .then(() => "committed", (error: { errno?: number }) => `error ${error.errno}`);
+      await Bun.sleep(500);
+      // ...when node 2 commits the same row: replicated to node 1, it aborts the write there.
+      const other = connectDatabase(cluster.urls(DATABASE)[1]!, { connectionLimit: 1, galera: true });
+      await other.pool.query("INSERT INTO company_counters (company_id, name, value) VALUES (?, 'probe', 2)", [companyId]);
+      await other.close();
+      const outcome = await write;
+      const [rows] = await admin.pool.query("SELECT name, value FROM company_counters WHERE company_id = ? AND name LIKE 'probe%' ORDER BY name", [companyId]);
+      console.log(`[cluster] a write aborted by node 2 after ${Math.round(performance.now() - started)} ms: ${outcome}; rows left ${JSON.stringify(rows)}`);
+      // A deadlock (retried by the server), and nothing of the statements after the abort.
+      expect(outcome).toBe("error 1213");
+      expect((rows as { name: string; value: number }[]).map((row) => [row.name, Number(row.value)])).toEqual([["probe", 2]]);
+    } finally {
+      await node1.close();
+    }
+  });
+
+  test("one CSV imported through the three servers at once, in batches of three sizes and one run backwards: every good row once", async () => {
+    const token = await company();
+    const companyId = await countRows("SELECT company_id AS n FROM api_tokens ORDER BY id DESC LIMIT 1", []);
+    const ROWS = 9_000;
+    const dir = tempDir();
+    const lines = Array.from({ length: ROWS }, (_, i) => `Importer ${i + 1},${(i + 1) % 100 === 0 ? `bad${i + 1}(at)example.com` : `importer${i + 1}@example.com`}`);
+    const forwards = path.join(dir, "forwards.csv");
+    const backwards = path.join(dir, "backwards.csv");
+    writeFileSync(forwards, `name,email\n${lines.join("\n")}\n`);
+    writeFileSync(backwards, `name,email\n${[...lines].reverse().join("\n")}\n`);
+    const good = ROWS - ROWS / 100;
+    // The same rows race on the same item keys in batches of different composition (and order).
+    const runs = await Promise.all([[forwards, "250"], [forwards, "167"], [backwards, "100"]].map(([file, size], n) =>
+      erpFor(servers[n]!.baseUrl, token)(["import", "workers", file!, "--batch-size", size!, "--verbose", "-o", "json"], { env: { XDG_STATE_HOME: path.join(dir, "state") } })));
+    const summaries = runs.map((run) => JSON.parse(run.stdout));
+    const answers = runs.map((run) => {
+      const statuses = new Map<string, number>();
+      for (const [, status] of run.stderr.matchAll(/^< (\d{3}) /gm)) statuses.set(status!, (statuses.get(status!) ?? 0) + 1);
+      return Object.fromEntries(statuses);
+    });
+    const stored = await countRows("SELECT COUNT(*) AS n FROM workers WHERE company_id = ? AND deleted_at IS NULL", [companyId]);
+    const distinct = await countRows("SELECT COUNT(DISTINCT email) AS n FROM workers WHERE company_id = ? AND deleted_at IS NULL", [companyId]);
+    const events = await countRows("SELECT COUNT(*) AS n FROM events WHERE company_id = ? AND type = 'worker.created'", [companyId]);
+    const listed = (await (await fetch(`${servers[0]!.baseUrl}/v1/workers?limit=1`, { headers: { authorization: `Bearer ${token}` } })).json()) as { meta: { total: number } };
+    console.log(`[cluster] ${ROWS} rows (${ROWS - good} bad) imported through 3 servers at once: ` +
+      summaries.map((s, n) => `server ${n + 1}: created ${s.created}, already imported ${s.already_imported}, rejected ${s.rejected}, ${s.seconds} s, answers ${JSON.stringify(answers[n])}`).join("; ") +
+      `; stored ${stored}, ${distinct} distinct emails, ${events} worker.created events, list total ${listed.meta.total}`);
+    expect(runs.map((run) => run.code)).toEqual([3, 3, 3]);
+    for (const summary of summaries) {
+      expect(summary).toMatchObject({ rows: ROWS, rejected: ROWS - good, not_imported: 0, stopped: null });
+      expect(summary.created + summary.already_imported).toBe(good);
+    }
+    // Each row was written by one of the three; the other two got its stored result back.
+    expect(summaries.reduce((sum, summary) => sum + summary.created, 0)).toBe(good);
+    expect(stored).toBe(good);
+    expect(distinct).toBe(good);
+    // Nothing half-written either: one event per record, and the live count the quota and list totals use.
+    expect(events).toBe(good);
+    expect(listed.meta.total).toBe(good);
   });
 
   test("a node SIGKILLed under keyed load: clients retry elsewhere, every row exactly once, no 4xx; the node returns and its server serves", async () => {
@@ -233,6 +305,55 @@ describe("three servers on a three-node Galera cluster", () => {
       expect(updates.at(-1)?.data.record.billing_address).toBe((current as { billing_address: string }[])[0]!.billing_address);
     }
     console.log(`[cluster] change feed: ${stored.length} events committed through 3 nodes, ${seen.length} seen by a follower on node 2, 0 gaps, 0 duplicates`);
+  });
+
+  test("a long-poll follower (wait=30) on node 2 sees each of 200 writes through three nodes within 1 s of its commit, in order, exactly once", async () => {
+    const token = await company();
+    const companyId = await countRows("SELECT company_id AS n FROM api_tokens ORDER BY id DESC LIMIT 1", []);
+    const headers = { authorization: `Bearer ${token}` };
+    const WRITES = 200;
+    const feed = async (query: string) => {
+      const response = await fetch(`${servers[1]!.baseUrl}/v1/events?${query}`, { headers, signal: AbortSignal.timeout(45_000) });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { data: { id: string; record_id: number }[]; meta: { next_cursor: string } };
+    };
+    const seen: string[] = [];
+    const seenAt = new Map<number, number>();
+    const answeredAt = new Map<number, number>();
+    let cursor = (await feed("after=latest")).meta.next_cursor;
+    let polls = 0;
+    const follower = (async () => {
+      while (seen.length < WRITES) {
+        const page = await feed(`after=${cursor}&wait=30&limit=100`);
+        polls += 1;
+        const now = performance.now();
+        for (const event of page.data) {
+          seen.push(event.id);
+          if (!seenAt.has(event.record_id)) seenAt.set(event.record_id, now);
+        }
+        cursor = page.meta.next_cursor;
+      }
+    })();
+    // Each server (on its own node) writes in turn, pausing a moment so the follower is waiting.
+    let next = 0;
+    await Promise.all(servers.map(async (server, n) => {
+      while (next < WRITES) {
+        const i = next++;
+        const created = await post(server, token, "/v1/clients", { name: `Live ${n}-${i}` });
+        expect(created?.status).toBe(201);
+        answeredAt.set(created!.id!, performance.now());
+        await Bun.sleep(Math.random() * 40);
+      }
+    }));
+    await follower;
+    const [rows] = await admin.pool.query("SELECT id FROM events WHERE company_id = ? ORDER BY seq", [companyId]);
+    expect(seen).toEqual((rows as { id: string }[]).map((row) => row.id));
+    expect(new Set(seen).size).toBe(WRITES);
+    const latencies = [...answeredAt].map(([id, answered]) => Math.max(0, seenAt.get(id)! - answered)).sort((a, b) => a - b);
+    const at = (p: number): number => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!);
+    console.log(`[cluster] long-poll follower on node 2: ${WRITES} writes through 3 nodes, ${polls} long-polls, latency from the write's answer p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
+    expect(latencies).toHaveLength(WRITES);
+    expect(latencies.at(-1)!).toBeLessThan(1_000);
   });
 
   test("throughput of three servers against one, on the same cluster (printed, not asserted)", async () => {

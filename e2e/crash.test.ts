@@ -59,10 +59,10 @@ async function namesOf(table: string, companyId: number): Promise<Map<string, nu
   return byName;
 }
 
-/** Statements the database is running (or waiting in) that take a company's quota slot. */
+/** Statements the database is running (or waiting in) that read and lock a company's quota counter. */
 async function quotaUpdatesRunning(): Promise<number> {
   const [rows] = await testDb().pool.query<RowDataPacket[]>(
-    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Query', 'Execute') AND INFO LIKE 'UPDATE quota_usage%'");
+    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Query', 'Execute') AND INFO LIKE 'SELECT value FROM company_counters%FOR UPDATE%'");
   return Number(rows[0]!.n);
 }
 
@@ -115,7 +115,7 @@ describe("crash safety", () => {
     const blocker = await testDb().pool.getConnection();
     try {
       await blocker.beginTransaction();
-      await blocker.query("SELECT used FROM quota_usage WHERE company_id = ? AND resource = 'projects' FOR UPDATE", [companyId]);
+      await blocker.query("SELECT value FROM company_counters WHERE company_id = ? AND name = 'projects' FOR UPDATE", [companyId]);
       const inFlight = parked.map((key) => before.post("/v1/projects", { name: key }, keyed(key)).catch(() => undefined));
       // Killed while every parked create waits on the quota row, well inside the 5 s lock wait.
       const deadline = Date.now() + 3_000;

@@ -1,8 +1,10 @@
 // The user guide stays complete: every error code the API declares is explained in docs/errors.md,
-// and the README links the guides (and nothing outside the repository).
+// every collection is named where the guide lists them, and the README links the guides (and
+// nothing outside the repository).
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { COLLECTION_PATHS, RECORD_COLLECTIONS, segmentOf } from "@erp/testing/collections";
 import { ROOT } from "@erp/testing/server";
 import { useServer } from "@erp/testing/suite";
 
@@ -23,6 +25,13 @@ test("docs/errors.md explains every code the served document declares", async ()
   const guide = readFileSync(path.join(ROOT, "docs/errors.md"), "utf8");
   expect([...codes].filter((code) => !guide.includes(`\`${code}\``))).toEqual([]);
   expect(codes.size).toBeGreaterThan(20);
+});
+
+test("the README and docs/concepts.md name every collection the API serves", () => {
+  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8").split("\n\n")[1]!.replace(/\s+/g, " ");
+  expect(RECORD_COLLECTIONS.map(segmentOf).filter((name) => !readme.includes(name))).toEqual([]);
+  const concepts = readFileSync(path.join(ROOT, "docs/concepts.md"), "utf8");
+  expect(COLLECTION_PATHS.filter((collection) => !concepts.includes(`\`${collection}\``))).toEqual([]);
 });
 
 test("the README links every guide in docs/ and nothing outside the repository", () => {

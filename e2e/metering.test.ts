@@ -127,12 +127,11 @@ describe("graceful shutdown", () => {
     for (let i = 0; i < 4; i += 1) expect((await api.get("/v1/projects")).status).toBe(200);
     expect(await storedCounters(companyId)).toBeUndefined();
 
-    // Holding the company's project quota row parks the create inside its transaction.
-    await testDb().pool.query("INSERT INTO quota_usage (company_id, resource, used) VALUES (?, 'projects', 0)", [companyId]);
+    // Holding the company's project quota counter parks the create inside its transaction.
     const blocker = await testDb().pool.getConnection();
     try {
       await blocker.beginTransaction();
-      await blocker.query("SELECT used FROM quota_usage WHERE company_id = ? AND resource = 'projects' FOR UPDATE", [companyId]);
+      await blocker.query("SELECT value FROM company_counters WHERE company_id = ? AND name = 'projects' FOR UPDATE", [companyId]);
       const inFlight = api.post("/v1/projects", { name: "Finishes during shutdown" });
       await Bun.sleep(300);
       server.process.kill("SIGTERM");

@@ -86,6 +86,8 @@ describe("responses validate against the served document", () => {
       const member = `${collection}/${created.body.data.id}`;
       const list = await checked("GET", `${collection}?limit=500`, {}, 200);
       expect(list.body.meta.limit).toBe(100);
+      const seek = await checked("GET", `${collection}?after_id=0&limit=1&total=false`, {}, 200);
+      await checked("GET", `${collection}?after_id=${seek.body.meta.next_after_id ?? seek.body.data[0].id}&limit=100`, {}, 200);
       const firstField = Object.keys(body)[0]!;
       await checked("GET", `${collection}?fields=${firstField}`, {}, 200);
       const one = await checked("GET", member, {}, 200);
@@ -114,6 +116,8 @@ describe("responses validate against the served document", () => {
     await checked("DELETE", `/v1/equipment/${equipment.body.data.id}`, { headers: { "x-dry-run": "1" } }, 409);
     await checked("GET", "/v1/trades", {}, 200);
     await checked("GET", "/v1/equipment-categories?limit=2&offset=1", {}, 200);
+    await checked("GET", "/v1/trades?after_id=0&limit=2&total=false", {}, 200);
+    await checked("GET", `${rentals}?after_id=0`, {}, 200);
     await checked("GET", "/v1/usage", {}, 200);
     await checked("GET", "/healthz", { token: null }, 200);
   });
@@ -123,6 +127,7 @@ describe("responses validate against the served document", () => {
     await checked("GET", "/v1/projects", { token: "erp_not_a_token" }, 401);
     await checked("GET", "/v1/projects?bogus=1", {}, 400);
     await checked("GET", "/v1/projects?limit=0", {}, 400);
+    await checked("GET", "/v1/projects?after_id=0&offset=0", {}, 400);
     await checked("GET", "/v1/projects?fields=nope", {}, 400);
     await checked("GET", "/v1/projects/999999999", {}, 404);
     await checked("POST", "/v1/projects", { body: { name: "", bogus: 1, budget_amount: "1.234", end_date: "someday" } }, 422);

@@ -14,7 +14,7 @@ const PUBLIC = ["getHealth", "getOpenApiDocument", "getDocs", "getCollection"];
 // The documents touch no database; a lazy pool suffices and anything else the app is given
 // (a usage meter, …) may do nothing.
 const inert = new Proxy({}, { get: () => () => {} });
-const newApp = (): App => buildApp({ db: testDb().db, meter: inert } as unknown as AppDeps);
+const newApp = (): App => buildApp({ database: testDb(), meter: inert } as unknown as AppDeps);
 
 async function served(app: App, path: string): Promise<Json> {
   const response = await app.handle(new Request(`http://localhost${path}`));
@@ -104,7 +104,7 @@ describe("the documents match the routes served", () => {
     const headers = operations.filter((operation) => operation.operationId === "updateProject")[0]!.parameters.map((p: Json) => p.$ref ?? p.name);
     expect(headers).toEqual(expect.arrayContaining(["#/components/parameters/IdempotencyKey", "#/components/parameters/XDryRun", "#/components/parameters/IfMatch"]));
     const list = operations.find((operation) => operation.operationId === "listProjects")!;
-    expect(list.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual(["limit", "offset", "fields", "q", "status", "client_id", "external_id", "updated_since", "include_deleted", "#/components/parameters/IfNoneMatch", "#/components/parameters/XRequestId"]);
+    expect(list.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual(["limit", "offset", "after_id", "total", "fields", "q", "status", "client_id", "external_id", "updated_since", "include_deleted", "#/components/parameters/IfNoneMatch", "#/components/parameters/XRequestId"]);
   });
 
   test("nullable fields are 3.1 type unions, integers are integers, components have stable names", async () => {
@@ -112,14 +112,27 @@ describe("the documents match the routes served", () => {
     const text = JSON.stringify(document);
     expect(text).not.toContain('"nullable"');
     const schemas = document.components.schemas as Json;
-    for (const name of ["Project", "ProjectCreate", "ProjectUpdate", "ProjectList", "ProjectItem", "ProjectUpdateResult", "CreatedResult", "Created", "DryRunCreatedResult", "DryRunCreated", "DeleteResult", "ListMeta", "Problem", "FieldError", "Rental", "RentalCreate", "Trade", "EquipmentCategory"]) {
+    for (const name of ["Project", "ProjectCreate", "ProjectUpdate", "ProjectList", "ProjectItem", "ProjectUpdateResult", "ProjectCreatedResult", "ProjectCreated", "DryRunCreatedResult", "DryRunCreated", "DeleteResult", "ListMeta", "Problem", "FieldError", "Rental", "RentalCreate", "Trade", "EquipmentCategory"]) {
       expect(schemas[name], name).toBeDefined();
     }
     expect(schemas.Project.properties.client_id.type).toEqual(["integer", "null"]);
     expect(schemas.Project.properties.id.type).toBe("integer");
     expect(schemas.ListMeta.properties.total.type).toBe("integer");
-    expect(schemas.Created.properties.id.type).toBe("integer");
+    expect(schemas.ProjectCreated.properties.id.type).toBe("integer");
     expect(schemas.DryRunCreated.properties.id.type).toBe("null");
+  });
+
+  test("in the served text each operation lists its normal answer first: a create's 201 before its dry-run's 200", async () => {
+    const response = await newApp().handle(new Request("http://localhost/v1/openapi.json"));
+    const text = await response.text();
+    const document = JSON.parse(text) as Json;
+    // Each operation's operationId comes before its responses in the text.
+    const first = Object.fromEntries([...text.matchAll(/"operationId":"(\w+)".*?"responses":\{"(\w+)"/g)].map((match) => [match[1], match[2]]));
+    const operations = Object.values(document.paths as Record<string, Json>).flatMap((item) => Object.values(item) as Json[]);
+    expect(Object.keys(first)).toHaveLength(operations.length);
+    const creating = operations.filter((operation) => operation.responses["201"]).map((operation) => operation.operationId as string);
+    expect(creating).toEqual(expect.arrayContaining(["createProject", "upsertProjectByExternalId", "createEquipmentRental", "createWebhookEndpoint"]));
+    for (const operation of operations) expect(`${operation.operationId} ${first[operation.operationId]}`).toBe(`${operation.operationId} ${creating.includes(operation.operationId) ? "201" : "200"}`);
   });
 
   test("every request of the collection is a served route", async () => {

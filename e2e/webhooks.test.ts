@@ -141,7 +141,7 @@ describe("webhooks", () => {
     expect((await api.get("/v1/webhook-endpoints")).body.data).toEqual([]);
   });
 
-  test("the SDK follows the feed: events.list() pages by cursor and follow() yields new events as they commit", async () => {
+  test("the SDK follows the feed: events.list() pages by cursor and follow() long-polls for events as they commit", async () => {
     const { token } = await newCompany();
     const erp = new ErpClient({ baseUrl: servers[1]!.baseUrl, token });
     for (let i = 0; i < 3; i++) await erp.clients.create({ name: `Feed ${i}` });
@@ -151,14 +151,32 @@ describe("webhooks", () => {
     const controller = new AbortController();
     const followed: string[] = [];
     const following = (async () => {
-      for await (const event of erp.events.follow({ intervalMs: 50, signal: controller.signal })) {
-        followed.push(event.type);
+      for await (const event of erp.events.follow({ from: "beginning", signal: controller.signal })) {
+        followed.push(event.data.record.name as string);
         if (followed.length === 4) controller.abort();
       }
     })();
     await Bun.sleep(200);
     await erp.clients.create({ name: "Live" });
+    // Aborting ends the iteration without an error.
     await following;
-    expect(followed).toEqual(["client.created", "client.created", "client.created", "client.created"]);
+    expect(followed).toEqual(["Feed 0", "Feed 1", "Feed 2", "Live"]);
+  });
+
+  test("follow() starts at the newest event by default, long-polls with wait, and stops cleanly when aborted mid-wait", async () => {
+    const { token } = await newCompany();
+    const sent: URL[] = [];
+    const controller = new AbortController();
+    const erp = new ErpClient({ baseUrl: servers[1]!.baseUrl, token, fetch: (url, init) => {
+      if (new URL(url).pathname === "/v1/events") sent.push(new URL(url));
+      // The second long-poll is cut short: the first one came back empty after its second.
+      if (sent.length === 2) setTimeout(() => controller.abort(), 100);
+      return fetch(url, init);
+    } });
+    for (let i = 0; i < 3; i++) await erp.clients.create({ name: `Before ${i}` });
+    const followed: unknown[] = [];
+    for await (const event of erp.events.follow({ waitSeconds: 1, signal: controller.signal })) followed.push(event);
+    expect(followed).toEqual([]);
+    expect(sent.map((url) => [url.searchParams.get("after")?.slice(0, 4), url.searchParams.get("wait")])).toEqual([["late", "1"], ["evt_", "1"]]);
   });
 });

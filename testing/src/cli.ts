@@ -2,6 +2,7 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { Subprocess } from "bun";
 import { ROOT } from "./server.ts";
 
 export interface CliResult {
@@ -21,7 +22,13 @@ export const tempDir = (): string => mkdtempSync(path.join(os.tmpdir(), "erp-cli
 
 const isolated = tempDir();
 
-export async function erp(args: string[], options: CliOptions = {}): Promise<CliResult> {
+/** The CLI started and left running: its process (to signal it) and what it printed once it ends. */
+export interface RunningCli {
+  process: Subprocess<Blob | "ignore", "pipe", "pipe">;
+  finished: Promise<CliResult>;
+}
+
+export function startErp(args: string[], options: CliOptions = {}): RunningCli {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("ERP_") && value !== undefined) env[name] = value;
   const child = Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), ...args], {
@@ -32,13 +39,26 @@ export async function erp(args: string[], options: CliOptions = {}): Promise<Cli
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { code, stdout, stderr };
+  const finished = Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    .then(([stdout, stderr, code]) => ({ code, stdout, stderr }));
+  return { process: child, finished };
+}
+
+export function erp(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return startErp(args, options).finished;
 }
 
 /** The same CLI bound to one server and token through ERP_BASE_URL/ERP_TOKEN. */
 export function erpFor(baseUrl: string, token: string): (args: string[], options?: CliOptions) => Promise<CliResult> {
-  return (args, options = {}) => erp(args, { ...options, env: { ERP_BASE_URL: baseUrl, ERP_TOKEN: token, ...options.env } });
+  return (args, options = {}) => erp(args, connected(baseUrl, token, options));
 }
+
+/** startErp bound to one server and token, as erpFor. */
+export function startErpFor(baseUrl: string, token: string): (args: string[], options?: CliOptions) => RunningCli {
+  return (args, options = {}) => startErp(args, connected(baseUrl, token, options));
+}
+
+const connected = (baseUrl: string, token: string, options: CliOptions): CliOptions =>
+  ({ ...options, env: { ERP_BASE_URL: baseUrl, ERP_TOKEN: token, ...options.env } });
 
 export const ndjson = (text: string): any[] => text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line));

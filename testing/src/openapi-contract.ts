@@ -20,7 +20,9 @@ export class OpenApiContract {
     // The document's own members are not JSON Schema keywords; declare them so strict mode accepts the container.
     this.ajv.addVocabulary(["openapi", "info", "servers", "paths", "components", "tags", "security", "webhooks", "jsonSchemaDialect", "externalDocs"]);
     this.ajv.addSchema(document, DOCUMENT_ID);
-    this.templates = Object.keys(document.paths).map((template) => ({
+    // A concrete path matches a literal one (/v1/projects/batch) before a templated one (/v1/projects/{id}), as OpenAPI says.
+    const parameters = (template: string): number => template.split("{").length;
+    this.templates = Object.keys(document.paths).sort((a, b) => parameters(a) - parameters(b)).map((template) => ({
       template,
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`),
     }));

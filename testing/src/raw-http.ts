@@ -1,5 +1,6 @@
 // HTTP written byte by byte over a socket, for requests fetch() refuses to send: HTTP/1.0 without
-// Host, malformed request lines, bodies streamed in chunks for as long as the server reads them.
+// Host, malformed request lines, bodies streamed in chunks for as long as the server reads them,
+// `Expect: 100-continue`.
 
 export interface RawResponse {
   status: number;
@@ -38,40 +39,83 @@ export async function rawRequest(port: number, request: string, timeoutMs = 5_00
   return parse(state.received);
 }
 
+type Connection = Awaited<ReturnType<typeof connect>>;
+
+/** An interim `100 Continue` is not the answer; a final status line is, and so is a closed connection. */
+const INTERIM = /^HTTP\/1\.[01] 1\d\d[^\r]*\r\n(?:[^\r]+\r\n)*\r\n/;
+const finalPart = (received: string): string => received.replace(INTERIM, "");
+const answered = ({ state }: Connection): boolean => state.closed || finalPart(state.received).includes("\r\n\r\n");
+
+/** Writes `bytes` with back-pressure, and stops as soon as the server answers or closes. */
+async function writeUntilAnswered(connection: Connection, bytes: Uint8Array): Promise<boolean> {
+  let offset = 0;
+  while (!answered(connection) && offset < bytes.length) {
+    const written = connection.socket.write(bytes.subarray(offset));
+    offset += Math.max(0, written);
+    if (written <= 0) await Bun.sleep(1);
+  }
+  return offset === bytes.length;
+}
+
+/** Waits (up to 10 s) for the final answer, then closes and returns it with how much was written. */
+async function finish(connection: Connection, bytesWritten: number): Promise<RawResponse & { bytesWritten: number }> {
+  const deadline = Date.now() + 10_000;
+  while (!answered(connection) && Date.now() < deadline) await Bun.sleep(10);
+  await Bun.sleep(50);
+  connection.socket.end();
+  return { ...parse(connection.state.received), bytesWritten };
+}
+
+const headLines = (method: string, path: string, headers: Record<string, string>): string =>
+  [`${method} ${path} HTTP/1.1`, "Host: 127.0.0.1", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "", ""].join("\r\n");
+
 /**
  * Streams a chunked body of `totalBytes` (in 64 KiB chunks) and stops writing as soon as the
  * server answers or closes, as a real client does. Returns the answer and how much was written.
  */
 export async function chunkedUpload(port: number, path: string, headers: Record<string, string>, totalBytes: number): Promise<RawResponse & { bytesWritten: number }> {
-  const { socket, state } = await connect(port);
-  const answered = (): boolean => state.closed || state.received.includes("\r\n\r\n");
-  const head = [`POST ${path} HTTP/1.1`, "Host: 127.0.0.1", "Transfer-Encoding: chunked", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "", ""].join("\r\n");
-  socket.write(head);
+  const connection = await connect(port);
+  connection.socket.write(headLines("POST", path, { "Transfer-Encoding": "chunked", ...headers }));
   const chunk = new Uint8Array(64 * 1024).fill(0x20);
   const frame = new Uint8Array([...new TextEncoder().encode(`${chunk.length.toString(16)}\r\n`), ...chunk, 13, 10]);
   let bytesWritten = 0;
-  while (!answered() && bytesWritten < totalBytes) {
+  while (!answered(connection) && bytesWritten < totalBytes) {
     // Back-pressure: finish this frame before the next one.
-    let offset = 0;
-    while (!answered() && offset < frame.length) {
-      const written = socket.write(frame.subarray(offset));
-      offset += Math.max(0, written);
-      if (written <= 0) await Bun.sleep(1);
-    }
+    await writeUntilAnswered(connection, frame);
     bytesWritten += chunk.length;
     if (bytesWritten % (4 * 1024 * 1024) === 0) await Bun.sleep(0);
   }
-  if (!answered()) socket.write("0\r\n\r\n");
-  const deadline = Date.now() + 10_000;
-  while (!answered() && Date.now() < deadline) await Bun.sleep(10);
-  await Bun.sleep(50);
-  socket.end();
-  return { ...parse(state.received), bytesWritten };
+  if (!answered(connection)) connection.socket.write("0\r\n\r\n");
+  return finish(connection, bytesWritten);
+}
+
+/**
+ * Sends a body of `totalBytes` declared by Content-Length. With `expectContinue` it sends
+ * `Expect: 100-continue` and writes the body only after a `100 Continue`, as curl does; either
+ * way it stops writing once the server gives its final answer.
+ */
+export async function lengthUpload(port: number, path: string, headers: Record<string, string>, totalBytes: number, expectContinue = false): Promise<RawResponse & { bytesWritten: number }> {
+  const connection = await connect(port);
+  connection.socket.write(headLines("POST", path, { "Content-Length": String(totalBytes), ...(expectContinue ? { Expect: "100-continue" } : {}), ...headers }));
+  if (expectContinue) {
+    const deadline = Date.now() + 10_000;
+    while (!answered(connection) && !INTERIM.test(connection.state.received) && Date.now() < deadline) await Bun.sleep(5);
+    if (answered(connection)) return finish(connection, 0);
+  }
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  let bytesWritten = 0;
+  while (bytesWritten < totalBytes && !answered(connection)) {
+    const part = chunk.subarray(0, Math.min(chunk.length, totalBytes - bytesWritten));
+    if (!(await writeUntilAnswered(connection, part))) break;
+    bytesWritten += part.length;
+  }
+  return finish(connection, bytesWritten);
 }
 
 function parse(received: string): RawResponse {
-  const split = received.indexOf("\r\n\r\n");
-  const head = split >= 0 ? received.slice(0, split) : received;
+  const final = finalPart(received);
+  const split = final.indexOf("\r\n\r\n");
+  const head = split >= 0 ? final.slice(0, split) : final;
   const match = /^HTTP\/1\.[01] (\d{3})/.exec(head);
-  return { status: match ? Number(match[1]) : 0, head, body: split >= 0 ? received.slice(split + 4) : "" };
+  return { status: match ? Number(match[1]) : 0, head, body: split >= 0 ? final.slice(split + 4) : "" };
 }

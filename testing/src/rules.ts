@@ -2,9 +2,8 @@
 import { expect } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import type { Api, ApiResponse } from "./api.ts";
+import { childrenOf, RECORD_COLLECTIONS, segmentOf } from "./collections.ts";
 import { testDb } from "./company.ts";
-
-export const RESOURCE_NAMES = ["projects", "workers", "clients", "estimates", "subcontractors", "equipment"] as const;
 
 /** The response is an RFC 9457 problem with this status and code. */
 export function expectProblem(response: ApiResponse, status: number, code: string): void {
@@ -15,15 +14,17 @@ export function expectProblem(response: ApiResponse, status: number, code: strin
   expect(typeof response.body.detail).toBe("string");
 }
 
-/** Every record a company can see, rentals included, so a test can prove nothing changed. */
+/** Every record a company can see, sub-collections (rentals) included, so a test can prove nothing changed. */
 export async function snapshot(api: Api): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
-  for (const resource of RESOURCE_NAMES) {
+  for (const name of RECORD_COLLECTIONS) {
+    const resource = segmentOf(name);
     const list = await api.get(`/v1/${resource}?limit=100`);
     state[resource] = list.status === 200 ? list.body : list.status;
-    if (resource === "equipment" && list.status === 200) {
+    if (list.status !== 200) continue;
+    for (const child of childrenOf(name)) {
       for (const item of list.body.data as { id: number }[]) {
-        state[`equipment/${item.id}/rentals`] = (await api.get(`/v1/equipment/${item.id}/rentals?limit=100`)).body;
+        state[`${resource}/${item.id}/${child}`] = (await api.get(`/v1/${resource}/${item.id}/${child}?limit=100`)).body;
       }
     }
   }

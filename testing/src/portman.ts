@@ -1,0 +1,84 @@
+// A Portman configuration derived from the served OpenAPI document: contract tests on every
+// operation, and ids flowing from each create into the reads, updates and deletes of its records.
+// Portman (npm @apideck/portman) turns document + configuration into a collection newman runs.
+import { collectionsOf, exampleBody, referencedCollection } from "./example-requests.ts";
+
+type Json = Record<string, any>;
+
+const METHODS = ["get", "post", "put", "patch", "delete"];
+const CONTRACT = {
+  statusSuccess: { enabled: true },
+  contentType: { enabled: true },
+  jsonBody: { enabled: true },
+  schemaValidation: { enabled: true },
+  headersPresent: { enabled: true },
+};
+
+/** `/v1/equipment/{id}/rentals` → `rentalsId`: the collection variable holding a record made there. */
+export function idVariable(collection: string, suffix = "Id"): string {
+  const last = collection.split("/").filter((segment) => !segment.startsWith("{")).at(-1)!;
+  return last.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()) + suffix;
+}
+
+interface Operation {
+  method: string;
+  path: string;
+  id: string;
+  operation: Json;
+}
+
+function operationsOf(document: Json): Operation[] {
+  return Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({ method, path, id: item[method].operationId as string, operation: item[method] })));
+}
+
+/**
+ * Each create stores its record's id in `<collection>Id`, which the paths of that collection's
+ * members use; a batch stores its first item's in `<collection>BatchId`, a record no folder
+ * deletes, which bodies of other folders reference (a rental's project), so each folder can end
+ * with its deletes.
+ */
+export function portmanConfig(document: Json): Json {
+  const operations = operationsOf(document);
+  const collections = collectionsOf(document);
+  const creating = operations.filter(({ operation }) => operation.responses?.["201"]).map(({ id }) => id);
+  const assignVariables: Json[] = collections.map((collection) => ({
+    openApiOperation: `POST::${collection}`,
+    collectionVariables: [{ responseBodyProp: "data.id", name: idVariable(collection) }],
+  }));
+  for (const collection of collections) {
+    if (!document.paths[`${collection}/batch`]?.post) continue;
+    assignVariables.push({ openApiOperation: `POST::${collection}/batch`, collectionVariables: [{ responseBodyProp: "data.results[0].id", name: idVariable(collection, "BatchId") }] });
+  }
+  const overwrites: Json[] = [];
+  for (const { method, path, operation } of operations) {
+    const overwrite: Json = { openApiOperation: `${method.toUpperCase()}::${path}` };
+    const pathVariables = [...path.matchAll(/\{([^}]+)\}/g)]
+      .filter(([, name]) => name !== "external_id")
+      .map(([whole, name]) => ({ key: name, value: `{{${idVariable(path.slice(0, path.indexOf(`/${whole}`)))}}}` }));
+    if (pathVariables.length > 0) overwrite.overwriteRequestPathVariables = pathVariables;
+    // A reference in an example body (a rental's project_id) names a record the other folder made.
+    const references = Object.keys(exampleBody(document, operation) ?? {})
+      .map((field) => ({ field, target: referencedCollection(collections, field) }))
+      .filter(({ target }) => target);
+    if (references.length > 0) overwrite.overwriteRequestBody = references.map(({ field, target }) => ({ key: field, value: `{{{${idVariable(target!, "BatchId")}}}}` }));
+    if (Object.keys(overwrite).length > 1) overwrites.push(overwrite);
+  }
+  const notDeletes = operations.filter(({ method }) => method !== "delete");
+  const deletes = operations.filter(({ method }) => method === "delete");
+  return {
+    version: 1.0,
+    tests: {
+      contractTests: [
+        { openApiOperation: "*::/*", excludeForOperations: creating, ...CONTRACT },
+        // A create's real answer is its 201: JavaScript lists "200" (the dry-run's) first whatever the document's order.
+        { openApiOperationIds: creating, openApiResponse: "201", ...CONTRACT },
+      ],
+    },
+    assignVariables,
+    overwrites,
+    globals: {
+      orderOfOperations: [...notDeletes, ...deletes].map(({ method, path }) => `${method.toUpperCase()}::${path}`),
+    },
+  };
+}
