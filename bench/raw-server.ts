@@ -1,6 +1,7 @@
 // The baseline of `bun run bench`: the least a server can do for the same requests. Bun.serve and
 // mysql2 with hand-written SQL, the same JSON envelopes, tokens held in memory (as our server's
-// cache does), no validation beyond what the SQL needs, no metering, no events.
+// cache does), no validation beyond what the SQL needs, no metering, no events; a batch of workers
+// is one multi-row INSERT.
 // Env: DATABASE_URL, PORT (0 picks one; prints "listening on http://127.0.0.1:<port>").
 import { createHash } from "node:crypto";
 import mysql, { type ResultSetHeader, type RowDataPacket } from "mysql2/promise";
@@ -107,6 +108,15 @@ async function patch(company: number, id: number, request: Request): Promise<Res
   }
 }
 
+/** A batch as one multi-row INSERT, one statement however many rows: the least a bulk load can cost. */
+async function batch(company: number, request: Request): Promise<Response> {
+  const { items } = (await request.json()) as { items: { name: string; email?: string; phone?: string }[] };
+  const now = new Date();
+  const [result] = await pool.query<ResultSetHeader>("INSERT INTO workers (company_id, name, email, phone, status, created_at, updated_at) VALUES ?",
+    [items.map((item) => [company, item.name, item.email ?? null, item.phone ?? null, "ACTIVE", now, now])]);
+  return json(200, { data: { created: result.affectedRows } });
+}
+
 const server = Bun.serve({
   port: Number(process.env.PORT ?? 0),
   hostname: "127.0.0.1",
@@ -119,6 +129,7 @@ const server = Bun.serve({
     if (collection !== "workers") return problem(404, "route_not_found");
     if (id === undefined && request.method === "GET") return list(company, url);
     if (id === undefined && request.method === "POST") return create(company, request);
+    if (id === "batch" && request.method === "POST") return batch(company, request);
     if (id !== undefined && request.method === "GET") return getOne(company, Number(id));
     if (id !== undefined && request.method === "PATCH") return patch(company, Number(id), request);
     return problem(405, "method_not_allowed");

@@ -1,0 +1,36 @@
+// Starts a server script of the bench (ours or the raw baseline) as a process on a database, on a
+// port it picks, and waits for its "listening on" line.
+import path from "node:path";
+import type { Subprocess } from "bun";
+
+const ROOT = path.resolve(import.meta.dir, "..");
+
+export interface SpawnedServer {
+  baseUrl: string;
+  process: Subprocess<"ignore", "pipe", "inherit">;
+}
+
+/** `script` is relative to the repository; `env` adds to the bench's defaults; `profileDir` runs it under `--cpu-prof`. */
+export async function spawnServer(script: string, databaseUrl: string, options: { env?: Record<string, string>; profileDir?: string } = {}): Promise<SpawnedServer> {
+  const profile = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
+  const child = Bun.spawn([process.execPath, ...profile, path.join(ROOT, script)], {
+    cwd: ROOT,
+    stdin: "ignore",
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: "0", HOST: "127.0.0.1", ERP_SKIP_DEMO: "1", LOG_LEVEL: "warn", ...options.env },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = child.stdout.getReader();
+  let seen = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${script} did not start:\n${seen}`);
+    seen += new TextDecoder().decode(value);
+    const port = /listening on http:\/\/[^:]+:(\d+)/.exec(seen)?.[1];
+    if (port) {
+      reader.releaseLock();
+      void child.stdout.pipeTo(new WritableStream()).catch(() => {});
+      return { baseUrl: `http://127.0.0.1:${port}`, process: child };
+    }
+  }
+}
