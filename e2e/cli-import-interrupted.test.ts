@@ -196,7 +196,8 @@ test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and t
     `${figures(dSummary)}; stored ${await expectNoDuplicates()}`);
   expect(dSummary.already_imported).toBeGreaterThanOrEqual(before);
   expect(dSummary.rows).toBe(dSummary.created + dSummary.already_imported + dSummary.rejected + dSummary.not_imported);
-  expect(dSummary.rows).toBeLessThan(ROWS);
+  // Stopped, though it may have read every row by then: what it had read of a deleted journal went fast.
+  expect(dSummary.stopped).toBe("interrupted");
 
   // (e) Through a proxy that cuts three connections at random once the server has answered: the
   // server wrote the batch, the CLI never heard of it and sends it again. The proxy's address has
