@@ -38,21 +38,27 @@ export class WriteTransaction {
   /** True once a statement ran: the transaction is open until COMMIT or ROLLBACK. */
   #open = false;
 
-  constructor(private readonly connection: GuardedConnection, private readonly pool: GuardedPool) {}
+  /** The connection, taken from the pool at the first statement: a write that only commits waits for none before. */
+  #connection: Promise<GuardedConnection> | undefined;
+
+  constructor(private readonly pool: GuardedPool) {}
+
+  #connect(): Promise<GuardedConnection> {
+    return (this.#connection ??= this.pool.getConnection());
+  }
 
   /** Drizzle over this transaction's connection, for the reads and writes that build their SQL with it. */
   get db(): Executor {
     if (!this.#db) {
-      const { connection } = this;
-      const opening = async (): Promise<void> => {
+      const opening = async (): Promise<GuardedConnection> => {
         const guard = this.#opening();
+        const connection = await this.#connect();
         if (guard.length > 0) await connection.query(SET_GUARD.text);
+        return connection;
       };
-      const client: GuardedConnection = {
-        query: async (input, values) => (await opening(), connection.query(input, values)),
-        execute: async (input, values) => (await opening(), connection.execute(input, values)),
-        release: () => connection.release(),
-        discard: () => connection.discard(),
+      const client: Pick<GuardedConnection, "query" | "execute"> = {
+        query: async (input, values) => (await opening()).query(input, values),
+        execute: async (input, values) => (await opening()).execute(input, values),
       };
       this.#db = drizzle(client as unknown as Pool, { mode: "default" }) as unknown as Executor;
     }
@@ -64,7 +70,7 @@ export class WriteTransaction {
     if (statements.length === 0) return [];
     const all = [...this.#opening(), ...statements];
     const text = all.map(({ text, values }) => (values && values.length > 0 ? fillPlaceholders(text, values) : text)).join(";\n");
-    const [result] = await this.connection.query(text);
+    const [result] = await (await this.#connect()).query(text);
     return (all.length === 1 ? [result] : (result as unknown[])).slice(all.length - statements.length);
   }
 
@@ -84,7 +90,7 @@ export class WriteTransaction {
    */
   async commit(statements: readonly Statement[]): Promise<unknown[]> {
     if (statements.length === 0 && !this.#open) return [];
-    const { threadId } = this.connection;
+    const { threadId } = await this.#connect();
     const interrupt = threadId === undefined ? undefined : setTimeout(() => {
       this.#interrupted = true;
       this.pool.killQuery(threadId).catch(() => undefined);
@@ -96,6 +102,22 @@ export class WriteTransaction {
     } finally {
       clearTimeout(interrupt);
     }
+  }
+
+  /** True once a statement ran and until COMMIT or ROLLBACK: the transaction may hold reads and locks. */
+  get open(): boolean {
+    return this.#open;
+  }
+
+  /** Gives the connection back, if one was taken; an interrupted one is closed instead. */
+  async end(): Promise<void> {
+    const taken = this.#connection;
+    if (!taken) return;
+    this.#connection = undefined;
+    const connection = await taken.catch(() => undefined);
+    // An interrupted connection may still carry the interruption into its next statement.
+    if (this.#interrupted) connection?.discard();
+    else connection?.release();
   }
 
   /** True when a statement of this transaction was interrupted: the connection is not reused. */
@@ -114,8 +136,7 @@ export class WriteTransaction {
 
 /** Runs `work` in a transaction of its own: rolled back unless `work` committed it. */
 export async function inWriteTransaction<T>(writer: GuardedPool, work: (tx: WriteTransaction) => Promise<T>): Promise<T> {
-  const connection = await writer.getConnection();
-  const tx = new WriteTransaction(connection, writer);
+  const tx = new WriteTransaction(writer);
   try {
     const result = await work(tx);
     await tx.rollback();
@@ -125,8 +146,6 @@ export async function inWriteTransaction<T>(writer: GuardedPool, work: (tx: Writ
     await tx.rollback().catch(() => undefined);
     throw error;
   } finally {
-    // An interrupted connection may still carry the interruption into its next statement.
-    if (tx.interrupted) connection.discard();
-    else connection.release();
+    await tx.end();
   }
 }
