@@ -5,6 +5,7 @@ import { CompanyCache } from "./auth/company-cache.ts";
 import { RateLimiter } from "./auth/rate-limit.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { IdAllocator } from "./db/ids.ts";
+import { GroupCommits } from "./writes/group-commits.ts";
 import { cors } from "./http/cors.ts";
 import { errorHandler } from "./http/errors.ts";
 import { requestContext } from "./http/request-context.ts";
@@ -39,7 +40,8 @@ export function buildApp(deps: AppDeps) {
   const limiter = deps.limiter ?? new RateLimiter(db);
   const waiters = deps.waiters ?? new FeedWaiters(db);
   // One id allocator per process: the blocks of ids it reserved are this process's to hand out.
-  const store = { db, writer, ids: new IdAllocator(reader) };
+  // One group commit per process: a company's writes wait for its commit in flight here.
+  const store = { db, writer, ids: new IdAllocator(reader), commits: new GroupCommits() };
   const routeDeps = { db, store, admission: new Admission(companies, limiter, deps.meter), waiters };
   const methods = methodTable();
   const app = new Elysia({ normalize: false })

@@ -1,5 +1,6 @@
 // Runs one write: in one transaction on the write pool, with everything it writes, its keyed
-// outcome, counters and events committed in one round trip; again when the database rolled it
+// outcome, counters and events committed in one round trip (together with the company's writes
+// that came meanwhile, writes/group-commits.ts); again when the database rolled it
 // back whole (a deadlock, a lock wait, a cluster certification conflict) or when a commit met a
 // unique value or key that another write committed first (running it again decides against that
 // write: a 409, an update instead of a create, or the other write's stored outcome), for as long
@@ -19,16 +20,18 @@ import type { IdAllocator } from "../db/ids.ts";
 import type { GuardedPool } from "../db/pool.ts";
 import { inWriteTransaction, type Statement, type WriteTransaction } from "../db/write-transaction.ts";
 import { commitStatements } from "./commit.ts";
+import type { GroupCommits } from "./group-commits.ts";
 import { idempotencyInProgress } from "../refusals/catalogue.ts";
 import { keyInFlight, replay } from "./idempotency.ts";
 import { dropExpiredOutcome, readOutcome, storeOutcome } from "./idempotency-store.ts";
 import type { WritePlan } from "./plan.ts";
 
-/** Where writes go: the read pool (outcome look-ups), the write pool, and this process's ids. */
+/** Where writes go: the read pool (outcome look-ups), the write pool, this process's ids and its group commits. */
 export interface WriteStore {
   db: Database;
   writer: GuardedPool;
   ids: IdAllocator;
+  commits: GroupCommits;
 }
 
 /** The facts of the request a write needs. */
@@ -96,7 +99,7 @@ export async function executeWrite(store: WriteStore, request: WriteRequest, ope
           // A dry-run is previewed without a trace: the real write may use the key next.
           if (key !== undefined) statements.push(storeOutcome(companyId, key, fingerprint!, { status: outcome.status, headers, body: JSON.stringify(outcome.body) }));
           if (plan) statements.push(...commitStatements(plan, { companyId, requestId: request.requestId, idempotencyKey: key }));
-          await tx.commit(statements);
+          await store.commits.commit(companyId, tx, statements);
         }
         return { status: outcome.status, body: outcome.body, headers, replayed: false, events: request.dryRun ? 0 : plan?.changes.length ?? 0 };
       });
