@@ -7,13 +7,13 @@
 // in one transaction, each write's statements in its order of arrival: one hand-over of the row
 // for all of them.
 //
-// Only a write that read nothing in its transaction joins a group (a create that needs no check,
-// a keyed create): it decided without the database, so its statements mean the same in any
-// transaction. (Batches do not come here: writes/execute-write.ts.) A write holding locks or reads commits as it is. A group whose
-// text fails is rolled back whole, then each member commits alone, as it would have without the
-// group: a member's own failure (a duplicate it must answer for) reaches only that member, and
-// the others' commits are not lost. The group runs on its first member's connection, within that
-// member's request and its database budget.
+// Only a write that read nothing in its transaction joins a group (a create that needs no check, a
+// keyed create): it decided without the database, so its statements mean the same in any
+// transaction. (Batches do not come here: writes/execute-write.ts.) A write holding locks or reads
+// commits as it is. A group whose text fails is rolled back whole, then each member commits alone,
+// as it would have without the group: a member's own failure (a duplicate it must answer for)
+// reaches only that member, and the others' commits are not lost. The group runs on its first
+// member's connection, within that member's request and its database budget.
 import type { Statement, WriteTransaction } from "../db/write-transaction.ts";
 
 /** Writes in one group at most: the rest wait for the next (a group that fails runs its members one by one). */
