@@ -1,9 +1,11 @@
 // A mysql2 pool whose waits are bounded by the request's database budget: acquiring a
 // connection and every statement give up when it runs out, and a connection whose statement
 // was abandoned is destroyed (the server rolls its transaction back) instead of being reused.
+import type { Pool as CorePool, PoolConnection as CorePoolConnection } from "mysql2";
 import type { FieldPacket, Pool, PoolConnection, QueryOptions } from "mysql2/promise";
 import { DatabaseDeadlineError } from "./errors.ts";
 import { remainingBudgetMs, withDatabaseBudget } from "./deadline.ts";
+import { settleBy, unwatch, watch } from "./deadline-watch.ts";
 
 type QueryInput = string | QueryOptions;
 type QueryResult = [unknown, FieldPacket[]];
@@ -33,27 +35,22 @@ export interface GuardedPool {
 /** How long the interruption of a statement may take. */
 const KILL_BUDGET_MS = 2_000;
 
-function budget(what: string): number {
+/** When the current request's budget runs out (epoch ms); throws when it has already. */
+function deadline(what: string): number {
   const remaining = remainingBudgetMs();
   if (remaining <= 0) throw new DatabaseDeadlineError(what);
-  return remaining;
+  return Date.now() + remaining;
 }
 
 async function acquire(pool: Pool): Promise<PoolConnection> {
-  const waitMs = budget("waiting for a connection");
+  const at = deadline("waiting for a connection");
   const pending = pool.getConnection();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseDeadlineError("waiting for a connection")), waitMs);
-  });
   try {
-    return await Promise.race([pending, expired]);
+    return await settleBy(pending, at, () => new DatabaseDeadlineError("waiting for a connection"));
   } catch (error) {
     // A connection that arrives after we gave up goes straight back to the pool.
     pending.then((late) => late.release(), () => {});
     throw error;
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -63,18 +60,15 @@ function guard(connection: PoolConnection): GuardedConnection {
     const options: QueryOptions = typeof input === "string" ? { sql: input } : { ...input };
     // A rollback on a connection we destroyed has nothing left to do: the server rolled back.
     if (destroyed && /^\s*rollback\s*$/i.test(options.sql)) return [[], []];
-    options.timeout = budget("a statement");
-    try {
-      const pending = method === "query" ? connection.query(options, values as never) : connection.execute(options, values as never);
-      return (await pending) as QueryResult;
-    } catch (error) {
-      if ((error as { code?: string }).code === "PROTOCOL_SEQUENCE_TIMEOUT") {
-        destroyed = true;
-        connection.destroy();
-        throw new DatabaseDeadlineError("a statement");
-      }
-      throw error;
-    }
+    const at = deadline("a statement");
+    const pending = method === "query" ? connection.query(options, values as never) : connection.execute(options, values as never);
+    // A statement the budget gave up on is cut off with its connection (the server rolls its
+    // transaction back), so the connection never returns to the pool mid-statement.
+    return (await settleBy(pending, at, () => {
+      destroyed = true;
+      connection.destroy();
+      return new DatabaseDeadlineError("a statement");
+    })) as QueryResult;
   };
   return {
     query: (input, values) => run("query", input, values),
@@ -91,15 +85,47 @@ function guard(connection: PoolConnection): GuardedConnection {
   };
 }
 
+/**
+ * One statement outside a transaction, on whichever connection the pool has free: through the
+ * driver's callbacks with one deadline watch for the wait and the statement together, so a hot
+ * read allocates no connection wrapper and arms no timer of its own (bench/README.md).
+ */
+function runOnce(pool: CorePool, method: "query" | "execute", input: QueryInput, values: unknown): Promise<QueryResult> {
+  const at = deadline("waiting for a connection");
+  const options: QueryOptions = typeof input === "string" ? { sql: input } : { ...input };
+  return new Promise<QueryResult>((resolve, reject) => {
+    let running: CorePoolConnection | undefined;
+    let expired = false;
+    const watched = watch(at, () => {
+      expired = true;
+      if (!running) return reject(new DatabaseDeadlineError("waiting for a connection"));
+      // Cut off with its connection, which then never returns to the pool mid-statement.
+      running.destroy();
+      reject(new DatabaseDeadlineError("a statement"));
+    });
+    pool.getConnection((error, connection) => {
+      // A connection that arrives after we gave up goes straight back to the pool.
+      if (expired) return connection?.release();
+      if (error) {
+        unwatch(watched);
+        return reject(error);
+      }
+      running = connection;
+      const done = (failure: unknown, rows: unknown, fields: FieldPacket[]): void => {
+        if (expired) return;
+        unwatch(watched);
+        connection.release();
+        if (failure) reject(failure);
+        else resolve([rows, fields]);
+      };
+      if (method === "query") connection.query(options, values as never, done);
+      else connection.execute(options, values as never, done);
+    });
+  });
+}
+
 export function guardPool(pool: Pool, options: { guardCommits?: boolean } = {}): GuardedPool {
-  const once = async (method: "query" | "execute", input: QueryInput, values: unknown): Promise<QueryResult> => {
-    const connection = guard(await acquire(pool));
-    try {
-      return await connection[method](input, values);
-    } finally {
-      connection.release();
-    }
-  };
+  const once = (method: "query" | "execute", input: QueryInput, values: unknown): Promise<QueryResult> => runOnce(pool.pool, method, input, values);
   return {
     getConnection: async () => guard(await acquire(pool)),
     query: (input, values) => once("query", input, values),
