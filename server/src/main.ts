@@ -56,6 +56,8 @@ const app = buildApp({ database, meter, limiter, waiters });
 const webhooks = new WebhookDispatcher(database.db);
 webhooks.start();
 const demoToken = process.env.ERP_SKIP_DEMO === "1" ? undefined : await seedDemoCompany(database.db);
+/** The request Bun received, for the few the app sees under another URL (routable-request.ts). */
+const received = new WeakMap<Request, Request>();
 const server = Bun.serve({
   port: config.port,
   hostname: config.host,
@@ -66,13 +68,14 @@ const server = Bun.serve({
   // in, with the problem body; a body no route reads is never buffered.
   maxRequestBodySize: Number.POSITIVE_INFINITY,
   // Each request waits at most its budget on the database, whatever stage it is in.
-  fetch: (request, served) => {
+  fetch: (request) => {
     const routable = routableRequest(request);
-    allowHoldingOpen(routable, (seconds) => served.timeout(request, seconds));
+    if (routable !== request) received.set(routable, request);
     return withDatabaseBudget(() => app.handle(routable));
   },
   error: (error) => lastResort(error),
 });
+allowHoldingOpen((request, seconds) => server.timeout(received.get(request) ?? request, seconds));
 const url = `http://localhost:${server.port}`;
 // Test harnesses read this exact line to learn the port when PORT=0.
 console.log(`listening on ${url}`);

@@ -1,6 +1,8 @@
 // Token → company lookups remembered per process for a few seconds (CONTRACT 6: a revoked token
 // or a change of plan, add-ons or limits takes effect within 5 s), so a request spends no round
-// trip on authentication. Unknown tokens are not remembered: a new token works at once.
+// trip on authentication. Unknown tokens are not remembered: a new token works at once. Entries
+// are keyed by the token as sent, so a remembered token costs no hash (the database only ever
+// sees and stores its hash); they live in this process's memory only, as the request itself does.
 import { envMilliseconds } from "../base/config.ts";
 import type { Database } from "../db/client.ts";
 import type { Company } from "./company.ts";
@@ -16,9 +18,9 @@ export class CompanyCache {
 
   /** The company of a live token, or undefined for an unknown or revoked one. */
   async lookup(token: string): Promise<Company | undefined> {
-    const hash = hashToken(token);
-    const cached = this.#entries.get(hash);
+    const cached = this.#entries.get(token);
     if (cached && cached.until > Date.now()) return cached.company;
+    const hash = hashToken(token);
     // Concurrent first requests of one token share one lookup.
     let pending = this.#pending.get(hash);
     if (!pending) {
@@ -26,17 +28,17 @@ export class CompanyCache {
       this.#pending.set(hash, pending);
     }
     const company = await pending;
-    if (company) this.#remember(hash, company);
-    else this.#entries.delete(hash);
+    if (company) this.#remember(token, company);
+    else this.#entries.delete(token);
     return company;
   }
 
-  #remember(hash: string, company: Company): void {
+  #remember(token: string, company: Company): void {
     if (this.#entries.size >= MAX_ENTRIES) {
       // Map keeps insertion order: drop the oldest entry.
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    this.#entries.set(hash, { company, until: Date.now() + this.ttlMs });
+    this.#entries.set(token, { company, until: Date.now() + this.ttlMs });
   }
 }

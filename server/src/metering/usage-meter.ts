@@ -44,11 +44,22 @@ export class UsageMeter implements RequestCounter {
   }
 
   #counts(companyId: number, receivedAt: number): Counts {
-    const period = periodOf(receivedAt);
+    const period = this.#periodOf(receivedAt);
     const slot = `${companyId}/${period}`;
     let counts = this.#pending.get(slot);
     if (!counts) this.#pending.set(slot, counts = { companyId, period, requests: 0, dryRunRequests: 0, replays: 0 });
     return counts;
+  }
+
+  /** periodOf, remembered for the current month: every admitted request asks. */
+  #month = { from: 0, until: 0, period: "" };
+  #periodOf(at: number): string {
+    const month = this.#month;
+    if (at >= month.from && at < month.until) return month.period;
+    const start = new Date(at);
+    const from = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 1);
+    this.#month = { from, until: Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1), period: periodOf(at) };
+    return this.#month.period;
   }
 
   start(): void {
