@@ -15,6 +15,7 @@ export async function authenticate(companies: CompanyCache, request: Request): P
 }
 
 export function requireAddons(company: Company, addon: Addon): void {
-  const missing = [...new Set<Addon>(["api", addon])].filter((needed) => !company.addons.has(needed));
+  const needed: Addon[] = addon === "api" ? ["api"] : ["api", addon];
+  const missing = needed.filter((one) => !company.addons.has(one));
   if (missing.length > 0) throw featureOff(missing);
 }

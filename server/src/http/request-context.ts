@@ -2,6 +2,7 @@
 // its Idempotency-Key, If-Match and Prefer. Nothing is written to it later: what handling a request
 // produces (its company, a replay) travels as values.
 import { Elysia } from "elysia";
+import { searchParamsOf } from "./query.ts";
 
 export interface RequestContext {
   readonly requestId: string;
@@ -25,7 +26,7 @@ const contexts = new WeakMap<Request, RequestContext>();
 function dryRunRequested(request: Request): boolean {
   const header = request.headers.get("x-dry-run");
   if (header !== null && !["0", "false"].includes(header.trim().toLowerCase())) return true;
-  const query = new URL(request.url).searchParams.get("dry_run");
+  const query = searchParamsOf(request.url)?.get("dry_run");
   return query === "1" || query === "true";
 }
 

@@ -7,10 +7,23 @@ import { etagMatches, etagOf } from "./etag.ts";
  */
 export const SPARSE_MEDIA_TYPE = "application/vnd.erp.sparse+json";
 
-export function readResponse(request: Request, document: unknown, options: { sparse?: boolean } = {}): Response {
+/** What a read answers: its request, and the headers already set for the answer (X-Request-Id, RateLimit-*, CORS). */
+export interface ReadCall {
+  request: Request;
+  set: { headers: Record<string, string | number> };
+}
+
+export function readResponse({ request, set }: ReadCall, document: unknown, options: { sparse?: boolean } = {}): Response {
   const body = JSON.stringify(document);
   const etag = etagOf(body);
-  const headers = { etag, "cache-control": "private, no-cache" };
+  // The headers set so far go into the Response itself and none stay behind: whenever any do,
+  // Elysia builds the Response again around its body as a stream (bench/README.md).
+  const headers: Record<string, string> = {};
+  for (const name in set.headers) headers[name] = String(set.headers[name]);
+  headers.etag = etag;
+  headers["cache-control"] = "private, no-cache";
+  set.headers = {};
   if (etagMatches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
-  return new Response(body, { headers: { ...headers, "content-type": options.sparse ? SPARSE_MEDIA_TYPE : "application/json" } });
+  headers["content-type"] = options.sparse ? SPARSE_MEDIA_TYPE : "application/json";
+  return new Response(body, { headers });
 }

@@ -38,8 +38,8 @@ const DESCRIPTION = [
 /** `admission` is one without a meter: this endpoint is never metered. */
 export function usageRoutes(deps: { db: Database; admission: Admission }) {
   const { db } = deps;
-  return admitted("usage", "api", deps.admission).get("/v1/usage", async ({ request, company }) => {
-    parseQuery(new URL(request.url), {});
+  return admitted("usage", "api", deps.admission).get("/v1/usage", async ({ request, set, company }) => {
+    parseQuery(request.url, {});
     const period = periodOf(Date.now());
     const [counters, projectsUsed, workersUsed] = await Promise.all([
       db.select().from(usageCounters).where(and(eq(usageCounters.company_id, company.id), eq(usageCounters.period, period))),
@@ -47,7 +47,7 @@ export function usageRoutes(deps: { db: Database; admission: Admission }) {
       liveTotal(db, definitionNamed("workers"), company.id),
     ]);
     const row = counters[0];
-    return readResponse(request, {
+    return readResponse({ request, set }, {
       data: {
         period,
         requests: Number(row?.requests ?? 0),

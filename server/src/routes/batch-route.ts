@@ -8,10 +8,10 @@ import { pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context
 
 export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { collection } = pathsOf(def);
-  app.post(`${collection}/batch`, (call) =>
-    runWrite(deps, call, (tx, body, { itemKeysRead }) => runBatch(tx, deps.store.ids, {
-      def, company: call.company, body, dryRun: call.ctx.dryRun, requestId: call.ctx.requestId, itemKeysRead,
-      scope: { companyId: call.company.id },
+  app.post(`${collection}/batch`, ({ company, request, ctx, set, params }) =>
+    runWrite(deps, { company, request, ctx, set }, (tx, body, { itemKeysRead }) => runBatch(tx, deps.store.ids, {
+      def, company, body, dryRun: ctx.dryRun, requestId: ctx.requestId, itemKeysRead,
+      scope: { companyId: company.id },
     })), {
     detail: crudDetail(def, "batch", writeParsers),
     response: { 200: BatchResult },

@@ -8,12 +8,12 @@ import { parseId, pathsOf, runWrite, scopeOf, writeParsers, type RouteDeps } fro
 
 export function deleteRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member, memberParam } = pathsOf(def);
-  app.delete(member, (call) =>
-    runWrite(deps, call, async (tx) => deleteRecordById(tx, {
-      def, company: call.company, dryRun: call.ctx.dryRun,
-      id: parseId((call.params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
-      scope: await scopeOf(tx.db, def, call.company, call.params, true),
-      ifMatch: call.ctx.ifMatch,
+  app.delete(member, ({ company, request, ctx, set, params }) =>
+    runWrite(deps, { company, request, ctx, set }, async (tx) => deleteRecordById(tx, {
+      def, company, dryRun: ctx.dryRun,
+      id: parseId((params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
+      scope: await scopeOf(tx.db, def, company, params, true),
+      ifMatch: ctx.ifMatch,
     }), { takesBody: false }), {
     detail: crudDetail(def, "delete", writeParsers),
     response: { 200: DeleteResult },

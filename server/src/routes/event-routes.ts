@@ -12,7 +12,7 @@ import { notFound } from "../refusals/catalogue.ts";
 import { timestampSchema } from "../resources/schemas.ts";
 import { holdOpen } from "../http/hold-open.ts";
 import { described, integerParam, oneOfParam, parseQuery, textParam } from "../http/query.ts";
-import { readResponse } from "../http/respond.ts";
+import { readResponse, type ReadCall } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { RESOURCES } from "../resources/registry.ts";
 import { EVENT_RESOURCES, EVENT_TYPES, EVENTFUL, RESOURCE_WILDCARDS } from "../events/event-types.ts";
@@ -59,8 +59,8 @@ const EventPage = Type.Object({
   }, { additionalProperties: false, title: "EventPageMeta" }),
 }, { additionalProperties: false, title: "EventPage" });
 
-const pageOf = (request: Request, page: FeedPage, limit: number): Response =>
-  readResponse(request, { data: page.events, meta: { next_cursor: page.nextCursor, limit } });
+const pageOf = (call: ReadCall, page: FeedPage, limit: number): Response =>
+  readResponse(call, { data: page.events, meta: { next_cursor: page.nextCursor, limit } });
 
 const visibleResources = (company: Company): string[] => EVENTFUL.filter((def) => company.addons.has(def.addon)).map((def) => def.name);
 
@@ -72,8 +72,8 @@ function feedRoute(deps: RouteDeps) {
     resource: described(oneOfParam(EVENT_RESOURCES), "Only events of this resource."),
     wait: waitParam,
   };
-  return admitted("events:feed", "api", deps.admission).get("/v1/events", async ({ request, company }) => {
-    const query = parseQuery(new URL(request.url), parsers);
+  return admitted("events:feed", "api", deps.admission).get("/v1/events", async ({ request, set, company }) => {
+    const query = parseQuery(request.url, parsers);
     const { limit } = pageWindow(query);
     const visible = visibleResources(company);
     const resources = query.resource ? visible.filter((name) => name === query.resource) : visible;
@@ -82,10 +82,10 @@ function feedRoute(deps: RouteDeps) {
     if (query.wait === undefined) {
       // `latest` alone only tells where the feed ends now.
       const page = query.after === "latest" ? { events: [], nextCursor: after! } : await readFeed(deps.db, feed);
-      return pageOf(request, page, limit);
+      return pageOf({ request, set }, page, limit);
     }
     holdOpen(request, query.wait + ANSWER_SECONDS);
-    return pageOf(request, await waitForFeed(deps.db, deps.waiters, feed, query.wait, request.signal), limit);
+    return pageOf({ request, set }, await waitForFeed(deps.db, deps.waiters, feed, query.wait, request.signal), limit);
   }, {
     detail: operationDetail({
       operationId: "listEvents",
@@ -114,13 +114,13 @@ async function everExisted(deps: RouteDeps, def: ResourceDefinition, companyId: 
 function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
   const parsers = { after: afterParam, limit: limitParam };
   const what = def.singular.toLowerCase();
-  return admitted(`events:${def.name}`, def.addon, deps.admission).get(`/v1/${def.name}/:id/events`, async ({ request, company, params }) => {
-    const query = parseQuery(new URL(request.url), parsers);
+  return admitted(`events:${def.name}`, def.addon, deps.admission).get(`/v1/${def.name}/:id/events`, async ({ request, set, company, params }) => {
+    const query = parseQuery(request.url, parsers);
     const { limit } = pageWindow(query);
     const id = parseId(params.id, what);
     if (!(await everExisted(deps, def, company.id, id))) throw notFound(what, id);
     const page = await readFeed(deps.db, { companyId: company.id, after: query.after, limit, resources: [def.name], record: { resource: def.name, id } });
-    return pageOf(request, page, limit);
+    return pageOf({ request, set }, page, limit);
   }, {
     detail: operationDetail({
       operationId: `list${def.singular}Events`,

@@ -14,8 +14,8 @@ import { pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
 
 export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const parsers = listParsers(def);
-  app.get(pathsOf(def).collection, async ({ request, company, params }) => {
-    const query = parseQuery(new URL(request.url), parsers);
+  app.get(pathsOf(def).collection, async ({ request, set, company, params }) => {
+    const query = parseQuery(request.url, parsers);
     const { limit, start } = listWindow(query);
     const filters = Object.fromEntries(def.filters.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as number | string]));
     const scope = await scopeOf(deps.db, def, company, params);
@@ -33,7 +33,7 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
       limit,
       ...("afterId" in start ? { after_id: start.afterId, ...(page.nextAfterId === undefined ? {} : { next_after_id: page.nextAfterId }) } : { offset: start.offset }),
     };
-    return readResponse(request, { data: page.rows, meta }, { sparse: query.fields !== undefined });
+    return readResponse({ request, set }, { data: page.rows, meta }, { sparse: query.fields !== undefined });
   }, {
     detail: crudDetail(def, "list", parsers),
     response: { 200: listEnvelope(recordSchema(def), `${def.singular}List`) },

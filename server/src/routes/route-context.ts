@@ -79,13 +79,12 @@ export async function runWrite(
   const read = (await readJsonBody(request)) ?? null;
   const body = options.takesBody === false ? undefined : read;
   checkIdempotencyKey(ctx.idempotencyKey);
-  const url = new URL(request.url);
   // Refuses unknown parameters and a malformed dry_run; the dry-run itself is the context's.
-  parseQuery(url, writeParsers);
+  parseQuery(request.url, writeParsers);
   const key = ctx.idempotencyKey;
   const answer = await executeWrite(deps.store, {
     companyId: company.id, requestId: ctx.requestId, dryRun: ctx.dryRun, idempotencyKey: key,
-    fingerprint: key === undefined ? undefined : fingerprintOf(request.method, url.pathname, ctx.dryRun, body),
+    fingerprint: key === undefined ? undefined : fingerprintOf(request.method, new URL(request.url).pathname, ctx.dryRun, body),
   }, (tx, attempt) => operation(tx, body, attempt));
   if (answer.replayed) deps.admission.refund(company, ctx);
   // Committed by now: followers of the feed on this process need not wait for their next round.

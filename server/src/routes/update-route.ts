@@ -9,12 +9,12 @@ import { parseId, pathsOf, runWrite, scopeOf, writeParsers, type RouteDeps } fro
 
 export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member, memberParam } = pathsOf(def);
-  app.patch(member, (call) =>
-    runWrite(deps, call, async (tx, body) => updateRecordById(tx, {
-      def, company: call.company, body, dryRun: call.ctx.dryRun,
-      id: parseId((call.params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
-      scope: await scopeOf(tx.db, def, call.company, call.params, true),
-      ifMatch: call.ctx.ifMatch,
+  app.patch(member, ({ company, request, ctx, set, params }) =>
+    runWrite(deps, { company, request, ctx, set }, async (tx, body) => updateRecordById(tx, {
+      def, company, body, dryRun: ctx.dryRun,
+      id: parseId((params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
+      scope: await scopeOf(tx.db, def, company, params, true),
+      ifMatch: ctx.ifMatch,
     })), {
     detail: crudDetail(def, "update", writeParsers),
     response: { 200: updateResult(recordSchema(def)) },

@@ -29,14 +29,14 @@ function externalIdOf(def: ResourceDefinition, request: Request): string {
 
 export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { collection } = pathsOf(def);
-  app.put(`${collection}/by-external-id/:external_id`, (call) =>
-    runWrite(deps, call, (tx, body) => upsertByExternalId(tx, deps.store.ids, {
-      def, company: call.company, body, dryRun: call.ctx.dryRun,
-      externalId: externalIdOf(def, call.request),
-      scope: { companyId: call.company.id },
-      ifMatch: call.ctx.ifMatch,
+  app.put(`${collection}/by-external-id/:external_id`, ({ company, request, ctx, set, params }) =>
+    runWrite(deps, { company, request, ctx, set }, (tx, body) => upsertByExternalId(tx, deps.store.ids, {
+      def, company, body, dryRun: ctx.dryRun,
+      externalId: externalIdOf(def, request),
+      scope: { companyId: company.id },
+      ifMatch: ctx.ifMatch,
       collection,
-      representation: call.ctx.representation,
+      representation: ctx.representation,
     })), {
     detail: crudDetail(def, "upsert", writeParsers),
     // A dry-run answers 200 with the preview of a create (DryRunCreated) or of an update.

@@ -76,13 +76,13 @@ export function webhookRoutes(deps: RouteDeps) {
   const deliveryParsers = { limit: limitParam, offset: offsetParam };
   return admitted("webhooks", "api", deps.admission)
     .get(PATH, async ({ company, request }) => {
-      parseQuery(new URL(request.url), {});
+      parseQuery(request.url, {});
       return { data: await listEndpoints(deps.db, company.id) };
     }, {
       detail: operationDetail({ operationId: "listWebhookEndpoints", summary: "List webhook endpoints", description: "The company's webhook endpoints, oldest first (secrets are never shown again).", tags: TAGS, refusals: ["invalid_query"], responses: { 200: { description: "Every endpoint." } } }),
       response: { 200: Type.Object({ data: Type.Array(Endpoint) }, { additionalProperties: false, title: "WebhookEndpointList" }) },
     })
-    .post(PATH, (call) => write(deps, call, 201, (tx, body) => createEndpoint(tx, call.company.id, body)), {
+    .post(PATH, ({ company, request, ctx, set, params }) => write(deps, { company, request, ctx, set }, 201, (tx, body) => createEndpoint(tx, company.id, body)), {
       detail: operationDetail({
         operationId: "createWebhookEndpoint", summary: "Create a webhook endpoint",
         description: "Every later event whose type matches `events` is POSTed to `url` as JSON (the event as in GET /v1/events) with `ERP-Event-Id` and `ERP-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff for 24 hours (at least 8 attempts). The answer carries the signing secret, once. URLs must be https to a public address: every address the host resolves to is checked when the endpoint is saved and again when each delivery connects, in every spelling (IPv4-mapped and -compatible IPv6, NAT64, 6to4, Teredo, the IANA special-purpose ranges), and a delivery connects only to an address so checked. Redirects are not followed (a 3xx is a failed attempt). http and private addresses only on servers run with WEBHOOK_ALLOW_PRIVATE=1. Deliveries to one endpoint never delay another's: each endpoint (and each company) has its own few sending slots, so a slow or dead receiver holds only its own.",
@@ -93,26 +93,26 @@ export function webhookRoutes(deps: RouteDeps) {
       response: { 201: item(EndpointWithSecret, "WebhookEndpointCreated"), 200: item(DryRunWrite, "WebhookDryRunResult") },
     })
     .get(`${PATH}/:id`, async ({ company, params, request }) => {
-      parseQuery(new URL(request.url), {});
+      parseQuery(request.url, {});
       return { data: await getEndpoint(deps.db, company.id, memberId(params)) };
     }, {
       detail: operationDetail({ operationId: "getWebhookEndpoint", summary: "Get one webhook endpoint", description: "One endpoint, without its secret.", tags: TAGS, refusals: ["invalid_query", "not_found"], responses: { 200: { description: "The endpoint." } } }),
       response: { 200: item(Endpoint, "WebhookEndpointItem") },
     })
-    .patch(`${PATH}/:id`, (call) => write(deps, call, 200, (tx, body) => updateEndpoint(tx, call.company.id, memberId(call.params), body)), {
+    .patch(`${PATH}/:id`, ({ company, request, ctx, set, params }) => write(deps, { company, request, ctx, set }, 200, (tx, body) => updateEndpoint(tx, company.id, memberId(params), body)), {
       detail: operationDetail({ operationId: "updateWebhookEndpoint", summary: "Update a webhook endpoint", description: "Changes the fields sent (url, events, description, enabled). A disabled endpoint is sent nothing; the events since it was disabled go out once it is enabled again.", tags: TAGS, query: writeParsers, headers: ["IdempotencyKey", "XDryRun"], body: EndpointPatch, refusals: [...WRITE_REFUSALS, ...BODY_REFUSALS, "not_found"], responses: { 200: { description: "The endpoint after the change (or `{dry_run: true}`).", headers: ["IdempotentReplayed"] } } }),
       response: { 200: t.Union([item(Endpoint, "WebhookEndpointItem"), item(DryRunWrite, "WebhookDryRunResult")]) },
     })
-    .delete(`${PATH}/:id`, (call) => write(deps, call, 200, (tx) => deleteEndpoint(tx, call.company.id, memberId(call.params)), { takesBody: false }), {
+    .delete(`${PATH}/:id`, ({ company, request, ctx, set, params }) => write(deps, { company, request, ctx, set }, 200, (tx) => deleteEndpoint(tx, company.id, memberId(params)), { takesBody: false }), {
       detail: operationDetail({ operationId: "deleteWebhookEndpoint", summary: "Delete a webhook endpoint", description: "Nothing more is sent to it; its pending deliveries are cancelled.", tags: TAGS, query: writeParsers, headers: ["IdempotencyKey", "XDryRun"], refusals: [...WRITE_REFUSALS, "not_found"], responses: { 200: { description: "Deleted (or `{dry_run: true}`).", headers: ["IdempotentReplayed"] } } }),
       response: { 200: t.Union([item(Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) }, { additionalProperties: false, title: "WebhookEndpointDeleted" }), "WebhookEndpointDeleteResult"), item(DryRunWrite, "WebhookDryRunResult")]) },
     })
-    .post(`${PATH}/:id/rotate-secret`, (call) => write(deps, call, 200, (tx) => rotateSecret(tx, call.company.id, memberId(call.params)), { takesBody: false }), {
+    .post(`${PATH}/:id/rotate-secret`, ({ company, request, ctx, set, params }) => write(deps, { company, request, ctx, set }, 200, (tx) => rotateSecret(tx, company.id, memberId(params)), { takesBody: false }), {
       detail: operationDetail({ operationId: "rotateWebhookSecret", summary: "Rotate a webhook endpoint's secret", description: "Makes a new signing secret, shown once in the answer; every delivery from now on is signed with it.", tags: TAGS, query: writeParsers, headers: ["IdempotencyKey", "XDryRun"], refusals: [...WRITE_REFUSALS, "not_found"], responses: { 200: { description: "The new secret.", headers: ["IdempotentReplayed"] } } }),
       response: { 200: t.Union([item(Type.Object({ id: Type.Integer(), secret: Type.String() }, { additionalProperties: false, title: "WebhookSecret" }), "WebhookSecretResult"), item(DryRunWrite, "WebhookDryRunResult")]) },
     })
     .get(`${PATH}/:id/deliveries`, async ({ company, params, request }) => {
-      const { limit, offset } = pageWindow(parseQuery(new URL(request.url), deliveryParsers));
+      const { limit, offset } = pageWindow(parseQuery(request.url, deliveryParsers));
       const page = await listDeliveries(deps.db, company.id, memberId(params), limit, offset);
       return { data: page.data, meta: { total: page.total, limit, offset } };
     }, {
