@@ -118,8 +118,14 @@ function runOnce(pool: CorePool, method: "query" | "execute", input: QueryInput,
         if (failure) reject(failure);
         else resolve([rows, fields]);
       };
-      if (method === "query") connection.query(options, values as never, done);
-      else connection.execute(options, values as never, done);
+      try {
+        if (method === "query") connection.query(options, values as never, done);
+        else connection.execute(options, values as never, done);
+      } catch (thrown) {
+        // The driver refuses some values at once (an undefined bind value): outside this
+        // promise's executor that would escape as an uncaught exception and keep the connection.
+        done(thrown, undefined, []);
+      }
     });
   });
 }
