@@ -35,6 +35,9 @@ export interface GuardedPool {
 /** How long the interruption of a statement may take. */
 const KILL_BUDGET_MS = 2_000;
 
+/** A statement's options of its own, so the driver never sees a caller's object changed. */
+const optionsOf = (input: QueryInput): QueryOptions => (typeof input === "string" ? { sql: input } : { ...input });
+
 /** When the current request's budget runs out (epoch ms); throws when it has already. */
 function deadline(what: string): number {
   const remaining = remainingBudgetMs();
@@ -57,7 +60,7 @@ async function acquire(pool: Pool): Promise<PoolConnection> {
 function guard(connection: PoolConnection): GuardedConnection {
   let destroyed = false;
   const run = async (method: "query" | "execute", input: QueryInput, values: unknown): Promise<QueryResult> => {
-    const options: QueryOptions = typeof input === "string" ? { sql: input } : { ...input };
+    const options = optionsOf(input);
     // A rollback on a connection we destroyed has nothing left to do: the server rolled back.
     if (destroyed && /^\s*rollback\s*$/i.test(options.sql)) return [[], []];
     const at = deadline("a statement");
@@ -92,7 +95,7 @@ function guard(connection: PoolConnection): GuardedConnection {
  */
 function runOnce(pool: CorePool, method: "query" | "execute", input: QueryInput, values: unknown): Promise<QueryResult> {
   const at = deadline("waiting for a connection");
-  const options: QueryOptions = typeof input === "string" ? { sql: input } : { ...input };
+  const options = optionsOf(input);
   return new Promise<QueryResult>((resolve, reject) => {
     let running: CorePoolConnection | undefined;
     let expired = false;

@@ -22,6 +22,8 @@ export class UsageMeter implements RequestCounter {
   #pending = new Map<string, Counts>();
   #flushing: Promise<void> = Promise.resolve();
   #timer: ReturnType<typeof setInterval> | undefined;
+  /** periodOf, remembered for the current month: every admitted request asks. */
+  #month = { from: 0, until: 0, period: "" };
 
   constructor(private readonly db: Database, private readonly intervalMs = 1000) {}
 
@@ -51,8 +53,6 @@ export class UsageMeter implements RequestCounter {
     return counts;
   }
 
-  /** periodOf, remembered for the current month: every admitted request asks. */
-  #month = { from: 0, until: 0, period: "" };
   #periodOf(at: number): string {
     const month = this.#month;
     if (at >= month.from && at < month.until) return month.period;

@@ -29,7 +29,7 @@ function externalIdOf(def: ResourceDefinition, request: Request): string {
 
 export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { collection } = pathsOf(def);
-  app.put(`${collection}/by-external-id/:external_id`, ({ company, request, ctx, set, params }) =>
+  app.put(`${collection}/by-external-id/:external_id`, ({ company, request, ctx, set }) =>
     runWrite(deps, { company, request, ctx, set }, (tx, body) => upsertByExternalId(tx, deps.store.ids, {
       def, company, body, dryRun: ctx.dryRun,
       externalId: externalIdOf(def, request),
