@@ -13,7 +13,13 @@ const BATCH = 500;
 export interface BulkImport {
   rows: number;
   /** The CLI into our server: rows/s, rows in the database, its own peak RSS, exit code. */
-  cli: { rowsPerSecond: number; seconds: number; imported: number; rssMb: number; exitCode: number };
+  cli: {
+    rowsPerSecond: number;
+    seconds: number;
+    imported: number;
+    rssMb: number;
+    exitCode: number;
+  };
   /** The raw server's batch route, the same rows, 500 per INSERT, one request at a time. */
   raw: { rowsPerSecond: number; seconds: number };
   ratio: number;
@@ -22,7 +28,11 @@ export interface BulkImport {
 }
 
 /** Row i of the file (and of the raw baseline's batches). */
-const worker = (i: number): { name: string; email: string; phone: string } => ({ name: `Imported ${i}`, email: `imported${i}@example.com`, phone: `+1 555 ${String(i).padStart(4, "0")}` });
+const worker = (i: number): { name: string; email: string; phone: string } => ({
+  name: `Imported ${i}`,
+  email: `imported${i}@example.com`,
+  phone: `+1 555 ${String(i).padStart(4, "0")}`,
+});
 
 async function questions(db: DatabaseHandle): Promise<number> {
   const [rows] = await db.pool.query("SHOW GLOBAL STATUS LIKE 'Questions'");
@@ -30,11 +40,19 @@ async function questions(db: DatabaseHandle): Promise<number> {
 }
 
 async function countWorkers(db: DatabaseHandle, companyId: number): Promise<number> {
-  const [rows] = await db.pool.query("SELECT COUNT(*) AS n FROM workers WHERE company_id = ? AND deleted_at IS NULL", [companyId]);
+  const [rows] = await db.pool.query(
+    "SELECT COUNT(*) AS n FROM workers WHERE company_id = ? AND deleted_at IS NULL",
+    [companyId],
+  );
   return Number((rows as { n: number }[])[0]!.n);
 }
 
-async function cliImport(db: DatabaseHandle, baseUrl: string, company: { company_id: number; token: string }, rows: number): Promise<BulkImport["cli"]> {
+async function cliImport(
+  db: DatabaseHandle,
+  baseUrl: string,
+  company: { company_id: number; token: string },
+  rows: number,
+): Promise<BulkImport["cli"]> {
   const dir = mkdtempSync(path.join(tmpdir(), "erp-bench-import-"));
   try {
     const file = path.join(dir, "workers.csv");
@@ -45,30 +63,59 @@ async function cliImport(db: DatabaseHandle, baseUrl: string, company: { company
     }
     writeFileSync(file, `${lines.join("\n")}\n`);
     const started = performance.now();
-    const child = Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), "import", "workers", file], {
-      cwd: dir,
-      env: { ...process.env, ERP_BASE_URL: baseUrl, ERP_TOKEN: company.token, XDG_STATE_HOME: dir, XDG_CONFIG_HOME: dir },
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    const child = Bun.spawn(
+      [process.execPath, path.join(ROOT, "cli/src/main.ts"), "import", "workers", file],
+      {
+        cwd: dir,
+        env: {
+          ...process.env,
+          ERP_BASE_URL: baseUrl,
+          ERP_TOKEN: company.token,
+          XDG_STATE_HOME: dir,
+          XDG_CONFIG_HOME: dir,
+        },
+        stdout: "ignore",
+        stderr: "ignore",
+      },
+    );
     const exitCode = await child.exited;
     const seconds = (performance.now() - started) / 1000;
     const rssMb = Math.round((child.resourceUsage()?.maxRSS ?? 0) / 1024 / 1024);
-    return { rowsPerSecond: Math.round(rows / seconds), seconds: Math.round(seconds * 10) / 10, imported: await countWorkers(db, company.company_id), rssMb, exitCode };
+    return {
+      rowsPerSecond: Math.round(rows / seconds),
+      seconds: Math.round(seconds * 10) / 10,
+      imported: await countWorkers(db, company.company_id),
+      rssMb,
+      exitCode,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** The same rows through the raw server's batch route, one 500-row INSERT per request, one request at a time. */
-async function rawImport(rawBaseUrl: string, token: string, rows: number): Promise<BulkImport["raw"]> {
+async function rawImport(
+  rawBaseUrl: string,
+  token: string,
+  rows: number,
+): Promise<BulkImport["raw"]> {
   const bodies: string[] = [];
   for (let first = 0; first < rows; first += BATCH) {
-    bodies.push(JSON.stringify({ items: Array.from({ length: Math.min(BATCH, rows - first) }, (_, offset) => worker(first + offset)) }));
+    bodies.push(
+      JSON.stringify({
+        items: Array.from({ length: Math.min(BATCH, rows - first) }, (_, offset) =>
+          worker(first + offset),
+        ),
+      }),
+    );
   }
   const started = performance.now();
   for (const body of bodies) {
-    const response = await fetch(`${rawBaseUrl}/v1/workers/batch`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body });
+    const response = await fetch(`${rawBaseUrl}/v1/workers/batch`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body,
+    });
     if (response.status !== 200) throw new Error(`raw batch answered ${response.status}`);
     await response.arrayBuffer();
   }
@@ -77,16 +124,32 @@ async function rawImport(rawBaseUrl: string, token: string, rows: number): Promi
 }
 
 /** Statements per batch: `batches` batches of 500 creates, then the same items again as upserts (updates). */
-async function statementsPerBatch(db: DatabaseHandle, baseUrl: string, token: string, batches: number): Promise<BulkImport["statements"]> {
-  const items = (round: number, changed: boolean) => Array.from({ length: BATCH }, (_, i) => ({
-    name: `Counted ${round}-${i}${changed ? " renamed" : ""}`, email: `counted${round}-${i}@example.com`, external_id: `counted-${round}-${i}`,
-  }));
+async function statementsPerBatch(
+  db: DatabaseHandle,
+  baseUrl: string,
+  token: string,
+  batches: number,
+): Promise<BulkImport["statements"]> {
+  const items = (round: number, changed: boolean) =>
+    Array.from({ length: BATCH }, (_, i) => ({
+      name: `Counted ${round}-${i}${changed ? " renamed" : ""}`,
+      email: `counted${round}-${i}@example.com`,
+      external_id: `counted-${round}-${i}`,
+    }));
   const send = async (round: number, upsert: boolean): Promise<void> => {
     const list = items(round, upsert);
     const response = await fetch(`${baseUrl}/v1/workers/batch`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": crypto.randomUUID() },
-      body: JSON.stringify({ items: list, on_conflict: upsert ? "update" : "error", item_keys: list.map(() => crypto.randomUUID()) }),
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        "idempotency-key": crypto.randomUUID(),
+      },
+      body: JSON.stringify({
+        items: list,
+        on_conflict: upsert ? "update" : "error",
+        item_keys: list.map(() => crypto.randomUUID()),
+      }),
     });
     if (response.status !== 200) throw new Error(`batch answered ${response.status}`);
     const { data } = (await response.json()) as { data: { failed: number } };
@@ -96,16 +159,34 @@ async function statementsPerBatch(db: DatabaseHandle, baseUrl: string, token: st
     const before = await questions(db);
     for (let round = 0; round < batches; round++) await send(round, upsert);
     // One statement of ours (SHOW STATUS) falls inside the window.
-    return Math.round(((await questions(db)) - before - 1) / batches * 10) / 10;
+    return Math.round((((await questions(db)) - before - 1) / batches) * 10) / 10;
   };
   return { create: await measure(false), upsert: await measure(true) };
 }
 
-export async function bulkImport(db: DatabaseHandle, target: { baseUrl: string; company: { company_id: number; token: string } }, raw: { baseUrl: string; token: string }, counted: { company: { company_id: number; token: string } }, rows: number, quick: boolean): Promise<BulkImport> {
+export async function bulkImport(
+  db: DatabaseHandle,
+  target: { baseUrl: string; company: { company_id: number; token: string } },
+  raw: { baseUrl: string; token: string },
+  counted: { company: { company_id: number; token: string } },
+  rows: number,
+  quick: boolean,
+): Promise<BulkImport> {
   const rawRun = await rawImport(raw.baseUrl, raw.token, rows);
   const cli = await cliImport(db, target.baseUrl, target.company, rows);
-  const statements = await statementsPerBatch(db, target.baseUrl, counted.company.token, quick ? 2 : 10);
-  return { rows, cli, raw: rawRun, ratio: Math.round((cli.rowsPerSecond / Math.max(1, rawRun.rowsPerSecond)) * 100) / 100, statements };
+  const statements = await statementsPerBatch(
+    db,
+    target.baseUrl,
+    counted.company.token,
+    quick ? 2 : 10,
+  );
+  return {
+    rows,
+    cli,
+    raw: rawRun,
+    ratio: Math.round((cli.rowsPerSecond / Math.max(1, rawRun.rowsPerSecond)) * 100) / 100,
+    statements,
+  };
 }
 
 export function describeBulkImport(result: BulkImport): string {

@@ -7,8 +7,18 @@
 // a throw-away database. --quick: 100 long-polls over 10 companies, held for 3 s.
 import { readFileSync } from "node:fs";
 import type { Subprocess } from "bun";
-import { connectDatabase, createCompany, migrateDatabase, type DatabaseHandle } from "@erp/server/admin";
-import { createDatabase, dropDatabase, provisionDatabaseServer, withDatabase } from "../scripts/lib/provision.ts";
+import {
+  connectDatabase,
+  createCompany,
+  migrateDatabase,
+  type DatabaseHandle,
+} from "@erp/server/admin";
+import {
+  createDatabase,
+  dropDatabase,
+  provisionDatabaseServer,
+  withDatabase,
+} from "../scripts/lib/provision.ts";
 import { spawnServer } from "./spawn-server.ts";
 
 export interface LongPollFigures {
@@ -49,7 +59,11 @@ async function questions(db: DatabaseHandle): Promise<number> {
 }
 
 /** The server's CPU and the database's statements over `seconds`, and the server's RSS at the end. */
-async function measureWindow(db: DatabaseHandle, pid: number, seconds: number): Promise<WindowFigures> {
+async function measureWindow(
+  db: DatabaseHandle,
+  pid: number,
+  seconds: number,
+): Promise<WindowFigures> {
   const started = performance.now();
   const [cpu, asked] = [cpuSeconds(pid), await questions(db)];
   await Bun.sleep(seconds * 1000);
@@ -65,11 +79,18 @@ async function measureWindow(db: DatabaseHandle, pid: number, seconds: number): 
 }
 
 /** One follower on its own keep-alive connection: asks again with each page's next_cursor. */
-async function follower(port: number, token: string, cursor: string, counts: { answered: number; errors: number }) {
+async function follower(
+  port: number,
+  token: string,
+  cursor: string,
+  counts: { answered: number; errors: number },
+) {
   let received = "";
   let after = cursor;
   const ask = (socket: { write(data: string): number }) =>
-    socket.write(`GET /v1/events?after=${after}&wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    socket.write(
+      `GET /v1/events?after=${after}&wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+    );
   const socket = await Bun.connect({
     hostname: "127.0.0.1",
     port,
@@ -101,26 +122,47 @@ async function follower(port: number, token: string, cursor: string, counts: { a
 }
 
 /** Runs the leg against a running server (`pid` is its process) on the database `db` reaches. */
-export async function idleLongPolls(db: DatabaseHandle, baseUrl: string, pid: number, quick: boolean): Promise<LongPollFigures> {
+export async function idleLongPolls(
+  db: DatabaseHandle,
+  baseUrl: string,
+  pid: number,
+  quick: boolean,
+): Promise<LongPollFigures> {
   const polls = quick ? 100 : 1_000;
   const companies = quick ? 10 : 100;
   const holdSeconds = quick ? 3 : 30;
   const port = Number(new URL(baseUrl).port);
   const followers: { token: string; cursor: string }[] = [];
   for (let i = 0; i < companies; i++) {
-    const { token } = await createCompany(db.db, { name: `Long-poll Co ${i}`, plan: "enterprise", addons: ["api"] });
-    const start = await fetch(`${baseUrl}/v1/events?after=latest`, { headers: { authorization: `Bearer ${token}` } });
+    const { token } = await createCompany(db.db, {
+      name: `Long-poll Co ${i}`,
+      plan: "enterprise",
+      addons: ["api"],
+    });
+    const start = await fetch(`${baseUrl}/v1/events?after=latest`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const cursor = ((await start.json()) as { meta: { next_cursor: string } }).meta.next_cursor;
     for (let j = 0; j < polls / companies; j++) followers.push({ token, cursor });
   }
   const idle = await measureWindow(db, pid, quick ? 1 : 10);
   const counts = { answered: 0, errors: 0 };
-  const sockets = await Promise.all(followers.map(({ token, cursor }) => follower(port, token, cursor, counts)));
+  const sockets = await Promise.all(
+    followers.map(({ token, cursor }) => follower(port, token, cursor, counts)),
+  );
   try {
     // Let every long-poll reach its wait before the window opens.
     await Bun.sleep(2_000);
     const holding = await measureWindow(db, pid, holdSeconds);
-    return { polls, companies, hold_seconds: holdSeconds, answered: counts.answered, errors: counts.errors, idle, holding };
+    return {
+      polls,
+      companies,
+      hold_seconds: holdSeconds,
+      answered: counts.answered,
+      errors: counts.errors,
+      idle,
+      holding,
+    };
   } finally {
     for (const socket of sockets) socket.end();
   }
@@ -128,15 +170,20 @@ export async function idleLongPolls(db: DatabaseHandle, baseUrl: string, pid: nu
 
 export function describeLongPolls(figures: LongPollFigures): string {
   const { idle, holding } = figures;
-  return `${figures.polls.toLocaleString("en")} idle long-polls (wait=30, ${figures.companies} companies) held ${holding.seconds} s: ` +
+  return (
+    `${figures.polls.toLocaleString("en")} idle long-polls (wait=30, ${figures.companies} companies) held ${holding.seconds} s: ` +
     `server CPU ${holding.cpu_percent}% of a core (idle ${idle.cpu_percent}%), RSS ${holding.rss_mb} MB (idle ${idle.rss_mb} MB), ` +
     `database ${holding.statements_per_second} statements/s (idle ${idle.statements_per_second}; every client of the database counted), ` +
-    `${figures.answered} answered empty and asked again, ${figures.errors} errors`;
+    `${figures.answered} answered empty and asked again, ${figures.errors} errors`
+  );
 }
 
 if (import.meta.main) {
   const quick = process.argv.includes("--quick");
-  const server = await provisionDatabaseServer({ envUrl: process.env.BENCH_DATABASE_URL || undefined, envName: "BENCH_DATABASE_URL" });
+  const server = await provisionDatabaseServer({
+    envUrl: process.env.BENCH_DATABASE_URL || undefined,
+    envName: "BENCH_DATABASE_URL",
+  });
   const name = `erp_bench_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
   const url = withDatabase(server.url, name);
   let db: DatabaseHandle | undefined;
@@ -152,7 +199,9 @@ if (import.meta.main) {
     api?.kill("SIGTERM");
     await api?.exited;
     await db?.close();
-    await dropDatabase(server.url, name).catch((error) => console.error(`could not drop ${name}: ${error}`));
+    await dropDatabase(server.url, name).catch((error) =>
+      console.error(`could not drop ${name}: ${error}`),
+    );
     await server.stop();
   }
 }

@@ -10,8 +10,19 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import path from "node:path";
 import type { Subprocess } from "bun";
-import { connectDatabase, createCompany, migrateDatabase, recountLiveRecords, type DatabaseHandle } from "@erp/server/admin";
-import { createDatabase, dropDatabase, provisionDatabaseServer, withDatabase } from "../scripts/lib/provision.ts";
+import {
+  connectDatabase,
+  createCompany,
+  migrateDatabase,
+  recountLiveRecords,
+  type DatabaseHandle,
+} from "@erp/server/admin";
+import {
+  createDatabase,
+  dropDatabase,
+  provisionDatabaseServer,
+  withDatabase,
+} from "../scripts/lib/provision.ts";
 import { bulkImport, describeBulkImport } from "./bulk-import.ts";
 import { describeScale, SCALE_SIZES, scaleLeg } from "./scale.ts";
 import { describeLongPolls, idleLongPolls } from "./long-poll.ts";
@@ -35,9 +46,9 @@ const WEBHOOK_EVENTS = QUICK ? 500 : 10_000;
 const TARGETS: Record<string, { ratio: number; statements: number }> = {
   "GET one": { ratio: 0.85, statements: 1 },
   "list of 50 with total": { ratio: 0.7, statements: 2 },
-  "create": { ratio: 0.5, statements: 4 },
+  create: { ratio: 0.5, statements: 4 },
   "create with Idempotency-Key": { ratio: 0.4, statements: 6 },
-  "replay": { ratio: 1.0, statements: 1 },
+  replay: { ratio: 1.0, statements: 1 },
   "PATCH with If-Match": { ratio: 0.4, statements: 5 },
 };
 
@@ -59,7 +70,12 @@ interface Measure {
 let serial = 0;
 const unique = (): string => `${process.pid}-${Date.now()}-${serial++}`;
 
-async function start(name: Target["name"], script: string, databaseUrl: string, profileDir?: string): Promise<Target> {
+async function start(
+  name: Target["name"],
+  script: string,
+  databaseUrl: string,
+  profileDir?: string,
+): Promise<Target> {
   return { name, ...(await spawnServer(script, databaseUrl, { profileDir })) };
 }
 
@@ -70,7 +86,9 @@ async function questions(db: DatabaseHandle): Promise<number> {
 
 /** Statements that write, counted by the database across every client. */
 async function writeStatements(db: DatabaseHandle): Promise<number> {
-  const [rows] = await db.pool.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_insert', 'Com_update', 'Com_delete', 'Com_commit')");
+  const [rows] = await db.pool.query(
+    "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_insert', 'Com_update', 'Com_delete', 'Com_commit')",
+  );
   return (rows as { Value: string }[]).reduce((sum, row) => sum + Number(row.Value), 0);
 }
 
@@ -80,7 +98,7 @@ async function writeStatements(db: DatabaseHandle): Promise<number> {
  * server's AUTO_INCREMENT and our id blocks share each table's id space.
  */
 async function settle(db: DatabaseHandle): Promise<void> {
-  for (let last = await writeStatements(db); ;) {
+  for (let last = await writeStatements(db); ; ) {
     await Bun.sleep(50);
     const now = await writeStatements(db);
     if (now === last) return;
@@ -105,62 +123,121 @@ interface Scenario {
 }
 
 function scenarios(): Scenario[] {
-  const json = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, "content-type": "application/json", ...extra });
-  const randomWorker = ({ workerIds }: Tenant) => workerIds[Math.floor(Math.random() * workerIds.length)]!;
+  const json = (token: string, extra: Record<string, string> = {}) => ({
+    authorization: `Bearer ${token}`,
+    "content-type": "application/json",
+    ...extra,
+  });
+  const randomWorker = ({ workerIds }: Tenant) =>
+    workerIds[Math.floor(Math.random() * workerIds.length)]!;
   const replayBody = JSON.stringify({ name: "Replayed", email: "replayed@example.com" });
   return [
     {
       name: "GET one",
       expected: [200],
-      requests: (_t, tenant) => [{ method: "GET", headers: json(tenant.token), setupRequest: (req) => ({ ...req, path: `/v1/workers/${randomWorker(tenant)}` }) }],
+      requests: (_t, tenant) => [
+        {
+          method: "GET",
+          headers: json(tenant.token),
+          setupRequest: (req) => ({ ...req, path: `/v1/workers/${randomWorker(tenant)}` }),
+        },
+      ],
     },
     {
       name: "list of 50 with total",
       expected: [200],
-      requests: (_t, { token }) => [{ method: "GET", path: "/v1/workers?limit=50&offset=100", headers: json(token) }],
+      requests: (_t, { token }) => [
+        { method: "GET", path: "/v1/workers?limit=50&offset=100", headers: json(token) },
+      ],
     },
     {
       name: "create",
       expected: [201],
-      requests: (_t, { token }) => [{ method: "POST", path: "/v1/workers", headers: json(token), setupRequest: (req) => ({ ...req, body: JSON.stringify({ name: `Bench ${unique()}`, email: "bench@example.com" }) }) }],
+      requests: (_t, { token }) => [
+        {
+          method: "POST",
+          path: "/v1/workers",
+          headers: json(token),
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({ name: `Bench ${unique()}`, email: "bench@example.com" }),
+          }),
+        },
+      ],
     },
     {
       name: "create with Idempotency-Key",
       expected: [201],
-      requests: (_t, { token }) => [{
-        method: "POST", path: "/v1/workers",
-        setupRequest: (req) => ({ ...req, headers: json(token, { "idempotency-key": `bench-${unique()}` }), body: JSON.stringify({ name: `Keyed ${unique()}`, email: "bench@example.com" }) }),
-      }],
+      requests: (_t, { token }) => [
+        {
+          method: "POST",
+          path: "/v1/workers",
+          setupRequest: (req) => ({
+            ...req,
+            headers: json(token, { "idempotency-key": `bench-${unique()}` }),
+            body: JSON.stringify({ name: `Keyed ${unique()}`, email: "bench@example.com" }),
+          }),
+        },
+      ],
     },
     {
       name: "replay",
       expected: [201],
       setup: async (target, { token }) => {
-        const response = await fetch(`${target.baseUrl}/v1/workers`, { method: "POST", headers: json(token, { "idempotency-key": `replay-${target.name}` }), body: replayBody });
-        if (response.status !== 201) throw new Error(`replay setup on ${target.name}: ${response.status}`);
+        const response = await fetch(`${target.baseUrl}/v1/workers`, {
+          method: "POST",
+          headers: json(token, { "idempotency-key": `replay-${target.name}` }),
+          body: replayBody,
+        });
+        if (response.status !== 201)
+          throw new Error(`replay setup on ${target.name}: ${response.status}`);
       },
-      requests: (target, { token }) => [{ method: "POST", path: "/v1/workers", headers: json(token, { "idempotency-key": `replay-${target.name}` }), body: replayBody }],
+      requests: (target, { token }) => [
+        {
+          method: "POST",
+          path: "/v1/workers",
+          headers: json(token, { "idempotency-key": `replay-${target.name}` }),
+          body: replayBody,
+        },
+      ],
     },
     {
       name: "PATCH with If-Match",
       expected: [200],
       // Each connection owns a worker and chains its updates with the ETag each answer carries.
-      requests: (_t, tenant) => [{
-        method: "PATCH",
-        setupRequest: (req, context) => {
-          const ctx = context as { id?: number; etag?: string };
-          ctx.id ??= randomWorker(tenant);
-          return { ...req, path: `/v1/workers/${ctx.id}`, headers: json(tenant.token, ctx.etag ? { "if-match": ctx.etag } : {}), body: JSON.stringify({ phone: `+1 555 ${unique().slice(-8)}` }) };
+      requests: (_t, tenant) => [
+        {
+          method: "PATCH",
+          setupRequest: (req, context) => {
+            const ctx = context as { id?: number; etag?: string };
+            ctx.id ??= randomWorker(tenant);
+            return {
+              ...req,
+              path: `/v1/workers/${ctx.id}`,
+              headers: json(tenant.token, ctx.etag ? { "if-match": ctx.etag } : {}),
+              body: JSON.stringify({ phone: `+1 555 ${unique().slice(-8)}` }),
+            };
+          },
+          onResponse: (
+            _status: number,
+            _body: string,
+            context: object,
+            headers?: Record<string, unknown>,
+          ) => {
+            (context as { etag?: string }).etag = headers?.etag as string | undefined;
+          },
         },
-        onResponse: (_status: number, _body: string, context: object, headers?: Record<string, unknown>) => {
-          (context as { etag?: string }).etag = headers?.etag as string | undefined;
-        },
-      }],
+      ],
     },
   ];
 }
 
-async function measure(db: DatabaseHandle, target: Target, requests: Request[], expected: number[]): Promise<Measure> {
+async function measure(
+  db: DatabaseHandle,
+  target: Target,
+  requests: Request[],
+  expected: number[],
+): Promise<Measure> {
   const before = await questions(db);
   const result = await autocannon({
     url: target.baseUrl,
@@ -170,8 +247,13 @@ async function measure(db: DatabaseHandle, target: Target, requests: Request[], 
   });
   const after = await questions(db);
   await settle(db);
-  const answered = Object.entries(result.statusCodeStats ?? {}).reduce((sum, [, stat]) => sum + (stat as { count: number }).count, 0);
-  const good = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => expected.includes(Number(code))).reduce((sum, [, stat]) => sum + (stat as { count: number }).count, 0);
+  const answered = Object.entries(result.statusCodeStats ?? {}).reduce(
+    (sum, [, stat]) => sum + (stat as { count: number }).count,
+    0,
+  );
+  const good = Object.entries(result.statusCodeStats ?? {})
+    .filter(([code]) => expected.includes(Number(code)))
+    .reduce((sum, [, stat]) => sum + (stat as { count: number }).count, 0);
   return {
     requests: answered,
     rps: Math.round(good / SECONDS),
@@ -190,20 +272,37 @@ function rssMb(pid: number): number {
 
 async function seed(db: DatabaseHandle, companyId: number): Promise<number[]> {
   const now = new Date();
-  const rows = Array.from({ length: SEED_WORKERS }, (_, i) => [companyId, `Seeded worker ${i}`, `seed${i}@example.com`, "ACTIVE", now, now]);
+  const rows = Array.from({ length: SEED_WORKERS }, (_, i) => [
+    companyId,
+    `Seeded worker ${i}`,
+    `seed${i}@example.com`,
+    "ACTIVE",
+    now,
+    now,
+  ]);
   for (let i = 0; i < rows.length; i += 500) {
-    await db.pool.query("INSERT INTO workers (company_id, name, email, status, created_at, updated_at) VALUES ?", [rows.slice(i, i + 500)]);
+    await db.pool.query(
+      "INSERT INTO workers (company_id, name, email, status, created_at, updated_at) VALUES ?",
+      [rows.slice(i, i + 500)],
+    );
   }
   // Rows loaded around the API: the counters its writes keep are set from them once.
   await recountLiveRecords(db.db, companyId);
-  const [ids] = await db.pool.query("SELECT id FROM workers WHERE company_id = ? ORDER BY id", [companyId]);
+  const [ids] = await db.pool.query("SELECT id FROM workers WHERE company_id = ? ORDER BY id", [
+    companyId,
+  ]);
   return (ids as { id: number }[]).map((row) => Number(row.id));
 }
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ")} |`;
-  return [line(rows[0]!), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ")} |`;
+  return [
+    line(rows[0]!),
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
+    ...rows.slice(1).map(line),
+  ].join("\n");
 }
 
 function printTopFunctions(profileDir: string): void {
@@ -223,10 +322,14 @@ function printTopFunctions(profileDir: string): void {
   }
   const total = profile.samples.length;
   console.log(`\nTop self time of our server (${total} samples, ${path.join(profileDir, file)}):`);
-  for (const [key, count] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${((count / total) * 100).toFixed(1).padStart(5)}%  ${key}`);
+  for (const [key, count] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    console.log(`  ${((count / total) * 100).toFixed(1).padStart(5)}%  ${key}`);
 }
 
-const server = await provisionDatabaseServer({ envUrl: process.env.BENCH_DATABASE_URL || undefined, envName: "BENCH_DATABASE_URL" });
+const server = await provisionDatabaseServer({
+  envUrl: process.env.BENCH_DATABASE_URL || undefined,
+  envName: "BENCH_DATABASE_URL",
+});
 const name = `erp_bench_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
 const url = withDatabase(server.url, name);
 const targets: Target[] = [];
@@ -237,7 +340,11 @@ try {
   await migrateDatabase(url);
   db = connectDatabase(url, { connectionLimit: 2 });
   const [versionRows] = await db.pool.query("SELECT VERSION() AS v");
-  const company = await createCompany(db.db, { name: "Bench Co", plan: "enterprise", addons: ["api"] });
+  const company = await createCompany(db.db, {
+    name: "Bench Co",
+    plan: "enterprise",
+    addons: ["api"],
+  });
   const tenant: Tenant = { token: company.token, workerIds: await seed(db, company.company_id) };
   const api = await start("api", "server/src/main.ts", url, profileDir);
   const raw = await start("raw", "bench/raw-server.ts", url);
@@ -251,26 +358,49 @@ try {
     // hundred requests left ours, with far more code to compile, a third slower in the first
     // round), then alternate which goes first each round.
     for (const target of [api, raw]) {
-      await autocannon({ url: target.baseUrl, connections: CONNECTIONS, duration: WARMUP_SECONDS, requests: scenario.requests(target, tenant) as autocannon.Request[] });
+      await autocannon({
+        url: target.baseUrl,
+        connections: CONNECTIONS,
+        duration: WARMUP_SECONDS,
+        requests: scenario.requests(target, tenant) as autocannon.Request[],
+      });
       await settle(db);
     }
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? [api, raw] : [raw, api];
-      for (const target of order) results[scenario.name]![target.name].push(await measure(db, target, scenario.requests(target, tenant), scenario.expected));
+      for (const target of order)
+        results[scenario.name]![target.name].push(
+          await measure(db, target, scenario.requests(target, tenant), scenario.expected),
+        );
     }
     const line = results[scenario.name]!;
-    process.stderr.write(`${scenario.name}: api ${line.api.map((m) => m.rps).join("/")} req/s, raw ${line.raw.map((m) => m.rps).join("/")} req/s\n`);
+    process.stderr.write(
+      `${scenario.name}: api ${line.api.map((m) => m.rps).join("/")} req/s, raw ${line.raw.map((m) => m.rps).join("/")} req/s\n`,
+    );
   }
 
-  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const median = (values: number[]): number =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const summary = Object.entries(results).map(([scenario, { api: a, raw: r }]) => {
     const target = TARGETS[scenario]!;
     const apiRps = median(a.map((m) => m.rps));
     const rawRps = median(r.map((m) => m.rps));
     return {
       scenario,
-      api: { rps: apiRps, p50_ms: median(a.map((m) => m.p50)), p99_ms: median(a.map((m) => m.p99)), statements: median(a.map((m) => m.statements)), errors: a.reduce((s, m) => s + m.errors, 0) },
-      raw: { rps: rawRps, p50_ms: median(r.map((m) => m.p50)), p99_ms: median(r.map((m) => m.p99)), statements: median(r.map((m) => m.statements)), errors: r.reduce((s, m) => s + m.errors, 0) },
+      api: {
+        rps: apiRps,
+        p50_ms: median(a.map((m) => m.p50)),
+        p99_ms: median(a.map((m) => m.p99)),
+        statements: median(a.map((m) => m.statements)),
+        errors: a.reduce((s, m) => s + m.errors, 0),
+      },
+      raw: {
+        rps: rawRps,
+        p50_ms: median(r.map((m) => m.p50)),
+        p99_ms: median(r.map((m) => m.p99)),
+        statements: median(r.map((m) => m.statements)),
+        errors: r.reduce((s, m) => s + m.errors, 0),
+      },
       ratio: Math.round((apiRps / Math.max(1, rawRps)) * 100) / 100,
       target,
     };
@@ -281,30 +411,90 @@ try {
   const replayVsCreate = Math.round((replay.api.rps / Math.max(1, ownCreate)) * 100) / 100;
 
   // Memory after many requests.
-  await autocannon({ url: api.baseUrl, connections: CONNECTIONS, amount: RSS_REQUESTS, requests: scenarios()[0]!.requests(api, tenant) as autocannon.Request[] });
+  await autocannon({
+    url: api.baseUrl,
+    connections: CONNECTIONS,
+    amount: RSS_REQUESTS,
+    requests: scenarios()[0]!.requests(api, tenant) as autocannon.Request[],
+  });
   const serverRss = rssMb(api.process.pid);
 
-  const importCompany = await createCompany(db.db, { name: "Import Co", plan: "enterprise", addons: ["api"] });
-  const countedCompany = await createCompany(db.db, { name: "Counted Co", plan: "enterprise", addons: ["api"] });
-  const imports = await bulkImport(db, { baseUrl: api.baseUrl, company: importCompany }, { baseUrl: raw.baseUrl, token: tenant.token }, { company: countedCompany }, IMPORT_ROWS, QUICK);
+  const importCompany = await createCompany(db.db, {
+    name: "Import Co",
+    plan: "enterprise",
+    addons: ["api"],
+  });
+  const countedCompany = await createCompany(db.db, {
+    name: "Counted Co",
+    plan: "enterprise",
+    addons: ["api"],
+  });
+  const imports = await bulkImport(
+    db,
+    { baseUrl: api.baseUrl, company: importCompany },
+    { baseUrl: raw.baseUrl, token: tenant.token },
+    { company: countedCompany },
+    IMPORT_ROWS,
+    QUICK,
+  );
   const scale = await scaleLeg(db, api.baseUrl, QUICK ? SCALE_SIZES.quick : SCALE_SIZES.full);
   const longPolls = await idleLongPolls(db, api.baseUrl, api.process.pid, QUICK);
   const webhooks = await webhookDispatch(server.url, WEBHOOK_EVENTS);
 
-  const rows = [["scenario", "api req/s", "raw req/s", "ratio", "target", "api p50/p99 ms", "raw p50/p99 ms", "statements api/raw", "stmt target", "errors"]];
+  const rows = [
+    [
+      "scenario",
+      "api req/s",
+      "raw req/s",
+      "ratio",
+      "target",
+      "api p50/p99 ms",
+      "raw p50/p99 ms",
+      "statements api/raw",
+      "stmt target",
+      "errors",
+    ],
+  ];
   for (const s of summary) {
-    const ratioTarget = s.scenario === "replay" ? `≥ 1.0× create (${replayVsCreate})` : `≥ ${s.target.ratio}`;
-    rows.push([s.scenario, String(s.api.rps), String(s.raw.rps), String(s.ratio), ratioTarget, `${s.api.p50_ms}/${s.api.p99_ms}`, `${s.raw.p50_ms}/${s.raw.p99_ms}`,
-      `${s.api.statements}/${s.raw.statements}`, `≤ ${s.target.statements}`, String(s.api.errors + s.raw.errors)]);
+    const ratioTarget =
+      s.scenario === "replay" ? `≥ 1.0× create (${replayVsCreate})` : `≥ ${s.target.ratio}`;
+    rows.push([
+      s.scenario,
+      String(s.api.rps),
+      String(s.raw.rps),
+      String(s.ratio),
+      ratioTarget,
+      `${s.api.p50_ms}/${s.api.p99_ms}`,
+      `${s.raw.p50_ms}/${s.raw.p99_ms}`,
+      `${s.api.statements}/${s.raw.statements}`,
+      `≤ ${s.target.statements}`,
+      String(s.api.errors + s.raw.errors),
+    ]);
   }
   console.log(`\n${table(rows)}\n`);
-  console.log(`server RSS after ${RSS_REQUESTS.toLocaleString("en")} more requests: ${serverRss} MB (target ≤ 150 MB)`);
+  console.log(
+    `server RSS after ${RSS_REQUESTS.toLocaleString("en")} more requests: ${serverRss} MB (target ≤ 150 MB)`,
+  );
   console.log(describeBulkImport(imports));
   console.log(describeScale(scale));
   console.log(describeLongPolls(longPolls));
-  console.log(`Webhook dispatch to a healthy receiver: ${webhooks.events.toLocaleString("en")} deliveries in ${webhooks.seconds} s, ${webhooks.deliveriesPerSecond} deliveries/s`);
-  const environment = { bun: Bun.version, database: (versionRows as { v: string }[])[0]?.v, cpus: cpus().length, date: new Date().toISOString(), quick: QUICK, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS };
-  await Bun.write(path.join(ROOT, "bench/results.json"), `${JSON.stringify({ environment, scenarios: summary, replay_vs_create: replayVsCreate, server_rss_mb: serverRss, rss_requests: RSS_REQUESTS, bulk_import: imports, scale, long_polls: longPolls, webhook_dispatch: webhooks }, null, 2)}\n`);
+  console.log(
+    `Webhook dispatch to a healthy receiver: ${webhooks.events.toLocaleString("en")} deliveries in ${webhooks.seconds} s, ${webhooks.deliveriesPerSecond} deliveries/s`,
+  );
+  const environment = {
+    bun: Bun.version,
+    database: (versionRows as { v: string }[])[0]?.v,
+    cpus: cpus().length,
+    date: new Date().toISOString(),
+    quick: QUICK,
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+  };
+  await Bun.write(
+    path.join(ROOT, "bench/results.json"),
+    `${JSON.stringify({ environment, scenarios: summary, replay_vs_create: replayVsCreate, server_rss_mb: serverRss, rss_requests: RSS_REQUESTS, bulk_import: imports, scale, long_polls: longPolls, webhook_dispatch: webhooks }, null, 2)}\n`,
+  );
   console.log("written: bench/results.json");
 } finally {
   for (const target of targets) {
@@ -315,6 +505,8 @@ try {
     printTopFunctions(profileDir);
   }
   await db?.close();
-  await dropDatabase(server.url, name).catch((error) => console.error(`could not drop ${name}: ${error}`));
+  await dropDatabase(server.url, name).catch((error) =>
+    console.error(`could not drop ${name}: ${error}`),
+  );
   await server.stop();
 }

@@ -43,8 +43,10 @@ export interface ScaleResult {
   exportRatio: number;
 }
 
-const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const round = (value: number, digits = 1): number =>
+  Math.round(value * 10 ** digits) / 10 ** digits;
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** `count` workers of the company, in multi-row INSERTs (their text built here: every value is ours). */
 async function seedWorkers(db: DatabaseHandle, companyId: number, count: number): Promise<number> {
@@ -53,9 +55,13 @@ async function seedWorkers(db: DatabaseHandle, companyId: number, count: number)
   for (let first = 0; first < count; first += SEED_ROWS_PER_INSERT) {
     const rows: string[] = [];
     for (let i = first; i < Math.min(count, first + SEED_ROWS_PER_INSERT); i++) {
-      rows.push(`(${companyId}, 'Scale worker ${i}', 'scale${i}@example.com', '${i % 10 === 0 ? "INACTIVE" : "ACTIVE"}', '${at}', '${at}')`);
+      rows.push(
+        `(${companyId}, 'Scale worker ${i}', 'scale${i}@example.com', '${i % 10 === 0 ? "INACTIVE" : "ACTIVE"}', '${at}', '${at}')`,
+      );
     }
-    await db.pool.query(`INSERT INTO workers (company_id, name, email, status, created_at, updated_at) VALUES ${rows.join(", ")}`);
+    await db.pool.query(
+      `INSERT INTO workers (company_id, name, email, status, created_at, updated_at) VALUES ${rows.join(", ")}`,
+    );
   }
   // Rows loaded around the API: the counters its writes keep are set from them once.
   await recountLiveRecords(db.db, companyId);
@@ -63,10 +69,17 @@ async function seedWorkers(db: DatabaseHandle, companyId: number, count: number)
 }
 
 /** Median milliseconds of `path` (status and body read), after a few untimed requests. */
-async function medianLatency(baseUrl: string, token: string, path: string, requests: number): Promise<number> {
+async function medianLatency(
+  baseUrl: string,
+  token: string,
+  path: string,
+  requests: number,
+): Promise<number> {
   const send = async (): Promise<number> => {
     const started = performance.now();
-    const response = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${baseUrl}${path}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     await response.arrayBuffer();
     if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}`);
     return performance.now() - started;
@@ -78,19 +91,39 @@ async function medianLatency(baseUrl: string, token: string, path: string, reque
 }
 
 /** `erp export workers --format ndjson` as a user runs it: the rows it wrote to stdout and how long it took. */
-async function exportWorkers(baseUrl: string, token: string): Promise<{ rows: number; seconds: number; exitCode: number }> {
+async function exportWorkers(
+  baseUrl: string,
+  token: string,
+): Promise<{ rows: number; seconds: number; exitCode: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), "erp-bench-export-"));
   try {
     const started = performance.now();
-    const child = Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), "export", "workers", "--format", "ndjson"], {
-      cwd: dir,
-      env: { ...process.env, ERP_BASE_URL: baseUrl, ERP_TOKEN: token, XDG_STATE_HOME: dir, XDG_CONFIG_HOME: dir },
-      stdout: "pipe",
-      stderr: "ignore",
-    });
+    const child = Bun.spawn(
+      [
+        process.execPath,
+        path.join(ROOT, "cli/src/main.ts"),
+        "export",
+        "workers",
+        "--format",
+        "ndjson",
+      ],
+      {
+        cwd: dir,
+        env: {
+          ...process.env,
+          ERP_BASE_URL: baseUrl,
+          ERP_TOKEN: token,
+          XDG_STATE_HOME: dir,
+          XDG_CONFIG_HOME: dir,
+        },
+        stdout: "pipe",
+        stderr: "ignore",
+      },
+    );
     let rows = 0;
     const reader = child.stdout.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) for (const byte of read.value) if (byte === 10) rows++;
+    for (let read = await reader.read(); !read.done; read = await reader.read())
+      for (const byte of read.value) if (byte === 10) rows++;
     const exitCode = await child.exited;
     return { rows, seconds: (performance.now() - started) / 1000, exitCode };
   } finally {
@@ -98,14 +131,36 @@ async function exportWorkers(baseUrl: string, token: string): Promise<{ rows: nu
   }
 }
 
-async function measureCompany(db: DatabaseHandle, baseUrl: string, workers: number, requests: number): Promise<CompanyScale> {
-  const company = await createCompany(db.db, { name: `Scale ${workers}`, plan: "enterprise", addons: ["api"] });
+async function measureCompany(
+  db: DatabaseHandle,
+  baseUrl: string,
+  workers: number,
+  requests: number,
+): Promise<CompanyScale> {
+  const company = await createCompany(db.db, {
+    name: `Scale ${workers}`,
+    plan: "enterprise",
+    addons: ["api"],
+  });
   const seedSeconds = await seedWorkers(db, company.company_id, workers);
   await db.pool.query("ANALYZE TABLE workers");
-  const [ids] = await db.pool.query("SELECT id FROM workers WHERE company_id = ? ORDER BY id LIMIT 1 OFFSET ?", [company.company_id, Math.floor(workers * 0.99)]);
+  const [ids] = await db.pool.query(
+    "SELECT id FROM workers WHERE company_id = ? ORDER BY id LIMIT 1 OFFSET ?",
+    [company.company_id, Math.floor(workers * 0.99)],
+  );
   const deepAfterId = Number((ids as { id: number }[])[0]!.id);
-  const firstPageMs = await medianLatency(baseUrl, company.token, "/v1/workers?limit=100", requests);
-  const deepPageMs = await medianLatency(baseUrl, company.token, `/v1/workers?limit=100&after_id=${deepAfterId}&total=false`, requests);
+  const firstPageMs = await medianLatency(
+    baseUrl,
+    company.token,
+    "/v1/workers?limit=100",
+    requests,
+  );
+  const deepPageMs = await medianLatency(
+    baseUrl,
+    company.token,
+    `/v1/workers?limit=100&after_id=${deepAfterId}&total=false`,
+    requests,
+  );
   const exported = await exportWorkers(baseUrl, company.token);
   return {
     workers,
@@ -119,7 +174,11 @@ async function measureCompany(db: DatabaseHandle, baseUrl: string, workers: numb
   };
 }
 
-export async function scaleLeg(db: DatabaseHandle, baseUrl: string, sizes: ScaleSizes): Promise<ScaleResult> {
+export async function scaleLeg(
+  db: DatabaseHandle,
+  baseUrl: string,
+  sizes: ScaleSizes,
+): Promise<ScaleResult> {
   const small = await measureCompany(db, baseUrl, sizes.small, sizes.requests);
   const large = await measureCompany(db, baseUrl, sizes.large, sizes.requests);
   return {

@@ -11,12 +11,24 @@ export interface SpawnedServer {
 }
 
 /** `script` is relative to the repository; `env` adds to the bench's defaults; `profileDir` runs it under `--cpu-prof`. */
-export async function spawnServer(script: string, databaseUrl: string, options: { env?: Record<string, string>; profileDir?: string } = {}): Promise<SpawnedServer> {
+export async function spawnServer(
+  script: string,
+  databaseUrl: string,
+  options: { env?: Record<string, string>; profileDir?: string } = {},
+): Promise<SpawnedServer> {
   const profile = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
   const child = Bun.spawn([process.execPath, ...profile, path.join(ROOT, script)], {
     cwd: ROOT,
     stdin: "ignore",
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: "0", HOST: "127.0.0.1", ERP_SKIP_DEMO: "1", LOG_LEVEL: "warn", ...options.env },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ERP_SKIP_DEMO: "1",
+      LOG_LEVEL: "warn",
+      ...options.env,
+    },
     stdout: "pipe",
     stderr: "inherit",
   });

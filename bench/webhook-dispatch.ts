@@ -13,11 +13,13 @@ export interface DispatchThroughput {
   deliveriesPerSecond: number;
 }
 
-
 /** Gives up (throws) when the receiver has not had every event after this long. */
 const DEADLINE_MS = 300_000;
 
-export async function webhookDispatch(databaseServerUrl: string, events: number): Promise<DispatchThroughput> {
+export async function webhookDispatch(
+  databaseServerUrl: string,
+  events: number,
+): Promise<DispatchThroughput> {
   const name = `erp_bench_webhooks_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
   const databaseUrl = withDatabase(databaseServerUrl, name);
   await createDatabase(databaseServerUrl, name);
@@ -34,30 +36,61 @@ export async function webhookDispatch(databaseServerUrl: string, events: number)
       return new Response(null, { status: 204 });
     },
   });
-  const server = await spawnServer("server/src/main.ts", databaseUrl, { env: { WEBHOOK_ALLOW_PRIVATE: "1" } });
+  const server = await spawnServer("server/src/main.ts", databaseUrl, {
+    env: { WEBHOOK_ALLOW_PRIVATE: "1" },
+  });
   try {
-    const company = await createCompany(db.db, { name: "Webhook Co", plan: "enterprise", addons: ["api"] });
+    const company = await createCompany(db.db, {
+      name: "Webhook Co",
+      plan: "enterprise",
+      addons: ["api"],
+    });
     const call = async (method: string, url: string, body: unknown) => {
-      const response = await fetch(`${server.baseUrl}${url}`, { method, headers: { authorization: `Bearer ${company.token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-      if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+      const response = await fetch(`${server.baseUrl}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${company.token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok)
+        throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
       return (await response.json()) as { data: { id: number } };
     };
-    const endpoint = await call("POST", "/v1/webhook-endpoints", { url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["*"], enabled: false });
+    const endpoint = await call("POST", "/v1/webhook-endpoints", {
+      url: `http://127.0.0.1:${receiver.port}/hooks`,
+      events: ["*"],
+      enabled: false,
+    });
     for (let offset = 0; offset < events; offset += 500) {
-      const items = Array.from({ length: Math.min(500, events - offset) }, (_, i) => ({ name: `Hooked ${offset + i}` }));
+      const items = Array.from({ length: Math.min(500, events - offset) }, (_, i) => ({
+        name: `Hooked ${offset + i}`,
+      }));
       await call("POST", "/v1/clients/batch", { items, atomic: true });
     }
     const started = performance.now();
     await call("PATCH", `/v1/webhook-endpoints/${endpoint.data.id}`, { enabled: true });
-    const deadline = setTimeout(() => allReceived.reject(new Error(`webhook dispatch: ${received.size} of ${events} events received after ${DEADLINE_MS / 1000} s`)), DEADLINE_MS);
+    const deadline = setTimeout(
+      () =>
+        allReceived.reject(
+          new Error(
+            `webhook dispatch: ${received.size} of ${events} events received after ${DEADLINE_MS / 1000} s`,
+          ),
+        ),
+      DEADLINE_MS,
+    );
     await allReceived.promise.finally(() => clearTimeout(deadline));
     const seconds = (performance.now() - started) / 1000;
-    return { events, seconds: Math.round(seconds * 10) / 10, deliveriesPerSecond: Math.round(events / seconds) };
+    return {
+      events,
+      seconds: Math.round(seconds * 10) / 10,
+      deliveriesPerSecond: Math.round(events / seconds),
+    };
   } finally {
     server.process.kill("SIGTERM");
     await server.process.exited;
     receiver.stop(true);
     await db.close();
-    await dropDatabase(databaseServerUrl, name).catch((error) => console.error(`could not drop ${name}: ${error}`));
+    await dropDatabase(databaseServerUrl, name).catch((error) =>
+      console.error(`could not drop ${name}: ${error}`),
+    );
   }
 }

@@ -13,7 +13,11 @@ async function admin(...args: string[]): Promise<{ code: number; stdout: string;
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -21,7 +25,19 @@ const lastJsonLine = (text: string): any => JSON.parse(text.trim().split("\n").a
 
 describe("bun run admin", () => {
   test("company create prints {company_id, token}; the token works with the add-ons and limits given", async () => {
-    const result = await admin("company", "create", "--name", "Admin Co", "--plan", "free", "--addons", "api,equipment", "--max-projects", "1", "--json");
+    const result = await admin(
+      "company",
+      "create",
+      "--name",
+      "Admin Co",
+      "--plan",
+      "free",
+      "--addons",
+      "api,equipment",
+      "--max-projects",
+      "1",
+      "--json",
+    );
     expect(result.code).toBe(0);
     const created = lastJsonLine(result.stdout);
     expect(Number.isInteger(created.company_id)).toBe(true);
@@ -34,27 +50,45 @@ describe("bun run admin", () => {
   });
 
   test("--addons defaults to api", async () => {
-    const created = lastJsonLine((await admin("company", "create", "--name", "Plain", "--plan", "pro", "--json")).stdout);
+    const created = lastJsonLine(
+      (await admin("company", "create", "--name", "Plain", "--plan", "pro", "--json")).stdout,
+    );
     const api = suite.api.as(created.token);
     expect((await api.get("/v1/projects")).status).toBe(200);
     expect((await api.get("/v1/subcontractors")).body.code).toBe("feature_off");
   });
 
   test("token create issues a second token; token revoke makes it 401", async () => {
-    const { company_id } = lastJsonLine((await admin("company", "create", "--name", "Tokens", "--plan", "pro", "--json")).stdout);
-    const issued = lastJsonLine((await admin("token", "create", "--company", String(company_id), "--json")).stdout);
+    const { company_id } = lastJsonLine(
+      (await admin("company", "create", "--name", "Tokens", "--plan", "pro", "--json")).stdout,
+    );
+    const issued = lastJsonLine(
+      (await admin("token", "create", "--company", String(company_id), "--json")).stdout,
+    );
     expect(issued.token).toMatch(/^erp_/);
     expect((await suite.api.as(issued.token).get("/v1/clients")).status).toBe(200);
     expect((await admin("token", "revoke", "--token", issued.token)).code).toBe(0);
     // Authentication may be cached for up to 5 s (CONTRACT 6).
-    expect((await eventually(() => suite.api.as(issued.token).get("/v1/clients"), 401)).status).toBe(401);
+    expect(
+      (await eventually(() => suite.api.as(issued.token).get("/v1/clients"), 401)).status,
+    ).toBe(401);
   });
 
   test("a bad plan or add-on is a usage error that creates nothing", async () => {
     const badPlan = await admin("company", "create", "--name", "X", "--plan", "gold", "--json");
     expect(badPlan.code).toBe(2);
     expect(badPlan.stderr).toContain("gold");
-    const badAddon = await admin("company", "create", "--name", "X", "--plan", "free", "--addons", "api,rockets", "--json");
+    const badAddon = await admin(
+      "company",
+      "create",
+      "--name",
+      "X",
+      "--plan",
+      "free",
+      "--addons",
+      "api,rockets",
+      "--json",
+    );
     expect(badAddon.code).toBe(2);
     expect(badAddon.stderr).toContain("rockets");
   });

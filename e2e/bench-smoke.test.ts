@@ -15,7 +15,11 @@ test("bun run bench --quick measures every scenario on both servers without an e
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   try {
     checkResults(code, stdout);
   } catch (error) {
@@ -29,7 +33,14 @@ function checkResults(code: number, stdout: string): void {
   expect(code).toBe(0);
   const results = JSON.parse(readFileSync(path.join(ROOT, "bench/results.json"), "utf8"));
   const names = results.scenarios.map((s: { scenario: string }) => s.scenario);
-  expect(names).toEqual(["GET one", "list of 50 with total", "create", "create with Idempotency-Key", "replay", "PATCH with If-Match"]);
+  expect(names).toEqual([
+    "GET one",
+    "list of 50 with total",
+    "create",
+    "create with Idempotency-Key",
+    "replay",
+    "PATCH with If-Match",
+  ]);
   for (const scenario of results.scenarios) {
     expect(scenario.api.rps).toBeGreaterThan(0);
     expect(scenario.raw.rps).toBeGreaterThan(0);

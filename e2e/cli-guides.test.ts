@@ -23,39 +23,65 @@ const RESOURCES = ["projects", "workers", "clients", "estimates", "subcontractor
 
 /** The lines of a help text's EXAMPLES section, without their `# …` notes. */
 const examplesOf = (help: string): string[] =>
-  (help.split("\nEXAMPLES\n")[1] ?? "").split("\n").filter((line) => line.startsWith("  erp ")).map((line) => line.trim().replace(/\s+#.*$/, ""));
+  (help.split("\nEXAMPLES\n")[1] ?? "")
+    .split("\n")
+    .filter((line) => line.startsWith("  erp "))
+    .map((line) => line.trim().replace(/\s+#.*$/, ""));
 
 /** Splits a command line as a shell would: words, "double" and 'single' quoted strings. */
-const words = (line: string): string[] => [...line.matchAll(/([^\s"']+)|"([^"]*)"|'([^']*)'/g)].reduce<string[]>((all, match, index, matches) => {
-  const word = match[1] ?? match[2] ?? match[3] ?? "";
-  // `name="Example worker"` is one word: a quoted part glued to what precedes it.
-  const glued = index > 0 && matches[index - 1]!.index! + matches[index - 1]![0].length === match.index;
-  if (glued) all[all.length - 1] += word;
-  else all.push(word);
-  return all;
-}, []);
+const words = (line: string): string[] =>
+  [...line.matchAll(/([^\s"']+)|"([^"]*)"|'([^']*)'/g)].reduce<string[]>(
+    (all, match, index, matches) => {
+      const word = match[1] ?? match[2] ?? match[3] ?? "";
+      // `name="Example worker"` is one word: a quoted part glued to what precedes it.
+      const glued =
+        index > 0 && matches[index - 1]!.index! + matches[index - 1]![0].length === match.index;
+      if (glued) all[all.length - 1] += word;
+      else all.push(word);
+      return all;
+    },
+    [],
+  );
 
 describe("help", () => {
   test("erp workers create --help lists every writable field of the API's WorkerCreate, the required one marked, and examples", async () => {
     const help = (await erp(["workers", "create", "--help"])).stdout;
     const body = document.components.schemas.WorkerCreate;
-    const listed = [...(help.split("\nFIELDS")[1] ?? "").split("\nEXAMPLES")[0]!.matchAll(/^ {2}(\w+) +(.+)$/gm)].map((m) => [m[1], m[2]]);
+    const listed = [
+      ...(help.split("\nFIELDS")[1] ?? "").split("\nEXAMPLES")[0]!.matchAll(/^ {2}(\w+) +(.+)$/gm),
+    ].map((m) => [m[1], m[2]]);
     expect(listed.map(([name]) => name)).toEqual(Object.keys(body.properties));
-    expect(listed.filter(([, hint]) => hint!.endsWith(", required")).map(([name]) => name)).toEqual(body.required);
-    expect(Object.fromEntries(listed)).toMatchObject({ email: "email", status: "ACTIVE|INACTIVE", hired_on: "date YYYY-MM-DD" });
+    expect(listed.filter(([, hint]) => hint!.endsWith(", required")).map(([name]) => name)).toEqual(
+      body.required,
+    );
+    expect(Object.fromEntries(listed)).toMatchObject({
+      email: "email",
+      status: "ACTIVE|INACTIVE",
+      hired_on: "date YYYY-MM-DD",
+    });
     expect(examplesOf(help)[0]).toStartWith("erp workers create name=");
   });
 
   test("create, update, list and export show examples for every resource, and each create example runs as printed", async () => {
     for (const resource of RESOURCES) {
       const [create, update, list, exported] = await Promise.all([
-        erp([resource, "create", "--help"]), erp([resource, "update", "--help"]), erp([resource, "list", "--help"]), erp(["export", resource, "--help"]),
+        erp([resource, "create", "--help"]),
+        erp([resource, "update", "--help"]),
+        erp([resource, "list", "--help"]),
+        erp(["export", resource, "--help"]),
       ]);
-      for (const [name, help] of [["create", create], ["update", update], ["list", list], ["export", exported]] as const) {
+      for (const [name, help] of [
+        ["create", create],
+        ["update", update],
+        ["list", list],
+        ["export", exported],
+      ] as const) {
         expect(examplesOf(help.stdout).length, `${resource} ${name}`).toBeGreaterThanOrEqual(2);
       }
       expect(update.stdout, resource).toContain("\nFIELDS");
-      for (const line of examplesOf(create.stdout).filter((example) => !example.includes("--file"))) {
+      for (const line of examplesOf(create.stdout).filter(
+        (example) => !example.includes("--file"),
+      )) {
         const run = await cli([...words(line).slice(1), "-o", "json"]);
         expect(run.code, `${line}\n${run.stderr}`).toBe(0);
         expect(JSON.parse(run.stdout).dry_run, line).toBe(line.includes("--dry-run"));
@@ -65,7 +91,8 @@ describe("help", () => {
 });
 
 /** The CLI for a company of its own: the records a test lists are its own. */
-const freshCli = async (): Promise<ReturnType<typeof erpFor>> => erpFor(suite.server.baseUrl, (await newCompany()).token);
+const freshCli = async (): Promise<ReturnType<typeof erpFor>> =>
+  erpFor(suite.server.baseUrl, (await newCompany()).token);
 
 /** What the CLI wrote to stdout, byte for byte (decoding text would drop a byte-order mark). */
 async function stdoutBytes(args: string[], token: string): Promise<Uint8Array> {
@@ -82,12 +109,18 @@ async function stdoutBytes(args: string[], token: string): Promise<Uint8Array> {
 describe("output", () => {
   test("a table lines up a CJK name: every column starts at the same terminal column on every row", async () => {
     const cli = await freshCli();
-    for (const name of ["山田太郎", "Ann Lee", "José Ñúñez", "김민준 (Kim)"]) await cli(["workers", "create", `name=${name}`, "email=x@example.com"]);
-    const table = (await cli(["workers", "list", "--fields", "name,email", "-o", "table"], { env: { NO_COLOR: "1" } })).stdout;
+    for (const name of ["山田太郎", "Ann Lee", "José Ñúñez", "김민준 (Kim)"])
+      await cli(["workers", "create", `name=${name}`, "email=x@example.com"]);
+    const table = (
+      await cli(["workers", "list", "--fields", "name,email", "-o", "table"], {
+        env: { NO_COLOR: "1" },
+      })
+    ).stdout;
     const rows = table.trimEnd().split("\n");
     expect(rows).toHaveLength(5);
     // Where EMAIL's column starts, counted in terminal columns (a CJK character takes two).
-    const emailColumn = (row: string): number => Bun.stringWidth(row.slice(0, row.search(/(EMAIL|x@example\.com)$/)));
+    const emailColumn = (row: string): number =>
+      Bun.stringWidth(row.slice(0, row.search(/(EMAIL|x@example\.com)$/)));
     expect(new Set(rows.map(emailColumn)).size, table).toBe(1);
     expect(table).toContain("山田太郎");
   });
@@ -95,7 +128,9 @@ describe("output", () => {
   test("a cell wider than 40 terminal columns is cut at 40, wide characters counted twice", async () => {
     const cli = await freshCli();
     await cli(["clients", "create", `name=${"東京建設株式会社".repeat(4)}`]);
-    const table = (await cli(["clients", "list", "--fields", "name", "-o", "table"], { env: { NO_COLOR: "1" } })).stdout;
+    const table = (
+      await cli(["clients", "list", "--fields", "name", "-o", "table"], { env: { NO_COLOR: "1" } })
+    ).stdout;
     const cell = table.split("\n")[1]!.split(/\s{2,}/)[1]!;
     expect(cell.endsWith("…")).toBe(true);
     expect(Bun.stringWidth(cell)).toBeLessThanOrEqual(40);
@@ -105,13 +140,21 @@ describe("output", () => {
     const { token } = await newCompany();
     const cli = erpFor(suite.server.baseUrl, token);
     await cli(["subcontractors", "create", "name=Électricité Dupont"]);
-    const plain = await stdoutBytes(["export", "subcontractors", "--format", "csv", "--fields", "name"], token);
-    const marked = await stdoutBytes(["export", "subcontractors", "--format", "csv", "--fields", "name", "--bom"], token);
+    const plain = await stdoutBytes(
+      ["export", "subcontractors", "--format", "csv", "--fields", "name"],
+      token,
+    );
+    const marked = await stdoutBytes(
+      ["export", "subcontractors", "--format", "csv", "--fields", "name", "--bom"],
+      token,
+    );
     expect(new TextDecoder().decode(plain)).toStartWith("id,name\r\n");
     expect([...marked]).toEqual([0xef, 0xbb, 0xbf, ...plain]);
     const ndjsonBom = await cli(["export", "subcontractors", "--bom"]);
     expect(ndjsonBom.code).toBe(2);
     expect(ndjsonBom.stderr).toContain("--format csv");
-    expect(ndjson((await cli(["export", "subcontractors"])).stdout).map((s) => s.name)).toEqual(["Électricité Dupont"]);
+    expect(ndjson((await cli(["export", "subcontractors"])).stdout).map((s) => s.name)).toEqual([
+      "Électricité Dupont",
+    ]);
   });
 });

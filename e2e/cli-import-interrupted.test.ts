@@ -32,10 +32,14 @@ async function server(port?: number): Promise<RunningServer> {
   return started;
 }
 
-const between = (low: number, high: number): number => low + Math.floor(Math.random() * (high - low + 1));
+const between = (low: number, high: number): number =>
+  low + Math.floor(Math.random() * (high - low + 1));
 
 /** A TCP proxy to the server on `port` that cuts both connections as the chosen answers (1-based, in the order they start) begin to arrive: the server has done the work, the client never hears of it. */
-async function dropProxy(port: number, drop: ReadonlySet<number>): Promise<{ url: string; answers: () => number; dropped: number[] }> {
+async function dropProxy(
+  port: number,
+  drop: ReadonlySet<number>,
+): Promise<{ url: string; answers: () => number; dropped: number[] }> {
   let answers = 0;
   const dropped: number[] = [];
   const proxy = net.createServer((client) => {
@@ -66,7 +70,11 @@ async function dropProxy(port: number, drop: ReadonlySet<number>): Promise<{ url
   });
   proxies.push(proxy);
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`, answers: () => answers, dropped };
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`,
+    answers: () => answers,
+    dropped,
+  };
 }
 
 test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and the journal lost once: every good row stored once, every bad row in the rejects file", async () => {
@@ -79,8 +87,16 @@ test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and t
 
   // Every 50th row has an email the API refuses, until the test fixes it in the file.
   const bad = new Set(Array.from({ length: ROWS / 50 }, (_, k) => (k + 1) * 50));
-  const cells = (row: number): string[] => [`Worker ${row}`, bad.has(row) ? `worker${row}(at)example.com` : `worker${row}@example.com`, `${(row % 90) + 10}.50`];
-  const writeFile = (): void => writeFileSync(file, `name,email,hourly_rate\n${Array.from({ length: ROWS }, (_, k) => cells(k + 1).join(",")).join("\n")}\n`);
+  const cells = (row: number): string[] => [
+    `Worker ${row}`,
+    bad.has(row) ? `worker${row}(at)example.com` : `worker${row}@example.com`,
+    `${(row % 90) + 10}.50`,
+  ];
+  const writeFile = (): void =>
+    writeFileSync(
+      file,
+      `name,email,hourly_rate\n${Array.from({ length: ROWS }, (_, k) => cells(k + 1).join(",")).join("\n")}\n`,
+    );
   writeFile();
   const good = (): number => ROWS - bad.size;
 
@@ -106,7 +122,9 @@ test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and t
 
   const stored = async (): Promise<{ rows: number; distinct: number }> => {
     const [counted] = await testDb().pool.query<RowDataPacket[]>(
-      "SELECT COUNT(*) AS n, COUNT(DISTINCT email) AS d FROM workers WHERE company_id = ? AND deleted_at IS NULL", [companyId]);
+      "SELECT COUNT(*) AS n, COUNT(DISTINCT email) AS d FROM workers WHERE company_id = ? AND deleted_at IS NULL",
+      [companyId],
+    );
     return { rows: Number(counted[0]!.n), distinct: Number(counted[0]!.d) };
   };
   const expectNoDuplicates = async (): Promise<number> => {
@@ -115,16 +133,26 @@ test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and t
     return now.rows;
   };
 
-  const start = (baseUrl: string, extra: string[] = []): RunningCli & { started: number } =>
-    ({ ...startErpFor(baseUrl, token)(["import", "workers", file, "-o", "json", ...extra], { env: { XDG_STATE_HOME: state } }), started: performance.now() });
+  const start = (baseUrl: string, extra: string[] = []): RunningCli & { started: number } => ({
+    ...startErpFor(baseUrl, token)(["import", "workers", file, "-o", "json", ...extra], {
+      env: { XDG_STATE_HOME: state },
+    }),
+    started: performance.now(),
+  });
   /** Waits until `reached` says so; the run must not end first (it would not have been interrupted). */
-  const until = async (what: string, cli: RunningCli, done: () => boolean | Promise<boolean>): Promise<void> => {
+  const until = async (
+    what: string,
+    cli: RunningCli,
+    done: () => boolean | Promise<boolean>,
+  ): Promise<void> => {
     while (!(await done())) {
-      if (cli.process.exitCode !== null || cli.process.signalCode !== null) throw new Error(`the import ended before ${what}`);
+      if (cli.process.exitCode !== null || cli.process.signalCode !== null)
+        throw new Error(`the import ended before ${what}`);
       await Bun.sleep(10);
     }
   };
-  const seconds = (cli: { started: number }): string => ((performance.now() - cli.started) / 1000).toFixed(1);
+  const seconds = (cli: { started: number }): string =>
+    ((performance.now() - cli.started) / 1000).toFixed(1);
   const figures = (summary: any): string =>
     `rows ${summary.rows}, created ${summary.created}, already_imported ${summary.already_imported}, rejected ${summary.rejected}, not_imported ${summary.not_imported}, ${summary.seconds} s`;
   const log = (line: string): void => console.log(`[import interrupted] ${line}`);
@@ -138,7 +166,9 @@ test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and t
   expect(aResult.code).toBe(130);
   const aSummary = JSON.parse(aResult.stdout);
   reached = journaled();
-  log(`(a) SIGINT once at ${aAt} journaled rows: ${figures(aSummary)}; stored ${(await stored()).rows}`);
+  log(
+    `(a) SIGINT once at ${aAt} journaled rows: ${figures(aSummary)}; stored ${(await stored()).rows}`,
+  );
   expect(aSummary.created).toBe(await expectNoDuplicates());
   expect(aSummary.created).toBe(reached);
   expect(aSummary.already_imported).toBe(0);
@@ -156,7 +186,9 @@ test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and t
   const bResult = await b.finished;
   expect(bResult.code).toBe(130);
   reached = journaled();
-  log(`(b) row ${fixedB} fixed; SIGINT twice at ${bAt} journaled rows, after ${seconds(b)} s: ${reached} journaled, stored ${await expectNoDuplicates()}`);
+  log(
+    `(b) row ${fixedB} fixed; SIGINT twice at ${bAt} journaled rows, after ${seconds(b)} s: ${reached} journaled, stored ${await expectNoDuplicates()}`,
+  );
 
   // (c) kill -9 of the CLI, at a random point of a batch.
   const fixedC = fixOne();
@@ -168,7 +200,9 @@ test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and t
   await c.finished;
   expect(c.process.signalCode).toBe("SIGKILL");
   reached = journaled();
-  log(`(c) row ${fixedC} fixed; kill -9 of the CLI at ${cAt}+ journaled rows, after ${seconds(c)} s: ${reached} journaled, stored ${await expectNoDuplicates()}`);
+  log(
+    `(c) row ${fixedC} fixed; kill -9 of the CLI at ${cAt}+ journaled rows, after ${seconds(c)} s: ${reached} journaled, stored ${await expectNoDuplicates()}`,
+  );
 
   // (d) The journal is lost; kill -9 of the server mid-import and a restart on its port: the CLI
   // waits and carries on by itself. It is stopped with SIGINT once it has gone on a while, unless
@@ -192,12 +226,19 @@ test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and t
   const dResult = await d.finished;
   const dSummary = JSON.parse(dResult.stdout);
   reached = Math.max(reached, journaled());
-  const dEnd = dSummary.stopped === "interrupted" ? "the CLI went on and was stopped with SIGINT" : "the CLI went on to the end";
-  log(`(d) row ${fixedD} fixed, journal deleted; server kill -9 at ${dAt}+ journaled rows (${atKill} stored), down ${down} ms, ${dEnd}: ` +
-    `${figures(dSummary)}; stored ${await expectNoDuplicates()}`);
+  const dEnd =
+    dSummary.stopped === "interrupted"
+      ? "the CLI went on and was stopped with SIGINT"
+      : "the CLI went on to the end";
+  log(
+    `(d) row ${fixedD} fixed, journal deleted; server kill -9 at ${dAt}+ journaled rows (${atKill} stored), down ${down} ms, ${dEnd}: ` +
+      `${figures(dSummary)}; stored ${await expectNoDuplicates()}`,
+  );
   expect(journaled()).toBeGreaterThan(resumedFrom);
   expect(dSummary.already_imported).toBeGreaterThanOrEqual(before);
-  expect(dSummary.rows).toBe(dSummary.created + dSummary.already_imported + dSummary.rejected + dSummary.not_imported);
+  expect(dSummary.rows).toBe(
+    dSummary.created + dSummary.already_imported + dSummary.rejected + dSummary.not_imported,
+  );
   if (dSummary.stopped === "interrupted") expect(dResult.code).toBe(130);
   else {
     // Not stopped: then it finished the file, every row answered (the bad ones rejected: exit 3).
@@ -215,11 +256,18 @@ test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and t
   const e = start(proxy.url);
   const eResult = await e.finished;
   const eSummary = JSON.parse(eResult.stdout);
-  log(`(e) row ${fixedE} fixed; a proxy cut the connection after answers ${[...drops].sort((x, y) => x - y).join(", ")} of ${proxy.answers()}: ` +
-    `${figures(eSummary)}; stored ${await expectNoDuplicates()}`);
+  log(
+    `(e) row ${fixedE} fixed; a proxy cut the connection after answers ${[...drops].sort((x, y) => x - y).join(", ")} of ${proxy.answers()}: ` +
+      `${figures(eSummary)}; stored ${await expectNoDuplicates()}`,
+  );
   expect(eResult.code).toBe(3);
   expect(proxy.dropped).toEqual([...drops].sort((x, y) => x - y));
-  expect(eSummary).toMatchObject({ rows: ROWS, rejected: bad.size, not_imported: 0, stopped: null });
+  expect(eSummary).toMatchObject({
+    rows: ROWS,
+    rejected: bad.size,
+    not_imported: 0,
+    stopped: null,
+  });
   expect(eSummary.created + eSummary.already_imported).toBe(good());
   reached = ROWS;
 
@@ -230,18 +278,38 @@ test("20,000 rows (2% bad) interrupted five ways, a row fixed between runs and t
   const lastResult = await last.finished;
   const lastSummary = JSON.parse(lastResult.stdout);
   const final = await stored();
-  log(`final run, row ${fixedLast} fixed: ${figures(lastSummary)}; stored ${final.rows} (${final.distinct} distinct emails) for ${good()} good rows`);
+  log(
+    `final run, row ${fixedLast} fixed: ${figures(lastSummary)}; stored ${final.rows} (${final.distinct} distinct emails) for ${good()} good rows`,
+  );
   expect(lastResult.code).toBe(3);
-  expect(lastSummary).toMatchObject({ rows: ROWS, created: 1, already_imported: good() - 1, rejected: bad.size, not_imported: 0 });
+  expect(lastSummary).toMatchObject({
+    rows: ROWS,
+    created: 1,
+    already_imported: good() - 1,
+    rejected: bad.size,
+    not_imported: 0,
+  });
 
   expect(final).toEqual({ rows: good(), distinct: good() });
-  const [emails] = await testDb().pool.query<RowDataPacket[]>("SELECT email FROM workers WHERE company_id = ? AND deleted_at IS NULL", [companyId]);
-  const expected = Array.from({ length: ROWS }, (_, k) => k + 1).filter((row) => !bad.has(row)).map((row) => cells(row)[1]!);
+  const [emails] = await testDb().pool.query<RowDataPacket[]>(
+    "SELECT email FROM workers WHERE company_id = ? AND deleted_at IS NULL",
+    [companyId],
+  );
+  const expected = Array.from({ length: ROWS }, (_, k) => k + 1)
+    .filter((row) => !bad.has(row))
+    .map((row) => cells(row)[1]!);
   expect(emails.map((row) => String(row.email)).sort()).toEqual(expected.sort());
 
   const rejected = parseCsv(readFileSync(rejects, "utf8"));
   expect(rejected[0]).toEqual(["name", "email", "hourly_rate", "error"]);
-  expect(rejected.slice(1).map((row) => row.slice(0, 3))).toEqual([...bad].sort((x, y) => x - y).map(cells));
-  expect(rejected.slice(1).every((row) => row[3]!.startsWith("validation_failed") && row[3]!.includes("email"))).toBe(true);
-  for (const row of [fixedB, fixedC, fixedD, fixedE, fixedLast]) expect(rejected.some((line) => line[0] === `Worker ${row}`)).toBe(false);
+  expect(rejected.slice(1).map((row) => row.slice(0, 3))).toEqual(
+    [...bad].sort((x, y) => x - y).map(cells),
+  );
+  expect(
+    rejected
+      .slice(1)
+      .every((row) => row[3]!.startsWith("validation_failed") && row[3]!.includes("email")),
+  ).toBe(true);
+  for (const row of [fixedB, fixedC, fixedD, fixedE, fixedLast])
+    expect(rejected.some((line) => line[0] === `Worker ${row}`)).toBe(false);
 });

@@ -14,7 +14,9 @@ let clientId: number;
 beforeAll(async () => {
   const { token } = await newCompany();
   cli = erpFor(suite.server.baseUrl, token);
-  clientId = JSON.parse((await cli(["clients", "create", "name=Northwind", "-o", "json"])).stdout).id;
+  clientId = JSON.parse(
+    (await cli(["clients", "create", "name=Northwind", "-o", "json"])).stdout,
+  ).id;
 });
 
 const write = (name: string, text: string): string => {
@@ -46,8 +48,18 @@ describe("erp import", () => {
     const report = path.join(dir, "rejected.ndjson");
     const result = await cli(["import", "projects", file, "--report", report, "-o", "json"]);
     expect(result.code).toBe(3);
-    expect(summaryOf(result.stdout)).toMatchObject({ format: "csv", rows: 7, created: 3, already_imported: 0, rejected: 4, stopped: null, requests: 1 });
-    expect(result.stderr).toContain("3 created, 0 updated, 0 unchanged, 0 already imported, 4 rejected");
+    expect(summaryOf(result.stdout)).toMatchObject({
+      format: "csv",
+      rows: 7,
+      created: 3,
+      already_imported: 0,
+      rejected: 4,
+      stopped: null,
+      requests: 1,
+    });
+    expect(result.stderr).toContain(
+      "3 created, 0 updated, 0 unchanged, 0 already imported, 4 rejected",
+    );
 
     const lines = ndjson(readFileSync(report, "utf8")).sort((a, b) => a.row - b.row);
     expect(lines.map((l) => [l.row, l.line, l.status, l.code])).toEqual([
@@ -62,39 +74,99 @@ describe("erp import", () => {
     expect(lines[3].detail).toContain("has 2 cells where the header has");
 
     // One ordered batch: ids follow the file's order.
-    const projects = ndjson((await cli(["projects", "list", "-o", "ndjson"])).stdout).sort((a, b) => a.name.localeCompare(b.name));
+    const projects = ndjson((await cli(["projects", "list", "-o", "ndjson"])).stdout).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
     const byId = [...projects].sort((a, b) => a.id - b.id).map((p) => p.name);
     expect(byId).toEqual(["Harbour depot, phase 1", 'The "Big" One', "Last one"]);
-    expect(projects.map((p) => p.name)).toEqual(["Harbour depot, phase 1", "Last one", 'The "Big" One']);
-    expect(projects[0]).toMatchObject({ client_id: clientId, budget_amount: "1250.50", address: "1 Quay St\nDock 4", status: "ACTIVE", code: "HD-1" });
-    expect(projects[2]).toMatchObject({ client_id: null, budget_amount: "99.00", address: null, status: "DRAFT" });
+    expect(projects.map((p) => p.name)).toEqual([
+      "Harbour depot, phase 1",
+      "Last one",
+      'The "Big" One',
+    ]);
+    expect(projects[0]).toMatchObject({
+      client_id: clientId,
+      budget_amount: "1250.50",
+      address: "1 Quay St\nDock 4",
+      status: "ACTIVE",
+      code: "HD-1",
+    });
+    expect(projects[2]).toMatchObject({
+      client_id: null,
+      budget_amount: "99.00",
+      address: null,
+      status: "DRAFT",
+    });
   });
 
   test("re-running the same file creates nothing twice: the journal skips the rows that went through", async () => {
     const before = await total("projects");
-    const again = await cli(["import", "projects", write("projects-copy.csv", csv()), "-o", "json"]);
+    const again = await cli([
+      "import",
+      "projects",
+      write("projects-copy.csv", csv()),
+      "-o",
+      "json",
+    ]);
     expect(again.code).toBe(3);
-    expect(summaryOf(again.stdout)).toMatchObject({ rows: 7, created: 0, already_imported: 3, rejected: 4 });
+    expect(summaryOf(again.stdout)).toMatchObject({
+      rows: 7,
+      created: 0,
+      already_imported: 3,
+      rejected: 4,
+    });
     expect(await total("projects")).toBe(before);
   });
 
   test("an interrupted import resumes: the rows that went through are skipped, the rest created", async () => {
-    const rows = ["name,hourly_rate,hired_on", ...[1, 2, 3, 4, 5].map((n) => `Worker ${n},${n}0.5,2026-01-0${n}`)];
-    const partial = await cli(["import", "workers", write("partial.csv", rows.slice(0, 3).join("\n")), "-o", "json"]);
+    const rows = [
+      "name,hourly_rate,hired_on",
+      ...[1, 2, 3, 4, 5].map((n) => `Worker ${n},${n}0.5,2026-01-0${n}`),
+    ];
+    const partial = await cli([
+      "import",
+      "workers",
+      write("partial.csv", rows.slice(0, 3).join("\n")),
+      "-o",
+      "json",
+    ]);
     expect(summaryOf(partial.stdout)).toMatchObject({ created: 2 });
-    const full = await cli(["import", "workers", write("full.csv", rows.join("\n")), "--concurrency", "2", "-o", "json"]);
+    const full = await cli([
+      "import",
+      "workers",
+      write("full.csv", rows.join("\n")),
+      "--concurrency",
+      "2",
+      "-o",
+      "json",
+    ]);
     expect(full.code).toBe(0);
-    expect(summaryOf(full.stdout)).toMatchObject({ rows: 5, created: 3, already_imported: 2, rejected: 0 });
-    const workers = ndjson((await cli(["workers", "list", "-o", "ndjson"])).stdout).sort((a, b) => a.name.localeCompare(b.name));
-    expect(workers.map((w) => [w.name, w.hourly_rate, w.hired_on])).toEqual([1, 2, 3, 4, 5].map((n) => [`Worker ${n}`, `${n}0.50`, `2026-01-0${n}`]));
+    expect(summaryOf(full.stdout)).toMatchObject({
+      rows: 5,
+      created: 3,
+      already_imported: 2,
+      rejected: 0,
+    });
+    const workers = ndjson((await cli(["workers", "list", "-o", "ndjson"])).stdout).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
+    expect(workers.map((w) => [w.name, w.hourly_rate, w.hired_on])).toEqual(
+      [1, 2, 3, 4, 5].map((n) => [`Worker ${n}`, `${n}0.50`, `2026-01-0${n}`]),
+    );
   });
 
   test("stdin: a first line starting with { is NDJSON, anything else CSV", async () => {
-    const lines = ['{"name":"Stdin one","email":"one@example.com"}', "", '{"name":"Stdin two","tax_id":"S-2"}'].join("\n");
+    const lines = [
+      '{"name":"Stdin one","email":"one@example.com"}',
+      "",
+      '{"name":"Stdin two","tax_id":"S-2"}',
+    ].join("\n");
     const fromNdjson = await cli(["import", "clients", "-", "-o", "json"], { stdin: lines });
     expect(fromNdjson.code).toBe(0);
     expect(summaryOf(fromNdjson.stdout)).toMatchObject({ format: "ndjson", rows: 2, created: 2 });
-    const fromCsv = await cli(["import", "clients", "-", "-o", "json"], { stdin: "name,tax_id\nStdin three,S-3\n" });
+    const fromCsv = await cli(["import", "clients", "-", "-o", "json"], {
+      stdin: "name,tax_id\nStdin three,S-3\n",
+    });
     expect(summaryOf(fromCsv.stdout)).toMatchObject({ format: "csv", rows: 1, created: 1 });
     const found = ndjson((await cli(["clients", "list", "--q", "stdin", "-o", "ndjson"])).stdout);
     expect(found.map((c) => c.name).sort()).toEqual(["Stdin one", "Stdin three", "Stdin two"]);
@@ -102,15 +174,24 @@ describe("erp import", () => {
 
   test("--dry-run validates every row and creates nothing", async () => {
     const before = await total("estimates");
-    const result = await cli(["import", "estimates", "-", "--dry-run", "-o", "json"], { stdin: "title,amount\nRoof,980\n,5\n" });
+    const result = await cli(["import", "estimates", "-", "--dry-run", "-o", "json"], {
+      stdin: "title,amount\nRoof,980\n,5\n",
+    });
     expect(result.code).toBe(3);
-    expect(summaryOf(result.stdout)).toMatchObject({ dry_run: true, valid: 1, rejected: 1, created: 0 });
+    expect(summaryOf(result.stdout)).toMatchObject({
+      dry_run: true,
+      valid: 1,
+      rejected: 1,
+      created: 0,
+    });
     expect(await total("estimates")).toBe(before);
   });
 
   test("a refused token stops the import at once with exit 1", async () => {
     const bad = erpFor(suite.server.baseUrl, "erp_wrong");
-    const result = await bad(["import", "clients", "-", "-o", "json"], { stdin: "name\nA\nB\nC\n" });
+    const result = await bad(["import", "clients", "-", "-o", "json"], {
+      stdin: "name\nA\nB\nC\n",
+    });
     expect(result.code).toBe(1);
     expect(summaryOf(result.stdout).stopped).toContain("401");
     expect(result.stderr).toContain("401 unauthorized");
@@ -123,7 +204,10 @@ describe("erp import retries", () => {
   const script: Response[] = [];
   let stub: ReturnType<typeof Bun.serve>;
   const problem = (status: number, code: string, headers: Record<string, string> = {}): Response =>
-    Response.json({ type: "about:blank", title: code, status, detail: `scripted ${code}`, code }, { status, headers: { "content-type": "application/problem+json", ...headers } });
+    Response.json(
+      { type: "about:blank", title: code, status, detail: `scripted ${code}`, code },
+      { status, headers: { "content-type": "application/problem+json", ...headers } },
+    );
 
   beforeAll(() => {
     stub = Bun.serve({
@@ -135,11 +219,35 @@ describe("erp import retries", () => {
         seen.push({ names, key: request.headers.get("idempotency-key") });
         const next = script.shift();
         if (next) return next;
-        const results = names.map((name, index) => name === "Bad"
-          ? { index, status: 422, id: null, error: { type: "about:blank", title: "Unprocessable Content", status: 422, detail: "scripted", code: "validation_failed", request_id: "r", errors: [{ field: "name", code: "invalid", message: "bad" }] } }
-          : { index, status: 201, id: seen.length * 10 + index, action: "created" });
+        const results = names.map((name, index) =>
+          name === "Bad"
+            ? {
+                index,
+                status: 422,
+                id: null,
+                error: {
+                  type: "about:blank",
+                  title: "Unprocessable Content",
+                  status: 422,
+                  detail: "scripted",
+                  code: "validation_failed",
+                  request_id: "r",
+                  errors: [{ field: "name", code: "invalid", message: "bad" }],
+                },
+              }
+            : { index, status: 201, id: seen.length * 10 + index, action: "created" },
+        );
         const created = results.filter((r) => r.status === 201).length;
-        return Response.json({ data: { dry_run: false, atomic: false, created, updated: 0, failed: names.length - created, results } });
+        return Response.json({
+          data: {
+            dry_run: false,
+            atomic: false,
+            created,
+            updated: 0,
+            failed: names.length - created,
+            results,
+          },
+        });
       },
     });
   });
@@ -164,7 +272,13 @@ describe("erp import retries", () => {
 
     // From another path, the journal knows the two rows that went through: only the rejected one is sent again.
     seen.length = 0;
-    const again = await stubCli(["import", "clients", write("elsewhere.csv", "name\nFlaky\nBad\nFine\n"), "-o", "json"]);
+    const again = await stubCli([
+      "import",
+      "clients",
+      write("elsewhere.csv", "name\nFlaky\nBad\nFine\n"),
+      "-o",
+      "json",
+    ]);
     expect(summaryOf(again.stdout)).toMatchObject({ already_imported: 2, rejected: 1 });
     expect(seen.map((s) => s.names)).toEqual([["Bad"]]);
   });
@@ -174,8 +288,12 @@ describe("erp export", () => {
   test("every page, streamed as NDJSON or CSV, with the list filters", async () => {
     const { token } = await newCompany();
     const own = erpFor(suite.server.baseUrl, token);
-    const lines = Array.from({ length: 130 }, (_, i) => JSON.stringify({ name: `Bulk ${i}`, tax_id: `B-${i}` })).join("\n");
-    const imported = await own(["import", "clients", "-", "--concurrency", "8", "-o", "json"], { stdin: lines });
+    const lines = Array.from({ length: 130 }, (_, i) =>
+      JSON.stringify({ name: `Bulk ${i}`, tax_id: `B-${i}` }),
+    ).join("\n");
+    const imported = await own(["import", "clients", "-", "--concurrency", "8", "-o", "json"], {
+      stdin: lines,
+    });
     expect(summaryOf(imported.stdout)).toMatchObject({ created: 130 });
 
     const exported = await own(["export", "clients"]);
@@ -187,16 +305,27 @@ describe("erp export", () => {
     expect(new Set(ids).size).toBe(130);
     expect(exported.stderr).toContain("exported 130 clients");
     // Paged on after_id from 0, each page after the last id of the one before, never counting a total it would not show.
-    const requests = (await own(["export", "clients", "--verbose"])).stderr.split("\n").filter((line) => line.startsWith("> GET"));
+    const requests = (await own(["export", "clients", "--verbose"])).stderr
+      .split("\n")
+      .filter((line) => line.startsWith("> GET"));
     const pages = requests.map((line) => new URL(line.split(" ")[2]!).searchParams);
     expect(pages.map((params) => params.get("after_id"))).toEqual(["0", String(ids[99])]);
-    expect(pages.map((params) => [params.get("offset"), params.get("total")])).toEqual([[null, "false"], [null, "false"]]);
+    expect(pages.map((params) => [params.get("offset"), params.get("total")])).toEqual([
+      [null, "false"],
+      [null, "false"],
+    ]);
 
-    const csv = (await own(["export", "clients", "--format", "csv", "--fields", "name,tax_id"])).stdout.trimEnd().split("\r\n");
+    const csv = (
+      await own(["export", "clients", "--format", "csv", "--fields", "name,tax_id"])
+    ).stdout
+      .trimEnd()
+      .split("\r\n");
     expect(csv).toHaveLength(131);
     expect(csv[0]).toBe("id,name,tax_id");
 
     const filtered = ndjson((await own(["export", "clients", "--q", "Bulk 12"])).stdout);
-    expect(filtered.map((r) => r.name).sort()).toEqual(["Bulk 12", ...Array.from({ length: 10 }, (_, i) => `Bulk 12${i}`)].sort());
+    expect(filtered.map((r) => r.name).sort()).toEqual(
+      ["Bulk 12", ...Array.from({ length: 10 }, (_, i) => `Bulk 12${i}`)].sort(),
+    );
   });
 });

@@ -19,30 +19,80 @@ const json = (text: string): any => JSON.parse(text);
 
 describe("erp <resource> create/get/list/update/delete", () => {
   test("key=value arguments become a typed body: *_id integers, money as text, key= clears", async () => {
-    const client = await cli(["clients", "create", "name=Northwind Ltd", "tax_id=NW-1", "--output", "json"]);
+    const client = await cli([
+      "clients",
+      "create",
+      "name=Northwind Ltd",
+      "tax_id=NW-1",
+      "--output",
+      "json",
+    ]);
     expect(client.code).toBe(0);
     const clientId = json(client.stdout).id;
     expect(json(client.stdout)).toEqual({ id: clientId, created: true, dry_run: false });
 
-    const made = await cli(["projects", "create", "name=Harbour depot", `client_id=${clientId}`, "budget_amount=1250.5", "code=HD-1", "-o", "json"]);
+    const made = await cli([
+      "projects",
+      "create",
+      "name=Harbour depot",
+      `client_id=${clientId}`,
+      "budget_amount=1250.5",
+      "code=HD-1",
+      "-o",
+      "json",
+    ]);
     expect(made.code).toBe(0);
     const id = json(made.stdout).id;
 
     const got = await cli(["projects", "get", String(id), "-o", "json"]);
     expect(got.code).toBe(0);
-    expect(json(got.stdout)).toMatchObject({ id, name: "Harbour depot", client_id: clientId, budget_amount: "1250.50", code: "HD-1", status: "DRAFT" });
+    expect(json(got.stdout)).toMatchObject({
+      id,
+      name: "Harbour depot",
+      client_id: clientId,
+      budget_amount: "1250.50",
+      code: "HD-1",
+      status: "DRAFT",
+    });
 
-    const updated = await cli(["projects", "update", String(id), "status=ACTIVE", "code=", "-o", "json"]);
+    const updated = await cli([
+      "projects",
+      "update",
+      String(id),
+      "status=ACTIVE",
+      "code=",
+      "-o",
+      "json",
+    ]);
     expect(updated.code).toBe(0);
-    expect(json(updated.stdout).changes).toEqual({ status: { from: "DRAFT", to: "ACTIVE" }, code: { from: "HD-1", to: null } });
+    expect(json(updated.stdout).changes).toEqual({
+      status: { from: "DRAFT", to: "ACTIVE" },
+      code: { from: "HD-1", to: null },
+    });
     expect(json(updated.stdout).record).toMatchObject({ status: "ACTIVE", code: null });
 
-    const listed = await cli(["projects", "list", "--status", "active", "--client-id", String(clientId), "--fields", "name", "-o", "json"]);
+    const listed = await cli([
+      "projects",
+      "list",
+      "--status",
+      "active",
+      "--client-id",
+      String(clientId),
+      "--fields",
+      "name",
+      "-o",
+      "json",
+    ]);
     expect(listed.code).toBe(0);
     expect(json(listed.stdout)).toEqual([{ id, name: "Harbour depot" }]);
 
     const dryDelete = await cli(["projects", "delete", String(id), "--dry-run", "-o", "json"]);
-    expect(json(dryDelete.stdout)).toMatchObject({ id, deleted: false, dry_run: true, mode: "soft" });
+    expect(json(dryDelete.stdout)).toMatchObject({
+      id,
+      deleted: false,
+      dry_run: true,
+      mode: "soft",
+    });
     // No terminal (a script): without --yes nothing is deleted, exit 2.
     const unconfirmed = await cli(["projects", "delete", String(id), "-o", "json"]);
     expect([unconfirmed.code, unconfirmed.stdout]).toEqual([2, ""]);
@@ -50,7 +100,12 @@ describe("erp <resource> create/get/list/update/delete", () => {
     expect((await cli(["projects", "get", String(id)])).code).toBe(0);
     const deleted = await cli(["projects", "delete", String(id), "--yes", "-o", "json"]);
     expect(deleted.code).toBe(0);
-    expect(json(deleted.stdout)).toMatchObject({ id, deleted: true, dry_run: false, would_delete: [{ resource: "projects", id }] });
+    expect(json(deleted.stdout)).toMatchObject({
+      id,
+      deleted: true,
+      dry_run: false,
+      would_delete: [{ resource: "projects", id }],
+    });
 
     const gone = await cli(["projects", "get", String(id)]);
     expect(gone.code).toBe(1);
@@ -62,24 +117,49 @@ describe("erp <resource> create/get/list/update/delete", () => {
     const dir = tempDir();
     const file = path.join(dir, "worker.json");
     writeFileSync(file, JSON.stringify({ name: "From file", hourly_rate: 30 }));
-    const fromData = await cli(["workers", "create", "--data", '{"name":"From data","hourly_rate":"42.10"}', "-o", "json"]);
+    const fromData = await cli([
+      "workers",
+      "create",
+      "--data",
+      '{"name":"From data","hourly_rate":"42.10"}',
+      "-o",
+      "json",
+    ]);
     const fromFile = await cli(["workers", "create", "--file", file, "-o", "json"]);
-    const fromStdin = await cli(["workers", "create", "--file", "-", "-o", "json"], { stdin: '{"name":"From stdin"}' });
+    const fromStdin = await cli(["workers", "create", "--file", "-", "-o", "json"], {
+      stdin: '{"name":"From stdin"}',
+    });
     for (const result of [fromData, fromFile, fromStdin]) expect(result.code).toBe(0);
 
     const dry = await cli(["workers", "create", "name=Not written", "--dry-run", "-o", "json"]);
     expect(json(dry.stdout)).toEqual({ id: null, created: false, dry_run: true });
 
-    const all = json((await cli(["workers", "list", "--fields", "name,hourly_rate", "-o", "json"])).stdout);
-    expect(all.map((w: any) => [w.name, w.hourly_rate])).toEqual([["From data", "42.10"], ["From file", "30.00"], ["From stdin", null]]);
+    const all = json(
+      (await cli(["workers", "list", "--fields", "name,hourly_rate", "-o", "json"])).stdout,
+    );
+    expect(all.map((w: any) => [w.name, w.hourly_rate])).toEqual([
+      ["From data", "42.10"],
+      ["From file", "30.00"],
+      ["From stdin", null],
+    ]);
   });
 
   test("--idempotency-key makes a repeated create a replay", async () => {
-    const args = ["subcontractors", "create", "name=Sparks & Co", "--idempotency-key", "cli-test-sparks", "-o", "json"];
+    const args = [
+      "subcontractors",
+      "create",
+      "name=Sparks & Co",
+      "--idempotency-key",
+      "cli-test-sparks",
+      "-o",
+      "json",
+    ];
     const first = json((await cli(args)).stdout);
     const second = json((await cli(args)).stdout);
     expect(second.id).toBe(first.id);
-    expect(json((await cli(["subcontractors", "list", "--q", "sparks", "-o", "json"])).stdout)).toHaveLength(1);
+    expect(
+      json((await cli(["subcontractors", "list", "--q", "sparks", "-o", "json"])).stdout),
+    ).toHaveLength(1);
   });
 
   test("--output ndjson, csv and table", async () => {
@@ -88,14 +168,22 @@ describe("erp <resource> create/get/list/update/delete", () => {
     const lines = ndjson((await cli(["equipment", "list", "-o", "ndjson"])).stdout);
     expect(lines.map((e) => e.name)).toEqual(["Crane, 40t", 'Say "hi"']);
 
-    const csv = (await cli(["equipment", "list", "--fields", "name,daily_rate", "-o", "csv"])).stdout.split("\r\n");
-    expect(csv.slice(0, 3)).toEqual(["id,name,daily_rate", `${lines[0].id},"Crane, 40t",900.00`, `${lines[1].id},"Say ""hi""",`]);
+    const csv = (
+      await cli(["equipment", "list", "--fields", "name,daily_rate", "-o", "csv"])
+    ).stdout.split("\r\n");
+    expect(csv.slice(0, 3)).toEqual([
+      "id,name,daily_rate",
+      `${lines[0].id},"Crane, 40t",900.00`,
+      `${lines[1].id},"Say ""hi""",`,
+    ]);
 
     const table = (await cli(["equipment", "get", String(lines[0].id), "-o", "table"])).stdout;
     expect(table).toMatch(/^FIELD\s+VALUE\n/);
     expect(table).toMatch(/\nserial_number\s+CR-1\n/);
     // Piped (not a terminal) with no --output: JSON.
-    expect(json((await cli(["equipment", "get", String(lines[0].id)])).stdout).serial_number).toBe("CR-1");
+    expect(json((await cli(["equipment", "get", String(lines[0].id)])).stdout).serial_number).toBe(
+      "CR-1",
+    );
   });
 
   test("list prints one page and says on stderr where the next one starts; --all follows every page", async () => {
@@ -134,13 +222,23 @@ describe("exit codes", () => {
       expect(result.stderr).toContain(message);
       expect(result.stdout).toBe("");
     }
-    const noToken = await erp(["projects", "list"], { env: { ERP_BASE_URL: suite.server.baseUrl } });
+    const noToken = await erp(["projects", "list"], {
+      env: { ERP_BASE_URL: suite.server.baseUrl },
+    });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain("erp login");
   });
 
   test("API errors exit 1 with the problem's detail, every failing field and the request id on stderr", async () => {
-    const invalid = await cli(["projects", "create", "name=x", "budget_amount=-1", "end_date=2026-02-30", "-o", "json"]);
+    const invalid = await cli([
+      "projects",
+      "create",
+      "name=x",
+      "budget_amount=-1",
+      "end_date=2026-02-30",
+      "-o",
+      "json",
+    ]);
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toBe("");
     expect(invalid.stderr).toContain("422 validation_failed");
@@ -148,17 +246,23 @@ describe("exit codes", () => {
     expect(invalid.stderr).toContain("- end_date:");
     expect(invalid.stderr).toMatch(/request id: \S+/);
 
-    const id = json((await cli(["projects", "create", "name=Locked", "status=ACTIVE", "-o", "json"])).stdout).id;
+    const id = json(
+      (await cli(["projects", "create", "name=Locked", "status=ACTIVE", "-o", "json"])).stdout,
+    ).id;
     const locked = await cli(["projects", "update", String(id), "billing_mode=COST_PLUS"]);
     expect(locked.code).toBe(1);
     expect(locked.stderr).toContain("409 billing_mode_locked");
     expect(locked.stderr).toContain("locked");
 
-    const badToken = await erp(["projects", "list"], { env: { ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: "erp_wrong" } });
+    const badToken = await erp(["projects", "list"], {
+      env: { ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: "erp_wrong" },
+    });
     expect(badToken.code).toBe(1);
     expect(badToken.stderr).toContain("401 unauthorized");
 
-    const unreachable = await erp(["projects", "list"], { env: { ERP_BASE_URL: "http://127.0.0.1:9", ERP_TOKEN: token } });
+    const unreachable = await erp(["projects", "list"], {
+      env: { ERP_BASE_URL: "http://127.0.0.1:9", ERP_TOKEN: token },
+    });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr.toLowerCase()).toContain("connect");
   });
@@ -193,7 +297,10 @@ describe("erp login and erp usage", () => {
     expect(overridden.code).toBe(1);
 
     const other = await newCompany();
-    const byFlags = await erp(["login", "--base-url", suite.server.baseUrl, "--token", other.token], { env });
+    const byFlags = await erp(
+      ["login", "--base-url", suite.server.baseUrl, "--token", other.token],
+      { env },
+    );
     expect(byFlags.code).toBe(0);
     expect(json((await erp(["clients", "list", "-o", "json"], { env })).stdout)).toEqual([]);
   });

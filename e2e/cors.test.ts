@@ -13,7 +13,11 @@ beforeAll(async () => {
 test("a preflight for a keyed, conditional write is allowed from any origin", async () => {
   const response = await fetch(`${suite.server.baseUrl}/v1/projects/1`, {
     method: "OPTIONS",
-    headers: { origin: "https://app.example", "access-control-request-method": "PATCH", "access-control-request-headers": "authorization, content-type, idempotency-key, if-match" },
+    headers: {
+      origin: "https://app.example",
+      "access-control-request-method": "PATCH",
+      "access-control-request-headers": "authorization, content-type, idempotency-key, if-match",
+    },
   });
   expect(response.status).toBe(204);
   expect(response.headers.get("access-control-allow-origin")).toBe("*");

@@ -43,17 +43,22 @@ async function untilSettled(send: () => Promise<ApiResponse>): Promise<ApiRespon
 async function pool<T>(tasks: (() => Promise<T>)[], width: number): Promise<T[]> {
   const results: T[] = new Array(tasks.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < tasks.length) {
-      const index = next++;
-      results[index] = await tasks[index]!();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < tasks.length) {
+        const index = next++;
+        results[index] = await tasks[index]!();
+      }
+    }),
+  );
   return results;
 }
 
 async function namesOf(table: string, companyId: number): Promise<Map<string, number[]>> {
-  const [rows] = await testDb().pool.query<RowDataPacket[]>(`SELECT id, name FROM ${table} WHERE company_id = ? ORDER BY id`, [companyId]);
+  const [rows] = await testDb().pool.query<RowDataPacket[]>(
+    `SELECT id, name FROM ${table} WHERE company_id = ? ORDER BY id`,
+    [companyId],
+  );
   const byName = new Map<string, number[]>();
   for (const row of rows) byName.set(row.name, [...(byName.get(row.name) ?? []), Number(row.id)]);
   return byName;
@@ -62,7 +67,8 @@ async function namesOf(table: string, companyId: number): Promise<Map<string, nu
 /** Statements the database is running (or waiting in) that read and lock a company's quota counter. */
 async function quotaUpdatesRunning(): Promise<number> {
   const [rows] = await testDb().pool.query<RowDataPacket[]>(
-    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Query', 'Execute') AND INFO LIKE 'SELECT value FROM company_counters%FOR UPDATE%'");
+    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Query', 'Execute') AND INFO LIKE 'SELECT value FROM company_counters%FOR UPDATE%'",
+  );
   return Number(rows[0]!.n);
 }
 
@@ -73,11 +79,16 @@ describe("crash safety", () => {
     const keys = Array.from({ length: 200 }, (_, i) => `burst-${i}`);
     let answered = 0;
     const before = new Map<string, ApiResponse | undefined>();
-    await pool(keys.map((key) => async () => {
-      const response = await new Api(first.baseUrl, token).post("/v1/clients", { name: key }, keyed(key)).catch(() => undefined);
-      before.set(key, response);
-      if (response && ++answered === 60) first.process.kill("SIGKILL");
-    }), 24);
+    await pool(
+      keys.map((key) => async () => {
+        const response = await new Api(first.baseUrl, token)
+          .post("/v1/clients", { name: key }, keyed(key))
+          .catch(() => undefined);
+        before.set(key, response);
+        if (response && ++answered === 60) first.process.kill("SIGKILL");
+      }),
+      24,
+    );
     await first.process.exited;
     const lost = keys.filter((key) => !before.get(key));
     expect(answered).toBeGreaterThanOrEqual(60);
@@ -85,7 +96,12 @@ describe("crash safety", () => {
 
     const second = await server();
     const api = new Api(second.baseUrl, token);
-    const after = await pool(keys.map((key) => () => untilSettled(() => api.post("/v1/clients", { name: key }, keyed(key)))), 24);
+    const after = await pool(
+      keys.map(
+        (key) => () => untilSettled(() => api.post("/v1/clients", { name: key }, keyed(key))),
+      ),
+      24,
+    );
 
     const stored = await namesOf("clients", companyId);
     expect(stored.size).toBe(keys.length);
@@ -109,18 +125,27 @@ describe("crash safety", () => {
     // Fewer than the server's 10 pooled connections, so background work still gets one.
     const parked = Array.from({ length: 6 }, (_, i) => `parked-${i}`);
     const before = new Api(first.baseUrl, token);
-    for (const key of done) expect((await before.post("/v1/projects", { name: key }, keyed(key))).status).toBe(201);
+    for (const key of done)
+      expect((await before.post("/v1/projects", { name: key }, keyed(key))).status).toBe(201);
 
     // Holding the company's project quota row parks every create inside its transaction.
     const blocker = await testDb().pool.getConnection();
     try {
       await blocker.beginTransaction();
-      await blocker.query("SELECT value FROM company_counters WHERE company_id = ? AND name = 'projects' FOR UPDATE", [companyId]);
-      const inFlight = parked.map((key) => before.post("/v1/projects", { name: key }, keyed(key)).catch(() => undefined));
+      await blocker.query(
+        "SELECT value FROM company_counters WHERE company_id = ? AND name = 'projects' FOR UPDATE",
+        [companyId],
+      );
+      const inFlight = parked.map((key) =>
+        before.post("/v1/projects", { name: key }, keyed(key)).catch(() => undefined),
+      );
       // Killed while every parked create waits on the quota row, well inside the 5 s lock wait.
       const deadline = Date.now() + 3_000;
       while ((await quotaUpdatesRunning()) < parked.length) {
-        if (Date.now() > deadline) throw new Error(`only ${await quotaUpdatesRunning()} of ${parked.length} parked writes reached the quota row`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `only ${await quotaUpdatesRunning()} of ${parked.length} parked writes reached the quota row`,
+          );
         await Bun.sleep(20);
       }
       first.process.kill("SIGKILL");
@@ -134,9 +159,15 @@ describe("crash safety", () => {
 
     const second = await server();
     const api = new Api(second.baseUrl, token);
-    const retried = await Promise.all([...done, ...parked].map((key) => untilSettled(() => api.post("/v1/projects", { name: key }, keyed(key)))));
+    const retried = await Promise.all(
+      [...done, ...parked].map((key) =>
+        untilSettled(() => api.post("/v1/projects", { name: key }, keyed(key))),
+      ),
+    );
     expect(retried.map((r) => r.status)).toEqual(Array(done.length + parked.length).fill(201));
-    expect(retried.slice(0, done.length).every((r) => r.headers.get("idempotent-replayed") === "true")).toBe(true);
+    expect(
+      retried.slice(0, done.length).every((r) => r.headers.get("idempotent-replayed") === "true"),
+    ).toBe(true);
     const stored = await namesOf("projects", companyId);
     expect([...stored.keys()].sort()).toEqual([...done, ...parked].sort());
     expect([...stored.values()].every((ids) => ids.length === 1)).toBe(true);
@@ -147,12 +178,18 @@ describe("crash safety", () => {
     const { token, companyId } = await newCompany();
     const rows = 12_000;
     const file = path.join(tempDir(), "crash-import.csv");
-    writeFileSync(file, `name,email\n${Array.from({ length: rows }, (_, i) => `Crash ${i + 1},c${i + 1}@example.com`).join("\n")}\n`);
+    writeFileSync(
+      file,
+      `name,email\n${Array.from({ length: rows }, (_, i) => `Crash ${i + 1},c${i + 1}@example.com`).join("\n")}\n`,
+    );
     const cli = erpFor(first.baseUrl, token);
     const run = cli(["import", "workers", file, "-o", "json", "--batch-size", "100"]);
 
     const stored = async (): Promise<number> => {
-      const [counted] = await testDb().pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM workers WHERE company_id = ?", [companyId]);
+      const [counted] = await testDb().pool.query<RowDataPacket[]>(
+        "SELECT COUNT(*) AS n FROM workers WHERE company_id = ?",
+        [companyId],
+      );
       return Number(counted[0]!.n);
     };
     const deadline = Date.now() + 20_000;
@@ -174,9 +211,11 @@ describe("crash safety", () => {
     const rerun = JSON.parse(again.stdout);
     const names = await namesOf("workers", companyId);
     const duplicated = [...names.values()].filter((ids) => ids.length > 1).length;
-    console.log(`[crash: import] ${rows} rows, server SIGKILLed at ${atKill} stored and restarted after 1 s; the CLI went on by itself: ` +
-      `created ${summary.created}, already imported ${summary.already_imported}, ${summary.requests} requests; re-run: created ${rerun.created}, ` +
-      `skipped ${rerun.already_imported}; stored ${names.size}, duplicated ${duplicated}, lost ${rows - names.size}`);
+    console.log(
+      `[crash: import] ${rows} rows, server SIGKILLed at ${atKill} stored and restarted after 1 s; the CLI went on by itself: ` +
+        `created ${summary.created}, already imported ${summary.already_imported}, ${summary.requests} requests; re-run: created ${rerun.created}, ` +
+        `skipped ${rerun.already_imported}; stored ${names.size}, duplicated ${duplicated}, lost ${rows - names.size}`,
+    );
     expect(atKill).toBeLessThan(rows);
     expect(summary.created + summary.already_imported).toBe(rows);
     expect(rerun.created).toBe(0);

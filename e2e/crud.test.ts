@@ -60,7 +60,8 @@ describe.each(SAMPLES)("$resource", (sample) => {
     expect(data.updated).toBe(true);
     expect(data.dry_run).toBe(false);
     expect(Object.keys(data.changes).sort()).toEqual(Object.keys(sample.update).sort());
-    for (const field of Object.keys(sample.update)) expect(data.changes[field].from).toEqual(before[field]);
+    for (const field of Object.keys(sample.update))
+      expect(data.changes[field].from).toEqual(before[field]);
     const after = (await api().get(`${path}/${id}`)).body.data;
     expect(data.record).toEqual(after);
     for (const [field, value] of Object.entries(before)) {
@@ -85,9 +86,13 @@ describe.each(SAMPLES)("$resource", (sample) => {
     const response = await api().post(path, rest);
     expect(response.status).toBe(422);
     expect(response.headers.get("content-type")).toContain("application/problem+json");
-    expect(response.body.errors).toContainEqual(expect.objectContaining({ field: sample.title, code: "required" }));
+    expect(response.body.errors).toContainEqual(
+      expect.objectContaining({ field: sample.title, code: "required" }),
+    );
     const empty = await api().post(path, { ...rest, [sample.title]: "" });
-    expect(empty.body.errors).toContainEqual(expect.objectContaining({ field: sample.title, code: "too_short" }));
+    expect(empty.body.errors).toContainEqual(
+      expect.objectContaining({ field: sample.title, code: "too_short" }),
+    );
   });
 
   test("another company's record is a 404 on every route", async () => {
@@ -104,7 +109,10 @@ describe.each(SAMPLES)("$resource", (sample) => {
     }
     const listed = await other.get(`${path}?limit=100`);
     expect(listed.body.data.map((row: { id: number }) => row.id)).not.toContain(id);
-    expect((await api().get(`${path}/${id}`)).body.data).toMatchObject({ id, ...{ [sample.title]: sample.create[sample.title] } });
+    expect((await api().get(`${path}/${id}`)).body.data).toMatchObject({
+      id,
+      ...{ [sample.title]: sample.create[sample.title] },
+    });
   });
 
   if (sample.addon !== "api") {
@@ -128,7 +136,8 @@ describe("listing", () => {
   test("the SPEC paging rule visits every record exactly once, in id order", async () => {
     const mine = suite.api.as((await newCompany()).token);
     const created: number[] = [];
-    for (let index = 0; index < 23; index++) created.push(await create(mine, "/v1/clients", { name: `Client ${index}` }));
+    for (let index = 0; index < 23; index++)
+      created.push(await create(mine, "/v1/clients", { name: `Client ${index}` }));
     const first = await mine.get("/v1/clients?limit=5");
     const total = first.body.meta.total;
     expect(total).toBe(23);
@@ -147,7 +156,18 @@ describe("listing", () => {
   });
 
   test("bad paging values, unknown parameters, unsupported filters and unknown fields are 400 invalid_query", async () => {
-    for (const query of ["limit=0", "limit=abc", "limit=1.5", "offset=-1", "colour=red", "trade_id=1", "fields=name,nope", "status=DONE", "client_id=x", "limit=1&limit=2"]) {
+    for (const query of [
+      "limit=0",
+      "limit=abc",
+      "limit=1.5",
+      "offset=-1",
+      "colour=red",
+      "trade_id=1",
+      "fields=name,nope",
+      "status=DONE",
+      "client_id=x",
+      "limit=1&limit=2",
+    ]) {
       const response = await api().get(`/v1/projects?${query}`);
       expect(response.status, query).toBe(400);
       expect(response.body.code, query).toBe("invalid_query");
@@ -161,7 +181,9 @@ describe("listing", () => {
     await create(mine, "/v1/clients", { name: "acme_builders" });
     await create(mine, "/v1/clients", { name: "Other", email: "info@ACME.example" });
     const names = async (q: string) =>
-      (await mine.get(`/v1/clients?q=${encodeURIComponent(q)}`)).body.data.map((row: { name: string }) => row.name).sort();
+      (await mine.get(`/v1/clients?q=${encodeURIComponent(q)}`)).body.data
+        .map((row: { name: string }) => row.name)
+        .sort();
     expect(await names("ACME")).toEqual(["Acme 100% Steel", "Other", "acme_builders"]);
     expect(await names("0%")).toEqual(["Acme 100% Steel"]);
     expect(await names("e_b")).toEqual(["acme_builders"]);
@@ -172,19 +194,32 @@ describe("listing", () => {
     const mine = suite.api.as((await newCompany()).token);
     const clientA = await create(mine, "/v1/clients", { name: "A" });
     const clientB = await create(mine, "/v1/clients", { name: "B" });
-    const p1 = await create(mine, "/v1/projects", { name: "P1", client_id: clientA, status: "ACTIVE" });
+    const p1 = await create(mine, "/v1/projects", {
+      name: "P1",
+      client_id: clientA,
+      status: "ACTIVE",
+    });
     const p2 = await create(mine, "/v1/projects", { name: "P2", client_id: clientB });
-    const ids = async (query: string) => (await mine.get(`/v1/projects?${query}`)).body.data.map((row: { id: number }) => row.id);
+    const ids = async (query: string) =>
+      (await mine.get(`/v1/projects?${query}`)).body.data.map((row: { id: number }) => row.id);
     expect(await ids("status=active")).toEqual([p1]);
     expect(await ids("status=DRAFT")).toEqual([p2]);
     expect(await ids(`client_id=${clientB}`)).toEqual([p2]);
     const trade = (await mine.get("/v1/trades")).body.data[1].id;
     const worker = await create(mine, "/v1/workers", { name: "W", trade_id: trade });
     await create(mine, "/v1/workers", { name: "V" });
-    expect((await mine.get(`/v1/workers?trade_id=${trade}`)).body.data.map((row: { id: number }) => row.id)).toEqual([worker]);
+    expect(
+      (await mine.get(`/v1/workers?trade_id=${trade}`)).body.data.map(
+        (row: { id: number }) => row.id,
+      ),
+    ).toEqual([worker]);
     const category = (await mine.get("/v1/equipment-categories")).body.data[0].id;
     const machine = await create(mine, "/v1/equipment", { name: "Crane", category_id: category });
-    expect((await mine.get(`/v1/equipment?category_id=${category}`)).body.data.map((row: { id: number }) => row.id)).toEqual([machine]);
+    expect(
+      (await mine.get(`/v1/equipment?category_id=${category}`)).body.data.map(
+        (row: { id: number }) => row.id,
+      ),
+    ).toEqual([machine]);
   });
 
   test("fields returns only the fields asked for, plus id, on lists and on one record", async () => {
@@ -215,9 +250,13 @@ describe("conditional reads", () => {
     const mine = suite.api.as((await newCompany()).token);
     const before = await mine.get("/v1/clients");
     const etag = before.headers.get("etag")!;
-    expect((await mine.get("/v1/clients", { headers: { "if-none-match": etag } })).status).toBe(304);
+    expect((await mine.get("/v1/clients", { headers: { "if-none-match": etag } })).status).toBe(
+      304,
+    );
     await create(mine, "/v1/clients", { name: "New" });
-    expect((await mine.get("/v1/clients", { headers: { "if-none-match": etag } })).status).toBe(200);
+    expect((await mine.get("/v1/clients", { headers: { "if-none-match": etag } })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -228,7 +267,12 @@ describe("authentication", () => {
     await revoke(token);
     // Authentication may be cached for up to 5 s (CONTRACT 6).
     expect((await eventually(() => suite.api.as(token).get("/v1/clients"), 401)).status).toBe(401);
-    for (const headers of [{} as Record<string, string>, { authorization: "Basic abc" }, { authorization: "Bearer erp_nope" }, { authorization: `Bearer ${token}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Basic abc" },
+      { authorization: "Bearer erp_nope" },
+      { authorization: `Bearer ${token}` },
+    ]) {
       const response = await suite.api.request("GET", "/v1/clients", { headers, token: null });
       expect(response.status).toBe(401);
       expect(response.body.code).toBe("unauthorized");
@@ -237,7 +281,11 @@ describe("authentication", () => {
   });
 
   test("401 comes before anything about the body", async () => {
-    const response = await suite.api.request("POST", "/v1/projects", { rawBody: "{not json", headers: { "content-type": "application/json" }, token: null });
+    const response = await suite.api.request("POST", "/v1/projects", {
+      rawBody: "{not json",
+      headers: { "content-type": "application/json" },
+      token: null,
+    });
     expect(response.status).toBe(401);
   });
 
@@ -256,13 +304,22 @@ describe("errors", () => {
     const response = await api().get("/v1/projects/999999999");
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toContain("application/problem+json");
-    expect(response.body).toMatchObject({ type: "about:blank", title: "Not Found", status: 404, code: "not_found" });
+    expect(response.body).toMatchObject({
+      type: "about:blank",
+      title: "Not Found",
+      status: 404,
+      code: "not_found",
+    });
     expect(typeof response.body.detail).toBe("string");
     expect(response.body.request_id).toBe(response.headers.get("x-request-id"));
   });
 
   test("X-Request-Id is echoed when sent and generated otherwise", async () => {
-    expect((await api().get("/v1/clients", { headers: { "x-request-id": "trace-123" } })).headers.get("x-request-id")).toBe("trace-123");
+    expect(
+      (await api().get("/v1/clients", { headers: { "x-request-id": "trace-123" } })).headers.get(
+        "x-request-id",
+      ),
+    ).toBe("trace-123");
     expect((await api().get("/v1/clients")).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -281,26 +338,53 @@ describe("errors", () => {
   });
 
   test("a body that is not JSON is 400 malformed_json; another media type is 415; over 1 MiB is 413", async () => {
-    const malformed = await api().request("POST", "/v1/clients", { rawBody: "{nope", headers: { "content-type": "application/json" } });
+    const malformed = await api().request("POST", "/v1/clients", {
+      rawBody: "{nope",
+      headers: { "content-type": "application/json" },
+    });
     expect([malformed.status, malformed.body.code]).toEqual([400, "malformed_json"]);
-    const text = await api().request("POST", "/v1/clients", { rawBody: "name=x", headers: { "content-type": "text/plain" } });
+    const text = await api().request("POST", "/v1/clients", {
+      rawBody: "name=x",
+      headers: { "content-type": "text/plain" },
+    });
     expect([text.status, text.body.code]).toEqual([415, "unsupported_media_type"]);
     const huge = await api().post("/v1/clients", { name: "x".repeat(1024 * 1024) });
     expect([huge.status, huge.body.code]).toEqual([413, "payload_too_large"]);
   });
 
   test("422 lists every failing field at once: unknown, read-only, wrong type, too long", async () => {
-    const response = await api().post("/v1/projects", { name: "x".repeat(201), id: 5, colour: "red", billing_mode: "HOURLY", client_id: "7" });
+    const response = await api().post("/v1/projects", {
+      name: "x".repeat(201),
+      id: 5,
+      colour: "red",
+      billing_mode: "HOURLY",
+      client_id: "7",
+    });
     expect(response.status).toBe(422);
     const fields = response.body.errors.map((error: { field: string }) => error.field).sort();
     expect(fields).toEqual(["billing_mode", "client_id", "colour", "id", "name"]);
   });
 
   test("422 lists the checks beyond types together: money decimals, dates, references", async () => {
-    const response = await api().post("/v1/projects", { name: "Checks", budget_amount: 1.234, start_date: "2026-05-02", end_date: "2026-05-01", client_id: 999999999 });
+    const response = await api().post("/v1/projects", {
+      name: "Checks",
+      budget_amount: 1.234,
+      start_date: "2026-05-02",
+      end_date: "2026-05-01",
+      client_id: 999999999,
+    });
     expect(response.status).toBe(422);
-    const codes = Object.fromEntries(response.body.errors.map((error: { field: string; code: string }) => [error.field, error.code]));
-    expect(codes).toEqual({ budget_amount: "invalid_money", end_date: "date_order", client_id: "unknown_reference" });
+    const codes = Object.fromEntries(
+      response.body.errors.map((error: { field: string; code: string }) => [
+        error.field,
+        error.code,
+      ]),
+    );
+    expect(codes).toEqual({
+      budget_amount: "invalid_money",
+      end_date: "date_order",
+      client_id: "unknown_reference",
+    });
     const impossible = await api().post("/v1/projects", { name: "Feb", start_date: "2026-02-30" });
     expect(impossible.status).toBe(422);
   });
@@ -326,7 +410,8 @@ describe("lookups and health", () => {
   });
 
   test("a trade of another company is not a valid reference", async () => {
-    const foreignTrade = (await suite.api.as((await newCompany()).token).get("/v1/trades")).body.data[0].id;
+    const foreignTrade = (await suite.api.as((await newCompany()).token).get("/v1/trades")).body
+      .data[0].id;
     const response = await api().post("/v1/workers", { name: "W", trade_id: foreignTrade });
     expect(response.status).toBe(422);
     expect(response.body.errors[0]).toMatchObject({ field: "trade_id", code: "unknown_reference" });

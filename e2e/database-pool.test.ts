@@ -11,7 +11,9 @@ test("a statement the driver refuses at once is refused at once, and the pool st
   // More refusals than the test pool's four connections: a connection kept by one would make a later one wait.
   for (let attempt = 0; attempt < 6; attempt++) {
     const started = performance.now();
-    await expect(reader.execute("SELECT ? AS a", [undefined])).rejects.toThrow("Bind parameters must not contain undefined");
+    await expect(reader.execute("SELECT ? AS a", [undefined])).rejects.toThrow(
+      "Bind parameters must not contain undefined",
+    );
     expect(performance.now() - started).toBeLessThan(1_000);
   }
   const [rows] = await reader.execute("SELECT 1 AS a", []);

@@ -20,7 +20,11 @@ async function convertedEstimate(title: string): Promise<number> {
 }
 
 async function rental(equipment: number, project: number, billed = false): Promise<number> {
-  return create(api, `/v1/equipment/${equipment}/rentals`, { project_id: project, start_date: "2026-03-01", billed });
+  return create(api, `/v1/equipment/${equipment}/rentals`, {
+    project_id: project,
+    start_date: "2026-03-01",
+    billed,
+  });
 }
 
 describe("soft deletes", () => {
@@ -30,7 +34,14 @@ describe("soft deletes", () => {
     const response = await api.delete(`/v1/workers/${id}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      data: { id, deleted: true, dry_run: false, mode: "soft", would_delete: [{ resource: "workers", id }], would_keep: [] },
+      data: {
+        id,
+        deleted: true,
+        dry_run: false,
+        mode: "soft",
+        would_delete: [{ resource: "workers", id }],
+        would_keep: [],
+      },
     });
     expectProblem(await api.get(`/v1/workers/${id}`), 404, "not_found");
     const list = await api.get("/v1/workers?limit=100");
@@ -45,7 +56,11 @@ describe("soft deletes", () => {
     const id = await create(api, "/v1/subcontractors", { name: "Twice" });
     expect((await api.delete(`/v1/subcontractors/${id}`)).status).toBe(200);
     expectProblem(await api.delete(`/v1/subcontractors/${id}`), 404, "not_found");
-    expectProblem(await api.delete(`/v1/subcontractors/${id}`, { headers: { "x-dry-run": "1" } }), 404, "not_found");
+    expectProblem(
+      await api.delete(`/v1/subcontractors/${id}`, { headers: { "x-dry-run": "1" } }),
+      404,
+      "not_found",
+    );
     expectProblem(await api.patch(`/v1/subcontractors/${id}`, { name: "Back" }), 404, "not_found");
   });
 
@@ -60,16 +75,25 @@ describe("soft deletes", () => {
   test("a deleted record is no longer a valid reference", async () => {
     const client = await create(api, "/v1/clients", { name: "Former client" });
     await api.delete(`/v1/clients/${client}`);
-    const response = await api.post("/v1/estimates", { title: "For a former client", client_id: client });
+    const response = await api.post("/v1/estimates", {
+      title: "For a former client",
+      client_id: client,
+    });
     expectProblem(response, 422, "validation_failed");
-    expect(response.body.errors[0]).toMatchObject({ field: "client_id", code: "unknown_reference" });
+    expect(response.body.errors[0]).toMatchObject({
+      field: "client_id",
+      code: "unknown_reference",
+    });
   });
 });
 
 describe("protected history blocks a delete", () => {
   test("a converted estimate backing a live project's budget cannot be deleted (409 delete_blocked naming the project)", async () => {
     const estimate = await convertedEstimate("Backing");
-    const project = await create(api, "/v1/projects", { name: "Backed", budget_estimate_id: estimate });
+    const project = await create(api, "/v1/projects", {
+      name: "Backed",
+      budget_estimate_id: estimate,
+    });
     const before = await snapshot(api);
     for (const headers of [{}, { "x-dry-run": "1" }] as Record<string, string>[]) {
       const response = await api.delete(`/v1/estimates/${estimate}`, { headers });
@@ -82,7 +106,10 @@ describe("protected history blocks a delete", () => {
 
   test("once the backed project is deleted, the converted estimate may be deleted", async () => {
     const estimate = await convertedEstimate("Freed");
-    const project = await create(api, "/v1/projects", { name: "Soon gone", budget_estimate_id: estimate });
+    const project = await create(api, "/v1/projects", {
+      name: "Soon gone",
+      budget_estimate_id: estimate,
+    });
     expect((await api.delete(`/v1/projects/${project}`)).status).toBe(200);
     const response = await api.delete(`/v1/estimates/${estimate}`);
     expect(response.status).toBe(200);
@@ -111,7 +138,9 @@ describe("protected history blocks a delete", () => {
     const project = await create(api, "/v1/projects", { name: "Site B" });
     const machine = await create(api, "/v1/equipment", { name: "Crane" });
     const billed = await rental(machine, project);
-    expect((await api.patch(`/v1/equipment/${machine}/rentals/${billed}`, { billed: true })).status).toBe(200);
+    expect(
+      (await api.patch(`/v1/equipment/${machine}/rentals/${billed}`, { billed: true })).status,
+    ).toBe(200);
     const response = await api.delete(`/v1/projects/${project}`);
     expectProblem(response, 409, "delete_blocked");
     expect(response.body.blockers).toEqual([{ resource: "rentals", id: billed }]);
@@ -120,11 +149,20 @@ describe("protected history blocks a delete", () => {
 
   test("a blocked delete lists every blocker", async () => {
     const estimate = await convertedEstimate("Twice backing");
-    const first = await create(api, "/v1/projects", { name: "First backed", budget_estimate_id: estimate });
-    const second = await create(api, "/v1/projects", { name: "Second backed", budget_estimate_id: estimate });
+    const first = await create(api, "/v1/projects", {
+      name: "First backed",
+      budget_estimate_id: estimate,
+    });
+    const second = await create(api, "/v1/projects", {
+      name: "Second backed",
+      budget_estimate_id: estimate,
+    });
     const response = await api.delete(`/v1/estimates/${estimate}`);
     expectProblem(response, 409, "delete_blocked");
-    expect(response.body.blockers).toEqual([{ resource: "projects", id: first }, { resource: "projects", id: second }]);
+    expect(response.body.blockers).toEqual([
+      { resource: "projects", id: first },
+      { resource: "projects", id: second },
+    ]);
   });
 });
 
@@ -134,16 +172,36 @@ describe("what a delete removes and what it keeps", () => {
     const machine = await create(api, "/v1/equipment", { name: "Generator" });
     const first = await rental(machine, project);
     const second = await rental(machine, project);
-    const expected = [{ resource: "equipment", id: machine }, { resource: "rentals", id: first }, { resource: "rentals", id: second }];
+    const expected = [
+      { resource: "equipment", id: machine },
+      { resource: "rentals", id: first },
+      { resource: "rentals", id: second },
+    ];
     const preview = await api.delete(`/v1/equipment/${machine}?dry_run=1`);
-    expect(preview.body.data).toEqual({ id: machine, deleted: false, dry_run: true, mode: "soft", would_delete: expected, would_keep: [] });
+    expect(preview.body.data).toEqual({
+      id: machine,
+      deleted: false,
+      dry_run: true,
+      mode: "soft",
+      would_delete: expected,
+      would_keep: [],
+    });
     const response = await api.delete(`/v1/equipment/${machine}`);
-    expect(response.body.data).toEqual({ id: machine, deleted: true, dry_run: false, mode: "soft", would_delete: expected, would_keep: [] });
+    expect(response.body.data).toEqual({
+      id: machine,
+      deleted: true,
+      dry_run: false,
+      mode: "soft",
+      would_delete: expected,
+      would_keep: [],
+    });
     expect((await storedRow("equipment_rentals", first))?.deleted_at).not.toBeNull();
     expect((await storedRow("equipment_rentals", second))?.deleted_at).not.toBeNull();
     expectProblem(await api.get(`/v1/equipment/${machine}/rentals`), 404, "not_found");
     // The project no longer has rentals, so nothing holds it.
-    expect((await api.delete(`/v1/projects/${project}?dry_run=1`)).body.data.would_delete).toEqual([{ resource: "projects", id: project }]);
+    expect((await api.delete(`/v1/projects/${project}?dry_run=1`)).body.data.would_delete).toEqual([
+      { resource: "projects", id: project },
+    ]);
   });
 
   test("deleting a project deletes its unbilled rentals, which leave the equipment's rental list", async () => {
@@ -154,7 +212,10 @@ describe("what a delete removes and what it keeps", () => {
     const theirs = await rental(machine, elsewhere);
     const response = await api.delete(`/v1/projects/${project}`);
     expect(response.status).toBe(200);
-    expect(response.body.data.would_delete).toEqual([{ resource: "projects", id: project }, { resource: "rentals", id: mine }]);
+    expect(response.body.data.would_delete).toEqual([
+      { resource: "projects", id: project },
+      { resource: "rentals", id: mine },
+    ]);
     const left = await api.get(`/v1/equipment/${machine}/rentals`);
     expect(left.body.data.map((r: { id: number }) => r.id)).toEqual([theirs]);
     expect(left.body.meta.total).toBe(1);
@@ -165,11 +226,22 @@ describe("what a delete removes and what it keeps", () => {
     const project = await create(api, "/v1/projects", { name: "Kept project", client_id: client });
     const gone = await create(api, "/v1/projects", { name: "Already gone", client_id: client });
     await api.delete(`/v1/projects/${gone}`);
-    const estimate = await create(api, "/v1/estimates", { title: "Kept estimate", client_id: client });
-    const expectedKeep = [{ resource: "projects", id: project }, { resource: "estimates", id: estimate }];
+    const estimate = await create(api, "/v1/estimates", {
+      title: "Kept estimate",
+      client_id: client,
+    });
+    const expectedKeep = [
+      { resource: "projects", id: project },
+      { resource: "estimates", id: estimate },
+    ];
     const preview = await api.delete(`/v1/clients/${client}`, { headers: { "x-dry-run": "1" } });
     expect(preview.body.data).toEqual({
-      id: client, deleted: false, dry_run: true, mode: "soft", would_delete: [{ resource: "clients", id: client }], would_keep: expectedKeep,
+      id: client,
+      deleted: false,
+      dry_run: true,
+      mode: "soft",
+      would_delete: [{ resource: "clients", id: client }],
+      would_keep: expectedKeep,
     });
     const response = await api.delete(`/v1/clients/${client}`);
     expect(response.body.data).toMatchObject({ deleted: true, would_keep: expectedKeep });
@@ -181,13 +253,19 @@ describe("what a delete removes and what it keeps", () => {
     const client = await create(api, "/v1/clients", { name: "Vanishing client" });
     const project = await create(api, "/v1/projects", { name: "Orphan", client_id: client });
     await api.delete(`/v1/clients/${client}`);
-    expect((await api.patch(`/v1/projects/${project}`, { name: "Orphan renamed" })).status).toBe(200);
+    expect((await api.patch(`/v1/projects/${project}`, { name: "Orphan renamed" })).status).toBe(
+      200,
+    );
   });
 
   test("deleting a project keeps nothing that names it and frees nothing it names", async () => {
     const estimate = await convertedEstimate("Named");
     const client = await create(api, "/v1/clients", { name: "Named client" });
-    const project = await create(api, "/v1/projects", { name: "Namer", client_id: client, budget_estimate_id: estimate });
+    const project = await create(api, "/v1/projects", {
+      name: "Namer",
+      client_id: client,
+      budget_estimate_id: estimate,
+    });
     const response = await api.delete(`/v1/projects/${project}`);
     expect(response.body.data.would_keep).toEqual([]);
     expect((await api.get(`/v1/estimates/${estimate}`)).status).toBe(200);
@@ -201,20 +279,30 @@ describe("deletes under concurrency", () => {
   test("a rental billed while its project is being deleted is never deleted with it", async () => {
     for (let round = 0; round < ROUNDS; round += 1) {
       const project = await create(api, "/v1/projects", { name: `Race site ${round}` });
-      const pairs = await Promise.all(Array.from({ length: 4 }, async (_, i) => {
-        const machine = await create(api, "/v1/equipment", { name: `Race ${round}.${i}` });
-        return { machine, rental: await rental(machine, project) };
-      }));
+      const pairs = await Promise.all(
+        Array.from({ length: 4 }, async (_, i) => {
+          const machine = await create(api, "/v1/equipment", { name: `Race ${round}.${i}` });
+          return { machine, rental: await rental(machine, project) };
+        }),
+      );
       const [deleted, ...billings] = await Promise.all([
         api.delete(`/v1/projects/${project}`),
-        ...pairs.map(({ machine, rental: id }) => api.patch(`/v1/equipment/${machine}/rentals/${id}`, { billed: true })),
+        ...pairs.map(({ machine, rental: id }) =>
+          api.patch(`/v1/equipment/${machine}/rentals/${id}`, { billed: true }),
+        ),
       ]);
       expect([200, 409]).toContain(deleted.status);
       for (const billing of billings) expect([200, 404]).toContain(billing.status);
       const projectGone = (await storedRow("projects", project))?.deleted_at !== null;
       for (const { rental: id } of pairs) {
         const row = await storedRow("equipment_rentals", id);
-        if (row?.billed) expect({ round, id, rentalDeleted: row.deleted_at !== null, projectGone }).toEqual({ round, id, rentalDeleted: false, projectGone: false });
+        if (row?.billed)
+          expect({ round, id, rentalDeleted: row.deleted_at !== null, projectGone }).toEqual({
+            round,
+            id,
+            rentalDeleted: false,
+            projectGone: false,
+          });
       }
     }
   });
@@ -222,16 +310,30 @@ describe("deletes under concurrency", () => {
   test("a rental created while its project is being deleted never points at the deleted project", async () => {
     for (let round = 0; round < ROUNDS; round += 1) {
       const project = await create(api, "/v1/projects", { name: `Race site ${round}` });
-      const machines = await Promise.all(Array.from({ length: 4 }, (_, i) => create(api, "/v1/equipment", { name: `Race ${round}.${i}` })));
+      const machines = await Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          create(api, "/v1/equipment", { name: `Race ${round}.${i}` }),
+        ),
+      );
       const [, ...creates] = await Promise.all([
         api.delete(`/v1/projects/${project}`),
-        ...machines.map((machine) => api.post(`/v1/equipment/${machine}/rentals`, { project_id: project, start_date: "2026-03-01" })),
+        ...machines.map((machine) =>
+          api.post(`/v1/equipment/${machine}/rentals`, {
+            project_id: project,
+            start_date: "2026-03-01",
+          }),
+        ),
       ]);
       if ((await storedRow("projects", project))?.deleted_at === null) continue;
       for (const response of creates.filter((r) => r.status === 201)) {
-        expect({ round, rentalDeleted: (await storedRow("equipment_rentals", response.body.data.id))?.deleted_at !== null }).toEqual({ round, rentalDeleted: true });
+        expect({
+          round,
+          rentalDeleted:
+            (await storedRow("equipment_rentals", response.body.data.id))?.deleted_at !== null,
+        }).toEqual({ round, rentalDeleted: true });
       }
-      for (const response of creates.filter((r) => r.status !== 201)) expectProblem(response, 422, "validation_failed");
+      for (const response of creates.filter((r) => r.status !== 201))
+        expectProblem(response, 422, "validation_failed");
     }
   });
 
@@ -240,24 +342,44 @@ describe("deletes under concurrency", () => {
       const estimate = await convertedEstimate(`Race ${round}`);
       const [deleted, ...creates] = await Promise.all([
         api.delete(`/v1/estimates/${estimate}`),
-        ...Array.from({ length: 4 }, (_, i) => api.post("/v1/projects", { name: `Race ${round}.${i}`, budget_estimate_id: estimate })),
+        ...Array.from({ length: 4 }, (_, i) =>
+          api.post("/v1/projects", { name: `Race ${round}.${i}`, budget_estimate_id: estimate }),
+        ),
       ]);
       for (const response of creates) expect([201, 422]).toContain(response.status);
       const created = creates.filter((r) => r.status === 201).length;
-      expect({ round, deleted: deleted.status === 200, created: created > 0 }).toEqual({ round, deleted: created === 0, created: created > 0 });
+      expect({ round, deleted: deleted.status === 200, created: created > 0 }).toEqual({
+        round,
+        deleted: created === 0,
+        created: created > 0,
+      });
     }
   });
 
   test("deletes, billing and rentals racing over shared records never fail with a server error", async () => {
-    const projects = await Promise.all([0, 1].map((i) => create(api, "/v1/projects", { name: `Crossed ${i}` })));
-    const machines = await Promise.all([0, 1].map((i) => create(api, "/v1/equipment", { name: `Crossed ${i}` })));
+    const projects = await Promise.all(
+      [0, 1].map((i) => create(api, "/v1/projects", { name: `Crossed ${i}` })),
+    );
+    const machines = await Promise.all(
+      [0, 1].map((i) => create(api, "/v1/equipment", { name: `Crossed ${i}` })),
+    );
     const rentals: { machine: number; id: number }[] = [];
-    for (const machine of machines) for (const project of projects) rentals.push({ machine, id: await rental(machine, project) });
+    for (const machine of machines)
+      for (const project of projects) rentals.push({ machine, id: await rental(machine, project) });
     const responses = await Promise.all([
-      ...rentals.map(({ machine, id }) => api.patch(`/v1/equipment/${machine}/rentals/${id}`, { billed: true })),
+      ...rentals.map(({ machine, id }) =>
+        api.patch(`/v1/equipment/${machine}/rentals/${id}`, { billed: true }),
+      ),
       ...machines.map((machine) => api.delete(`/v1/equipment/${machine}`)),
       ...projects.map((project) => api.delete(`/v1/projects/${project}`)),
-      ...machines.flatMap((machine) => projects.map((project) => api.post(`/v1/equipment/${machine}/rentals`, { project_id: project, start_date: "2026-03-02" }))),
+      ...machines.flatMap((machine) =>
+        projects.map((project) =>
+          api.post(`/v1/equipment/${machine}/rentals`, {
+            project_id: project,
+            start_date: "2026-03-02",
+          }),
+        ),
+      ),
     ]);
     expect(responses.filter((r) => r.status >= 500).map((r) => r.text)).toEqual([]);
     for (const { id } of rentals) {

@@ -11,7 +11,9 @@ import { useServer } from "@erp/testing/suite";
 const suite = useServer();
 
 test("docs/errors.md explains every code the served document declares", async () => {
-  const document = (await suite.api.get("/v1/openapi.json")).body as { paths: Record<string, Record<string, { responses?: Record<string, any> }>> };
+  const document = (await suite.api.get("/v1/openapi.json")).body as {
+    paths: Record<string, Record<string, { responses?: Record<string, any> }>>;
+  };
   const codes = new Set(["route_not_found", "method_not_allowed"]);
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
@@ -28,16 +30,21 @@ test("docs/errors.md explains every code the served document declares", async ()
 });
 
 test("the README and docs/concepts.md name every collection the API serves", () => {
-  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8").split("\n\n")[1]!.replace(/\s+/g, " ");
+  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8")
+    .split("\n\n")[1]!
+    .replace(/\s+/g, " ");
   expect(RECORD_COLLECTIONS.map(segmentOf).filter((name) => !readme.includes(name))).toEqual([]);
   const concepts = readFileSync(path.join(ROOT, "docs/concepts.md"), "utf8");
-  expect(COLLECTION_PATHS.filter((collection) => !concepts.includes(`\`${collection}\``))).toEqual([]);
+  expect(COLLECTION_PATHS.filter((collection) => !concepts.includes(`\`${collection}\``))).toEqual(
+    [],
+  );
 });
 
 test("the README links every guide in docs/ and nothing outside the repository", () => {
   const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
   expect(readme).not.toContain("../shared");
   const index = readFileSync(path.join(ROOT, "docs/README.md"), "utf8");
-  for (const [, link] of index.matchAll(/\]\(([^)#]+)\)/g)) expect(existsSync(path.join(ROOT, "docs", link!)), link).toBe(true);
+  for (const [, link] of index.matchAll(/\]\(([^)#]+)\)/g))
+    expect(existsSync(path.join(ROOT, "docs", link!)), link).toBe(true);
   expect(readme).toContain("docs/README.md");
 });

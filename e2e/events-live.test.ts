@@ -22,7 +22,9 @@ interface FeedEvent {
   record_id: number;
 }
 
-async function companyApi(server: RunningServer = suite.server): Promise<{ api: Api; companyId: number; token: string }> {
+async function companyApi(
+  server: RunningServer = suite.server,
+): Promise<{ api: Api; companyId: number; token: string }> {
   const { token, companyId } = await newCompany();
   return { api: new Api(server.baseUrl, token), companyId, token };
 }
@@ -42,16 +44,32 @@ describe("after=latest", () => {
     await api.post("/v1/clients", { name: "First" });
     await api.post("/v1/clients", { name: "Second" });
     const after = await api.get(`/v1/events?after=${start.body.meta.next_cursor}`);
-    expect(after.body.data.map((event: FeedEvent) => event.type)).toEqual(["client.created", "client.created"]);
+    expect(after.body.data.map((event: FeedEvent) => event.type)).toEqual([
+      "client.created",
+      "client.created",
+    ]);
     expect(await latest(api)).toBe(after.body.data[1].id);
     expect((await api.get(`/v1/events?after=${await latest(api)}`)).body.data).toEqual([]);
   });
 
   test("bad wait values are 400 invalid_query and name the range", async () => {
     const { api } = await companyApi();
-    for (const query of ["wait=0", "wait=31", "wait=abc", "wait=1.5", "wait=-1", "wait=", "wait=5&wait=6", "after=latest&wait=100"]) {
+    for (const query of [
+      "wait=0",
+      "wait=31",
+      "wait=abc",
+      "wait=1.5",
+      "wait=-1",
+      "wait=",
+      "wait=5&wait=6",
+      "after=latest&wait=100",
+    ]) {
       const response = await api.get(`/v1/events?${query}`);
-      expect({ query, status: response.status, code: response.body.code }).toEqual({ query, status: 400, code: "invalid_query" });
+      expect({ query, status: response.status, code: response.body.code }).toEqual({
+        query,
+        status: 400,
+        code: "invalid_query",
+      });
     }
     expect((await api.get("/v1/events?wait=31")).body.detail).toContain("from 1 to 30");
   });
@@ -79,7 +97,9 @@ describe("long-poll", () => {
     const project = (await api.post("/v1/projects", { name: "Awaited" })).body.data.id as number;
     const page = await waiting;
     expect(page.status).toBe(200);
-    expect(page.body.data.map((event: FeedEvent) => [event.type, event.record_id])).toEqual([["project.created", project]]);
+    expect(page.body.data.map((event: FeedEvent) => [event.type, event.record_id])).toEqual([
+      ["project.created", project],
+    ]);
   });
 
   test("200 writes over three servers: followers using wait=30 see each within 1 s of its commit, in order, exactly once", async () => {
@@ -112,31 +132,45 @@ describe("long-poll", () => {
         })();
         return { seen, seenAt, done, requests: () => requests };
       };
-      const followers = [await follow(new Api(servers[0]!.baseUrl, token)), await follow(new Api(servers[3]!.baseUrl, token))];
+      const followers = [
+        await follow(new Api(servers[0]!.baseUrl, token)),
+        await follow(new Api(servers[3]!.baseUrl, token)),
+      ];
 
       // Each writer pauses a moment between writes, so the followers are often waiting when a
       // write commits rather than finding the next one already there.
       let next = 0;
-      await Promise.all(writers.map(async (writer, server) => {
-        while (next < WRITES) {
-          const n = next++;
-          const created = await writer.post("/v1/clients", { name: `Live ${server}-${n}` });
-          if (created.status !== 201) throw new Error(`write ${n}: ${created.status} ${created.text}`);
-          answeredAt.set(created.body.data.id as number, performance.now());
-          await Bun.sleep(Math.random() * 40);
-        }
-      }));
+      await Promise.all(
+        writers.map(async (writer, server) => {
+          while (next < WRITES) {
+            const n = next++;
+            const created = await writer.post("/v1/clients", { name: `Live ${server}-${n}` });
+            if (created.status !== 201)
+              throw new Error(`write ${n}: ${created.status} ${created.text}`);
+            answeredAt.set(created.body.data.id as number, performance.now());
+            await Bun.sleep(Math.random() * 40);
+          }
+        }),
+      );
       await Promise.all(followers.map((follower) => follower.done));
 
-      const [rows] = await testDb().pool.query<RowDataPacket[]>("SELECT id FROM events WHERE company_id = ? ORDER BY seq", [companyId]);
+      const [rows] = await testDb().pool.query<RowDataPacket[]>(
+        "SELECT id FROM events WHERE company_id = ? ORDER BY seq",
+        [companyId],
+      );
       expect(rows).toHaveLength(WRITES);
       for (const [index, follower] of followers.entries()) {
         expect(follower.seen.map((event) => event.id)).toEqual(rows.map((row) => row.id as string));
         // From the write's answer (its commit came before it) to the follower holding the event.
-        const latencies = [...answeredAt].map(([id, answered]) => Math.max(0, follower.seenAt.get(id)! - answered)).sort((a, b) => a - b);
-        const percentile = (p: number): number => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!);
-        console.log(`[events-live] ${WRITES} writes over 3 servers, follower on ${index === 0 ? "a writing server" : "a fourth server"} with wait=30: ` +
-          `${follower.requests()} long-polls; latency from the write's answer p50 ${percentile(0.5)} ms, p99 ${percentile(0.99)} ms, max ${percentile(1)} ms`);
+        const latencies = [...answeredAt]
+          .map(([id, answered]) => Math.max(0, follower.seenAt.get(id)! - answered))
+          .sort((a, b) => a - b);
+        const percentile = (p: number): number =>
+          Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!);
+        console.log(
+          `[events-live] ${WRITES} writes over 3 servers, follower on ${index === 0 ? "a writing server" : "a fourth server"} with wait=30: ` +
+            `${follower.requests()} long-polls; latency from the write's answer p50 ${percentile(0.5)} ms, p99 ${percentile(0.99)} ms, max ${percentile(1)} ms`,
+        );
         expect(latencies).toHaveLength(WRITES);
         expect(latencies.at(-1)!).toBeLessThan(1_000);
       }
@@ -151,10 +185,12 @@ describe("long-poll", () => {
       const { api } = await companyApi(server);
       const cursor = await latest(api);
       const settled: ApiResponse[] = [];
-      const polls = Array.from({ length: 5 }, () => api.get(`/v1/events?after=${cursor}&wait=30`).then((page) => {
-        settled.push(page);
-        return page;
-      }));
+      const polls = Array.from({ length: 5 }, () =>
+        api.get(`/v1/events?after=${cursor}&wait=30`).then((page) => {
+          settled.push(page);
+          return page;
+        }),
+      );
       // Past the 10 s a silent connection is otherwise allowed: they must still be waiting.
       await Bun.sleep(11_000);
       expect(settled).toEqual([]);
@@ -162,9 +198,13 @@ describe("long-poll", () => {
       const exited = server.stop("SIGTERM");
       const answers = await Promise.all(polls);
       const answeredIn = performance.now() - signalled;
-      expect(answers.map((page) => [page.status, page.body.data, page.body.meta.next_cursor])).toEqual(Array(5).fill([200, [], cursor]));
+      expect(
+        answers.map((page) => [page.status, page.body.data, page.body.meta.next_cursor]),
+      ).toEqual(Array(5).fill([200, [], cursor]));
       expect(await exited).toBe(0);
-      console.log(`[events-live] SIGTERM with 5 long-polls waiting for 11 s: all answered (empty) ${Math.round(answeredIn)} ms after the signal`);
+      console.log(
+        `[events-live] SIGTERM with 5 long-polls waiting for 11 s: all answered (empty) ${Math.round(answeredIn)} ms after the signal`,
+      );
       expect(answeredIn).toBeLessThan(5_000);
     } finally {
       await server.stop("SIGKILL");
@@ -175,12 +215,20 @@ describe("long-poll", () => {
 /** `erp listen` with its own config file; resolves once it printed Ready, with the secret and how long that took. */
 async function startListen(token: string, config: string, args: string[] = []) {
   const started = performance.now();
-  const child = Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), "listen", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: token, ERP_CONFIG: config },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const child = Bun.spawn(
+    [process.execPath, path.join(ROOT, "cli/src/main.ts"), "listen", ...args],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ERP_BASE_URL: suite.server.baseUrl,
+        ERP_TOKEN: token,
+        ERP_CONFIG: config,
+      },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   const reader = child.stderr.getReader();
   let banner = "";
   while (!banner.includes("Signing secret")) {
@@ -218,20 +266,42 @@ describe("erp listen", () => {
     const EVENTS = 100_000;
     const data = JSON.stringify({ record: { id: 1, name: "Seeded" } });
     for (let first = 1; first <= EVENTS; first += 5_000) {
-      const rows = Array.from({ length: 5_000 }, (_, i) => [companyId, first + i, eventId(first + i).slice(-16), "client.updated", "clients", 1, data, "seeded", null]);
-      await testDb().pool.query("INSERT INTO events (company_id, seq, token, type, resource, record_id, data, request_id, idempotency_key) VALUES ?", [rows]);
+      const rows = Array.from({ length: 5_000 }, (_, i) => [
+        companyId,
+        first + i,
+        eventId(first + i).slice(-16),
+        "client.updated",
+        "clients",
+        1,
+        data,
+        "seeded",
+        null,
+      ]);
+      await testDb().pool.query(
+        "INSERT INTO events (company_id, seq, token, type, resource, record_id, data, request_id, idempotency_key) VALUES ?",
+        [rows],
+      );
     }
-    await testDb().pool.query("UPDATE company_counters SET value = ? WHERE company_id = ? AND name = 'events'", [EVENTS, companyId]);
+    await testDb().pool.query(
+      "UPDATE company_counters SET value = ? WHERE company_id = ? AND name = 'events'",
+      [EVENTS, companyId],
+    );
 
     const listen = await startListen(token, path.join(tempDir(), "config.json"));
     try {
       const made = (await api.post("/v1/clients", { name: "After ready" })).body.data.id as number;
       const event = JSON.parse(await listen.firstLine()) as FeedEvent;
-      expect([event.type, event.record_id, event.id.slice(4, 14)]).toEqual(["client.created", made, (EVENTS + 1).toString(36).padStart(10, "0")]);
+      expect([event.type, event.record_id, event.id.slice(4, 14)]).toEqual([
+        "client.created",
+        made,
+        (EVENTS + 1).toString(36).padStart(10, "0"),
+      ]);
     } finally {
       await listen.stop();
     }
-    console.log(`[events-live] erp listen on ${EVENTS.toLocaleString("en")} events: ready ${Math.round(listen.readyMs)} ms after it was started`);
+    console.log(
+      `[events-live] erp listen on ${EVENTS.toLocaleString("en")} events: ready ${Math.round(listen.readyMs)} ms after it was started`,
+    );
     expect(listen.readyMs).toBeLessThan(1_000);
   });
 

@@ -19,9 +19,12 @@ let token: string;
 beforeAll(async () => {
   await database.start();
   await database.query("CREATE DATABASE erp_fault");
-  server = await startServer({ env: { DATABASE_URL: database.url("erp_fault"), LOG_LEVEL: "info" } });
+  server = await startServer({
+    env: { DATABASE_URL: database.url("erp_fault"), LOG_LEVEL: "info" },
+  });
   const admin = connectDatabase(database.url("erp_fault"), { connectionLimit: 1 });
-  token = (await createCompany(admin.db, { name: "Fault Co", plan: "enterprise", addons: ["api"] })).token;
+  token = (await createCompany(admin.db, { name: "Fault Co", plan: "enterprise", addons: ["api"] }))
+    .token;
   await admin.close();
 });
 
@@ -42,7 +45,16 @@ interface Tally {
 }
 
 test("the database killed under keyed writes: only successes and 503s, every row exactly once", async () => {
-  const tally: Tally = { requests: 0, created: 0, replayed: 0, unavailable: 0, unavailableWithoutRetryAfter: 0, clientErrors: [], otherServerErrors: [], noAnswer: 0 };
+  const tally: Tally = {
+    requests: 0,
+    created: 0,
+    replayed: 0,
+    unavailable: 0,
+    unavailableWithoutRetryAfter: 0,
+    clientErrors: [],
+    otherServerErrors: [],
+    noAnswer: 0,
+  };
   let healthDuringOutage = { status: 0, code: undefined as string | undefined, ms: 0 };
   let next = 0;
   let done = 0;
@@ -53,7 +65,11 @@ test("the database killed under keyed writes: only successes and 503s, every row
       tally.requests += 1;
       const response = await fetch(`${server.baseUrl}/v1/workers`, {
         method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": `fault-row-${row}` },
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "idempotency-key": `fault-row-${row}`,
+        },
         body: JSON.stringify({ name: `Row ${row}`, email: `row${row}@example.com` }),
         signal: AbortSignal.timeout(15_000),
       }).catch(() => undefined);
@@ -95,7 +111,11 @@ test("the database killed under keyed writes: only successes and 503s, every row
     const downAt = Date.now();
     const started = performance.now();
     const health = await fetch(`${server.baseUrl}/healthz`);
-    healthDuringOutage = { status: health.status, code: ((await health.json()) as { code?: string }).code, ms: Math.round(performance.now() - started) };
+    healthDuringOutage = {
+      status: health.status,
+      code: ((await health.json()) as { code?: string }).code,
+      ms: Math.round(performance.now() - started),
+    };
     await Bun.sleep(Math.max(0, 3_000 - (Date.now() - downAt)));
     await database.start();
     return Date.now() - downAt;
@@ -105,9 +125,14 @@ test("the database killed under keyed writes: only successes and 503s, every row
   const outageMs = await fault;
 
   const rows = await database.query<{ name: string; copies: number }[]>(
-    "SELECT name, COUNT(*) AS copies FROM workers GROUP BY name", [], "erp_fault");
+    "SELECT name, COUNT(*) AS copies FROM workers GROUP BY name",
+    [],
+    "erp_fault",
+  );
   const copies = new Map(rows.map((r) => [r.name, Number(r.copies)]));
-  const lost = Array.from({ length: ROWS }, (_, i) => `Row ${i}`).filter((name) => !copies.has(name));
+  const lost = Array.from({ length: ROWS }, (_, i) => `Row ${i}`).filter(
+    (name) => !copies.has(name),
+  );
   const duplicated = [...copies.values()].filter((n) => n > 1).length;
   const serverErrors = tally.otherServerErrors.length;
 
@@ -118,7 +143,9 @@ test("the database killed under keyed writes: only successes and 503s, every row
       `lost rows ${lost.length}, duplicated rows ${duplicated}`,
   );
 
-  console.log(`[fault: database down] /healthz during the outage: ${healthDuringOutage.status} ${healthDuringOutage.code} in ${healthDuringOutage.ms} ms`);
+  console.log(
+    `[fault: database down] /healthz during the outage: ${healthDuringOutage.status} ${healthDuringOutage.code} in ${healthDuringOutage.ms} ms`,
+  );
   expect(healthDuringOutage).toMatchObject({ status: 503, code: "database_unavailable" });
   expect(healthDuringOutage.ms).toBeLessThan(2_500);
   expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
@@ -133,9 +160,16 @@ test("the database killed under keyed writes: only successes and 503s, every row
 });
 
 test("the server logged the outage as error classes, without SQL, parameters or a stack per request", () => {
-  const lines = server.logs().split("\n").filter((line) => line.trim().length > 0);
-  const errorLines = lines.filter((line) => line.includes('"level":"error"') || line.includes('"level":"warn"'));
-  console.log(`[fault: database down] server log: ${lines.length} lines, ${errorLines.length} warn/error`);
+  const lines = server
+    .logs()
+    .split("\n")
+    .filter((line) => line.trim().length > 0);
+  const errorLines = lines.filter(
+    (line) => line.includes('"level":"error"') || line.includes('"level":"warn"'),
+  );
+  console.log(
+    `[fault: database down] server log: ${lines.length} lines, ${errorLines.length} warn/error`,
+  );
   expect(errorLines.length).toBeGreaterThan(0);
   expect(errorLines.length).toBeLessThan(60);
   const text = lines.join("\n");

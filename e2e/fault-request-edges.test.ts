@@ -19,12 +19,30 @@ beforeAll(async () => {
 });
 
 /** A raw request with a JSON body: the path goes on the wire exactly as written here. */
-async function raw(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; head: string }> {
+async function raw(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; head: string }> {
   const text = body === undefined ? "" : JSON.stringify(body);
-  const lines = [`${method} ${path} HTTP/1.1`, "Host: 127.0.0.1", `Authorization: Bearer ${api.token}`, "Content-Type: application/json",
-    `Content-Length: ${Buffer.byteLength(text)}`, "Connection: close", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "", text];
+  const lines = [
+    `${method} ${path} HTTP/1.1`,
+    "Host: 127.0.0.1",
+    `Authorization: Bearer ${api.token}`,
+    "Content-Type: application/json",
+    `Content-Length: ${Buffer.byteLength(text)}`,
+    "Connection: close",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    "",
+    text,
+  ];
   const response = await rawRequest(suite.server.port, lines.join("\r\n"));
-  return { status: response.status, head: response.head, body: response.body ? JSON.parse(response.body) : undefined };
+  return {
+    status: response.status,
+    head: response.head,
+    body: response.body ? JSON.parse(response.body) : undefined,
+  };
 }
 
 describe("bodies", () => {
@@ -33,13 +51,27 @@ describe("bodies", () => {
     const size = 2.5 * 1024 * 1024;
     const answers = {
       "Content-Length": await lengthUpload(suite.server.port, "/v1/workers", headers, size),
-      "chunked": await chunkedUpload(suite.server.port, "/v1/workers", headers, size),
-      "Expect: 100-continue": await lengthUpload(suite.server.port, "/v1/workers", headers, size, true),
+      chunked: await chunkedUpload(suite.server.port, "/v1/workers", headers, size),
+      "Expect: 100-continue": await lengthUpload(
+        suite.server.port,
+        "/v1/workers",
+        headers,
+        size,
+        true,
+      ),
       // Past any limit a runtime might keep of its own.
-      "Content-Length of 5 GB": await lengthUpload(suite.server.port, "/v1/workers", headers, 5 * 1024 ** 3, true),
+      "Content-Length of 5 GB": await lengthUpload(
+        suite.server.port,
+        "/v1/workers",
+        headers,
+        5 * 1024 ** 3,
+        true,
+      ),
     };
     for (const [how, answer] of Object.entries(answers)) {
-      console.log(`[fault: edges] ${how}: ${answer.status}, ${Math.round(answer.bytesWritten / 1024)} KiB written before the answer`);
+      console.log(
+        `[fault: edges] ${how}: ${answer.status}, ${Math.round(answer.bytesWritten / 1024)} KiB written before the answer`,
+      );
       expect([how, answer.status]).toEqual([how, 413]);
       expect(answer.head.toLowerCase()).toContain("content-type: application/problem+json");
       expect(answer.head.toLowerCase()).toContain("x-request-id:");
@@ -50,44 +82,78 @@ describe("bodies", () => {
 
   test("depth 33, 50,000 and 200,000, with and without an Idempotency-Key, on every kind of write: 400 malformed_json, never 5xx", async () => {
     const worker = (await api.post("/v1/workers", { name: "Deep target" })).body.data.id;
-    const nested = (levels: number, inner: string): string => `${'{"a":'.repeat(levels - 1)}${inner}${"}".repeat(levels - 1)}`;
+    const nested = (levels: number, inner: string): string =>
+      `${'{"a":'.repeat(levels - 1)}${inner}${"}".repeat(levels - 1)}`;
     const bodies: [string, string][] = [
       ["33 levels", `{"name":"Deep","note":${nested(32, "[1]")}}`],
       ["50,000 levels", `{"name":${"[".repeat(49_999)}${"]".repeat(49_999)}}`],
       ["200,000 levels", `${"[".repeat(200_000)}${"]".repeat(200_000)}`],
     ];
-    const writes = [["POST", "/v1/workers"], ["PATCH", `/v1/workers/${worker}`], ["PUT", "/v1/clients/by-external-id/deep-1"], ["POST", "/v1/clients/batch"], ["POST", "/v1/webhook-endpoints"]] as const;
+    const writes = [
+      ["POST", "/v1/workers"],
+      ["PATCH", `/v1/workers/${worker}`],
+      ["PUT", "/v1/clients/by-external-id/deep-1"],
+      ["POST", "/v1/clients/batch"],
+      ["POST", "/v1/webhook-endpoints"],
+    ] as const;
     let answers = 0;
     for (const [label, body] of bodies) {
       for (const [method, path] of writes) {
         for (const key of [undefined, `deep-${crypto.randomUUID()}`]) {
-          const response = await api.request(method, path, { rawBody: body, headers: { "content-type": "application/json", ...(key ? { "idempotency-key": key } : {}) } });
-          expect([label, method, path, key !== undefined, response.status, response.body.code]).toEqual([label, method, path, key !== undefined, 400, "malformed_json"]);
+          const response = await api.request(method, path, {
+            rawBody: body,
+            headers: {
+              "content-type": "application/json",
+              ...(key ? { "idempotency-key": key } : {}),
+            },
+          });
+          expect([
+            label,
+            method,
+            path,
+            key !== undefined,
+            response.status,
+            response.body.code,
+          ]).toEqual([label, method, path, key !== undefined, 400, "malformed_json"]);
           expect(response.body.detail).toContain("deeper than 32 levels");
           answers += 1;
         }
       }
     }
     // 32 levels are not refused for their depth.
-    const deepest = await api.post("/v1/workers", JSON.parse(`{"name":"Deep","note":${nested(31, "[1]")}}`), { headers: { "idempotency-key": `deep-${crypto.randomUUID()}` } });
-    expect([deepest.status, deepest.body.errors?.map((e: { field: string }) => e.field)]).toEqual([422, ["note"]]);
+    const deepest = await api.post(
+      "/v1/workers",
+      JSON.parse(`{"name":"Deep","note":${nested(31, "[1]")}}`),
+      { headers: { "idempotency-key": `deep-${crypto.randomUUID()}` } },
+    );
+    expect([deepest.status, deepest.body.errors?.map((e: { field: string }) => e.field)]).toEqual([
+      422,
+      ["note"],
+    ]);
     console.log(`[fault: edges] ${answers} over-deep bodies: all 400 malformed_json`);
   });
 });
 
 describe("external ids", () => {
-  const upsert = (encoded: string, body: Record<string, unknown> = { name: `Upserted ${encoded}` }) => raw("PUT", `/v1/clients/by-external-id/${encoded}`, body);
+  const upsert = (
+    encoded: string,
+    body: Record<string, unknown> = { name: `Upserted ${encoded}` },
+  ) => raw("PUT", `/v1/clients/by-external-id/${encoded}`, body);
   const byExternalId = async (externalId: string): Promise<{ id: number; name: string }[]> =>
-    (await api.get(`/v1/clients?external_id=${encodeURIComponent(externalId)}&fields=name`)).body.data;
+    (await api.get(`/v1/clients?external_id=${encodeURIComponent(externalId)}&fields=name`)).body
+      .data;
 
   test("the path segment is percent-decoded exactly once: 100%25 is 100%, %252541 is %2541 (never %41)", async () => {
     const created = await upsert("100%25", { name: "Hundred percent" });
     expect(created.status).toBe(201);
-    expect(await byExternalId("100%")).toEqual([{ id: created.body.data.id, name: "Hundred percent" }]);
+    expect(await byExternalId("100%")).toEqual([
+      { id: created.body.data.id, name: "Hundred percent" },
+    ]);
     const again = await upsert("100%25", { name: "Hundred percent, again" });
     expect([again.status, again.body.data.id]).toEqual([200, created.body.data.id]);
 
-    const percent41 = (await api.post("/v1/clients", { name: "Percent 41", external_id: "%41" })).body.data.id;
+    const percent41 = (await api.post("/v1/clients", { name: "Percent 41", external_id: "%41" }))
+      .body.data.id;
     const twice = await upsert("%252541", { name: "Percent 2541" });
     expect(twice.status).toBe(201);
     expect(twice.body.data.id).not.toBe(percent41);
@@ -102,29 +168,71 @@ describe("external ids", () => {
     expect(await byExternalId("a/b?#")).toHaveLength(1);
   });
 
-  test("malformed encodings, control and bidi characters in the path are 422 on external_id, never 500 and never \"\"", async () => {
+  test('malformed encodings, control and bidi characters in the path are 422 on external_id, never 500 and never ""', async () => {
     const before = (await api.get("/v1/clients?limit=1")).body.meta.total;
-    for (const encoded of ["%", "abc%", "%zz", "%ED%A0%80", "%C3", "%FF", "%00", "a%00b", "line%0Abreak", "tab%09", "%7F", "%C2%85", "%E2%80%AE", "%E2%81%A6x", "%D8%9C", "x".repeat(256)]) {
+    for (const encoded of [
+      "%",
+      "abc%",
+      "%zz",
+      "%ED%A0%80",
+      "%C3",
+      "%FF",
+      "%00",
+      "a%00b",
+      "line%0Abreak",
+      "tab%09",
+      "%7F",
+      "%C2%85",
+      "%E2%80%AE",
+      "%E2%81%A6x",
+      "%D8%9C",
+      "x".repeat(256),
+    ]) {
       const response = await upsert(encoded);
-      expect([encoded, response.status, response.body?.code]).toEqual([encoded, 422, "validation_failed"]);
+      expect([encoded, response.status, response.body?.code]).toEqual([
+        encoded,
+        422,
+        "validation_failed",
+      ]);
       expect(response.body.errors.map((e: { field: string }) => e.field)).toEqual(["external_id"]);
     }
     expect((await api.get("/v1/clients?limit=1")).body.meta.total).toBe(before);
     expect(await byExternalId("")).toEqual([]);
   });
 
-  test("in bodies too: \"\", NUL, C1, bidi controls and 256 characters are 422; 255 characters are fine", async () => {
-    for (const externalId of ["", "\u0000", "a\u0000b", "a\nb", "\u0085", "\u202Eevil", "x\u2066", "\u200F", "y".repeat(256)]) {
+  test('in bodies too: "", NUL, C1, bidi controls and 256 characters are 422; 255 characters are fine', async () => {
+    for (const externalId of [
+      "",
+      "\u0000",
+      "a\u0000b",
+      "a\nb",
+      "\u0085",
+      "\u202Eevil",
+      "x\u2066",
+      "\u200F",
+      "y".repeat(256),
+    ]) {
       const created = await api.post("/v1/clients", { name: "Bad id", external_id: externalId });
-      expect([JSON.stringify(externalId), created.status, created.body.errors?.[0]?.field]).toEqual([JSON.stringify(externalId), 422, "external_id"]);
-      const batch = await api.post("/v1/clients/batch", { items: [{ name: "Bad id", external_id: externalId }] });
+      expect([JSON.stringify(externalId), created.status, created.body.errors?.[0]?.field]).toEqual(
+        [JSON.stringify(externalId), 422, "external_id"],
+      );
+      const batch = await api.post("/v1/clients/batch", {
+        items: [{ name: "Bad id", external_id: externalId }],
+      });
       expect(batch.body.data.results[0].status).toBe(422);
     }
     const made = await api.post("/v1/clients", { name: "Long id", external_id: "z".repeat(255) });
     expect(made.status).toBe(201);
-    expect((await api.patch(`/v1/clients/${made.body.data.id}`, { external_id: "" })).status).toBe(422);
-    expect((await api.patch(`/v1/clients/${made.body.data.id}`, { external_id: "ok\u202E" })).status).toBe(422);
-    expect((await api.patch(`/v1/clients/${made.body.data.id}`, { external_id: "crm-1042 ünïcödé 🏗️" })).status).toBe(200);
+    expect((await api.patch(`/v1/clients/${made.body.data.id}`, { external_id: "" })).status).toBe(
+      422,
+    );
+    expect(
+      (await api.patch(`/v1/clients/${made.body.data.id}`, { external_id: "ok\u202E" })).status,
+    ).toBe(422);
+    expect(
+      (await api.patch(`/v1/clients/${made.body.data.id}`, { external_id: "crm-1042 ünïcödé 🏗️" }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -132,18 +240,36 @@ describe("request ids", () => {
   test("a client's X-Request-Id is used only when it matches ^[A-Za-z0-9._:-]{1,128}$; otherwise it is neither echoed nor stored", async () => {
     const generated = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
     const accepted = ["trace-123", "a", "Span:42.7_x-y", "k".repeat(128)];
-    const replaced = ["<script>", "a b", "k".repeat(129), "naïve", "x;y", "\"quoted\"", "%41", "tab\there"];
+    const replaced = [
+      "<script>",
+      "a b",
+      "k".repeat(129),
+      "naïve",
+      "x;y",
+      '"quoted"',
+      "%41",
+      "tab\there",
+    ];
     for (const requestId of [...accepted, ...replaced]) {
-      const created = await api.post("/v1/clients", { name: `Traced ${requestId.length}` }, { headers: { "x-request-id": requestId } });
+      const created = await api.post(
+        "/v1/clients",
+        { name: `Traced ${requestId.length}` },
+        { headers: { "x-request-id": requestId } },
+      );
       expect(created.status).toBe(201);
       const answered = created.headers.get("x-request-id")!;
-      const stored = (await api.get(`/v1/clients/${created.body.data.id}/events`)).body.data[0].request_id;
+      const stored = (await api.get(`/v1/clients/${created.body.data.id}/events`)).body.data[0]
+        .request_id;
       if (accepted.includes(requestId)) expect([answered, stored]).toEqual([requestId, requestId]);
       else {
         expect(answered).toMatch(generated);
         expect(stored).toBe(answered);
       }
-      const refused = await api.post("/v1/clients", { name: "" }, { headers: { "x-request-id": requestId } });
+      const refused = await api.post(
+        "/v1/clients",
+        { name: "" },
+        { headers: { "x-request-id": requestId } },
+      );
       expect(refused.body.request_id).toBe(refused.headers.get("x-request-id"));
       expect(refused.text.includes(requestId)).toBe(accepted.includes(requestId));
     }

@@ -22,7 +22,14 @@ test("SIGTERM under load: in-flight requests answered, retries elsewhere run onc
   const [leaving, staying] = await Promise.all([startServer(), startServer()]);
   servers.push(leaving!, staying!);
   const { token, companyId } = await newCompany();
-  const figures = { requests: 0, answered: 0, created: 0, replayed: 0, refusedConnections: 0, other: [] as string[] };
+  const figures = {
+    requests: 0,
+    answered: 0,
+    created: 0,
+    replayed: 0,
+    refusedConnections: 0,
+    other: [] as string[],
+  };
   let next = 0;
   let done = 0;
 
@@ -33,7 +40,11 @@ test("SIGTERM under load: in-flight requests answered, retries elsewhere run onc
       figures.requests += 1;
       const response = await fetch(`${target.baseUrl}/v1/workers`, {
         method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": `shutdown-${row}` },
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "idempotency-key": `shutdown-${row}`,
+        },
         body: JSON.stringify({ name: `Shutdown row ${row}` }),
       }).catch(() => undefined);
       if (!response) {
@@ -70,16 +81,22 @@ test("SIGTERM under load: in-flight requests answered, retries elsewhere run onc
   await staying!.stop("SIGTERM");
 
   const [rows] = await testDb().pool.query<RowDataPacket[]>(
-    "SELECT name, COUNT(*) AS copies FROM workers WHERE company_id = ? GROUP BY name", [companyId]);
+    "SELECT name, COUNT(*) AS copies FROM workers WHERE company_id = ? GROUP BY name",
+    [companyId],
+  );
   const duplicated = rows.filter((r) => Number(r.copies) > 1).length;
   const [meters] = await testDb().pool.query<RowDataPacket[]>(
-    "SELECT requests, replays FROM usage_counters WHERE company_id = ?", [companyId]);
+    "SELECT requests, replays FROM usage_counters WHERE company_id = ?",
+    [companyId],
+  );
   const metered = Number(meters[0]?.requests ?? 0) + Number(meters[0]?.replays ?? 0);
 
-  console.log(`[fault: SIGTERM under load] rows ${ROWS}, clients ${CLIENTS}, requests ${figures.requests}, answered ${figures.answered}, ` +
-    `connections refused after the stop ${figures.refusedConnections}, created ${figures.created}, replays ${figures.replayed}, ` +
-    `other answers ${figures.other.length}, rows stored ${rows.length}, duplicated ${duplicated}, lost ${ROWS - rows.length}, ` +
-    `metered ${metered} for ${figures.answered} answers, exit code ${exitCode}`);
+  console.log(
+    `[fault: SIGTERM under load] rows ${ROWS}, clients ${CLIENTS}, requests ${figures.requests}, answered ${figures.answered}, ` +
+      `connections refused after the stop ${figures.refusedConnections}, created ${figures.created}, replays ${figures.replayed}, ` +
+      `other answers ${figures.other.length}, rows stored ${rows.length}, duplicated ${duplicated}, lost ${ROWS - rows.length}, ` +
+      `metered ${metered} for ${figures.answered} answers, exit code ${exitCode}`,
+  );
 
   expect(exitCode).toBe(0);
   expect(figures.other).toEqual([]);

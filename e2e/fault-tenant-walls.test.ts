@@ -22,7 +22,8 @@ let tries = 0;
 const leaks: string[] = [];
 
 const created = (response: ApiResponse): number => {
-  if (response.status !== 201) throw new Error(`setup create answered ${response.status}: ${response.text}`);
+  if (response.status !== 201)
+    throw new Error(`setup create answered ${response.status}: ${response.text}`);
   return response.body.data.id;
 };
 
@@ -30,7 +31,8 @@ const created = (response: ApiResponse): number => {
 async function asB(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
   tries += 1;
   const response = await send();
-  if (response.text.includes(SECRET)) leaks.push(`${response.status} ${response.text.slice(0, 200)}`);
+  if (response.text.includes(SECRET))
+    leaks.push(`${response.status} ${response.text.slice(0, 200)}`);
   expect(response.status).toBeLessThan(500);
   return response;
 }
@@ -39,12 +41,26 @@ beforeAll(async () => {
   a = suite.api.as((await newCompany()).token);
   b = suite.api.as((await newCompany()).token);
   for (const sample of SAMPLES) {
-    const body = { ...sample.create, [sample.title]: `${SECRET} ${sample.resource}`, external_id: `wall-${sample.resource}` };
-    ids[sample.resource] = created(await a.post(`/v1/${sample.resource}`, body, { headers: { "idempotency-key": `wall-${sample.resource}` } }));
+    const body = {
+      ...sample.create,
+      [sample.title]: `${SECRET} ${sample.resource}`,
+      external_id: `wall-${sample.resource}`,
+    };
+    ids[sample.resource] = created(
+      await a.post(`/v1/${sample.resource}`, body, {
+        headers: { "idempotency-key": `wall-${sample.resource}` },
+      }),
+    );
   }
   ids.trades = (await a.get("/v1/trades")).body.data[0].id;
   ids["equipment-categories"] = (await a.get("/v1/equipment-categories")).body.data[0].id;
-  rentalId = created(await a.post(`/v1/equipment/${ids.equipment}/rentals`, { project_id: ids.projects, start_date: "2026-04-01", daily_rate: "123.45" }));
+  rentalId = created(
+    await a.post(`/v1/equipment/${ids.equipment}/rentals`, {
+      project_id: ids.projects,
+      start_date: "2026-04-01",
+      daily_rate: "123.45",
+    }),
+  );
   // Give A's records histories beyond their creation.
   await a.patch(`/v1/workers/${ids.workers}`, { phone: SECRET.slice(0, 20) });
   paths = (await suite.api.get("/v1/openapi.json")).body.paths;
@@ -56,28 +72,55 @@ describe("tenant walls", () => {
     for (const [template, operations] of Object.entries(paths)) {
       if (!template.includes("{") || template.includes("{external_id}")) continue;
       const resource = template.split("/")[2]!;
-      const url = template.replace("{id}", String(ids[resource])).replace("{rental_id}", String(rentalId));
-      for (const method of Object.keys(operations).filter((m) => ["get", "post", "patch", "delete", "put"].includes(m))) {
+      const url = template
+        .replace("{id}", String(ids[resource]))
+        .replace("{rental_id}", String(rentalId));
+      for (const method of Object.keys(operations).filter((m) =>
+        ["get", "post", "patch", "delete", "put"].includes(m),
+      )) {
         routes += 1;
         const sample = SAMPLES.find((s) => s.resource === resource);
-        const body = method === "post" ? { project_id: ids.projects, start_date: "2026-05-01" } : method === "patch" ? (template.includes("rental") ? { end_date: "2026-04-30" } : sample?.update) : undefined;
+        const body =
+          method === "post"
+            ? { project_id: ids.projects, start_date: "2026-05-01" }
+            : method === "patch"
+              ? template.includes("rental")
+                ? { end_date: "2026-04-30" }
+                : sample?.update
+              : undefined;
         for (const dryRun of method === "get" ? [""] : ["", "?dry_run=1"]) {
-          const response = await asB(() => b.request(method.toUpperCase(), `${url}${dryRun}`, { body }));
-          if (response.status !== 404) throw new Error(`${method.toUpperCase()} ${url}${dryRun} answered B ${response.status}: ${response.text}`);
+          const response = await asB(() =>
+            b.request(method.toUpperCase(), `${url}${dryRun}`, { body }),
+          );
+          if (response.status !== 404)
+            throw new Error(
+              `${method.toUpperCase()} ${url}${dryRun} answered B ${response.status}: ${response.text}`,
+            );
           expect(response.body.code).toBe("not_found");
         }
       }
     }
-    console.log(`[fault: tenant walls] ${routes} route×method pairs with A's ids, ${tries} requests so far, leaks ${leaks.length}`);
+    console.log(
+      `[fault: tenant walls] ${routes} route×method pairs with A's ids, ${tries} requests so far, leaks ${leaks.length}`,
+    );
     expect(routes).toBeGreaterThanOrEqual(20);
   });
 
   test("external ids are per company: B's upsert of A's external id makes B's own record and leaves A's alone", async () => {
     for (const sample of SAMPLES) {
-      const response = await asB(() => b.request("PUT", `/v1/${sample.resource}/by-external-id/wall-${sample.resource}`, { body: sample.create }));
+      const response = await asB(() =>
+        b.request("PUT", `/v1/${sample.resource}/by-external-id/wall-${sample.resource}`, {
+          body: sample.create,
+        }),
+      );
       expect(response.status).toBe(201);
       expect(response.body.data.id).not.toBe(ids[sample.resource]);
-      const batch = await asB(() => b.post(`/v1/${sample.resource}/batch`, { on_conflict: "update", items: [{ ...sample.create, external_id: `wall-${sample.resource}` }] }));
+      const batch = await asB(() =>
+        b.post(`/v1/${sample.resource}/batch`, {
+          on_conflict: "update",
+          items: [{ ...sample.create, external_id: `wall-${sample.resource}` }],
+        }),
+      );
       expect(batch.body.data.results[0]).toMatchObject({ status: 200, id: response.body.data.id });
       const mine = await a.get(`/v1/${sample.resource}/${ids[sample.resource]}`);
       expect(mine.body.data[sample.title]).toBe(`${SECRET} ${sample.resource}`);
@@ -91,23 +134,43 @@ describe("tenant walls", () => {
       ["workers", { name: "B worker", trade_id: ids.trades }, "trade_id"],
       ["estimates", { title: "B estimate", amount: "1.00", client_id: ids.clients }, "client_id"],
       ["subcontractors", { name: "B sub", trade_id: ids.trades }, "trade_id"],
-      ["equipment", { name: "B digger", serial_number: "B-1", category_id: ids["equipment-categories"] }, "category_id"],
+      [
+        "equipment",
+        { name: "B digger", serial_number: "B-1", category_id: ids["equipment-categories"] },
+        "category_id",
+      ],
     ];
-    const ownEquipment = created(await b.post("/v1/equipment", { name: "B digger", serial_number: `B-${crypto.randomUUID().slice(0, 6)}` }));
+    const ownEquipment = created(
+      await b.post("/v1/equipment", {
+        name: "B digger",
+        serial_number: `B-${crypto.randomUUID().slice(0, 6)}`,
+      }),
+    );
     for (const [resource, body, field] of references) {
       for (const dryRun of ["", "?dry_run=1"]) {
         const response = await asB(() => b.post(`/v1/${resource}${dryRun}`, body));
         expect(response.status).toBe(422);
-        expect(response.body.errors).toContainEqual(expect.objectContaining({ field, code: "unknown_reference" }));
+        expect(response.body.errors).toContainEqual(
+          expect.objectContaining({ field, code: "unknown_reference" }),
+        );
       }
     }
-    const rental = await asB(() => b.post(`/v1/equipment/${ownEquipment}/rentals`, { project_id: ids.projects, start_date: "2026-05-01" }));
+    const rental = await asB(() =>
+      b.post(`/v1/equipment/${ownEquipment}/rentals`, {
+        project_id: ids.projects,
+        start_date: "2026-05-01",
+      }),
+    );
     expect(rental.status).toBe(422);
-    expect(rental.body.errors).toContainEqual(expect.objectContaining({ field: "project_id", code: "unknown_reference" }));
+    expect(rental.body.errors).toContainEqual(
+      expect.objectContaining({ field: "project_id", code: "unknown_reference" }),
+    );
     const ownWorker = created(await b.post("/v1/workers", { name: "B worker" }));
     const patched = await asB(() => b.patch(`/v1/workers/${ownWorker}`, { trade_id: ids.trades }));
     expect(patched.status).toBe(422);
-    expect(patched.body.errors).toContainEqual(expect.objectContaining({ field: "trade_id", code: "unknown_reference" }));
+    expect(patched.body.errors).toContainEqual(
+      expect.objectContaining({ field: "trade_id", code: "unknown_reference" }),
+    );
   });
 
   test("filters with A's ids, searches for A's text and the feed find nothing of A's", async () => {
@@ -117,7 +180,9 @@ describe("tenant walls", () => {
       "/v1/workers?trade_id=" + ids.trades,
       "/v1/subcontractors?trade_id=" + ids.trades,
       "/v1/equipment?category_id=" + ids["equipment-categories"],
-      ...SAMPLES.map((s) => `/v1/${s.resource}?q=${encodeURIComponent(SECRET)}&include_deleted=true`),
+      ...SAMPLES.map(
+        (s) => `/v1/${s.resource}?q=${encodeURIComponent(SECRET)}&include_deleted=true`,
+      ),
     ];
     for (const path of lists) {
       const response = await asB(() => b.get(path));
@@ -136,12 +201,18 @@ describe("tenant walls", () => {
 
   test("an Idempotency-Key A used is B's own: B's write runs, is B's, and A's replay stays A's", async () => {
     const body = { name: "B's worker under A's key" };
-    const response = await asB(() => b.post("/v1/workers", body, { headers: { "idempotency-key": "wall-workers" } }));
+    const response = await asB(() =>
+      b.post("/v1/workers", body, { headers: { "idempotency-key": "wall-workers" } }),
+    );
     expect(response.status).toBe(201);
     expect(response.headers.get("idempotent-replayed")).toBeNull();
     expect(response.body.data.id).not.toBe(ids.workers);
     expect((await b.get(`/v1/workers/${response.body.data.id}`)).body.data.name).toBe(body.name);
-    const replay = await a.post("/v1/workers", { ...SAMPLES[1]!.create, name: `${SECRET} workers`, external_id: "wall-workers" }, { headers: { "idempotency-key": "wall-workers" } });
+    const replay = await a.post(
+      "/v1/workers",
+      { ...SAMPLES[1]!.create, name: `${SECRET} workers`, external_id: "wall-workers" },
+      { headers: { "idempotency-key": "wall-workers" } },
+    );
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.body.data.id).toBe(ids.workers);
   });
@@ -152,8 +223,12 @@ describe("tenant walls", () => {
       expect(record.status).toBe(200);
       expect(record.body.data.deleted_at ?? null).toBeNull();
     }
-    expect((await a.get(`/v1/equipment/${ids.equipment}/rentals/${rentalId}`)).body.data).toMatchObject({ daily_rate: "123.45", end_date: null });
-    console.log(`[fault: tenant walls] ${tries} requests as company B against company A's data: 0 5xx, ${leaks.length} leaks`);
+    expect(
+      (await a.get(`/v1/equipment/${ids.equipment}/rentals/${rentalId}`)).body.data,
+    ).toMatchObject({ daily_rate: "123.45", end_date: null });
+    console.log(
+      `[fault: tenant walls] ${tries} requests as company B against company A's data: 0 5xx, ${leaks.length} leaks`,
+    );
     expect(leaks).toEqual([]);
   });
 });

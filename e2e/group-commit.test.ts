@@ -19,12 +19,21 @@ const suite = useServer();
 async function concurrentCreates(count: number, keyed: number, twice: number): Promise<void> {
   const { token, companyId } = await newCompany();
   const api = suite.api.as(token);
-  const writes = Array.from({ length: count }, (_, i) => ({ name: `Grouped ${i}`, key: i < keyed ? `key-${i}` : undefined }));
+  const writes = Array.from({ length: count }, (_, i) => ({
+    name: `Grouped ${i}`,
+    key: i < keyed ? `key-${i}` : undefined,
+  }));
   const sends = [...writes, ...writes.slice(0, twice)].sort(() => Math.random() - 0.5);
-  const answers = await Promise.all(sends.map(async (write) => ({
-    write,
-    response: await api.post("/v1/workers", { name: write.name }, write.key ? { headers: { "idempotency-key": write.key } } : {}),
-  })));
+  const answers = await Promise.all(
+    sends.map(async (write) => ({
+      write,
+      response: await api.post(
+        "/v1/workers",
+        { name: write.name },
+        write.key ? { headers: { "idempotency-key": write.key } } : {},
+      ),
+    })),
+  );
 
   const idsByName = new Map<string, Set<number>>();
   for (const { write, response } of answers) {
@@ -42,16 +51,30 @@ async function concurrentCreates(count: number, keyed: number, twice: number): P
   expect([...idsByName.keys()].sort()).toEqual(writes.map((write) => write.name).sort());
   expect([...idsByName.values()].every((ids) => ids.size === 1)).toBe(true);
 
-  const [stored] = await testDb().pool.query<RowDataPacket[]>("SELECT id, name FROM workers WHERE company_id = ? AND deleted_at IS NULL", [companyId]);
+  const [stored] = await testDb().pool.query<RowDataPacket[]>(
+    "SELECT id, name FROM workers WHERE company_id = ? AND deleted_at IS NULL",
+    [companyId],
+  );
   expect(stored.length).toBe(count);
-  for (const row of stored) expect(idsByName.get(String(row.name))).toEqual(new Set([Number(row.id)]));
+  for (const row of stored)
+    expect(idsByName.get(String(row.name))).toEqual(new Set([Number(row.id)]));
 
-  const [events] = await testDb().pool.query<RowDataPacket[]>("SELECT seq, record_id FROM events WHERE company_id = ? ORDER BY seq", [companyId]);
-  expect(events.map((event) => Number(event.seq))).toEqual(Array.from({ length: count }, (_, i) => i + 1));
-  expect(events.map((event) => Number(event.record_id)).sort((a, b) => a - b)).toEqual(stored.map((row) => Number(row.id)).sort((a, b) => a - b));
+  const [events] = await testDb().pool.query<RowDataPacket[]>(
+    "SELECT seq, record_id FROM events WHERE company_id = ? ORDER BY seq",
+    [companyId],
+  );
+  expect(events.map((event) => Number(event.seq))).toEqual(
+    Array.from({ length: count }, (_, i) => i + 1),
+  );
+  expect(events.map((event) => Number(event.record_id)).sort((a, b) => a - b)).toEqual(
+    stored.map((row) => Number(row.id)).sort((a, b) => a - b),
+  );
 
   expect((await api.get("/v1/usage")).body.data.quotas.workers.used).toBe(count);
-  const [keys] = await testDb().pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM idempotency_keys WHERE company_id = ?", [companyId]);
+  const [keys] = await testDb().pool.query<RowDataPacket[]>(
+    "SELECT COUNT(*) AS n FROM idempotency_keys WHERE company_id = ?",
+    [companyId],
+  );
   expect(Number(keys[0]!.n)).toBe(keyed);
 }
 

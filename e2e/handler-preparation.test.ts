@@ -13,7 +13,11 @@ afterAll(closeTestDb);
 test("no route has Elysia copy headers, parse cookies or parse the query for it", () => {
   const app = buildApp({ database: testDb(), meter: inert } as unknown as AppDeps);
   const routes = app.routes as unknown as { method: string; path: string; compile(): unknown }[];
-  const wasteful = routes.filter((route) => /parseCookie|headers\.toJSON\(\)|parseQueryFromURL/.test(String(route.compile()))).map((route) => `${route.method} ${route.path}`);
+  const wasteful = routes
+    .filter((route) =>
+      /parseCookie|headers\.toJSON\(\)|parseQueryFromURL/.test(String(route.compile())),
+    )
+    .map((route) => `${route.method} ${route.path}`);
   expect(routes.length).toBeGreaterThan(60);
   expect(wasteful).toEqual([]);
 });

@@ -15,12 +15,16 @@ setDefaultTimeout(30_000);
 
 const suite = useServer();
 
-async function company(overrides: Parameters<typeof newCompany>[0] = {}): Promise<{ api: Api; companyId: number }> {
+async function company(
+  overrides: Parameters<typeof newCompany>[0] = {},
+): Promise<{ api: Api; companyId: number }> {
   const created = await newCompany(overrides);
   return { api: suite.api.as(created.token), companyId: created.companyId };
 }
 
-const keyed = (key: string, headers: Record<string, string> = {}) => ({ headers: { "idempotency-key": key, ...headers } });
+const keyed = (key: string, headers: Record<string, string> = {}) => ({
+  headers: { "idempotency-key": key, ...headers },
+});
 
 function expectCode(response: ApiResponse, status: number, code: string): void {
   expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
@@ -33,7 +37,9 @@ async function count(api: Api, resource: string): Promise<number> {
 
 async function keyRows(companyId: number): Promise<RowDataPacket[]> {
   const [rows] = await testDb().pool.query<RowDataPacket[]>(
-    "SELECT CAST(idempotency_key AS CHAR) AS idempotency_key, status_code FROM idempotency_keys WHERE company_id = ?", [companyId]);
+    "SELECT CAST(idempotency_key AS CHAR) AS idempotency_key, status_code FROM idempotency_keys WHERE company_id = ?",
+    [companyId],
+  );
   return rows;
 }
 
@@ -54,8 +60,16 @@ describe("replays", () => {
 
   test("the order of keys in the body does not matter", async () => {
     const { api } = await company();
-    const first = await api.post("/v1/clients", { name: "Acme", email: "a@acme.test", status: "ACTIVE" }, keyed("acme"));
-    const retry = await api.post("/v1/clients", { status: "ACTIVE", email: "a@acme.test", name: "Acme" }, keyed("acme"));
+    const first = await api.post(
+      "/v1/clients",
+      { name: "Acme", email: "a@acme.test", status: "ACTIVE" },
+      keyed("acme"),
+    );
+    const retry = await api.post(
+      "/v1/clients",
+      { status: "ACTIVE", email: "a@acme.test", name: "Acme" },
+      keyed("acme"),
+    );
     expect(first.status).toBe(201);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     expect(retry.body).toEqual(first.body);
@@ -84,15 +98,27 @@ describe("replays", () => {
 
   test("a 422 binds nothing: the same key with the fixed body runs", async () => {
     const { api, companyId } = await company();
-    const orphan = await api.post("/v1/projects", { name: "Orphan", client_id: 999_999_999 }, keyed("orphan"));
+    const orphan = await api.post(
+      "/v1/projects",
+      { name: "Orphan", client_id: 999_999_999 },
+      keyed("orphan"),
+    );
     expectCode(orphan, 422, "validation_failed");
-    const again = await api.post("/v1/projects", { name: "Orphan", client_id: 999_999_999 }, keyed("orphan"));
+    const again = await api.post(
+      "/v1/projects",
+      { name: "Orphan", client_id: 999_999_999 },
+      keyed("orphan"),
+    );
     expectCode(again, 422, "validation_failed");
     expect(again.headers.get("idempotent-replayed")).toBeNull();
     const noName = await api.post("/v1/projects", { code: "NO-NAME" }, keyed("orphan"));
     expectCode(noName, 422, "validation_failed");
     expect(await keyRows(companyId)).toEqual([]);
-    const fixed = await api.post("/v1/projects", { name: "Fixed", code: "NO-NAME" }, keyed("orphan"));
+    const fixed = await api.post(
+      "/v1/projects",
+      { name: "Fixed", code: "NO-NAME" },
+      keyed("orphan"),
+    );
     expect(fixed.status).toBe(201);
     expect(await count(api, "projects")).toBe(1);
   });
@@ -101,10 +127,19 @@ describe("replays", () => {
     const { api } = await company();
     const missing = await api.patch("/v1/clients/999999999", { name: "X" }, keyed("missing"));
     expectCode(missing, 404, "not_found");
-    expect((await api.patch("/v1/clients/999999999", { name: "X" }, keyed("missing"))).headers.get("idempotent-replayed")).toBeNull();
+    expect(
+      (await api.patch("/v1/clients/999999999", { name: "X" }, keyed("missing"))).headers.get(
+        "idempotent-replayed",
+      ),
+    ).toBeNull();
 
-    const first = (await api.post("/v1/projects", { name: "A", code: "DUP" })).body.data.id as number;
-    expectCode(await api.post("/v1/projects", { name: "B", code: "DUP" }, keyed("clash")), 409, "unique_violation");
+    const first = (await api.post("/v1/projects", { name: "A", code: "DUP" })).body.data
+      .id as number;
+    expectCode(
+      await api.post("/v1/projects", { name: "B", code: "DUP" }, keyed("clash")),
+      409,
+      "unique_violation",
+    );
     expect((await api.delete(`/v1/projects/${first}`)).status).toBe(200);
     const retry = await api.post("/v1/projects", { name: "B", code: "DUP" }, keyed("clash"));
     expect(retry.status).toBe(201);
@@ -113,17 +148,33 @@ describe("replays", () => {
 
   test("a dry-run never consumes its key: dry-run, then the real write with the same key runs once", async () => {
     const { api, companyId } = await company();
-    const dry = await api.post("/v1/projects", { name: "Preview" }, keyed("preview", { "x-dry-run": "1" }));
+    const dry = await api.post(
+      "/v1/projects",
+      { name: "Preview" },
+      keyed("preview", { "x-dry-run": "1" }),
+    );
     expect(dry.status).toBe(200);
-    const dryAgain = await api.post("/v1/projects?dry_run=1", { name: "Preview" }, keyed("preview"));
+    const dryAgain = await api.post(
+      "/v1/projects?dry_run=1",
+      { name: "Preview" },
+      keyed("preview"),
+    );
     expect(dryAgain.status).toBe(200);
     expect(dryAgain.headers.get("idempotent-replayed")).toBeNull();
     expect(await keyRows(companyId)).toEqual([]);
     const real = await api.post("/v1/projects", { name: "Preview" }, keyed("preview"));
     expect(real.status).toBe(201);
-    expect((await api.post("/v1/projects", { name: "Preview" }, keyed("preview"))).headers.get("idempotent-replayed")).toBe("true");
+    expect(
+      (await api.post("/v1/projects", { name: "Preview" }, keyed("preview"))).headers.get(
+        "idempotent-replayed",
+      ),
+    ).toBe("true");
     // Once the real write is stored, a dry-run under its key is another request: a reuse.
-    expectCode(await api.post("/v1/projects", { name: "Preview" }, keyed("preview", { "x-dry-run": "1" })), 409, "idempotency_key_reuse");
+    expectCode(
+      await api.post("/v1/projects", { name: "Preview" }, keyed("preview", { "x-dry-run": "1" })),
+      409,
+      "idempotency_key_reuse",
+    );
     expect(await count(api, "projects")).toBe(1);
   });
 });
@@ -132,8 +183,16 @@ describe("binding and scope", () => {
   test("the same key with another body, path or method is 409 idempotency_key_reuse", async () => {
     const { api } = await company();
     expect((await api.post("/v1/clients", { name: "One" }, keyed("k1"))).status).toBe(201);
-    expectCode(await api.post("/v1/clients", { name: "Two" }, keyed("k1")), 409, "idempotency_key_reuse");
-    expectCode(await api.post("/v1/workers", { name: "One" }, keyed("k1")), 409, "idempotency_key_reuse");
+    expectCode(
+      await api.post("/v1/clients", { name: "Two" }, keyed("k1")),
+      409,
+      "idempotency_key_reuse",
+    );
+    expectCode(
+      await api.post("/v1/workers", { name: "One" }, keyed("k1")),
+      409,
+      "idempotency_key_reuse",
+    );
     expect(await count(api, "clients")).toBe(1);
     expect(await count(api, "workers")).toBe(0);
   });
@@ -151,22 +210,32 @@ describe("binding and scope", () => {
 
   test("keys compare exactly: another case is another key", async () => {
     const { api } = await company();
-    for (const key of ["Case", "case", "CASE"]) expect((await api.post("/v1/clients", { name: "C" }, keyed(key))).status).toBe(201);
+    for (const key of ["Case", "case", "CASE"])
+      expect((await api.post("/v1/clients", { name: "C" }, keyed(key))).status).toBe(201);
     expect(await count(api, "clients")).toBe(3);
   });
 
   test("a key must be 1-255 printable ASCII characters, else 400 invalid_idempotency_key and nothing runs", async () => {
     const { api } = await company();
     for (const key of ["", "x".repeat(256), "caf\u00e9"]) {
-      expectCode(await api.post("/v1/clients", { name: "Bad key" }, keyed(key)), 400, "invalid_idempotency_key");
+      expectCode(
+        await api.post("/v1/clients", { name: "Bad key" }, keyed(key)),
+        400,
+        "invalid_idempotency_key",
+      );
     }
-    expect((await api.post("/v1/clients", { name: "Long key" }, keyed("x".repeat(255)))).status).toBe(201);
+    expect(
+      (await api.post("/v1/clients", { name: "Long key" }, keyed("x".repeat(255)))).status,
+    ).toBe(201);
     expect(await count(api, "clients")).toBe(1);
   });
 
   test("rejections before the operation (415, 402 feature_off) are not stored", async () => {
     const { api, companyId } = await company({ addons: ["api"] });
-    const wrongType = await api.request("POST", "/v1/clients", { rawBody: JSON.stringify({ name: "X" }), headers: { "content-type": "text/plain", "idempotency-key": "early" } });
+    const wrongType = await api.request("POST", "/v1/clients", {
+      rawBody: JSON.stringify({ name: "X" }),
+      headers: { "content-type": "text/plain", "idempotency-key": "early" },
+    });
     expect(wrongType.status).toBe(415);
     expect((await api.post("/v1/estimates", { title: "X" }, keyed("early"))).status).toBe(402);
     expect(await keyRows(companyId)).toEqual([]);
@@ -177,7 +246,9 @@ describe("binding and scope", () => {
 describe("concurrency and expiry", () => {
   test("20 concurrent duplicates run once; the others replay or are 409 idempotency_in_progress", async () => {
     const { api } = await company();
-    const responses = await Promise.all(Array.from({ length: 20 }, () => api.post("/v1/projects", { name: "Once" }, keyed("burst"))));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => api.post("/v1/projects", { name: "Once" }, keyed("burst"))),
+    );
     const ids = new Set(responses.filter((r) => r.status === 201).map((r) => r.body.data.id));
     expect(ids.size).toBe(1);
     for (const response of responses) {
@@ -186,7 +257,9 @@ describe("concurrency and expiry", () => {
         expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
       } else expect(response.status).toBe(201);
     }
-    expect(responses.filter((r) => r.status === 201 && !r.headers.get("idempotent-replayed"))).toHaveLength(1);
+    expect(
+      responses.filter((r) => r.status === 201 && !r.headers.get("idempotent-replayed")),
+    ).toHaveLength(1);
     expect(await count(api, "projects")).toBe(1);
   });
 
@@ -196,9 +269,16 @@ describe("concurrency and expiry", () => {
       const { api } = await company();
       const other = new Api(second.baseUrl, api.token);
       const keys = Array.from({ length: 8 }, (_, i) => `race-${i}`);
-      const responses = await Promise.all(keys.flatMap((key) => Array.from({ length: 6 }, (_, i) =>
-        (i % 2 ? other : api).post("/v1/workers", { name: key }, keyed(key)))));
-      expect(responses.every((r) => r.status === 201 || r.body?.code === "idempotency_in_progress")).toBe(true);
+      const responses = await Promise.all(
+        keys.flatMap((key) =>
+          Array.from({ length: 6 }, (_, i) =>
+            (i % 2 ? other : api).post("/v1/workers", { name: key }, keyed(key)),
+          ),
+        ),
+      );
+      expect(
+        responses.every((r) => r.status === 201 || r.body?.code === "idempotency_in_progress"),
+      ).toBe(true);
       const list = (await api.get("/v1/workers?limit=100")).body.data as { name: string }[];
       expect(list.map((w) => w.name).sort()).toEqual([...keys].sort());
     } finally {
@@ -215,7 +295,8 @@ describe("concurrency and expiry", () => {
       await holder.query("BEGIN");
       await holder.query(
         "INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status_code, response_headers, response_body, created_at) VALUES (?, 'stuck', ?, 201, '{}', '{}', NOW(3))",
-        [companyId, fingerprint]);
+        [companyId, fingerprint],
+      );
       const started = Date.now();
       const busy = await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"));
       expectCode(busy, 409, "idempotency_in_progress");
@@ -230,7 +311,11 @@ describe("concurrency and expiry", () => {
     const retry = await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"));
     expect(retry.status).toBe(201);
     expect(retry.headers.get("idempotent-replayed")).toBeNull();
-    expect((await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"))).headers.get("idempotent-replayed")).toBe("true");
+    expect(
+      (await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"))).headers.get(
+        "idempotent-replayed",
+      ),
+    ).toBe("true");
     expect(await count(api, "clients")).toBe(1);
   });
 
@@ -239,13 +324,19 @@ describe("concurrency and expiry", () => {
     await api.post("/v1/clients", { name: "Old" }, keyed("old"));
     await api.post("/v1/clients", { name: "Fresh" }, keyed("fresh"));
     const db = testDb().pool;
-    await db.query("UPDATE idempotency_keys SET created_at = NOW(3) - INTERVAL 25 HOUR WHERE company_id = ? AND idempotency_key = 'old'", [companyId]);
+    await db.query(
+      "UPDATE idempotency_keys SET created_at = NOW(3) - INTERVAL 25 HOUR WHERE company_id = ? AND idempotency_key = 'old'",
+      [companyId],
+    );
     const again = await api.post("/v1/clients", { name: "Old" }, keyed("old"));
     expect(again.status).toBe(201);
     expect(again.headers.get("idempotent-replayed")).toBeNull();
     expect(await count(api, "clients")).toBe(3);
 
-    await db.query("UPDATE idempotency_keys SET created_at = NOW(3) - INTERVAL 25 HOUR WHERE company_id = ? AND idempotency_key = 'old'", [companyId]);
+    await db.query(
+      "UPDATE idempotency_keys SET created_at = NOW(3) - INTERVAL 25 HOUR WHERE company_id = ? AND idempotency_key = 'old'",
+      [companyId],
+    );
     await purgeExpired(testDb().db);
     expect((await keyRows(companyId)).map((row) => row.idempotency_key)).toEqual(["fresh"]);
   });

@@ -22,7 +22,11 @@ async function company(): Promise<Mine> {
 const idsOf = (body: { data: { id: number }[] }): number[] => body.data.map((row) => row.id);
 
 /** Every page from after_id=0 on, following meta.next_after_id; `between` runs after each page. */
-async function pageThrough(api: Api, query: string, between: () => Promise<void> = async () => {}): Promise<{ ids: number[]; pages: number }> {
+async function pageThrough(
+  api: Api,
+  query: string,
+  between: () => Promise<void> = async () => {},
+): Promise<{ ids: number[]; pages: number }> {
   const ids: number[] = [];
   let afterId: number | null = 0;
   let pages = 0;
@@ -39,7 +43,9 @@ async function pageThrough(api: Api, query: string, between: () => Promise<void>
 }
 
 async function batchOfClients(api: Api, count: number, prefix: string): Promise<number[]> {
-  const response = await api.post("/v1/clients/batch", { items: Array.from({ length: count }, (_, i) => ({ name: `${prefix} ${i}` })) });
+  const response = await api.post("/v1/clients/batch", {
+    items: Array.from({ length: count }, (_, i) => ({ name: `${prefix} ${i}` })),
+  });
   expect(response.status, response.text).toBe(200);
   return response.body.data.results.map((result: { id: number }) => result.id);
 }
@@ -78,7 +84,9 @@ describe("after_id paging", () => {
       }
     };
     const writers = ["Writer A", "Writer B", "Writer C"].map(writer);
-    const { ids, pages } = await pageThrough(api, "limit=7&total=false", () => writesReach(writes + 2)).finally(() => {
+    const { ids, pages } = await pageThrough(api, "limit=7&total=false", () =>
+      writesReach(writes + 2),
+    ).finally(() => {
       done = true;
     });
     await Promise.all(writers);
@@ -87,7 +95,8 @@ describe("after_id paging", () => {
     expect(deleted.length).toBeGreaterThan(10);
     expect(created.length).toBeGreaterThan(10);
     // Strictly increasing: nothing seen twice, nothing out of order.
-    for (let index = 1; index < ids.length; index++) expect(ids[index]!).toBeGreaterThan(ids[index - 1]!);
+    for (let index = 1; index < ids.length; index++)
+      expect(ids[index]!).toBeGreaterThan(ids[index - 1]!);
     const seen = new Set(ids);
     expect(throughout.filter((id) => !seen.has(id))).toEqual([]);
     const known = new Set([...initial, ...created]);
@@ -105,15 +114,25 @@ describe("after_id paging", () => {
     expect((await pageThrough(api, "limit=2&q=seek 4")).ids).toEqual([made[4]!]);
 
     const sparse = await api.get(`/v1/clients?after_id=${made[0]}&limit=2&fields=name`);
-    expect(sparse.body.data).toEqual([{ id: made[1], name: "Seek 1" }, { id: made[2], name: "Seek 2" }]);
-    expect(sparse.body.meta).toEqual({ total: 9, limit: 2, after_id: made[0], next_after_id: made[2] });
+    expect(sparse.body.data).toEqual([
+      { id: made[1], name: "Seek 1" },
+      { id: made[2], name: "Seek 2" },
+    ]);
+    expect(sparse.body.meta).toEqual({
+      total: 9,
+      limit: 2,
+      after_id: made[0],
+      next_after_id: made[2],
+    });
 
     const since = (await api.get(`/v1/clients/${made[7]}`)).body.data.updated_at;
     expect((await pageThrough(api, `limit=1&updated_since=${since}`)).ids).toEqual([made[7]!]);
 
     await api.delete(`/v1/clients/${made[5]}`);
     expect((await pageThrough(api, "limit=4")).ids).toEqual(made.filter((id) => id !== made[5]));
-    const withDeleted = await api.get(`/v1/clients?after_id=${made[4]}&limit=2&include_deleted=true`);
+    const withDeleted = await api.get(
+      `/v1/clients?after_id=${made[4]}&limit=2&include_deleted=true`,
+    );
     expect(idsOf(withDeleted.body)).toEqual([made[5]!, made[6]!]);
     expect(withDeleted.body.data[0].deleted_at).toEqual(expect.any(String));
     expect(withDeleted.body.data[1].deleted_at).toBeNull();
@@ -140,20 +159,41 @@ describe("after_id paging", () => {
     expect(trades.length).toBeGreaterThan(4);
     const second = await api.get(`/v1/trades?after_id=${trades[1]}&limit=2`);
     expect(idsOf(second.body)).toEqual(trades.slice(2, 4));
-    expect(second.body.meta).toEqual({ total: trades.length, limit: 2, after_id: trades[1], next_after_id: trades[3] });
+    expect(second.body.meta).toEqual({
+      total: trades.length,
+      limit: 2,
+      after_id: trades[1],
+      next_after_id: trades[3],
+    });
 
     const equipment = await create(api, "/v1/equipment", { name: "Crane" });
     const project = await create(api, "/v1/projects", { name: "Site" });
     const rentals: number[] = [];
-    for (const start of ["2026-01-01", "2026-02-01", "2026-03-01"]) rentals.push(await create(api, `/v1/equipment/${equipment}/rentals`, { project_id: project, start_date: start }));
-    const page = await api.get(`/v1/equipment/${equipment}/rentals?after_id=${rentals[0]}&limit=1&total=false`);
+    for (const start of ["2026-01-01", "2026-02-01", "2026-03-01"])
+      rentals.push(
+        await create(api, `/v1/equipment/${equipment}/rentals`, {
+          project_id: project,
+          start_date: start,
+        }),
+      );
+    const page = await api.get(
+      `/v1/equipment/${equipment}/rentals?after_id=${rentals[0]}&limit=1&total=false`,
+    );
     expect(idsOf(page.body)).toEqual([rentals[1]!]);
     expect(page.body.meta).toEqual({ limit: 1, after_id: rentals[0], next_after_id: rentals[1] });
   });
 
   test("after_id with offset, or a bad after_id or total, is 400 invalid_query", async () => {
     const { api } = await company();
-    for (const query of ["after_id=0&offset=0", "after_id=5&offset=10", "after_id=-1", "after_id=x", "after_id=1.5", "after_id=1&after_id=2", "total=maybe"]) {
+    for (const query of [
+      "after_id=0&offset=0",
+      "after_id=5&offset=10",
+      "after_id=-1",
+      "after_id=x",
+      "after_id=1.5",
+      "after_id=1&after_id=2",
+      "total=maybe",
+    ]) {
       const response = await api.get(`/v1/clients?${query}`);
       expect(response.status, query).toBe(400);
       expect(response.body.code, query).toBe("invalid_query");
@@ -166,21 +206,36 @@ describe("total=false", () => {
   test("leaves meta.total out of offset and after_id pages, filtered or not, and keeps the ETag", async () => {
     const { api } = await company();
     const made = await batchOfClients(api, 3, "Untotalled");
-    for (const query of ["total=false", "total=0&status=active", "after_id=0&total=false", "after_id=0&total=false&q=untotalled"]) {
+    for (const query of [
+      "total=false",
+      "total=0&status=active",
+      "after_id=0&total=false",
+      "after_id=0&total=false&q=untotalled",
+    ]) {
       const page = await api.get(`/v1/clients?limit=2&${query}`);
       expect(page.status, query).toBe(200);
       expect(page.body.meta, query).not.toHaveProperty("total");
       expect(idsOf(page.body), query).toEqual(made.slice(0, 2));
       expect(page.headers.get("etag"), query).toMatch(/^"[^"]+"$/);
     }
-    expect((await api.get("/v1/clients?limit=2&total=false")).body.meta).toEqual({ limit: 2, offset: 0 });
-    expect((await api.get("/v1/clients?limit=2&total=true")).body.meta).toEqual({ total: 3, limit: 2, offset: 0 });
+    expect((await api.get("/v1/clients?limit=2&total=false")).body.meta).toEqual({
+      limit: 2,
+      offset: 0,
+    });
+    expect((await api.get("/v1/clients?limit=2&total=true")).body.meta).toEqual({
+      total: 3,
+      limit: 2,
+      offset: 0,
+    });
   });
 });
 
 describe("meta.total", () => {
   async function counted(companyId: number, where = ""): Promise<number> {
-    const [rows] = await testDb().pool.query<RowDataPacket[]>(`SELECT COUNT(*) AS n FROM workers WHERE company_id = ? AND deleted_at IS NULL ${where}`, [companyId]);
+    const [rows] = await testDb().pool.query<RowDataPacket[]>(
+      `SELECT COUNT(*) AS n FROM workers WHERE company_id = ? AND deleted_at IS NULL ${where}`,
+      [companyId],
+    );
     return Number(rows[0]!.n);
   }
 
@@ -202,33 +257,64 @@ describe("meta.total", () => {
     expect(await expectExactTotals(mine)).toBe(0);
 
     // 12 writers at once, each creating 6 workers (every third inactive) and deleting 2 of them.
-    const survivors = await Promise.all(Array.from({ length: 12 }, async (_, writer) => {
-      const ids: number[] = [];
-      for (let index = 0; index < 6; index++) ids.push(await create(api, "/v1/workers", { name: `W${writer}-${index}`, status: index % 3 === 0 ? "INACTIVE" : "ACTIVE" }));
-      for (const id of ids.slice(0, 2)) expect((await api.delete(`/v1/workers/${id}`)).status).toBe(200);
-      return ids.slice(2);
-    }));
+    const survivors = await Promise.all(
+      Array.from({ length: 12 }, async (_, writer) => {
+        const ids: number[] = [];
+        for (let index = 0; index < 6; index++)
+          ids.push(
+            await create(api, "/v1/workers", {
+              name: `W${writer}-${index}`,
+              status: index % 3 === 0 ? "INACTIVE" : "ACTIVE",
+            }),
+          );
+        for (const id of ids.slice(0, 2))
+          expect((await api.delete(`/v1/workers/${id}`)).status).toBe(200);
+        return ids.slice(2);
+      }),
+    );
     expect(await expectExactTotals(mine)).toBe(48);
 
-    const batch = await api.post("/v1/workers/batch", { items: [...Array.from({ length: 10 }, (_, i) => ({ name: `B${i}`, external_id: `b-${i}` })), { name: "Bad", email: "not-an-email" }] });
+    const batch = await api.post("/v1/workers/batch", {
+      items: [
+        ...Array.from({ length: 10 }, (_, i) => ({ name: `B${i}`, external_id: `b-${i}` })),
+        { name: "Bad", email: "not-an-email" },
+      ],
+    });
     expect(batch.body.data).toMatchObject({ created: 10, failed: 1 });
     expect(await expectExactTotals(mine)).toBe(58);
 
-    const atomic = await api.post("/v1/workers/batch", { atomic: true, items: [{ name: "A1", status: "INACTIVE" }, { name: "A2" }, { name: "" }] });
+    const atomic = await api.post("/v1/workers/batch", {
+      atomic: true,
+      items: [{ name: "A1", status: "INACTIVE" }, { name: "A2" }, { name: "" }],
+    });
     expect([atomic.status, atomic.body.code]).toEqual([422, "batch_failed"]);
     expect(await expectExactTotals(mine)).toBe(58);
 
     const upserts = await api.post("/v1/workers/batch", {
       on_conflict: "update",
-      items: [{ name: "B0 again", external_id: "b-0", status: "INACTIVE" }, { name: "U1", external_id: "u-1" }, { name: "U2", external_id: "u-2", status: "INACTIVE" }],
+      items: [
+        { name: "B0 again", external_id: "b-0", status: "INACTIVE" },
+        { name: "U1", external_id: "u-1" },
+        { name: "U2", external_id: "u-2", status: "INACTIVE" },
+      ],
     });
     expect(upserts.body.data).toMatchObject({ created: 2, updated: 1, failed: 0 });
-    expect((await api.request("PUT", "/v1/workers/by-external-id/u-3", { body: { name: "U3" } })).status).toBe(201);
-    expect((await api.request("PUT", "/v1/workers/by-external-id/u-3", { body: { name: "U3", status: "INACTIVE" } })).status).toBe(200);
+    expect(
+      (await api.request("PUT", "/v1/workers/by-external-id/u-3", { body: { name: "U3" } })).status,
+    ).toBe(201);
+    expect(
+      (
+        await api.request("PUT", "/v1/workers/by-external-id/u-3", {
+          body: { name: "U3", status: "INACTIVE" },
+        })
+      ).status,
+    ).toBe(200);
     expect(await expectExactTotals(mine)).toBe(61);
 
     const doomed = survivors.flat().slice(0, 10);
-    expect((await api.delete(`/v1/workers/${doomed[0]}`, { headers: { "x-dry-run": "1" } })).status).toBe(200);
+    expect(
+      (await api.delete(`/v1/workers/${doomed[0]}`, { headers: { "x-dry-run": "1" } })).status,
+    ).toBe(200);
     const deletes = await Promise.all(doomed.map((id) => api.delete(`/v1/workers/${id}`)));
     expect(deletes.map((response) => response.status)).toEqual(doomed.map(() => 200));
     expect((await api.delete(`/v1/workers/${doomed[0]}`)).status).toBe(404);

@@ -18,7 +18,10 @@ interface Usage {
   requests: number;
   dry_run_requests: number;
   replays: number;
-  quotas: { projects: { used: number; limit: number | null }; workers: { used: number; limit: number | null } };
+  quotas: {
+    projects: { used: number; limit: number | null };
+    workers: { used: number; limit: number | null };
+  };
 }
 
 async function usage(api: Api): Promise<Usage> {
@@ -33,11 +36,17 @@ async function settledUsage(api: Api): Promise<Usage> {
   return usage(api);
 }
 
-const counters = (u: Usage) => ({ requests: u.requests, dry_run_requests: u.dry_run_requests, replays: u.replays });
+const counters = (u: Usage) => ({
+  requests: u.requests,
+  dry_run_requests: u.dry_run_requests,
+  replays: u.replays,
+});
 
 async function storedCounters(companyId: number): Promise<Record<string, unknown> | undefined> {
   const [rows] = await testDb().pool.query<RowDataPacket[]>(
-    "SELECT requests, dry_run_requests, replays FROM usage_counters WHERE company_id = ?", [companyId]);
+    "SELECT requests, dry_run_requests, replays FROM usage_counters WHERE company_id = ?",
+    [companyId],
+  );
   return rows[0] && { ...rows[0] };
 }
 
@@ -47,7 +56,9 @@ describe("metering", () => {
     const api = suite.api.as(token);
     for (let i = 0; i < 3; i += 1) expect((await api.get("/v1/projects")).status).toBe(200); // 3
     expect((await api.get("/v1/projects/999999999")).status).toBe(404); // 4
-    expect((await api.post("/v1/projects", { name: "Dry" }, { headers: { "x-dry-run": "1" } })).status).toBe(200); // 5, dry 1
+    expect(
+      (await api.post("/v1/projects", { name: "Dry" }, { headers: { "x-dry-run": "1" } })).status,
+    ).toBe(200); // 5, dry 1
     expect((await api.post("/v1/projects?dry_run=1", { name: "Dry" })).status).toBe(200); // 6, dry 2
     expect((await api.post("/v1/projects", {})).status).toBe(422); // 7
     const keyed = { headers: { "idempotency-key": "m-1" } };
@@ -75,8 +86,15 @@ describe("metering", () => {
     const api = suite.api.as(token);
     const first = await api.get("/v1/usage");
     const second = await api.get("/v1/usage");
-    expect([first, second].map((r) => r.headers.get("ratelimit-remaining"))).toEqual(["119", "118"]);
-    expect(counters(await settledUsage(api))).toEqual({ requests: 0, dry_run_requests: 0, replays: 0 });
+    expect([first, second].map((r) => r.headers.get("ratelimit-remaining"))).toEqual([
+      "119",
+      "118",
+    ]);
+    expect(counters(await settledUsage(api))).toEqual({
+      requests: 0,
+      dry_run_requests: 0,
+      replays: 0,
+    });
   });
 
   test("usage shows live records against the plan's quotas (null = unlimited)", async () => {
@@ -84,9 +102,15 @@ describe("metering", () => {
     const first = (await free.post("/v1/projects", { name: "A" })).body.data.id;
     await free.post("/v1/projects", { name: "B" });
     await free.delete(`/v1/projects/${first}`);
-    expect((await usage(free)).quotas).toEqual({ projects: { used: 1, limit: 3 }, workers: { used: 0, limit: 5 } });
+    expect((await usage(free)).quotas).toEqual({
+      projects: { used: 1, limit: 3 },
+      workers: { used: 0, limit: 5 },
+    });
     const unlimited = suite.api.as((await newCompany({ plan: "enterprise" })).token);
-    expect((await usage(unlimited)).quotas).toEqual({ projects: { used: 0, limit: null }, workers: { used: 0, limit: null } });
+    expect((await usage(unlimited)).quotas).toEqual({
+      projects: { used: 0, limit: null },
+      workers: { used: 0, limit: null },
+    });
   });
 
   test("a replay consumes neither quota nor metered requests", async () => {
@@ -112,7 +136,11 @@ describe("metering", () => {
       const a = suite.api.as(token);
       const b = new Api(second.baseUrl, token);
       await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? b : a).get("/v1/clients")));
-      expect(counters(await settledUsage(a))).toEqual({ requests: 40, dry_run_requests: 0, replays: 0 });
+      expect(counters(await settledUsage(a))).toEqual({
+        requests: 40,
+        dry_run_requests: 0,
+        replays: 0,
+      });
     } finally {
       await second.stop();
     }
@@ -131,13 +159,21 @@ describe("graceful shutdown", () => {
     const blocker = await testDb().pool.getConnection();
     try {
       await blocker.beginTransaction();
-      await blocker.query("SELECT value FROM company_counters WHERE company_id = ? AND name = 'projects' FOR UPDATE", [companyId]);
+      await blocker.query(
+        "SELECT value FROM company_counters WHERE company_id = ? AND name = 'projects' FOR UPDATE",
+        [companyId],
+      );
       const inFlight = api.post("/v1/projects", { name: "Finishes during shutdown" });
       await Bun.sleep(300);
       server.process.kill("SIGTERM");
       await Bun.sleep(300);
       expect(server.process.exitCode).toBeNull();
-      const late = await fetch(`${server.baseUrl}/healthz`, { headers: { connection: "close" } }).then((r) => r.status, () => "refused");
+      const late = await fetch(`${server.baseUrl}/healthz`, {
+        headers: { connection: "close" },
+      }).then(
+        (r) => r.status,
+        () => "refused",
+      );
       expect(late).toBe("refused");
       await blocker.commit();
       expect((await inFlight).status).toBe(201);
@@ -145,6 +181,10 @@ describe("graceful shutdown", () => {
       blocker.release();
     }
     expect(await server.process.exited).toBe(0);
-    expect(await storedCounters(companyId)).toEqual({ requests: 5, dry_run_requests: 0, replays: 0 });
+    expect(await storedCounters(companyId)).toEqual({
+      requests: 5,
+      dry_run_requests: 0,
+      replays: 0,
+    });
   });
 });

@@ -83,18 +83,34 @@ beforeAll(async () => {
   token = (await newCompany()).token;
   const document = path.join(dir, "openapi.json");
   writeFileSync(document, (await suite.api.get("/v1/openapi.json")).text);
-  writeFileSync(path.join(dir, "orval.config.mjs"), `export default { erp: { input: ${JSON.stringify(document)}, output: { target: ${JSON.stringify(path.join(dir, "orval/api.ts"))}, client: "fetch", baseUrl: ${JSON.stringify(suite.server.baseUrl)}, ${ORVAL_OVERRIDE} } } };\n`);
+  writeFileSync(
+    path.join(dir, "orval.config.mjs"),
+    `export default { erp: { input: ${JSON.stringify(document)}, output: { target: ${JSON.stringify(path.join(dir, "orval/api.ts"))}, client: "fetch", baseUrl: ${JSON.stringify(suite.server.baseUrl)}, ${ORVAL_OVERRIDE} } } };\n`,
+  );
   const runs = await Promise.all([
     runTool("openapi-typescript", [document, "-o", path.join(dir, "oats.d.ts")]),
     runTool("openapi-ts", ["-i", document, "-o", path.join(dir, "hey")]),
     runTool("orval", ["--config", path.join(dir, "orval.config.mjs")]),
   ]);
-  for (const run of runs) if (run.exitCode !== 0) throw new Error(`a generator failed:\n${run.stdout}\n${run.stderr}`);
+  for (const run of runs)
+    if (run.exitCode !== 0) throw new Error(`a generator failed:\n${run.stdout}\n${run.stderr}`);
   for (const [name, text] of Object.entries(SMOKES)) writeFileSync(path.join(dir, name), text);
-  writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
-    compilerOptions: { target: "ES2022", module: "ESNext", moduleResolution: "Bundler", strict: true, noEmit: true, lib: ["ES2022", "DOM", "DOM.Iterable"], types: ["bun-types"], skipLibCheck: true },
-    include: ["*.ts", "hey/**/*.ts", "orval/**/*.ts"],
-  }));
+  writeFileSync(
+    path.join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "ESNext",
+        moduleResolution: "Bundler",
+        strict: true,
+        noEmit: true,
+        lib: ["ES2022", "DOM", "DOM.Iterable"],
+        types: ["bun-types"],
+        skipLibCheck: true,
+      },
+      include: ["*.ts", "hey/**/*.ts", "orval/**/*.ts"],
+    }),
+  );
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -107,15 +123,30 @@ describe("generated clients", () => {
   });
 
   test("all three compile under tsc --strict against the served document", () => {
-    const result = Bun.spawnSync([process.execPath, path.join(ROOT, "node_modules/.bin/tsc"), "-p", path.join(dir, "tsconfig.json")], { cwd: dir });
+    const result = Bun.spawnSync(
+      [
+        process.execPath,
+        path.join(ROOT, "node_modules/.bin/tsc"),
+        "-p",
+        path.join(dir, "tsconfig.json"),
+      ],
+      { cwd: dir },
+    );
     const output = result.stdout.toString() + result.stderr.toString();
     if (result.exitCode !== 0) console.error(output);
     expect(result.exitCode).toBe(0);
   });
 
-  for (const [generator, file] of [["openapi-typescript + openapi-fetch", "oats-smoke.ts"], ["@hey-api/openapi-ts", "hey-smoke.ts"], ["orval", "orval-smoke.ts"]] as const) {
+  for (const [generator, file] of [
+    ["openapi-typescript + openapi-fetch", "oats-smoke.ts"],
+    ["@hey-api/openapi-ts", "hey-smoke.ts"],
+    ["orval", "orval-smoke.ts"],
+  ] as const) {
     test(`${generator}: create, list with fields, get, update, delete against the server`, () => {
-      const result = Bun.spawnSync([process.execPath, file], { cwd: dir, env: { ...process.env, ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: token } });
+      const result = Bun.spawnSync([process.execPath, file], {
+        cwd: dir,
+        env: { ...process.env, ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: token },
+      });
       const output = result.stdout.toString() + result.stderr.toString();
       if (result.exitCode !== 0) console.error(output);
       expect(output).toContain(" ok ");

@@ -13,11 +13,13 @@ async function company(overrides: Parameters<typeof newCompany>[0]): Promise<Api
   return suite.api.as((await newCompany(overrides)).token);
 }
 
-const total = async (api: Api, resource: string): Promise<number> => (await api.get(`/v1/${resource}`)).body.meta.total;
+const total = async (api: Api, resource: string): Promise<number> =>
+  (await api.get(`/v1/${resource}`)).body.meta.total;
 
 async function fill(api: Api, resource: string, count: number): Promise<number[]> {
   const ids: number[] = [];
-  for (let i = 0; i < count; i += 1) ids.push(await create(api, `/v1/${resource}`, { name: `${resource} ${i}` }));
+  for (let i = 0; i < count; i += 1)
+    ids.push(await create(api, `/v1/${resource}`, { name: `${resource} ${i}` }));
   return ids;
 }
 
@@ -53,7 +55,8 @@ describe("plan quotas", () => {
 
   test("dry-run creates below the limit consume nothing of the quota", async () => {
     const api = await company({ plan: "enterprise", maxProjects: 1 });
-    for (let i = 0; i < 3; i += 1) expect((await api.post("/v1/projects?dry_run=1", { name: "Preview" })).status).toBe(200);
+    for (let i = 0; i < 3; i += 1)
+      expect((await api.post("/v1/projects?dry_run=1", { name: "Preview" })).status).toBe(200);
     expect((await api.post("/v1/projects", { name: "The one" })).status).toBe(201);
   });
 
@@ -71,7 +74,11 @@ describe("plan quotas", () => {
   test("admin overrides replace the plan's quota", async () => {
     const api = await company({ plan: "free", maxProjects: 1, maxWorkers: 7 });
     await fill(api, "projects", 1);
-    expectProblem(await api.post("/v1/projects", { name: "Over the override" }), 402, "quota_exceeded");
+    expectProblem(
+      await api.post("/v1/projects", { name: "Over the override" }),
+      402,
+      "quota_exceeded",
+    );
     await fill(api, "workers", 7);
     expectProblem(await api.post("/v1/workers", { name: "Eighth" }), 402, "quota_exceeded");
   });
@@ -94,7 +101,9 @@ describe("plan quotas", () => {
     const api = await company({ plan: "enterprise", maxProjects: 1, maxWorkers: 1 });
     const [project] = await fill(api, "projects", 1);
     await fill(api, "workers", 1);
-    expect((await api.patch(`/v1/projects/${project}`, { name: "Renamed", status: "ACTIVE" })).status).toBe(200);
+    expect(
+      (await api.patch(`/v1/projects/${project}`, { name: "Renamed", status: "ACTIVE" })).status,
+    ).toBe(200);
     expect((await api.post("/v1/clients", { name: "Clients are not limited" })).status).toBe(201);
     expect((await api.post("/v1/equipment", { name: "Nor is equipment" })).status).toBe(201);
   });
@@ -104,17 +113,22 @@ describe("quotas under concurrency", () => {
   test("N parallel project creates at the limit create exactly the allowed number", async () => {
     const api = await company({ plan: "enterprise", maxProjects: 5 });
     await fill(api, "projects", 2);
-    const responses = await Promise.all(Array.from({ length: 24 }, (_, i) => api.post("/v1/projects", { name: `Rush ${i}` })));
+    const responses = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => api.post("/v1/projects", { name: `Rush ${i}` })),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 201).length).toBe(3);
     expect(statuses.filter((s) => s === 402).length).toBe(21);
-    for (const refused of responses.filter((r) => r.status === 402)) expectProblem(refused, 402, "quota_exceeded");
+    for (const refused of responses.filter((r) => r.status === 402))
+      expectProblem(refused, 402, "quota_exceeded");
     expect(await total(api, "projects")).toBe(5);
   });
 
   test("N parallel worker creates at the limit create exactly the allowed number", async () => {
     const api = await company({ plan: "enterprise", maxWorkers: 4 });
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => api.post("/v1/workers", { name: `Rush ${i}` })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => api.post("/v1/workers", { name: `Rush ${i}` })),
+    );
     expect(responses.filter((r) => r.status === 201).length).toBe(4);
     expect(responses.filter((r) => r.status === 402).length).toBe(16);
     expect(await total(api, "workers")).toBe(4);
@@ -125,7 +139,9 @@ describe("quotas under concurrency", () => {
     const existing = await fill(api, "projects", 3);
     const requests = [
       ...existing.slice(0, 2).map((id) => api.delete(`/v1/projects/${id}`)),
-      ...Array.from({ length: 10 }, (_, i) => api.post("/v1/projects", { name: `Dry ${i}` }, { headers: { "x-dry-run": "1" } })),
+      ...Array.from({ length: 10 }, (_, i) =>
+        api.post("/v1/projects", { name: `Dry ${i}` }, { headers: { "x-dry-run": "1" } }),
+      ),
       ...Array.from({ length: 10 }, (_, i) => api.post("/v1/projects", { name: `Real ${i}` })),
     ];
     const responses = await Promise.all(requests);
@@ -134,7 +150,9 @@ describe("quotas under concurrency", () => {
     expect(await total(api, "projects")).toBe(1 + created);
     expect(await total(api, "projects")).toBeLessThanOrEqual(3);
     // With both deletes committed, the company fills exactly to its limit.
-    const more = await Promise.all(Array.from({ length: 6 }, (_, i) => api.post("/v1/projects", { name: `After ${i}` })));
+    const more = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => api.post("/v1/projects", { name: `After ${i}` })),
+    );
     expect(more.filter((r) => r.status === 201).length).toBe(2 - created);
     expect(await total(api, "projects")).toBe(3);
   });
@@ -144,10 +162,12 @@ describe("quotas under concurrency", () => {
     try {
       const token = (await newCompany({ plan: "enterprise", maxProjects: 6, maxWorkers: 6 })).token;
       const apis = [suite.api.as(token), new Api(second.baseUrl, token)];
-      const responses = await Promise.all(Array.from({ length: 40 }, (_, i) => {
-        const api = apis[i % 2]!;
-        return api.post(i % 4 < 2 ? "/v1/projects" : "/v1/workers", { name: `Across ${i}` });
-      }));
+      const responses = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => {
+          const api = apis[i % 2]!;
+          return api.post(i % 4 < 2 ? "/v1/projects" : "/v1/workers", { name: `Across ${i}` });
+        }),
+      );
       expect(responses.filter((r) => r.status === 201).length).toBe(12);
       expect(responses.filter((r) => r.status === 402).length).toBe(28);
       expect([await total(apis[0]!, "projects"), await total(apis[1]!, "workers")]).toEqual([6, 6]);

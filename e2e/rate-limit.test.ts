@@ -45,7 +45,11 @@ describe("rate limits", () => {
     await freshRateWindow();
     const api = suite.api.as((await newCompany({ plan: "pro", rateLimit: 3 })).token);
     for (let i = 0; i < 3; i += 1) expect((await api.get("/v1/projects")).status).toBe(200);
-    const refused = await api.post("/v1/projects", { name: "Too fast" }, { headers: { "idempotency-key": "too-fast" } });
+    const refused = await api.post(
+      "/v1/projects",
+      { name: "Too fast" },
+      { headers: { "idempotency-key": "too-fast" } },
+    );
     expect(refused.status).toBe(429);
     expect(refused.headers.get("content-type")).toStartWith("application/problem+json");
     expect(refused.body.code).toBe("rate_limited");
@@ -53,7 +57,9 @@ describe("rate limits", () => {
     expectReset(refused, "retry-after");
     expect(refused.headers.get("retry-after")).toBe(refused.headers.get("ratelimit-reset"));
     expect((await api.get("/healthz", { token: null })).status).toBe(200);
-    const [rows] = await testDb().pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM projects WHERE name = 'Too fast'");
+    const [rows] = await testDb().pool.query<RowDataPacket[]>(
+      "SELECT COUNT(*) AS n FROM projects WHERE name = 'Too fast'",
+    );
     expect(Number(rows[0]!.n)).toBe(0);
   });
 
@@ -70,7 +76,9 @@ describe("rate limits", () => {
       const responses = [];
       for (let i = 0; i < 6; i += 1) responses.push(await b.get("/v1/workers"));
       expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 429]);
-      expect(responses.slice(0, 4).map((r) => Number(r.headers.get("ratelimit-remaining")))).toEqual([3, 2, 1, 0]);
+      expect(
+        responses.slice(0, 4).map((r) => Number(r.headers.get("ratelimit-remaining"))),
+      ).toEqual([3, 2, 1, 0]);
       await Bun.sleep(2_200);
       expect((await a.get("/v1/workers")).status).toBe(429);
     } finally {
@@ -83,7 +91,8 @@ describe("rate limits", () => {
     const { token } = await newCompany({ plan: "free", rateLimit: 4 });
     const api = suite.api.as(token);
     const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
-    for (const key of ["r1", "r2"]) expect((await api.post("/v1/clients", { name: key }, keyed(key))).status).toBe(201);
+    for (const key of ["r1", "r2"])
+      expect((await api.post("/v1/clients", { name: key }, keyed(key))).status).toBe(201);
     for (let i = 0; i < 5; i += 1) {
       const replay = await api.post("/v1/clients", { name: "r1" }, keyed("r1"));
       expect(replay.headers.get("idempotent-replayed")).toBe("true");
@@ -91,7 +100,9 @@ describe("rate limits", () => {
     expect((await api.get("/v1/clients")).headers.get("ratelimit-remaining")).toBe("1");
     expect((await api.get("/v1/clients")).status).toBe(200);
     for (let i = 0; i < 3; i += 1) expect((await api.get("/v1/clients")).status).toBe(429);
-    const [rows] = await testDb().pool.query<RowDataPacket[]>("SELECT COUNT(*) AS n FROM clients WHERE name IN ('r1', 'r2')");
+    const [rows] = await testDb().pool.query<RowDataPacket[]>(
+      "SELECT COUNT(*) AS n FROM clients WHERE name IN ('r1', 'r2')",
+    );
     expect(Number(rows[0]!.n)).toBe(2);
   });
 

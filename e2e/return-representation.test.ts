@@ -35,14 +35,17 @@ describe.each(SAMPLES)("$resource", (sample) => {
     const etag = created.headers.get("etag")!;
     expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
 
-    const updated = await api().patch(`${path}/${id}`, sample.update, { headers: { ...PREFER, "if-match": etag } });
+    const updated = await api().patch(`${path}/${id}`, sample.update, {
+      headers: { ...PREFER, "if-match": etag },
+    });
     expect(updated.status).toBe(200);
     expect(updated.headers.get("preference-applied")).toBe("return=representation");
     const now = await read(`${path}/${id}`);
     expect(updated.body.data.record).toEqual(now.record);
     expect(updated.headers.get("etag")).toBe(now.etag);
     expect(now.etag).not.toBe(etag);
-    for (const [field, value] of Object.entries(sample.update)) expect(String((now.record as Record<string, unknown>)[field])).toBe(String(value));
+    for (const [field, value] of Object.entries(sample.update))
+      expect(String((now.record as Record<string, unknown>)[field])).toBe(String(value));
   });
 
   test("the create's record and ETag are what GET gives", async () => {

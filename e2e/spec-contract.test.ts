@@ -34,13 +34,22 @@ function prismViolations(path: string, response: ApiResponse): unknown[] {
   if (/[?&]fields=/.test(path)) return [];
   const header = response.headers.get("sl-violations");
   if (!header) return [];
-  return (JSON.parse(header) as { location: string[] }[]).filter((violation) => violation.location[0] === "response");
+  return (JSON.parse(header) as { location: string[] }[]).filter(
+    (violation) => violation.location[0] === "response",
+  );
 }
 
 /** Sends through Prism, or (`via: "direct"`) straight to the server: Prism cannot forward a body it cannot parse. */
-async function checked(method: string, path: string, options: RequestOptions = {}, expected?: number, via: "prism" | "direct" = "prism") {
+async function checked(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+  expected?: number,
+  via: "prism" | "direct" = "prism",
+) {
   const response = await (via === "prism" ? api : direct).request(method, path, options);
-  if (expected !== undefined) expect(response.status, `${method} ${path}: ${response.text}`).toBe(expected);
+  if (expected !== undefined)
+    expect(response.status, `${method} ${path}: ${response.text}`).toBe(expected);
   expect(contract.check(method, path, response)).toEqual([]);
   expect(prismViolations(path, response), `Prism on ${method} ${path}`).toEqual([]);
   checkedCount += 1;
@@ -49,13 +58,15 @@ async function checked(method: string, path: string, options: RequestOptions = {
 
 /** The example body the document gives for an operation's request. */
 function example(path: string, method: string): Json {
-  const schema = contract.document.paths[path][method].requestBody.content["application/json"].schema as Json;
+  const schema = contract.document.paths[path][method].requestBody.content["application/json"]
+    .schema as Json;
   const name = (schema.$ref as string).split("/").pop()!;
   return structuredClone(contract.document.components.schemas[name].examples[0]);
 }
 
 const unique = (body: Json): Json => {
-  for (const field of ["code", "serial_number"]) if (field in body) body[field] = `${body[field]}-${crypto.randomUUID().slice(0, 8)}`;
+  for (const field of ["code", "serial_number"])
+    if (field in body) body[field] = `${body[field]}-${crypto.randomUUID().slice(0, 8)}`;
   return body;
 };
 
@@ -76,18 +87,40 @@ afterAll(async () => {
 });
 
 describe("responses validate against the served document", () => {
-  for (const resource of ["projects", "workers", "clients", "estimates", "subcontractors", "equipment"]) {
+  for (const resource of [
+    "projects",
+    "workers",
+    "clients",
+    "estimates",
+    "subcontractors",
+    "equipment",
+  ]) {
     test(`${resource}: create, dry-runs, list, get, fields, update, delete and the 404 after`, async () => {
       const collection = `/v1/${resource}`;
       const body = unique(example(collection, "post"));
-      const dryCreate = await checked("POST", collection, { body, headers: { "x-dry-run": "1" } }, 200);
+      const dryCreate = await checked(
+        "POST",
+        collection,
+        { body, headers: { "x-dry-run": "1" } },
+        200,
+      );
       expect(dryCreate.body.data).toEqual({ id: null, created: false, dry_run: true });
-      const created = await checked("POST", collection, { body, headers: { "idempotency-key": crypto.randomUUID() } }, 201);
+      const created = await checked(
+        "POST",
+        collection,
+        { body, headers: { "idempotency-key": crypto.randomUUID() } },
+        201,
+      );
       const member = `${collection}/${created.body.data.id}`;
       const list = await checked("GET", `${collection}?limit=500`, {}, 200);
       expect(list.body.meta.limit).toBe(100);
       const seek = await checked("GET", `${collection}?after_id=0&limit=1&total=false`, {}, 200);
-      await checked("GET", `${collection}?after_id=${seek.body.meta.next_after_id ?? seek.body.data[0].id}&limit=100`, {}, 200);
+      await checked(
+        "GET",
+        `${collection}?after_id=${seek.body.meta.next_after_id ?? seek.body.data[0].id}&limit=100`,
+        {},
+        200,
+      );
       const firstField = Object.keys(body)[0]!;
       await checked("GET", `${collection}?fields=${firstField}`, {}, 200);
       const one = await checked("GET", member, {}, 200);
@@ -95,7 +128,12 @@ describe("responses validate against the served document", () => {
       await checked("GET", member, { headers: { "if-none-match": one.headers.get("etag")! } }, 304);
       const patch = example(`${collection}/{id}`, "patch");
       await checked("PATCH", `${member}?dry_run=1`, { body: patch }, 200);
-      await checked("PATCH", member, { body: patch, headers: { "if-match": one.headers.get("etag")! } }, 200);
+      await checked(
+        "PATCH",
+        member,
+        { body: patch, headers: { "if-match": one.headers.get("etag")! } },
+        200,
+      );
       await checked("DELETE", member, { headers: { "x-dry-run": "1" } }, 200);
       await checked("DELETE", member, {}, 200);
       await checked("GET", member, {}, 404);
@@ -103,17 +141,45 @@ describe("responses validate against the served document", () => {
   }
 
   test("equipment rentals, lookups, usage and health", async () => {
-    const equipment = await checked("POST", "/v1/equipment", { body: unique(example("/v1/equipment", "post")) }, 201);
-    const project = await checked("POST", "/v1/projects", { body: unique(example("/v1/projects", "post")) }, 201);
+    const equipment = await checked(
+      "POST",
+      "/v1/equipment",
+      { body: unique(example("/v1/equipment", "post")) },
+      201,
+    );
+    const project = await checked(
+      "POST",
+      "/v1/projects",
+      { body: unique(example("/v1/projects", "post")) },
+      201,
+    );
     const rentals = `/v1/equipment/${equipment.body.data.id}/rentals`;
-    const body = { ...example("/v1/equipment/{id}/rentals", "post"), project_id: project.body.data.id };
+    const body = {
+      ...example("/v1/equipment/{id}/rentals", "post"),
+      project_id: project.body.data.id,
+    };
     await checked("POST", rentals, { body, headers: { "x-dry-run": "1" } }, 200);
     const rental = await checked("POST", rentals, { body }, 201);
     await checked("GET", rentals, {}, 200);
-    await checked("PATCH", `${rentals}/${rental.body.data.id}`, { body: example("/v1/equipment/{id}/rentals/{rental_id}", "patch") }, 200);
+    await checked(
+      "PATCH",
+      `${rentals}/${rental.body.data.id}`,
+      { body: example("/v1/equipment/{id}/rentals/{rental_id}", "patch") },
+      200,
+    );
     await checked("PATCH", `${rentals}/${rental.body.data.id}`, { body: { billed: true } }, 200);
-    await checked("PATCH", `${rentals}/${rental.body.data.id}`, { body: { daily_rate: "1.00" } }, 409);
-    await checked("DELETE", `/v1/equipment/${equipment.body.data.id}`, { headers: { "x-dry-run": "1" } }, 409);
+    await checked(
+      "PATCH",
+      `${rentals}/${rental.body.data.id}`,
+      { body: { daily_rate: "1.00" } },
+      409,
+    );
+    await checked(
+      "DELETE",
+      `/v1/equipment/${equipment.body.data.id}`,
+      { headers: { "x-dry-run": "1" } },
+      409,
+    );
     await checked("GET", "/v1/trades", {}, 200);
     await checked("GET", "/v1/equipment-categories?limit=2&offset=1", {}, 200);
     await checked("GET", "/v1/trades?after_id=0&limit=2&total=false", {}, 200);
@@ -130,21 +196,50 @@ describe("responses validate against the served document", () => {
     await checked("GET", "/v1/projects?after_id=0&offset=0", {}, 400);
     await checked("GET", "/v1/projects?fields=nope", {}, 400);
     await checked("GET", "/v1/projects/999999999", {}, 404);
-    await checked("POST", "/v1/projects", { body: { name: "", bogus: 1, budget_amount: "1.234", end_date: "someday" } }, 422);
-    await checked("POST", "/v1/projects", { rawBody: "{not json", headers: { "content-type": "application/json" } }, 400, "direct");
-    await checked("POST", "/v1/projects", { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } }, 415, "direct");
-    await checked("POST", "/v1/projects", { body: { name: "Keyed" }, headers: { "idempotency-key": "" } }, 400);
+    await checked(
+      "POST",
+      "/v1/projects",
+      { body: { name: "", bogus: 1, budget_amount: "1.234", end_date: "someday" } },
+      422,
+    );
+    await checked(
+      "POST",
+      "/v1/projects",
+      { rawBody: "{not json", headers: { "content-type": "application/json" } },
+      400,
+      "direct",
+    );
+    await checked(
+      "POST",
+      "/v1/projects",
+      { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } },
+      415,
+      "direct",
+    );
+    await checked(
+      "POST",
+      "/v1/projects",
+      { body: { name: "Keyed" }, headers: { "idempotency-key": "" } },
+      400,
+    );
     const project = await checked("POST", "/v1/projects", { body: { name: "Rules" } }, 201);
     const member = `/v1/projects/${project.body.data.id}`;
     await checked("PATCH", member, { body: { status: "COMPLETED" } }, 409);
-    await checked("PATCH", member, { body: { name: "Changed" }, headers: { "if-match": '"stale"' } }, 412);
+    await checked(
+      "PATCH",
+      member,
+      { body: { name: "Changed" }, headers: { "if-match": '"stale"' } },
+      412,
+    );
     await checked("DELETE", member, { headers: { "if-match": '"stale"' } }, 412);
     const apiOnly = new Api(prism.baseUrl, (await newCompany({ addons: ["api"] })).token);
     const refused = await apiOnly.get("/v1/estimates");
     expect(refused.status).toBe(402);
     expect(contract.check("GET", "/v1/estimates", refused)).toEqual([]);
     expect(prismViolations("/v1/estimates", refused)).toEqual([]);
-    console.log(`${checkedCount + 1} responses validated against the served OpenAPI document (ajv and Prism's proxy)`);
+    console.log(
+      `${checkedCount + 1} responses validated against the served OpenAPI document (ajv and Prism's proxy)`,
+    );
   });
 });
 
@@ -153,15 +248,20 @@ describe("the document alone", () => {
     const mock = await startPrism(documentFile);
     try {
       const mocked = new Api(mock.baseUrl, "erp_mock");
-      const paths = Object.entries(contract.document.paths as Record<string, Json>).filter(([, item]) => item.get).map(([route]) => route);
+      const paths = Object.entries(contract.document.paths as Record<string, Json>)
+        .filter(([, item]) => item.get)
+        .map(([route]) => route);
       const findings: string[] = [];
       for (const route of paths) {
         const response = await mocked.get(route.replace(/\{[^}]+\}/g, "1"));
-        if (response.status >= 400) findings.push(`${route}: ${response.status} ${response.text.slice(0, 200)}`);
+        if (response.status >= 400)
+          findings.push(`${route}: ${response.status} ${response.text.slice(0, 200)}`);
         const violations = prismViolations(route, response);
         if (violations.length > 0) findings.push(`${route}: ${JSON.stringify(violations)}`);
       }
-      console.log(`Prism mock: ${paths.length} GET operations answered, ${findings.length} with findings`);
+      console.log(
+        `Prism mock: ${paths.length} GET operations answered, ${findings.length} with findings`,
+      );
       expect(findings).toEqual([]);
     } finally {
       await mock.stop();

@@ -38,29 +38,46 @@ function gaps(app: App, document: Json): string[] {
       found.push(`${key}: not documented`);
       continue;
     }
-    if (!operation.operationId || !operation.summary || !operation.tags?.length) found.push(`${key}: no operationId, summary or tag`);
-    if (!operation.responses?.default) found.push(`${key}: no error responses (document it with operationDetail)`);
+    if (!operation.operationId || !operation.summary || !operation.tags?.length)
+      found.push(`${key}: no operationId, summary or tag`);
+    if (!operation.responses?.default)
+      found.push(`${key}: no error responses (document it with operationDetail)`);
     const responses = Object.entries(operation.responses ?? {}) as [string, Json][];
     const success = responses.filter(([status, response]) => /^2/.test(status) && response.content);
     if (success.length === 0) found.push(`${key}: no success response schema`);
     for (const [status, response] of success) {
-      for (const [type, media] of Object.entries(response.content as Json)) if (!media.schema) found.push(`${key} ${status} ${type}: no schema`);
+      for (const [type, media] of Object.entries(response.content as Json))
+        if (!media.schema) found.push(`${key} ${status} ${type}: no schema`);
     }
     for (const [status, response] of responses.filter(([status]) => /^[45]|default/.test(status))) {
-      const [problem, narrowed] = response.content?.["application/problem+json"]?.schema?.allOf ?? [];
-      if (problem?.$ref !== "#/components/schemas/Problem") found.push(`${key} ${status}: not a problem+json response`);
-      if (!(narrowed?.properties?.code?.enum?.length > 0)) found.push(`${key} ${status}: no code enum`);
+      const [problem, narrowed] =
+        response.content?.["application/problem+json"]?.schema?.allOf ?? [];
+      if (problem?.$ref !== "#/components/schemas/Problem")
+        found.push(`${key} ${status}: not a problem+json response`);
+      if (!(narrowed?.properties?.code?.enum?.length > 0))
+        found.push(`${key} ${status}: no code enum`);
     }
     // Actions on a member (POST …/rotate-secret) take no body; every other write does.
     const action = /\/:id\/[a-z]+-[a-z-]+$/.test(route.path);
-    if ((method === "post" || method === "patch") && !action && !operation.requestBody?.content?.["application/json"]?.schema) found.push(`${key}: no request body schema`);
+    if (
+      (method === "post" || method === "patch") &&
+      !action &&
+      !operation.requestBody?.content?.["application/json"]?.schema
+    )
+      found.push(`${key}: no request body schema`);
     for (const [, name] of route.path.matchAll(/:([^/]+)/g)) {
-      if (!operation.parameters?.some((parameter: Json) => parameter.in === "path" && parameter.name === name)) found.push(`${key}: path parameter ${name} undocumented`);
+      if (
+        !operation.parameters?.some(
+          (parameter: Json) => parameter.in === "path" && parameter.name === name,
+        )
+      )
+        found.push(`${key}: path parameter ${name} undocumented`);
     }
   }
   for (const [template, item] of Object.entries(document.paths as Record<string, Json>)) {
     for (const method of Object.keys(item)) {
-      if (!servedOperations.has(`${method} ${template}`)) found.push(`${method.toUpperCase()} ${template}: documented but not served`);
+      if (!servedOperations.has(`${method} ${template}`))
+        found.push(`${method.toUpperCase()} ${template}: documented but not served`);
     }
   }
   return found;
@@ -73,7 +90,9 @@ describe("the documents match the routes served", () => {
     const app = newApp();
     const document = await served(app, "/v1/openapi.json");
     expect(gaps(app, document)).toEqual([]);
-    const operationIds = Object.values(document.paths as Record<string, Json>).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    const operationIds = Object.values(document.paths as Record<string, Json>).flatMap((item) =>
+      Object.values(item).map((operation) => operation.operationId),
+    );
     expect(new Set(operationIds).size).toBe(operationIds.length);
   });
 
@@ -95,16 +114,46 @@ describe("the documents match the routes served", () => {
     const document = await served(newApp(), "/v1/openapi.json");
     expect(document.openapi).toMatch(/^3\.1\.\d+$/);
     expect(document.security).toEqual([{ bearerAuth: [] }]);
-    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
-    const operations = Object.values(document.paths as Record<string, Json>).flatMap((item) => Object.values(item) as Json[]);
-    const open = operations.filter((operation) => Array.isArray(operation.security) && operation.security.length === 0);
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({
+      type: "http",
+      scheme: "bearer",
+    });
+    const operations = Object.values(document.paths as Record<string, Json>).flatMap(
+      (item) => Object.values(item) as Json[],
+    );
+    const open = operations.filter(
+      (operation) => Array.isArray(operation.security) && operation.security.length === 0,
+    );
     expect(open.map((operation) => operation.operationId).sort()).toEqual([...PUBLIC].sort());
     const tags = new Set((document.tags as Json[]).map((tag) => tag.name));
-    for (const operation of operations) for (const tag of operation.tags) expect(tags.has(tag), tag).toBe(true);
-    const headers = operations.filter((operation) => operation.operationId === "updateProject")[0]!.parameters.map((p: Json) => p.$ref ?? p.name);
-    expect(headers).toEqual(expect.arrayContaining(["#/components/parameters/IdempotencyKey", "#/components/parameters/XDryRun", "#/components/parameters/IfMatch"]));
+    for (const operation of operations)
+      for (const tag of operation.tags) expect(tags.has(tag), tag).toBe(true);
+    const headers = operations
+      .filter((operation) => operation.operationId === "updateProject")[0]!
+      .parameters.map((p: Json) => p.$ref ?? p.name);
+    expect(headers).toEqual(
+      expect.arrayContaining([
+        "#/components/parameters/IdempotencyKey",
+        "#/components/parameters/XDryRun",
+        "#/components/parameters/IfMatch",
+      ]),
+    );
     const list = operations.find((operation) => operation.operationId === "listProjects")!;
-    expect(list.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual(["limit", "offset", "after_id", "total", "fields", "q", "status", "client_id", "external_id", "updated_since", "include_deleted", "#/components/parameters/IfNoneMatch", "#/components/parameters/XRequestId"]);
+    expect(list.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual([
+      "limit",
+      "offset",
+      "after_id",
+      "total",
+      "fields",
+      "q",
+      "status",
+      "client_id",
+      "external_id",
+      "updated_since",
+      "include_deleted",
+      "#/components/parameters/IfNoneMatch",
+      "#/components/parameters/XRequestId",
+    ]);
   });
 
   test("nullable fields are 3.1 type unions, integers are integers, components have stable names", async () => {
@@ -112,7 +161,26 @@ describe("the documents match the routes served", () => {
     const text = JSON.stringify(document);
     expect(text).not.toContain('"nullable"');
     const schemas = document.components.schemas as Json;
-    for (const name of ["Project", "ProjectCreate", "ProjectUpdate", "ProjectList", "ProjectItem", "ProjectUpdateResult", "ProjectCreatedResult", "ProjectCreated", "DryRunCreatedResult", "DryRunCreated", "DeleteResult", "ListMeta", "Problem", "FieldError", "Rental", "RentalCreate", "Trade", "EquipmentCategory"]) {
+    for (const name of [
+      "Project",
+      "ProjectCreate",
+      "ProjectUpdate",
+      "ProjectList",
+      "ProjectItem",
+      "ProjectUpdateResult",
+      "ProjectCreatedResult",
+      "ProjectCreated",
+      "DryRunCreatedResult",
+      "DryRunCreated",
+      "DeleteResult",
+      "ListMeta",
+      "Problem",
+      "FieldError",
+      "Rental",
+      "RentalCreate",
+      "Trade",
+      "EquipmentCategory",
+    ]) {
       expect(schemas[name], name).toBeDefined();
     }
     expect(schemas.Project.properties.client_id.type).toEqual(["integer", "null"]);
@@ -127,23 +195,48 @@ describe("the documents match the routes served", () => {
     const text = await response.text();
     const document = JSON.parse(text) as Json;
     // Each operation's operationId comes before its responses in the text.
-    const first = Object.fromEntries([...text.matchAll(/"operationId":"(\w+)".*?"responses":\{"(\w+)"/g)].map((match) => [match[1], match[2]]));
-    const operations = Object.values(document.paths as Record<string, Json>).flatMap((item) => Object.values(item) as Json[]);
+    const first = Object.fromEntries(
+      [...text.matchAll(/"operationId":"(\w+)".*?"responses":\{"(\w+)"/g)].map((match) => [
+        match[1],
+        match[2],
+      ]),
+    );
+    const operations = Object.values(document.paths as Record<string, Json>).flatMap(
+      (item) => Object.values(item) as Json[],
+    );
     expect(Object.keys(first)).toHaveLength(operations.length);
-    const creating = operations.filter((operation) => operation.responses["201"]).map((operation) => operation.operationId as string);
-    expect(creating).toEqual(expect.arrayContaining(["createProject", "upsertProjectByExternalId", "createEquipmentRental", "createWebhookEndpoint"]));
-    for (const operation of operations) expect(`${operation.operationId} ${first[operation.operationId]}`).toBe(`${operation.operationId} ${creating.includes(operation.operationId) ? "201" : "200"}`);
+    const creating = operations
+      .filter((operation) => operation.responses["201"])
+      .map((operation) => operation.operationId as string);
+    expect(creating).toEqual(
+      expect.arrayContaining([
+        "createProject",
+        "upsertProjectByExternalId",
+        "createEquipmentRental",
+        "createWebhookEndpoint",
+      ]),
+    );
+    for (const operation of operations)
+      expect(`${operation.operationId} ${first[operation.operationId]}`).toBe(
+        `${operation.operationId} ${creating.includes(operation.operationId) ? "201" : "200"}`,
+      );
   });
 
   test("every request of the collection is a served route", async () => {
     const app = newApp();
     const collection = await served(app, "/v1/collection.json");
-    const routes = app.routes.map((route) => ({ method: route.method, pattern: new RegExp(`^${route.path.replace(/:[^/]+/g, "[^/]+")}$`) }));
+    const routes = app.routes.map((route) => ({
+      method: route.method,
+      pattern: new RegExp(`^${route.path.replace(/:[^/]+/g, "[^/]+")}$`),
+    }));
     const requests = (collection.item as Json[]).flatMap((folder) => folder.item as Json[]);
     expect(requests.length).toBeGreaterThan(30);
     for (const { request } of requests) {
       const path = `/${request.url.path.join("/")}`;
-      expect(routes.some((route) => route.method === request.method && route.pattern.test(path)), `${request.method} ${path}`).toBe(true);
+      expect(
+        routes.some((route) => route.method === request.method && route.pattern.test(path)),
+        `${request.method} ${path}`,
+      ).toBe(true);
     }
   });
 });

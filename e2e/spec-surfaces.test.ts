@@ -25,13 +25,20 @@ describe("spec surfaces", () => {
     const document = (await suite.api.get("/v1/openapi.json")).body;
     expect(document.openapi).toStartWith("3.1.");
     const collection = (await suite.api.get("/v1/collection.json")).body;
-    expect(collection.info.schema).toBe("https://schema.getpostman.com/json/collection/v2.1.0/collection.json");
-    expect(collection.variable.map((variable: { key: string }) => variable.key)).toEqual(["baseUrl", "token"]);
+    expect(collection.info.schema).toBe(
+      "https://schema.getpostman.com/json/collection/v2.1.0/collection.json",
+    );
+    expect(collection.variable.map((variable: { key: string }) => variable.key)).toEqual([
+      "baseUrl",
+      "token",
+    ]);
   });
 
   test("the docs page loads its script from this server", async () => {
     const page = await suite.api.get("/v1/docs", { token: null });
-    const scripts = [...page.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((match) => match[1]!);
+    const scripts = [...page.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map(
+      (match) => match[1]!,
+    );
     expect(scripts).toEqual(["/v1/docs/scalar.js"]);
     const script = await fetch(`${suite.server.baseUrl}/v1/docs/scalar.js`);
     expect(script.status).toBe(200);
@@ -62,8 +69,20 @@ describe("spec surfaces", () => {
     try {
       const file = scratch.write("openapi.json", (await suite.api.get("/v1/openapi.json")).text);
       const ruleset = scratch.write(".spectral.yaml", 'extends: ["spectral:oas"]\n');
-      const run = await runTool("spectral", ["lint", file, "--ruleset", ruleset, "--format", "json", "--quiet"]);
-      const problems = JSON.parse(run.stdout.trim() || "[]") as { code: string; message: string; path: string[] }[];
+      const run = await runTool("spectral", [
+        "lint",
+        file,
+        "--ruleset",
+        ruleset,
+        "--format",
+        "json",
+        "--quiet",
+      ]);
+      const problems = JSON.parse(run.stdout.trim() || "[]") as {
+        code: string;
+        message: string;
+        path: string[];
+      }[];
       console.log(`spectral lint: ${problems.length} problems`);
       expect(problems.map((p) => `${p.code} at ${p.path.join(".")}: ${p.message}`)).toEqual([]);
     } finally {
@@ -75,10 +94,22 @@ describe("spec surfaces", () => {
     const scratch = scratchDir("erp-openapi-");
     try {
       const file = scratch.write("openapi.json", (await suite.api.get("/v1/openapi.json")).text);
-      const run = await runTool("redocly", ["lint", file, "--config", path.join(ROOT, "redocly.yaml"), "--format", "json"]);
-      const report = JSON.parse(run.stdout.slice(run.stdout.indexOf("{"))) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string }[] };
+      const run = await runTool("redocly", [
+        "lint",
+        file,
+        "--config",
+        path.join(ROOT, "redocly.yaml"),
+        "--format",
+        "json",
+      ]);
+      const report = JSON.parse(run.stdout.slice(run.stdout.indexOf("{"))) as {
+        totals: { errors: number; warnings: number };
+        problems: { ruleId: string; severity: string; message: string }[];
+      };
       const errors = report.problems.filter((problem) => problem.severity === "error");
-      console.log(`redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${[...new Set(report.problems.map((p) => p.ruleId))].join(", ") || "none"})`);
+      console.log(
+        `redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${[...new Set(report.problems.map((p) => p.ruleId))].join(", ") || "none"})`,
+      );
       expect(errors).toEqual([]);
       expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
       expect(run.exitCode).toBe(0);
@@ -93,15 +124,24 @@ describe("spec surfaces", () => {
       const page = await browser.newPage();
       const origin = new URL(suite.server.baseUrl).origin;
       const requested: string[] = [];
-      page.on("request", (request) => { requested.push(request.url()); });
+      page.on("request", (request) => {
+        requested.push(request.url());
+      });
       await page.goto(`${suite.server.baseUrl}/v1/docs`, { waitUntil: "load" });
       await page.getByText("Health check").first().waitFor({ timeout: 20_000 });
       await page.getByRole("button", { name: "Open Group - projects" }).first().click();
       await page.getByText("Create a project").first().waitFor({ timeout: 10_000 });
-      for (const operation of ["List projects", "Get one project", "Update a project (merge)", "Delete a project (soft)"]) {
+      for (const operation of [
+        "List projects",
+        "Get one project",
+        "Update a project (merge)",
+        "Delete a project (soft)",
+      ]) {
         expect(await page.getByText(operation).count(), operation).toBeGreaterThan(0);
       }
-      const elsewhere = requested.filter((url) => !/^(data|blob|about):/.test(url) && new URL(url).origin !== origin);
+      const elsewhere = requested.filter(
+        (url) => !/^(data|blob|about):/.test(url) && new URL(url).origin !== origin,
+      );
       expect(elsewhere).toEqual([]);
       expect(requested).toContain(`${origin}/v1/openapi.json`);
     } finally {

@@ -11,11 +11,17 @@ afterAll(async () => {
 });
 
 test("first start on an empty database prints a demo token that works, and the docs URL", async () => {
-  if (!serverUrl) throw new Error("TEST_DATABASE_SERVER_URL is not set: run the tests with `bun run test`");
+  if (!serverUrl)
+    throw new Error("TEST_DATABASE_SERVER_URL is not set: run the tests with `bun run test`");
   await createDatabase(serverUrl, name);
   const child = Bun.spawn([process.execPath, "run", "start"], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: withDatabase(serverUrl, name), PORT: "0", LOG_LEVEL: "warn" },
+    env: {
+      ...process.env,
+      DATABASE_URL: withDatabase(serverUrl, name),
+      PORT: "0",
+      LOG_LEVEL: "warn",
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -33,7 +39,9 @@ test("first start on an empty database prints a demo token that works, and the d
     expect(base).toBeDefined();
     expect(token).toBeDefined();
     expect(output).toContain(`${base}/v1/docs`);
-    const response = await fetch(`${base}/v1/equipment`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${base}/v1/equipment`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(response.status).toBe(200);
   } finally {
     child.kill("SIGTERM");

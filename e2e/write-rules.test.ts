@@ -17,19 +17,40 @@ beforeAll(async () => {
 
 /** Paths from the create status to every status of a machine, through allowed transitions. */
 const PROJECT_PATHS: Record<string, string[]> = {
-  DRAFT: [], ACTIVE: ["ACTIVE"], ON_HOLD: ["ACTIVE", "ON_HOLD"], COMPLETED: ["ACTIVE", "COMPLETED"], CANCELLED: ["CANCELLED"],
+  DRAFT: [],
+  ACTIVE: ["ACTIVE"],
+  ON_HOLD: ["ACTIVE", "ON_HOLD"],
+  COMPLETED: ["ACTIVE", "COMPLETED"],
+  CANCELLED: ["CANCELLED"],
 };
 const PROJECT_ALLOWED: Record<string, string[]> = {
-  DRAFT: ["ACTIVE", "CANCELLED"], ACTIVE: ["ON_HOLD", "COMPLETED", "CANCELLED"], ON_HOLD: ["ACTIVE", "CANCELLED"], COMPLETED: [], CANCELLED: [],
+  DRAFT: ["ACTIVE", "CANCELLED"],
+  ACTIVE: ["ON_HOLD", "COMPLETED", "CANCELLED"],
+  ON_HOLD: ["ACTIVE", "CANCELLED"],
+  COMPLETED: [],
+  CANCELLED: [],
 };
 const ESTIMATE_PATHS: Record<string, string[]> = {
-  DRAFT: [], SENT: ["SENT"], ACCEPTED: ["SENT", "ACCEPTED"], REJECTED: ["SENT", "REJECTED"], CONVERTED: ["SENT", "ACCEPTED", "CONVERTED"],
+  DRAFT: [],
+  SENT: ["SENT"],
+  ACCEPTED: ["SENT", "ACCEPTED"],
+  REJECTED: ["SENT", "REJECTED"],
+  CONVERTED: ["SENT", "ACCEPTED", "CONVERTED"],
 };
 const ESTIMATE_ALLOWED: Record<string, string[]> = {
-  DRAFT: ["SENT"], SENT: ["ACCEPTED", "REJECTED", "DRAFT"], REJECTED: ["DRAFT"], ACCEPTED: ["CONVERTED"], CONVERTED: [],
+  DRAFT: ["SENT"],
+  SENT: ["ACCEPTED", "REJECTED", "DRAFT"],
+  REJECTED: ["DRAFT"],
+  ACCEPTED: ["CONVERTED"],
+  CONVERTED: [],
 };
 
-async function transitionTable(resource: string, title: string, paths: Record<string, string[]>, allowed: Record<string, string[]>) {
+async function transitionTable(
+  resource: string,
+  title: string,
+  paths: Record<string, string[]>,
+  allowed: Record<string, string[]>,
+) {
   const outcomes: string[] = [];
   const expected: string[] = [];
   for (const from of Object.keys(paths)) {
@@ -40,7 +61,9 @@ async function transitionTable(resource: string, title: string, paths: Record<st
       const after = (await api.get(`/v1/${resource}/${id}`)).body.data.status;
       outcomes.push(`${from}→${to}: ${response.status} ${response.body.code ?? ""} now ${after}`);
       const ok = from === to || allowed[from]!.includes(to);
-      expected.push(`${from}→${to}: ${ok ? "200 " : "409 invalid_transition"} now ${ok ? to : from}`);
+      expected.push(
+        `${from}→${to}: ${ok ? "200 " : "409 invalid_transition"} now ${ok ? to : from}`,
+      );
       if (!ok) expectProblem(response, 409, "invalid_transition");
     }
   }
@@ -59,7 +82,15 @@ describe("states and transitions", () => {
   test("equipment moves freely among its statuses, but RETIRED is final", async () => {
     const statuses = ["AVAILABLE", "IN_USE", "MAINTENANCE", "RETIRED"];
     const id = await create(api, "/v1/equipment", { name: "Excavator" });
-    await walk(api, `/v1/equipment/${id}`, ["IN_USE", "MAINTENANCE", "AVAILABLE", "MAINTENANCE", "IN_USE", "AVAILABLE", "RETIRED"]);
+    await walk(api, `/v1/equipment/${id}`, [
+      "IN_USE",
+      "MAINTENANCE",
+      "AVAILABLE",
+      "MAINTENANCE",
+      "IN_USE",
+      "AVAILABLE",
+      "RETIRED",
+    ]);
     for (const status of statuses.filter((s) => s !== "RETIRED")) {
       expectProblem(await api.patch(`/v1/equipment/${id}`, { status }), 409, "invalid_transition");
     }
@@ -67,13 +98,18 @@ describe("states and transitions", () => {
     expect(same.status).toBe(200);
     expect((await api.get(`/v1/equipment/${id}`)).body.data.status).toBe("RETIRED");
     for (const status of statuses) {
-      expect((await api.post("/v1/equipment", { name: `Born ${status}`, status })).status).toBe(201);
+      expect((await api.post("/v1/equipment", { name: `Born ${status}`, status })).status).toBe(
+        201,
+      );
     }
   });
 
   test("workers, clients and subcontractors move freely between ACTIVE and INACTIVE", async () => {
     for (const resource of ["workers", "clients", "subcontractors"]) {
-      const id = await create(api, `/v1/${resource}`, { name: `Free ${resource}`, status: "INACTIVE" });
+      const id = await create(api, `/v1/${resource}`, {
+        name: `Free ${resource}`,
+        status: "INACTIVE",
+      });
       await walk(api, `/v1/${resource}/${id}`, ["ACTIVE", "INACTIVE", "ACTIVE"]);
       expect((await api.get(`/v1/${resource}/${id}`)).body.data.status).toBe("ACTIVE");
     }
@@ -82,17 +118,27 @@ describe("states and transitions", () => {
   test("a project is created in DRAFT or ACTIVE (DRAFT by default), never further along", async () => {
     const plain = await create(api, "/v1/projects", { name: "Default start" });
     expect((await api.get(`/v1/projects/${plain}`)).body.data.status).toBe("DRAFT");
-    expect((await api.post("/v1/projects", { name: "Active start", status: "ACTIVE" })).status).toBe(201);
+    expect(
+      (await api.post("/v1/projects", { name: "Active start", status: "ACTIVE" })).status,
+    ).toBe(201);
     const before = (await api.get("/v1/projects")).body.meta.total;
     for (const status of ["ON_HOLD", "COMPLETED", "CANCELLED"]) {
-      expectProblem(await api.post("/v1/projects", { name: `Born ${status}`, status }), 409, "invalid_transition");
+      expectProblem(
+        await api.post("/v1/projects", { name: `Born ${status}`, status }),
+        409,
+        "invalid_transition",
+      );
     }
     expect((await api.get("/v1/projects")).body.meta.total).toBe(before);
   });
 
   test("an estimate is always created in DRAFT", async () => {
     for (const status of ["SENT", "ACCEPTED", "REJECTED", "CONVERTED"]) {
-      expectProblem(await api.post("/v1/estimates", { title: `Born ${status}`, status }), 409, "invalid_transition");
+      expectProblem(
+        await api.post("/v1/estimates", { title: `Born ${status}`, status }),
+        409,
+        "invalid_transition",
+      );
     }
     const id = await create(api, "/v1/estimates", { title: "Draft", status: "DRAFT" });
     expect((await api.get(`/v1/estimates/${id}`)).body.data.status).toBe("DRAFT");
@@ -107,13 +153,20 @@ describe("states and transitions", () => {
 
   test("a PATCH that leaves out status and other enum fields keeps their stored values", async () => {
     const worker = await create(api, "/v1/workers", { name: "Away", status: "INACTIVE" });
-    const project = await create(api, "/v1/projects", { name: "Running", status: "ACTIVE", billing_mode: "COST_PLUS" });
+    const project = await create(api, "/v1/projects", {
+      name: "Running",
+      status: "ACTIVE",
+      billing_mode: "COST_PLUS",
+    });
     const workerPatch = await api.patch(`/v1/workers/${worker}`, { phone: "555-0100" });
     const projectPatch = await api.patch(`/v1/projects/${project}`, { name: "Running still" });
     expect([workerPatch.status, projectPatch.status]).toEqual([200, 200]);
     expect(workerPatch.body.data.changes).toEqual({ phone: { from: null, to: "555-0100" } });
     expect((await api.get(`/v1/workers/${worker}`)).body.data.status).toBe("INACTIVE");
-    expect((await api.get(`/v1/projects/${project}`)).body.data).toMatchObject({ status: "ACTIVE", billing_mode: "COST_PLUS" });
+    expect((await api.get(`/v1/projects/${project}`)).body.data).toMatchObject({
+      status: "ACTIVE",
+      billing_mode: "COST_PLUS",
+    });
   });
 
   test("setting the current status is a no-op, even in a final status", async () => {
@@ -123,14 +176,20 @@ describe("states and transitions", () => {
     const response = await api.patch(`/v1/projects/${id}`, { status: "COMPLETED" });
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({ id, updated: false, dry_run: false, changes: {} });
-    expect((await api.get(`/v1/projects/${id}`)).headers.get("etag")).toBe(before.headers.get("etag"));
+    expect((await api.get(`/v1/projects/${id}`)).headers.get("etag")).toBe(
+      before.headers.get("etag"),
+    );
   });
 
   test("a refused transition changes nothing, not even the other fields sent with it", async () => {
     const id = await create(api, "/v1/projects", { name: "Finished", status: "ACTIVE" });
     await walk(api, `/v1/projects/${id}`, ["COMPLETED"]);
     const before = await api.get(`/v1/projects/${id}`);
-    expectProblem(await api.patch(`/v1/projects/${id}`, { status: "ACTIVE", name: "Reopened" }), 409, "invalid_transition");
+    expectProblem(
+      await api.patch(`/v1/projects/${id}`, { status: "ACTIVE", name: "Reopened" }),
+      409,
+      "invalid_transition",
+    );
     expect((await api.get(`/v1/projects/${id}`)).body).toEqual(before.body);
   });
 });
@@ -140,35 +199,67 @@ describe("billing mode", () => {
     const id = await create(api, "/v1/projects", { name: "Draft billing" });
     const response = await api.patch(`/v1/projects/${id}`, { billing_mode: "COST_PLUS" });
     expect(response.status).toBe(200);
-    expect(response.body.data.changes).toEqual({ billing_mode: { from: "FIXED_PRICE", to: "COST_PLUS" } });
+    expect(response.body.data.changes).toEqual({
+      billing_mode: { from: "FIXED_PRICE", to: "COST_PLUS" },
+    });
   });
 
   test("the billing mode is locked once the project has left draft (409 billing_mode_locked)", async () => {
-    for (const path of [["ACTIVE"], ["ACTIVE", "ON_HOLD"], ["CANCELLED"], ["ACTIVE", "COMPLETED"]]) {
+    for (const path of [
+      ["ACTIVE"],
+      ["ACTIVE", "ON_HOLD"],
+      ["CANCELLED"],
+      ["ACTIVE", "COMPLETED"],
+    ]) {
       const id = await create(api, "/v1/projects", { name: `Locked ${path.join(" ")}` });
       await walk(api, `/v1/projects/${id}`, path);
       const before = await api.get(`/v1/projects/${id}`);
-      expectProblem(await api.patch(`/v1/projects/${id}`, { billing_mode: "TIME_AND_MATERIALS" }), 409, "billing_mode_locked");
-      expectProblem(await api.patch(`/v1/projects/${id}`, { billing_mode: "COST_PLUS", name: "Renamed" }), 409, "billing_mode_locked");
+      expectProblem(
+        await api.patch(`/v1/projects/${id}`, { billing_mode: "TIME_AND_MATERIALS" }),
+        409,
+        "billing_mode_locked",
+      );
+      expectProblem(
+        await api.patch(`/v1/projects/${id}`, { billing_mode: "COST_PLUS", name: "Renamed" }),
+        409,
+        "billing_mode_locked",
+      );
       expect((await api.get(`/v1/projects/${id}`)).body).toEqual(before.body);
     }
   });
 
   test("a project created ACTIVE has its billing mode locked from the start", async () => {
-    const id = await create(api, "/v1/projects", { name: "Born active", status: "ACTIVE", billing_mode: "COST_PLUS" });
-    expectProblem(await api.patch(`/v1/projects/${id}`, { billing_mode: "FIXED_PRICE" }), 409, "billing_mode_locked");
+    const id = await create(api, "/v1/projects", {
+      name: "Born active",
+      status: "ACTIVE",
+      billing_mode: "COST_PLUS",
+    });
+    expectProblem(
+      await api.patch(`/v1/projects/${id}`, { billing_mode: "FIXED_PRICE" }),
+      409,
+      "billing_mode_locked",
+    );
   });
 
   test("the billing mode may change in the same PATCH that leaves draft", async () => {
     const id = await create(api, "/v1/projects", { name: "Leaving draft" });
-    const response = await api.patch(`/v1/projects/${id}`, { billing_mode: "TIME_AND_MATERIALS", status: "ACTIVE" });
+    const response = await api.patch(`/v1/projects/${id}`, {
+      billing_mode: "TIME_AND_MATERIALS",
+      status: "ACTIVE",
+    });
     expect(response.status).toBe(200);
-    expect(response.body.data.record).toMatchObject({ billing_mode: "TIME_AND_MATERIALS", status: "ACTIVE" });
+    expect(response.body.data.record).toMatchObject({
+      billing_mode: "TIME_AND_MATERIALS",
+      status: "ACTIVE",
+    });
   });
 
   test("sending the unchanged billing mode of a locked project is allowed", async () => {
     const id = await create(api, "/v1/projects", { name: "Same mode", status: "ACTIVE" });
-    const response = await api.patch(`/v1/projects/${id}`, { billing_mode: "FIXED_PRICE", name: "Same mode, renamed" });
+    const response = await api.patch(`/v1/projects/${id}`, {
+      billing_mode: "FIXED_PRICE",
+      name: "Same mode, renamed",
+    });
     expect(response.status).toBe(200);
     expect(Object.keys(response.body.data.changes)).toEqual(["name"]);
   });
@@ -176,12 +267,28 @@ describe("billing mode", () => {
 
 describe("estimates out of draft", () => {
   test("an estimate that is not DRAFT refuses any field but status (409 estimate_not_draft)", async () => {
-    for (const path of [["SENT"], ["SENT", "ACCEPTED"], ["SENT", "REJECTED"], ["SENT", "ACCEPTED", "CONVERTED"]]) {
-      const id = await create(api, "/v1/estimates", { title: `Sent ${path.join(" ")}`, amount: "100.00" });
+    for (const path of [
+      ["SENT"],
+      ["SENT", "ACCEPTED"],
+      ["SENT", "REJECTED"],
+      ["SENT", "ACCEPTED", "CONVERTED"],
+    ]) {
+      const id = await create(api, "/v1/estimates", {
+        title: `Sent ${path.join(" ")}`,
+        amount: "100.00",
+      });
       await walk(api, `/v1/estimates/${id}`, path);
       const before = await api.get(`/v1/estimates/${id}`);
-      expectProblem(await api.patch(`/v1/estimates/${id}`, { amount: "90.00" }), 409, "estimate_not_draft");
-      expectProblem(await api.patch(`/v1/estimates/${id}`, { title: "Renamed" }), 409, "estimate_not_draft");
+      expectProblem(
+        await api.patch(`/v1/estimates/${id}`, { amount: "90.00" }),
+        409,
+        "estimate_not_draft",
+      );
+      expectProblem(
+        await api.patch(`/v1/estimates/${id}`, { title: "Renamed" }),
+        409,
+        "estimate_not_draft",
+      );
       expect((await api.get(`/v1/estimates/${id}`)).body).toEqual(before.body);
     }
   });
@@ -197,8 +304,15 @@ describe("estimates out of draft", () => {
   test("status together with another field is refused while the stored estimate is not DRAFT", async () => {
     const id = await create(api, "/v1/estimates", { title: "Back to draft" });
     await walk(api, `/v1/estimates/${id}`, ["SENT"]);
-    expectProblem(await api.patch(`/v1/estimates/${id}`, { status: "DRAFT", title: "Edited" }), 409, "estimate_not_draft");
-    expect((await api.get(`/v1/estimates/${id}`)).body.data).toMatchObject({ status: "SENT", title: "Back to draft" });
+    expectProblem(
+      await api.patch(`/v1/estimates/${id}`, { status: "DRAFT", title: "Edited" }),
+      409,
+      "estimate_not_draft",
+    );
+    expect((await api.get(`/v1/estimates/${id}`)).body.data).toMatchObject({
+      status: "SENT",
+      title: "Back to draft",
+    });
   });
 
   test("an estimate sent back to DRAFT may be edited again", async () => {
@@ -211,7 +325,11 @@ describe("estimates out of draft", () => {
 
   test("an estimate edit that breaks no draft rule but a transition rule is invalid_transition", async () => {
     const id = await create(api, "/v1/estimates", { title: "Skip ahead" });
-    expectProblem(await api.patch(`/v1/estimates/${id}`, { status: "CONVERTED" }), 409, "invalid_transition");
+    expectProblem(
+      await api.patch(`/v1/estimates/${id}`, { status: "CONVERTED" }),
+      409,
+      "invalid_transition",
+    );
   });
 });
 
@@ -221,10 +339,18 @@ describe("references", () => {
     const gone = await create(api, "/v1/clients", { name: "Gone client" });
     expect((await api.delete(`/v1/clients/${gone}`)).status).toBe(200);
     for (const clientId of [theirs, gone, 999_999_999]) {
-      const response = await api.post("/v1/projects", { name: "Bad refs", client_id: clientId, budget_estimate_id: 999_999_998 });
+      const response = await api.post("/v1/projects", {
+        name: "Bad refs",
+        client_id: clientId,
+        budget_estimate_id: 999_999_998,
+      });
       expectProblem(response, 422, "validation_failed");
-      expect(response.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]))
-        .toEqual([["client_id", "unknown_reference"], ["budget_estimate_id", "unknown_reference"]]);
+      expect(
+        response.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+      ).toEqual([
+        ["client_id", "unknown_reference"],
+        ["budget_estimate_id", "unknown_reference"],
+      ]);
     }
   });
 
@@ -241,7 +367,9 @@ describe("references", () => {
     for (const [path, body, field] of cases) {
       const response = await api.post(path, body);
       expectProblem(response, 422, "validation_failed");
-      expect(response.body.errors).toEqual([expect.objectContaining({ field, code: "unknown_reference" })]);
+      expect(response.body.errors).toEqual([
+        expect.objectContaining({ field, code: "unknown_reference" }),
+      ]);
     }
     const ownTrade = (await api.get("/v1/trades?limit=1")).body.data[0].id;
     expect((await api.post("/v1/workers", { name: "W", trade_id: ownTrade })).status).toBe(201);
@@ -253,7 +381,10 @@ describe("references", () => {
     await api.delete(`/v1/clients/${client}`);
     const response = await api.patch(`/v1/projects/${project}`, { client_id: client });
     expectProblem(response, 422, "validation_failed");
-    expect(response.body.errors[0]).toMatchObject({ field: "client_id", code: "unknown_reference" });
+    expect(response.body.errors[0]).toMatchObject({
+      field: "client_id",
+      code: "unknown_reference",
+    });
     expect((await api.get(`/v1/projects/${project}`)).body.data.client_id).toBeNull();
   });
 
@@ -261,15 +392,25 @@ describe("references", () => {
     const estimate = await create(api, "/v1/estimates", { title: "Budget", amount: "5000.00" });
     for (const next of [undefined, "SENT", "ACCEPTED"]) {
       if (next) await walk(api, `/v1/estimates/${estimate}`, [next]);
-      const response = await api.post("/v1/projects", { name: "Budgeted", budget_estimate_id: estimate });
+      const response = await api.post("/v1/projects", {
+        name: "Budgeted",
+        budget_estimate_id: estimate,
+      });
       expectProblem(response, 422, "validation_failed");
-      expect(response.body.errors).toEqual([expect.objectContaining({ field: "budget_estimate_id", code: "invalid_reference" })]);
+      expect(response.body.errors).toEqual([
+        expect.objectContaining({ field: "budget_estimate_id", code: "invalid_reference" }),
+      ]);
     }
     await walk(api, `/v1/estimates/${estimate}`, ["CONVERTED"]);
-    const id = await create(api, "/v1/projects", { name: "Budgeted", budget_estimate_id: estimate });
+    const id = await create(api, "/v1/projects", {
+      name: "Budgeted",
+      budget_estimate_id: estimate,
+    });
     expect((await api.get(`/v1/projects/${id}`)).body.data.budget_estimate_id).toBe(estimate);
     const later = await create(api, "/v1/projects", { name: "Budgeted later" });
-    expect((await api.patch(`/v1/projects/${later}`, { budget_estimate_id: estimate })).status).toBe(200);
+    expect(
+      (await api.patch(`/v1/projects/${later}`, { budget_estimate_id: estimate })).status,
+    ).toBe(200);
   });
 
   test("a reference may be cleared with null", async () => {
@@ -290,22 +431,36 @@ describe("unique codes and serial numbers", () => {
     expect(clash.body.errors).toEqual([expect.objectContaining({ field: "code" })]);
     expect((await api.get("/v1/projects")).body.meta.total).toBe(total);
     const second = await create(api, "/v1/projects", { name: "Second", code: "P-101" });
-    expectProblem(await api.patch(`/v1/projects/${second}`, { code: "P-100" }), 409, "unique_violation");
+    expectProblem(
+      await api.patch(`/v1/projects/${second}`, { code: "P-100" }),
+      409,
+      "unique_violation",
+    );
     expect((await api.get(`/v1/projects/${second}`)).body.data.code).toBe("P-101");
   });
 
   test("an equipment serial number is unique per company", async () => {
     await create(api, "/v1/equipment", { name: "Crane", serial_number: "SN-1" });
-    expectProblem(await api.post("/v1/equipment", { name: "Crane 2", serial_number: "SN-1" }), 409, "unique_violation");
+    expectProblem(
+      await api.post("/v1/equipment", { name: "Crane 2", serial_number: "SN-1" }),
+      409,
+      "unique_violation",
+    );
     const id = await create(api, "/v1/equipment", { name: "Crane 2", serial_number: "SN-2" });
-    expectProblem(await api.patch(`/v1/equipment/${id}`, { serial_number: "SN-1" }), 409, "unique_violation");
+    expectProblem(
+      await api.patch(`/v1/equipment/${id}`, { serial_number: "SN-1" }),
+      409,
+      "unique_violation",
+    );
   });
 
   test("another company may use the same code and serial number", async () => {
     await create(api, "/v1/projects", { name: "Mine", code: "SHARED" });
     await create(api, "/v1/equipment", { name: "Mine", serial_number: "SHARED" });
     expect((await other.post("/v1/projects", { name: "Theirs", code: "SHARED" })).status).toBe(201);
-    expect((await other.post("/v1/equipment", { name: "Theirs", serial_number: "SHARED" })).status).toBe(201);
+    expect(
+      (await other.post("/v1/equipment", { name: "Theirs", serial_number: "SHARED" })).status,
+    ).toBe(201);
   });
 
   test("a deleted record's code may be used again", async () => {
@@ -314,20 +469,29 @@ describe("unique codes and serial numbers", () => {
     expect((await api.post("/v1/projects", { name: "New", code: "REUSE" })).status).toBe(201);
     const oldMachine = await create(api, "/v1/equipment", { name: "Old", serial_number: "REUSE" });
     await api.delete(`/v1/equipment/${oldMachine}`);
-    expect((await api.post("/v1/equipment", { name: "New", serial_number: "REUSE" })).status).toBe(201);
+    expect((await api.post("/v1/equipment", { name: "New", serial_number: "REUSE" })).status).toBe(
+      201,
+    );
   });
 
   test("keeping one's own code in a PATCH is not a clash, and many records may have no code", async () => {
     const id = await create(api, "/v1/projects", { name: "Keeper", code: "KEEP" });
-    expect((await api.patch(`/v1/projects/${id}`, { code: "KEEP", name: "Keeper 2" })).status).toBe(200);
+    expect((await api.patch(`/v1/projects/${id}`, { code: "KEEP", name: "Keeper 2" })).status).toBe(
+      200,
+    );
     expect((await api.post("/v1/projects", { name: "No code 1" })).status).toBe(201);
     expect((await api.post("/v1/projects", { name: "No code 2", code: null })).status).toBe(201);
   });
 
   test("parallel creates with one code create exactly one record", async () => {
-    const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => api.post("/v1/projects", { name: `Race ${i}`, code: "RACE" })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        api.post("/v1/projects", { name: `Race ${i}`, code: "RACE" }),
+      ),
+    );
     expect(responses.map((r) => r.status).sort()).toEqual([201, ...Array(7).fill(409)]);
-    for (const refused of responses.filter((r) => r.status === 409)) expectProblem(refused, 409, "unique_violation");
+    for (const refused of responses.filter((r) => r.status === 409))
+      expectProblem(refused, 409, "unique_violation");
     expect((await api.get("/v1/projects?q=RACE")).body.meta.total).toBe(1);
   });
 });
@@ -337,8 +501,20 @@ describe("conditional writes (If-Match)", () => {
     const id = await create(api, "/v1/clients", { name: "Versioned" });
     const first = await api.get(`/v1/clients/${id}`);
     const etag = first.headers.get("etag")!;
-    expect((await api.patch(`/v1/clients/${id}`, { name: "Versioned 2" }, { headers: { "if-match": etag } })).status).toBe(200);
-    const stale = await api.patch(`/v1/clients/${id}`, { name: "Versioned 3" }, { headers: { "if-match": etag } });
+    expect(
+      (
+        await api.patch(
+          `/v1/clients/${id}`,
+          { name: "Versioned 2" },
+          { headers: { "if-match": etag } },
+        )
+      ).status,
+    ).toBe(200);
+    const stale = await api.patch(
+      `/v1/clients/${id}`,
+      { name: "Versioned 3" },
+      { headers: { "if-match": etag } },
+    );
     expectProblem(stale, 412, "precondition_failed");
     expect((await api.get(`/v1/clients/${id}`)).body.data.name).toBe("Versioned 2");
   });
@@ -347,7 +523,11 @@ describe("conditional writes (If-Match)", () => {
     const id = await create(api, "/v1/estimates", { title: "Chained", amount: "10" });
     let etag = (await api.get(`/v1/estimates/${id}`)).headers.get("etag")!;
     for (const amount of [11, "12.5", 13.25]) {
-      const patched = await api.patch(`/v1/estimates/${id}`, { amount, valid_until: "2027-01-31" }, { headers: { "if-match": etag } });
+      const patched = await api.patch(
+        `/v1/estimates/${id}`,
+        { amount, valid_until: "2027-01-31" },
+        { headers: { "if-match": etag } },
+      );
       expect(patched.status).toBe(200);
       etag = patched.headers.get("etag")!;
       expect(etag).toBe((await api.get(`/v1/estimates/${id}`)).headers.get("etag")!);
@@ -360,29 +540,54 @@ describe("conditional writes (If-Match)", () => {
     const id = await create(api, "/v1/clients", { name: "Guarded" });
     const etag = (await api.get(`/v1/clients/${id}`)).headers.get("etag")!;
     await api.patch(`/v1/clients/${id}`, { email: "guard@example.com" });
-    expectProblem(await api.delete(`/v1/clients/${id}`, { headers: { "if-match": etag } }), 412, "precondition_failed");
+    expectProblem(
+      await api.delete(`/v1/clients/${id}`, { headers: { "if-match": etag } }),
+      412,
+      "precondition_failed",
+    );
     const current = await api.get(`/v1/clients/${id}`);
     expect(current.status).toBe(200);
-    expect((await api.delete(`/v1/clients/${id}`, { headers: { "if-match": current.headers.get("etag")! } })).status).toBe(200);
+    expect(
+      (
+        await api.delete(`/v1/clients/${id}`, {
+          headers: { "if-match": current.headers.get("etag")! },
+        })
+      ).status,
+    ).toBe(200);
     expect((await api.get(`/v1/clients/${id}`)).status).toBe(404);
   });
 
   test("If-Match: * matches any live record; an unknown record is still 404", async () => {
     const id = await create(api, "/v1/workers", { name: "Anyone" });
-    expect((await api.patch(`/v1/workers/${id}`, { phone: "555" }, { headers: { "if-match": "*" } })).status).toBe(200);
-    expectProblem(await api.patch("/v1/workers/999999999", { phone: "555" }, { headers: { "if-match": "*" } }), 404, "not_found");
+    expect(
+      (await api.patch(`/v1/workers/${id}`, { phone: "555" }, { headers: { "if-match": "*" } }))
+        .status,
+    ).toBe(200);
+    expectProblem(
+      await api.patch("/v1/workers/999999999", { phone: "555" }, { headers: { "if-match": "*" } }),
+      404,
+      "not_found",
+    );
   });
 
   test("If-Match is checked in a dry-run too", async () => {
     const id = await create(api, "/v1/workers", { name: "Dry guard" });
-    const response = await api.patch(`/v1/workers/${id}`, { phone: "1" }, { headers: { "if-match": '"stale"', "x-dry-run": "1" } });
+    const response = await api.patch(
+      `/v1/workers/${id}`,
+      { phone: "1" },
+      { headers: { "if-match": '"stale"', "x-dry-run": "1" } },
+    );
     expectProblem(response, 412, "precondition_failed");
   });
 
   test("a PATCH whose If-Match lists the current ETag among others succeeds", async () => {
     const id = await create(api, "/v1/workers", { name: "Listed" });
     const etag = (await api.get(`/v1/workers/${id}`)).headers.get("etag")!;
-    const response = await api.patch(`/v1/workers/${id}`, { phone: "2" }, { headers: { "if-match": `"other", ${etag}` } });
+    const response = await api.patch(
+      `/v1/workers/${id}`,
+      { phone: "2" },
+      { headers: { "if-match": `"other", ${etag}` } },
+    );
     expect(response.status).toBe(200);
   });
 });

@@ -27,7 +27,9 @@ switch (command) {
     const nodes = await cluster.status();
     if (nodes.length === 0) console.log("no cluster yet: bun run cluster start");
     for (const node of nodes) {
-      console.log(`${node.name}  ${node.running ? `${node.state ?? "not answering"}, cluster size ${node.clusterSize ?? "?"}` : "stopped"}  ${node.url}erp`);
+      console.log(
+        `${node.name}  ${node.running ? `${node.state ?? "not answering"}, cluster size ${node.clusterSize ?? "?"}` : "stopped"}  ${node.url}erp`,
+      );
     }
     break;
   }

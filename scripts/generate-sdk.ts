@@ -12,6 +12,9 @@ const response = await app.handle(new Request("http://localhost/v1/openapi.json"
 if (!response.ok) throw new Error(`GET /v1/openapi.json answered ${response.status}`);
 const file = `${process.env.TMPDIR ?? "/tmp"}/erp-openapi-${process.pid}.json`;
 await Bun.write(file, await response.text());
-const generator = Bun.spawnSync([process.execPath, `${import.meta.dir}/../sdk/scripts/generate-types.ts`, file], { stdio: ["inherit", "inherit", "inherit"] });
+const generator = Bun.spawnSync(
+  [process.execPath, `${import.meta.dir}/../sdk/scripts/generate-types.ts`, file],
+  { stdio: ["inherit", "inherit", "inherit"] },
+);
 await database.close();
 process.exit(generator.exitCode ?? 1);

@@ -3,7 +3,9 @@ import path from "node:path";
 import { ensureDeps } from "./lib/ensure-deps.ts";
 
 ensureDeps();
-const { provisionDatabaseServer, createDatabase, withDatabase } = await import("./lib/provision.ts");
+const { provisionDatabaseServer, createDatabase, withDatabase } = await import(
+  "./lib/provision.ts"
+);
 
 const root = path.resolve(import.meta.dir, "..");
 

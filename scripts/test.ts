@@ -11,7 +11,9 @@ ensureDeps();
 const typecheck = Bun.spawnSync([bun, "run", "typecheck"], { cwd: root, stdio: [...inherit] });
 if (typecheck.exitCode !== 0) process.exit(typecheck.exitCode || 1);
 
-const { provisionDatabaseServer, createDatabase, dropDatabase, withDatabase } = await import("./lib/provision.ts");
+const { provisionDatabaseServer, createDatabase, dropDatabase, withDatabase } = await import(
+  "./lib/provision.ts"
+);
 
 // Signals only stop the running child; the finally below always drops and stops.
 let interrupted = false;
@@ -24,7 +26,10 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 }
 
 // TEST_DATABASE_URL only: a test run must never touch the database `start` uses.
-const db = await provisionDatabaseServer({ envUrl: process.env.TEST_DATABASE_URL || undefined, envName: "TEST_DATABASE_URL" });
+const db = await provisionDatabaseServer({
+  envUrl: process.env.TEST_DATABASE_URL || undefined,
+  envName: "TEST_DATABASE_URL",
+});
 const name = `erp_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
 const testUrl = withDatabase(db.url, name);
 
@@ -52,7 +57,9 @@ try {
   }
   if (interrupted && code === 0) code = 130;
 } finally {
-  await dropDatabase(db.url, name).catch((e) => process.stderr.write(`[db] could not drop ${name}: ${e}\n`));
+  await dropDatabase(db.url, name).catch((e) =>
+    process.stderr.write(`[db] could not drop ${name}: ${e}\n`),
+  );
   await db.stop();
 }
 process.exit(code);

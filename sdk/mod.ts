@@ -12,7 +12,11 @@ export { type ClientOptions, ErpClient } from "./src/client.ts";
 export * from "./src/errors.ts";
 export * from "./src/pagination.ts";
 export { ApiPromise, type ApiResult, type ResponseInfo } from "./src/core/api-promise.ts";
-export type { ConditionalWriteOptions, RequestOptions, WriteOptions } from "./src/core/request-options.ts";
+export type {
+  ConditionalWriteOptions,
+  RequestOptions,
+  WriteOptions,
+} from "./src/core/request-options.ts";
 export type {
   BatchResult,
   Created,
@@ -28,8 +32,26 @@ export type { FetchLike } from "./src/core/transport.ts";
 // The client's own retry policy, for callers that retry on their own terms (the CLI's import).
 export { isRetryable, retryDelayMs } from "./src/core/retries.ts";
 export type * from "./src/generated/types.ts";
-export { type CollectionClients, type CollectionName, type CollectionSpec, COLLECTIONS } from "./src/generated/collections.ts";
+export {
+  type CollectionClients,
+  type CollectionName,
+  type CollectionSpec,
+  COLLECTIONS,
+} from "./src/generated/collections.ts";
 export type { LookupClient, LookupPageQuery, LookupQuery } from "./src/resources/lookup-client.ts";
-export type { BatchOptions, GetOptions, ListParams, ListQuery, PageParams, PageQuery, ResourceClient } from "./src/resources/resource-client.ts";
+export type {
+  BatchOptions,
+  GetOptions,
+  ListParams,
+  ListQuery,
+  PageParams,
+  PageQuery,
+  ResourceClient,
+} from "./src/resources/resource-client.ts";
 export { verifyWebhook, type VerifyWebhookOptions } from "./src/webhooks.ts";
-export type { EventPage, EventQuery, EventsClient, FollowOptions } from "./src/resources/events-client.ts";
+export type {
+  EventPage,
+  EventQuery,
+  EventsClient,
+  FollowOptions,
+} from "./src/resources/events-client.ts";

@@ -12,7 +12,8 @@ type Body = Record<string, unknown>;
 export function coerce(field: string, value: string): unknown {
   if (value === "true") return true;
   if (value === "false") return false;
-  if (field.endsWith("_id") && field !== "external_id" && /^-?\d+$/.test(value)) return Number(value);
+  if (field.endsWith("_id") && field !== "external_id" && /^-?\d+$/.test(value))
+    return Number(value);
   return value;
 }
 
@@ -23,7 +24,8 @@ export function parseAssignments(assignments: readonly string[]): Body {
   const body: Body = {};
   for (const assignment of assignments) {
     const match = ASSIGNMENT.exec(assignment);
-    if (!match) throw new UsageError(`expected key=value (or key:=JSON), got ${JSON.stringify(assignment)}`);
+    if (!match)
+      throw new UsageError(`expected key=value (or key:=JSON), got ${JSON.stringify(assignment)}`);
     const [, key = "", raw, value = ""] = match;
     if (Object.hasOwn(body, key)) throw new UsageError(`${key} is given twice`);
     body[key] = raw ? parseJson(value, key) : value === "" ? null : coerce(key, value);
@@ -38,8 +40,13 @@ export interface BodySources {
 
 /** The write body from exactly one of --data, --file (`-` is stdin) or key=value arguments. */
 export function readBody(sources: BodySources, assignments: readonly string[]): Body {
-  const given = [sources.data !== undefined, sources.file !== undefined, assignments.length > 0].filter(Boolean).length;
-  if (given === 0) throw new UsageError("give the fields as --data JSON, --file F or key=value arguments");
+  const given = [
+    sources.data !== undefined,
+    sources.file !== undefined,
+    assignments.length > 0,
+  ].filter(Boolean).length;
+  if (given === 0)
+    throw new UsageError("give the fields as --data JSON, --file F or key=value arguments");
   if (given > 1) throw new UsageError("use only one of --data, --file and key=value arguments");
   if (assignments.length > 0) return parseAssignments(assignments);
   if (sources.data !== undefined) return asObject(parseJson(sources.data, "--data"), "--data");
@@ -62,6 +69,7 @@ function parseJson(text: string, where: string): unknown {
 }
 
 function asObject(value: unknown, where: string): Body {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new UsageError(`${where} must be a JSON object`);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new UsageError(`${where} must be a JSON object`);
   return value as Body;
 }

@@ -28,8 +28,10 @@ export function configPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The profile flags and the environment select (`--profile`, else ERP_PROFILE, else `default`). */
-export const profileName = (flags: { profile?: string | undefined }, env: NodeJS.ProcessEnv = process.env): string =>
-  flags.profile || env.ERP_PROFILE || "default";
+export const profileName = (
+  flags: { profile?: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+): string => flags.profile || env.ERP_PROFILE || "default";
 
 type SavedProfile = { base_url?: unknown; token?: unknown; listen_secret?: unknown };
 type SavedFile = { profiles: Record<string, SavedProfile> };
@@ -49,8 +51,14 @@ function readSaved(file: string): SavedFile {
   } catch {
     throw new UsageError(`${file} is not valid JSON: run \`erp login\` again`);
   }
-  if (typeof saved.profiles === "object" && saved.profiles !== null) return { profiles: saved.profiles as SavedFile["profiles"] };
-  return { profiles: saved.token === undefined ? {} : { default: { base_url: saved.base_url, token: saved.token } } };
+  if (typeof saved.profiles === "object" && saved.profiles !== null)
+    return { profiles: saved.profiles as SavedFile["profiles"] };
+  return {
+    profiles:
+      saved.token === undefined
+        ? {}
+        : { default: { base_url: saved.base_url, token: saved.token } },
+  };
 }
 
 /** The saved connection of a profile; empty when `erp login` has not saved it. */
@@ -64,7 +72,9 @@ export function readConfig(file: string = configPath(), profile = "default"): Pa
 
 /** The profiles with a login saved in the file. */
 export const savedProfiles = (file: string = configPath()): string[] =>
-  Object.entries(readSaved(file).profiles).filter(([, saved]) => typeof saved.token === "string").map(([name]) => name);
+  Object.entries(readSaved(file).profiles)
+    .filter(([, saved]) => typeof saved.token === "string")
+    .map(([name]) => name);
 
 function writeSaved(saved: SavedFile, file: string): void {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -76,9 +86,17 @@ function writeSaved(saved: SavedFile, file: string): void {
 }
 
 /** Saves one profile's connection readable by its owner only (0600, directory 0700), atomically. */
-export function writeConfig(connection: Connection, file: string = configPath(), profile = "default"): void {
+export function writeConfig(
+  connection: Connection,
+  file: string = configPath(),
+  profile = "default",
+): void {
   const saved = readSaved(file);
-  saved.profiles[profile] = { ...saved.profiles[profile], base_url: connection.baseUrl, token: connection.token };
+  saved.profiles[profile] = {
+    ...saved.profiles[profile],
+    base_url: connection.baseUrl,
+    token: connection.token,
+  };
   writeSaved(saved, file);
 }
 
@@ -113,15 +131,30 @@ export interface ResolvedConnection extends Connection {
 }
 
 /** Each setting on its own: a flag wins over the environment, which wins over the saved profile. */
-export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): ResolvedConnection {
+export function resolveConnection(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedConnection {
   const profile = profileName(flags, env);
   const file = configPath(env);
   const saved = flags.token && flags.baseUrl ? {} : readConfig(file, profile);
   const savedFrom = `${file} (profile ${profile})`;
-  const [baseUrl, baseUrlFrom] = flags.baseUrl ? [flags.baseUrl, "--base-url"] : env.ERP_BASE_URL ? [env.ERP_BASE_URL, "ERP_BASE_URL"]
-    : saved.baseUrl ? [saved.baseUrl, savedFrom] : [DEFAULT_BASE_URL, "the default"];
-  const [token, tokenFrom] = flags.token ? [flags.token, "--token"] : env.ERP_TOKEN ? [env.ERP_TOKEN, "ERP_TOKEN"] : [saved.token, savedFrom];
-  if (!token) throw new UsageError(`no API token: pass --token, set ERP_TOKEN, or run \`erp login${profile === "default" ? "" : ` --profile ${profile}`}\``);
+  const [baseUrl, baseUrlFrom] = flags.baseUrl
+    ? [flags.baseUrl, "--base-url"]
+    : env.ERP_BASE_URL
+      ? [env.ERP_BASE_URL, "ERP_BASE_URL"]
+      : saved.baseUrl
+        ? [saved.baseUrl, savedFrom]
+        : [DEFAULT_BASE_URL, "the default"];
+  const [token, tokenFrom] = flags.token
+    ? [flags.token, "--token"]
+    : env.ERP_TOKEN
+      ? [env.ERP_TOKEN, "ERP_TOKEN"]
+      : [saved.token, savedFrom];
+  if (!token)
+    throw new UsageError(
+      `no API token: pass --token, set ERP_TOKEN, or run \`erp login${profile === "default" ? "" : ` --profile ${profile}`}\``,
+    );
   return { baseUrl: checkBaseUrl(baseUrl), token, baseUrlFrom, tokenFrom, profile };
 }
 
@@ -130,14 +163,20 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
  * this machine (localhost, 127.x, [::1]), https for anything else.
  */
 export function checkBaseUrl(value: string): string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value
-    : /^(localhost|127\.[0-9.]+|\[::1\])(:|\/|$)/i.test(value) ? `http://${value}` : `https://${value}`;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
+    ? value
+    : /^(localhost|127\.[0-9.]+|\[::1\])(:|\/|$)/i.test(value)
+      ? `http://${value}`
+      : `https://${value}`;
   let url: URL;
   try {
     url = new URL(withScheme);
   } catch {
-    throw new UsageError(`base URL ${JSON.stringify(value)} is not a URL (e.g. https://erp.example.com)`);
+    throw new UsageError(
+      `base URL ${JSON.stringify(value)} is not a URL (e.g. https://erp.example.com)`,
+    );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`base URL must be http or https, not ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`base URL must be http or https, not ${url.protocol}`);
   return withScheme.replace(/\/+$/, "");
 }

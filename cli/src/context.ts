@@ -9,29 +9,46 @@ export interface GlobalOptions extends ConnectionFlags {
   verbose?: boolean | undefined;
 }
 
-export const globalOptions = (command: Command): GlobalOptions => command.optsWithGlobals<GlobalOptions>();
+export const globalOptions = (command: Command): GlobalOptions =>
+  command.optsWithGlobals<GlobalOptions>();
 
 /** The output format from `--output`, checked before any request is sent. */
-export const formatOf = (command: Command): OutputFormat => outputFormat(globalOptions(command).output);
+export const formatOf = (command: Command): OutputFormat =>
+  outputFormat(globalOptions(command).output);
 
 /**
  * An SDK client for the connection the flags, the environment or the saved login give.
  * `onRequest` hears of every request it sends, its own retries included.
  */
-export function clientOf(command: Command, overrides: { maxRetries?: number; onRequest?: () => void } = {}): ErpClient {
+export function clientOf(
+  command: Command,
+  overrides: { maxRetries?: number; onRequest?: () => void } = {},
+): ErpClient {
   const options = globalOptions(command);
   const { baseUrl, token } = resolveConnection(options);
-  const send = options.verbose ? verboseFetch : (url: string, init: RequestInit) => fetch(url, init);
+  const send = options.verbose
+    ? verboseFetch
+    : (url: string, init: RequestInit) => fetch(url, init);
   const { onRequest, ...rest } = overrides;
-  return new ErpClient({ baseUrl, token, ...rest, headers: { "user-agent": "erp-cli" }, fetch: onRequest ? (url, init) => (onRequest(), send(url, init)) : send });
+  return new ErpClient({
+    baseUrl,
+    token,
+    ...rest,
+    headers: { "user-agent": "erp-cli" },
+    fetch: onRequest ? (url, init) => (onRequest(), send(url, init)) : send,
+  });
 }
 
 /** --verbose: each request and its answer on stderr, one line each (never the token). */
 async function verboseFetch(url: string, init: RequestInit): Promise<Response> {
   const started = performance.now();
-  process.stderr.write(`> ${init.method ?? "GET"} ${url}${init.headers && "idempotency-key" in (init.headers as Record<string, string>) ? ` (Idempotency-Key ${(init.headers as Record<string, string>)["idempotency-key"]})` : ""}\n`);
+  process.stderr.write(
+    `> ${init.method ?? "GET"} ${url}${init.headers && "idempotency-key" in (init.headers as Record<string, string>) ? ` (Idempotency-Key ${(init.headers as Record<string, string>)["idempotency-key"]})` : ""}\n`,
+  );
   const response = await fetch(url, init);
   const elapsed = Math.round(performance.now() - started);
-  process.stderr.write(`< ${response.status} ${response.statusText} in ${elapsed} ms${response.headers.get("x-request-id") ? ` (X-Request-Id ${response.headers.get("x-request-id")})` : ""}\n`);
+  process.stderr.write(
+    `< ${response.status} ${response.statusText} in ${elapsed} ms${response.headers.get("x-request-id") ? ` (X-Request-Id ${response.headers.get("x-request-id")})` : ""}\n`,
+  );
   return response;
 }

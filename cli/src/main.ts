@@ -20,12 +20,23 @@ const { version } = packageJson as { version: string };
 const program = new Command("erp")
   .description("Command line for the Construction ERP API")
   .version(version, "-V, --version", "print the version")
-  .addOption(new Option("--base-url <url>", "API base URL (else ERP_BASE_URL, else `erp login`'s file)"))
+  .addOption(
+    new Option("--base-url <url>", "API base URL (else ERP_BASE_URL, else `erp login`'s file)"),
+  )
   .addOption(new Option("--token <token>", "API token (else ERP_TOKEN, else `erp login`'s file)"))
-  .addOption(new Option("-o, --output <format>", "json, ndjson, table or csv (default: table on a terminal, json otherwise)").choices(OUTPUT_FORMATS))
-  .addOption(new Option("--profile <name>", "use this saved login (else ERP_PROFILE, else default)"))
+  .addOption(
+    new Option(
+      "-o, --output <format>",
+      "json, ndjson, table or csv (default: table on a terminal, json otherwise)",
+    ).choices(OUTPUT_FORMATS),
+  )
+  .addOption(
+    new Option("--profile <name>", "use this saved login (else ERP_PROFILE, else default)"),
+  )
   .addOption(new Option("-v, --verbose", "print each request and response line on stderr"))
-  .addHelpText("after", `
+  .addHelpText(
+    "after",
+    `
 EXAMPLES
   erp login                                  save the API URL and token
   erp projects list --status active --fields name,status
@@ -36,7 +47,8 @@ EXAMPLES
   eval "$(erp completion bash)"              tab completion
 
 Exit codes: 0 ok, 1 API or network error, 2 usage error, 3 import finished with rejected rows.
-NO_COLOR turns colour off; data goes to stdout, progress and errors to stderr.`)
+NO_COLOR turns colour off; data goes to stdout, progress and errors to stderr.`,
+  )
   .showSuggestionAfterError()
   .showHelpAfterError("(run with --help for usage)")
   // Every usage mistake ends in exit 2, which commander would otherwise report as 1.
@@ -55,5 +67,10 @@ registerCompletion(program);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.exitCode = error instanceof CommanderError ? (error.exitCode === 0 ? EXIT.OK : EXIT.USAGE) : reportError(error);
+  process.exitCode =
+    error instanceof CommanderError
+      ? error.exitCode === 0
+        ? EXIT.OK
+        : EXIT.USAGE
+      : reportError(error);
 }

@@ -11,7 +11,9 @@ type Row = Record<string, unknown>;
 export function outputFormat(value: string | undefined): OutputFormat {
   if (value === undefined) return process.stdout.isTTY ? "table" : "json";
   if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
-  throw new UsageError(`--output must be one of ${OUTPUT_FORMATS.join(", ")}, not ${JSON.stringify(value)}`);
+  throw new UsageError(
+    `--output must be one of ${OUTPUT_FORMATS.join(", ")}, not ${JSON.stringify(value)}`,
+  );
 }
 
 // A reader that went away (`erp export … | head`) is not an error worth a stack trace.
@@ -32,7 +34,12 @@ export async function printOne(format: OutputFormat, value: Row): Promise<void> 
   if (format === "ndjson") return writeOut(`${JSON.stringify(value)}\n`);
   const flat = flatten(value);
   if (format === "csv") return writeOut(csvLine(Object.keys(flat)) + csvLine(Object.values(flat)));
-  return writeOut(renderTable(["field", "value"], Object.entries(flat).map(([key, cell]) => [key, text(cell)])));
+  return writeOut(
+    renderTable(
+      ["field", "value"],
+      Object.entries(flat).map(([key, cell]) => [key, text(cell)]),
+    ),
+  );
 }
 
 /** Receives records one at a time; json, ndjson and csv are written as they come, a table once all are in. */
@@ -78,7 +85,8 @@ function csvSink(bom: boolean): RecordSink {
   return {
     write(record) {
       const flat = flatten(record);
-      const header = columns === undefined ? (bom ? "\uFEFF" : "") + csvLine((columns = Object.keys(flat))) : "";
+      const header =
+        columns === undefined ? (bom ? "\uFEFF" : "") + csvLine((columns = Object.keys(flat))) : "";
       return writeOut(header + csvLine(columns.map((column) => flat[column])));
     },
     end: async () => {},
@@ -92,7 +100,12 @@ function tableSink(): RecordSink {
     async end() {
       if (rows.length === 0) return void process.stderr.write("No records.\n");
       const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-      await writeOut(renderTable(columns, rows.map((row) => columns.map((column) => text(row[column])))));
+      await writeOut(
+        renderTable(
+          columns,
+          rows.map((row) => columns.map((column) => text(row[column]))),
+        ),
+      );
     },
   };
 }
@@ -114,19 +127,31 @@ function fit(cell: string, max: number): string {
 }
 
 /** Pads by terminal columns, not characters, so columns line up under CJK names. */
-const pad = (cell: string, width: number): string => cell + " ".repeat(Math.max(0, width - Bun.stringWidth(cell)));
+const pad = (cell: string, width: number): string =>
+  cell + " ".repeat(Math.max(0, width - Bun.stringWidth(cell)));
 
 function renderTable(columns: readonly string[], rows: readonly string[][]): string {
   const cells = rows.map((row) => row.map((cell) => fit(cell, MAX_CELL)));
-  const widths = columns.map((column, i) => Math.max(Bun.stringWidth(column), ...cells.map((row) => Bun.stringWidth(row[i] ?? ""))));
-  const line = (row: readonly string[]): string => row.map((cell, i) => pad(cell, widths[i] ?? 0)).join("  ").trimEnd();
+  const widths = columns.map((column, i) =>
+    Math.max(Bun.stringWidth(column), ...cells.map((row) => Bun.stringWidth(row[i] ?? ""))),
+  );
+  const line = (row: readonly string[]): string =>
+    row
+      .map((cell, i) => pad(cell, widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
   return [bold(line(columns.map((c) => c.toUpperCase()))), ...cells.map(line)].join("\n") + "\n";
 }
 
 /** Nested objects become dotted columns (`changes.status.to`), so tables and CSV stay two-dimensional. */
 function flatten(value: Row, prefix = "", into: Row = {}): Row {
   for (const [key, cell] of Object.entries(value)) {
-    if (cell !== null && typeof cell === "object" && !Array.isArray(cell) && Object.keys(cell).length > 0) {
+    if (
+      cell !== null &&
+      typeof cell === "object" &&
+      !Array.isArray(cell) &&
+      Object.keys(cell).length > 0
+    ) {
       flatten(cell as Row, `${prefix}${key}.`, into);
     } else {
       into[prefix + key] = cell;
@@ -143,8 +168,17 @@ function text(cell: unknown): string {
 
 /** One RFC 4180 line: fields with a comma, quote or line break are quoted, quotes doubled. */
 export function csvLine(values: readonly unknown[]): string {
-  return values.map((value) => {
-    const cell = value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value);
-    return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
-  }).join(",") + "\r\n";
+  return (
+    values
+      .map((value) => {
+        const cell =
+          value === null || value === undefined
+            ? ""
+            : typeof value === "object"
+              ? JSON.stringify(value)
+              : String(value);
+        return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+      })
+      .join(",") + "\r\n"
+  );
 }

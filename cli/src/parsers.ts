@@ -23,8 +23,12 @@ export const parseConcurrency = (value: string): number => {
 
 /** `--fields a,b` → `["a", "b"]`. */
 export function parseFields(value: string): string[] {
-  const fields = value.split(",").map((field) => field.trim()).filter(Boolean);
-  if (fields.length === 0) throw new InvalidArgumentError("expected a comma-separated list of field names");
+  const fields = value
+    .split(",")
+    .map((field) => field.trim())
+    .filter(Boolean);
+  if (fields.length === 0)
+    throw new InvalidArgumentError("expected a comma-separated list of field names");
   return fields;
 }
 
@@ -32,6 +36,8 @@ export function parseFields(value: string): string[] {
 export function oneOf<T extends string>(choices: readonly T[]): (value: string) => T {
   return (value) => {
     if ((choices as readonly string[]).includes(value)) return value as T;
-    throw new InvalidArgumentError(`expected one of ${choices.join(", ")}, got ${JSON.stringify(value)}`);
+    throw new InvalidArgumentError(
+      `expected one of ${choices.join(", ")}, got ${JSON.stringify(value)}`,
+    );
   };
 }

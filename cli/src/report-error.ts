@@ -13,7 +13,9 @@ export function reportError(error: unknown): ExitCode {
     process.stderr.write(describeApiError(error));
     return EXIT.API_ERROR;
   }
-  process.stderr.write(`error: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(
+    `error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   return EXIT.API_ERROR;
 }
 
@@ -22,7 +24,8 @@ export function describeApiError(error: ErpError): string {
   if (error instanceof ApiConnectionError) return `${red("error:")} ${error.message}\n`;
   const detail = problemDetail(error.body) ?? error.message;
   const lines = [`${red("error:")} ${error.status} ${error.code}: ${detail}`];
-  for (const field of error.errors) lines.push(`  - ${field.field}: ${field.message} (${field.code})`);
+  for (const field of error.errors)
+    lines.push(`  - ${field.field}: ${field.message} (${field.code})`);
   if (error.requestId) lines.push(`  request id: ${error.requestId}`);
   return `${lines.join("\n")}\n`;
 }

@@ -1,6 +1,12 @@
 // The collections as the CLI sees them, derived from the SDK's generated COLLECTIONS table: every
 // resource command is generated from these rows, so a resource the API adds needs no CLI edit.
-import { type CollectionName, COLLECTIONS, type CollectionSpec, type ErpClient, type ResourceClient } from "@erp/sdk";
+import {
+  type CollectionName,
+  COLLECTIONS,
+  type CollectionSpec,
+  type ErpClient,
+  type ResourceClient,
+} from "@erp/sdk";
 
 export interface ResourceSpec {
   /** The path segment and the command name. */
@@ -19,7 +25,9 @@ export interface ResourceSpec {
   fields: CollectionSpec["fields"];
 }
 
-const specs: readonly ResourceSpec[] = (Object.entries(COLLECTIONS) as [CollectionName, (typeof COLLECTIONS)[CollectionName]][]).map(([property, spec]) => ({
+const specs: readonly ResourceSpec[] = (
+  Object.entries(COLLECTIONS) as [CollectionName, (typeof COLLECTIONS)[CollectionName]][]
+).map(([property, spec]) => ({
   name: spec.command,
   property,
   kind: spec.kind,

@@ -8,7 +8,8 @@ function parse(chunks: string[]): Omit<CsvRecord, "size">[] {
   return records.map(({ size: _size, ...rest }) => rest);
 }
 
-const FILE = '\uFEFFname,note\r\n"a, b","say ""hi""\r\nsecond line"\r\n\r\nplain,\n"",x\rlast,"q"tail';
+const FILE =
+  '\uFEFFname,note\r\n"a, b","say ""hi""\r\nsecond line"\r\n\r\nplain,\n"",x\rlast,"q"tail';
 
 describe("CsvParser", () => {
   test("quotes, doubled quotes, line breaks inside quotes, CRLF, LF, CR, blank lines, a BOM and no final break", () => {
@@ -23,7 +24,8 @@ describe("CsvParser", () => {
 
   test("every way of cutting the file in two gives the same records", () => {
     const whole = parse([FILE]);
-    for (let cut = 0; cut <= FILE.length; cut++) expect(parse([FILE.slice(0, cut), FILE.slice(cut)])).toEqual(whole);
+    for (let cut = 0; cut <= FILE.length; cut++)
+      expect(parse([FILE.slice(0, cut), FILE.slice(cut)])).toEqual(whole);
     expect(parse([...FILE])).toEqual(whole);
   });
 

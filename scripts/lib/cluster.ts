@@ -9,7 +9,12 @@ import mysql from "mysql2/promise";
 import { freePort } from "./provision.ts";
 
 const SBIN_PATH = `${process.env.PATH ?? ""}:/usr/sbin:/usr/local/sbin:/sbin`;
-const PROVIDERS = ["/usr/lib/galera/libgalera_smm.so", "/usr/lib/libgalera_smm.so", "/usr/lib64/galera-4/libgalera_smm.so", "/usr/lib/galera-4/libgalera_smm.so"];
+const PROVIDERS = [
+  "/usr/lib/galera/libgalera_smm.so",
+  "/usr/lib/libgalera_smm.so",
+  "/usr/lib64/galera-4/libgalera_smm.so",
+  "/usr/lib/galera-4/libgalera_smm.so",
+];
 const CLUSTER_NAME = "erp_local";
 
 export interface NodeInfo {
@@ -45,13 +50,16 @@ export function ensureClusterSoftware(): void {
   ];
   if (missing.length === 0) return;
   if (process.getuid?.() !== 0 || !existsSync("/etc/debian_version")) {
-    throw new Error(`a local cluster needs ${missing.join(", ")}; install them (Debian: apt-get install ${missing.join(" ")})`);
+    throw new Error(
+      `a local cluster needs ${missing.join(", ")}; install them (Debian: apt-get install ${missing.join(" ")})`,
+    );
   }
   say(`installing ${missing.join(", ")} with apt-get…`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   for (const args of [["update"], ["install", "-y", ...missing]]) {
     const result = spawnSync("apt-get", args, { env, stdio: ["ignore", 2, 2] });
-    if (result.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed (exit ${result.status})`);
+    if (result.status !== 0)
+      throw new Error(`apt-get ${args.join(" ")} failed (exit ${result.status})`);
   }
 }
 
@@ -61,7 +69,8 @@ export class LocalCluster {
 
   constructor(readonly dir: string) {
     this.#stateFile = path.join(dir, "cluster.json");
-    if (existsSync(this.#stateFile)) this.nodes = (JSON.parse(readFileSync(this.#stateFile, "utf8")) as ClusterState).nodes;
+    if (existsSync(this.#stateFile))
+      this.nodes = (JSON.parse(readFileSync(this.#stateFile, "utf8")) as ClusterState).nodes;
   }
 
   /** `mysql://root@127.0.0.1:<port>/<database>` of each node. */
@@ -76,7 +85,14 @@ export class LocalCluster {
     if (this.nodes.length === 0) {
       mkdirSync(this.dir, { recursive: true });
       for (let i = 1; i <= 3; i++) {
-        this.nodes.push({ name: `node${i}`, dir: path.join(this.dir, `node${i}`), port: await freePort(), galeraPort: await freePort(), istPort: await freePort(), sstPort: await freePort() });
+        this.nodes.push({
+          name: `node${i}`,
+          dir: path.join(this.dir, `node${i}`),
+          port: await freePort(),
+          galeraPort: await freePort(),
+          istPort: await freePort(),
+          sstPort: await freePort(),
+        });
       }
       // One after the other: concurrent bootstraps of mariadbd trip over each other.
       for (const node of this.nodes) await initNode(node, asRoot);
@@ -86,7 +102,10 @@ export class LocalCluster {
     const running = this.nodes.filter((node) => isAlive(node.pid));
     for (const node of this.nodes) {
       if (isAlive(node.pid)) continue;
-      await this.startNode(node, running.length === 0 && node === this.nodes.find((n) => !isAlive(n.pid)));
+      await this.startNode(
+        node,
+        running.length === 0 && node === this.nodes.find((n) => !isAlive(n.pid)),
+      );
       running.push(node);
     }
   }
@@ -131,7 +150,9 @@ export class LocalCluster {
     node.pid = child.pid;
     this.#save();
     await waitSynced(node, () => isAlive(node.pid));
-    say(`${node.name} synced on 127.0.0.1:${node.port}${bootstrap ? " (bootstrapped the cluster)" : ""}`);
+    say(
+      `${node.name} synced on 127.0.0.1:${node.port}${bootstrap ? " (bootstrapped the cluster)" : ""}`,
+    );
   }
 
   /** SIGTERM (a clean stop) or SIGKILL (a crash) of one node; waits until its process is gone. */
@@ -157,17 +178,30 @@ export class LocalCluster {
     this.nodes = [];
   }
 
-  async status(): Promise<{ name: string; url: string; running: boolean; state?: string; clusterSize?: number }[]> {
-    return Promise.all(this.nodes.map(async (node) => {
-      const url = `mysql://root@127.0.0.1:${node.port}/`;
-      if (!isAlive(node.pid)) return { name: node.name, url, running: false };
-      const status = await wsrepStatus(node).catch(() => undefined);
-      return { name: node.name, url, running: true, state: status?.state, clusterSize: status?.size };
-    }));
+  async status(): Promise<
+    { name: string; url: string; running: boolean; state?: string; clusterSize?: number }[]
+  > {
+    return Promise.all(
+      this.nodes.map(async (node) => {
+        const url = `mysql://root@127.0.0.1:${node.port}/`;
+        if (!isAlive(node.pid)) return { name: node.name, url, running: false };
+        const status = await wsrepStatus(node).catch(() => undefined);
+        return {
+          name: node.name,
+          url,
+          running: true,
+          state: status?.state,
+          clusterSize: status?.size,
+        };
+      }),
+    );
   }
 
   #save(): void {
-    writeFileSync(this.#stateFile, `${JSON.stringify({ nodes: this.nodes } satisfies ClusterState, null, 2)}\n`);
+    writeFileSync(
+      this.#stateFile,
+      `${JSON.stringify({ nodes: this.nodes } satisfies ClusterState, null, 2)}\n`,
+    );
   }
 }
 
@@ -177,15 +211,32 @@ function initNode(node: NodeInfo, asRoot: boolean): Promise<void> {
   mkdirSync(node.dir, { recursive: true });
   if (asRoot) spawnSync("chown", ["-R", "mysql:mysql", node.dir]);
   return new Promise((resolve, reject) => {
-    const child = spawn(installDb, ["--no-defaults", `--datadir=${path.join(node.dir, "data")}`, "--auth-root-authentication-method=normal", "--skip-test-db", ...(asRoot ? ["--user=mysql"] : [])], { stdio: "ignore" });
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`mariadb-install-db for ${node.name} failed (exit ${code})`))));
+    const child = spawn(
+      installDb,
+      [
+        "--no-defaults",
+        `--datadir=${path.join(node.dir, "data")}`,
+        "--auth-root-authentication-method=normal",
+        "--skip-test-db",
+        ...(asRoot ? ["--user=mysql"] : []),
+      ],
+      { stdio: "ignore" },
+    );
+    child.once("exit", (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`mariadb-install-db for ${node.name} failed (exit ${code})`)),
+    );
   });
 }
 
 function markSafeToBootstrap(node: NodeInfo): void {
   const file = path.join(node.dir, "data", "grastate.dat");
   if (!existsSync(file)) return;
-  writeFileSync(file, readFileSync(file, "utf8").replace(/safe_to_bootstrap:\s*0/, "safe_to_bootstrap: 1"));
+  writeFileSync(
+    file,
+    readFileSync(file, "utf8").replace(/safe_to_bootstrap:\s*0/, "safe_to_bootstrap: 1"),
+  );
 }
 
 function isAlive(pid: number | undefined): boolean {
@@ -200,12 +251,30 @@ function isAlive(pid: number | undefined): boolean {
   }
 }
 
-async function wsrepStatus(node: NodeInfo): Promise<{ state: string; size: number; ready: boolean }> {
-  const connection = await mysql.createConnection({ host: "127.0.0.1", port: node.port, user: "root", connectTimeout: 2_000 });
+async function wsrepStatus(
+  node: NodeInfo,
+): Promise<{ state: string; size: number; ready: boolean }> {
+  const connection = await mysql.createConnection({
+    host: "127.0.0.1",
+    port: node.port,
+    user: "root",
+    connectTimeout: 2_000,
+  });
   try {
-    const [rows] = await connection.query("SHOW STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_cluster_size', 'wsrep_ready')");
-    const values = Object.fromEntries((rows as { Variable_name: string; Value: string }[]).map((row) => [row.Variable_name, row.Value]));
-    return { state: values.wsrep_local_state_comment ?? "", size: Number(values.wsrep_cluster_size ?? 0), ready: values.wsrep_ready === "ON" };
+    const [rows] = await connection.query(
+      "SHOW STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_cluster_size', 'wsrep_ready')",
+    );
+    const values = Object.fromEntries(
+      (rows as { Variable_name: string; Value: string }[]).map((row) => [
+        row.Variable_name,
+        row.Value,
+      ]),
+    );
+    return {
+      state: values.wsrep_local_state_comment ?? "",
+      size: Number(values.wsrep_cluster_size ?? 0),
+      ready: values.wsrep_ready === "ON",
+    };
   } finally {
     await connection.end();
   }
@@ -214,15 +283,22 @@ async function wsrepStatus(node: NodeInfo): Promise<{ state: string; size: numbe
 async function waitSynced(node: NodeInfo, alive: () => boolean): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (!alive()) throw new Error(`${node.name} exited while starting; see ${path.join(node.dir, "error.log")}:\n${logTail(node)}`);
+    if (!alive())
+      throw new Error(
+        `${node.name} exited while starting; see ${path.join(node.dir, "error.log")}:\n${logTail(node)}`,
+      );
     const status = await wsrepStatus(node).catch(() => undefined);
     if (status?.ready && status.state === "Synced") return;
     await Bun.sleep(250);
   }
-  throw new Error(`${node.name} was not synced within 120 s; see ${path.join(node.dir, "error.log")}:\n${logTail(node)}`);
+  throw new Error(
+    `${node.name} was not synced within 120 s; see ${path.join(node.dir, "error.log")}:\n${logTail(node)}`,
+  );
 }
 
 function logTail(node: NodeInfo): string {
   const file = path.join(node.dir, "error.log");
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").slice(-20).join("\n") : "(no log)";
+  return existsSync(file)
+    ? readFileSync(file, "utf8").split("\n").slice(-20).join("\n")
+    : "(no log)";
 }

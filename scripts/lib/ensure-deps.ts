@@ -13,15 +13,24 @@ function mtime(file: string): number {
 function manifests(): string[] {
   const root = path.join(ROOT, "package.json");
   const { workspaces = [] } = JSON.parse(readFileSync(root, "utf8")) as { workspaces?: string[] };
-  return [path.join(ROOT, "bun.lock"), root, ...workspaces.map((w) => path.join(ROOT, w, "package.json"))];
+  return [
+    path.join(ROOT, "bun.lock"),
+    root,
+    ...workspaces.map((w) => path.join(ROOT, w, "package.json")),
+  ];
 }
 
 export function ensureDeps(): void {
   const modules = path.join(ROOT, "node_modules");
   const newest = Math.max(...manifests().map(mtime));
   if (existsSync(modules) && mtime(modules) >= newest) return;
-  process.stderr.write("[deps] node_modules is missing or older than bun.lock; running bun install\n");
-  const r = Bun.spawnSync([process.execPath, "install"], { cwd: ROOT, stdio: ["inherit", "inherit", "inherit"] });
+  process.stderr.write(
+    "[deps] node_modules is missing or older than bun.lock; running bun install\n",
+  );
+  const r = Bun.spawnSync([process.execPath, "install"], {
+    cwd: ROOT,
+    stdio: ["inherit", "inherit", "inherit"],
+  });
   if (r.exitCode !== 0) {
     process.stderr.write(`[deps] bun install failed (exit ${r.exitCode}); fix that and retry\n`);
     process.exit(r.exitCode || 1);

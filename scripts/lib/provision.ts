@@ -28,10 +28,15 @@ const LOCAL_USER = "erp_local";
 const LOCAL_PASSWORD = "erp_local_pw";
 const SBIN_PATH = `${process.env.PATH ?? ""}:/usr/sbin:/usr/local/sbin:/usr/local/mysql/bin`;
 
-type Target = { host: string; port: number; user: string; password?: string } | { socketPath: string; user: string };
+type Target =
+  | { host: string; port: number; user: string; password?: string }
+  | { socketPath: string; user: string };
 
 /** Connects, runs `fn`, always disconnects. */
-async function withConnection<T>(target: Target | string, fn: (c: Connection) => Promise<T>): Promise<T> {
+async function withConnection<T>(
+  target: Target | string,
+  fn: (c: Connection) => Promise<T>,
+): Promise<T> {
   const c =
     typeof target === "string"
       ? await createConnection(target)
@@ -51,7 +56,8 @@ async function probe(target: Target): Promise<string | null> {
   } catch (e) {
     const code = (e as { code?: string }).code ?? "";
     if (code === "ER_ACCESS_DENIED_ERROR") return "root needs a password there";
-    if (code === "ECONNREFUSED" || code === "ENOENT" || code === "ETIMEDOUT") return "nothing answered";
+    if (code === "ECONNREFUSED" || code === "ENOENT" || code === "ETIMEDOUT")
+      return "nothing answered";
     return `${code || "error"}: ${(e as Error).message}`;
   }
 }
@@ -66,7 +72,9 @@ async function ensureLocalUser(socketPath: string): Promise<number> {
   return withConnection({ socketPath, user: "root" }, async (c) => {
     for (const host of ["localhost", "127.0.0.1"]) {
       const account = `${c.escape(LOCAL_USER)}@${c.escape(host)}`;
-      await c.query(`CREATE USER IF NOT EXISTS ${account} IDENTIFIED BY ${c.escape(LOCAL_PASSWORD)}`);
+      await c.query(
+        `CREATE USER IF NOT EXISTS ${account} IDENTIFIED BY ${c.escape(LOCAL_PASSWORD)}`,
+      );
       await c.query(`ALTER USER ${account} IDENTIFIED BY ${c.escape(LOCAL_PASSWORD)}`);
       await c.query(`GRANT ALL PRIVILEGES ON *.* TO ${account} WITH GRANT OPTION`);
     }
@@ -76,7 +84,9 @@ async function ensureLocalUser(socketPath: string): Promise<number> {
 }
 
 function urlFor(t: { host: string; port: number; user: string; password?: string }): string {
-  const auth = t.password ? `${encodeURIComponent(t.user)}:${encodeURIComponent(t.password)}` : encodeURIComponent(t.user);
+  const auth = t.password
+    ? `${encodeURIComponent(t.user)}:${encodeURIComponent(t.password)}`
+    : encodeURIComponent(t.user);
   return `mysql://${auth}@${t.host}:${t.port}`;
 }
 
@@ -94,11 +104,14 @@ export async function provisionDatabaseServer(opts: {
   const envName = opts.envName ?? "DATABASE_URL";
   if (opts.envUrl) {
     const u = new URL(opts.envUrl);
-    if (u.protocol !== "mysql:" && u.protocol !== "mariadb:") throw new Error(`${envName} must be a mysql:// URL, got ${u.protocol}//…`);
+    if (u.protocol !== "mysql:" && u.protocol !== "mariadb:")
+      throw new Error(`${envName} must be a mysql:// URL, got ${u.protocol}//…`);
     const auth = u.username ? `${u.username}${u.password ? `:${u.password}` : ""}@` : "";
     const url = `mysql://${auth}${u.host}${u.search}`;
     const reason = `${envName} is set`;
-    say(`using the server at ${u.host} (user ${decodeURIComponent(u.username) || "(none)"}): ${reason}`);
+    say(
+      `using the server at ${u.host} (user ${decodeURIComponent(u.username) || "(none)"}): ${reason}`,
+    );
     return { url, reason, stop: noop };
   }
   return discoverLocal(`no ${envName} set`, true);
@@ -129,7 +142,9 @@ async function discoverLocal(why: string, mayInstall: boolean): Promise<Database
       const localFailure = await probe(tcpLocal);
       if (localFailure === null) {
         const reason = `${reasons.join("; ")}; but ${socketPath} admits root`;
-        say(`using ${await flavour(tcpLocal)} at 127.0.0.1:${port} (user ${LOCAL_USER}, set up via ${socketPath}): ${reason}`);
+        say(
+          `using ${await flavour(tcpLocal)} at 127.0.0.1:${port} (user ${LOCAL_USER}, set up via ${socketPath}): ${reason}`,
+        );
         return { url: urlFor(tcpLocal), reason, stop: noop };
       }
       reasons.push(`the server behind ${socketPath} is not reachable over TCP (${localFailure})`);
@@ -164,7 +179,8 @@ function findBinaries(): Binaries | undefined {
   if (!server) return undefined;
   const version = spawnSync(server, ["--version"], { encoding: "utf8" }).stdout ?? "";
   const mariadb = version.includes("MariaDB");
-  const installDb = which("mariadb-install-db") ?? (mariadb ? which("mysql_install_db") : undefined);
+  const installDb =
+    which("mariadb-install-db") ?? (mariadb ? which("mysql_install_db") : undefined);
   return { server, installDb, mariadb };
 }
 
@@ -178,7 +194,10 @@ function aptInstallMariadb(): void {
   for (const args of [["update"], ["install", "-y", "mariadb-server"]]) {
     // apt chatter goes to stderr so stdout stays the program's own.
     const r = spawnSync("apt-get", args, { env, stdio: ["ignore", 2, 2] });
-    if (r.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed (exit ${r.status}); install MariaDB yourself or set DATABASE_URL`);
+    if (r.status !== 0)
+      throw new Error(
+        `apt-get ${args.join(" ")} failed (exit ${r.status}); install MariaDB yourself or set DATABASE_URL`,
+      );
   }
 }
 
@@ -213,15 +232,24 @@ async function startPrivate(bin: Binaries, why: string): Promise<DatabaseServer>
   // Reuse an instance another run left alive (e.g. `start` is running while `test` runs);
   // whoever started it stops it.
   const oldPid = readPid();
-  if (oldPid !== undefined && isAlive(oldPid) && (await probe({ socketPath: SOCKET, user: "root" })) === null) {
+  if (
+    oldPid !== undefined &&
+    isAlive(oldPid) &&
+    (await probe({ socketPath: SOCKET, user: "root" })) === null
+  ) {
     const port = await withConnection({ socketPath: SOCKET, user: "root" }, async (c) => {
       const [rows] = await c.query("SELECT @@port AS port");
       return Number((rows as { port: number }[])[0]?.port);
     });
     const url = await privateUrl(port);
-    if (!url) throw new Error(`private mariadbd (pid ${oldPid}, data in ${rel}) runs but 127.0.0.1:${port} does not answer; stop it and retry`);
+    if (!url)
+      throw new Error(
+        `private mariadbd (pid ${oldPid}, data in ${rel}) runs but 127.0.0.1:${port} does not answer; stop it and retry`,
+      );
     const reason = `${why}; a private instance was already running`;
-    say(`using private ${path.basename(bin.server)} on 127.0.0.1:${port} (pid ${oldPid}) with data in ${rel}: ${reason}`);
+    say(
+      `using private ${path.basename(bin.server)} on 127.0.0.1:${port} (pid ${oldPid}) with data in ${rel}: ${reason}`,
+    );
     return { url, reason, stop: noop };
   }
   if (oldPid !== undefined) rmSync(PIDFILE, { force: true });
@@ -250,7 +278,9 @@ async function startPrivate(bin: Binaries, why: string): Promise<DatabaseServer>
   try {
     const url = await waitUntilReady(child, port);
     const reason = why;
-    say(`started private ${path.basename(bin.server)} on 127.0.0.1:${port} with data in ${rel}: ${reason}`);
+    say(
+      `started private ${path.basename(bin.server)} on 127.0.0.1:${port} with data in ${rel}: ${reason}`,
+    );
     return { url, reason, stop };
   } catch (e) {
     await stop();
@@ -261,12 +291,23 @@ async function startPrivate(bin: Binaries, why: string): Promise<DatabaseServer>
 function initDatadir(bin: Binaries, asRoot: string[]): void {
   mkdirSync(DATADIR, { recursive: true });
   const [cmd, args] = bin.installDb
-    ? [bin.installDb, ["--no-defaults", `--datadir=${DATADIR}`, "--auth-root-authentication-method=normal", "--skip-test-db", ...asRoot]]
+    ? [
+        bin.installDb,
+        [
+          "--no-defaults",
+          `--datadir=${DATADIR}`,
+          "--auth-root-authentication-method=normal",
+          "--skip-test-db",
+          ...asRoot,
+        ],
+      ]
     : [bin.server, ["--no-defaults", "--initialize-insecure", `--datadir=${DATADIR}`, ...asRoot]];
   const r = spawnSync(cmd, args, { encoding: "utf8" });
   if (r.status !== 0) {
     rmSync(DATADIR, { recursive: true, force: true }); // so the next run starts clean
-    throw new Error(`${path.basename(cmd)} failed (exit ${r.status}):\n${(r.stderr || r.stdout || "").slice(-2000)}`);
+    throw new Error(
+      `${path.basename(cmd)} failed (exit ${r.status}):\n${(r.stderr || r.stdout || "").slice(-2000)}`,
+    );
   }
 }
 
@@ -287,7 +328,9 @@ async function waitUntilReady(child: ChildProcess, port: number): Promise<string
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`private mariadbd exited during startup (${child.exitCode ?? child.signalCode}); log ${ERRLOG}:\n${logTail()}`);
+      throw new Error(
+        `private mariadbd exited during startup (${child.exitCode ?? child.signalCode}); log ${ERRLOG}:\n${logTail()}`,
+      );
     }
     if ((await probe({ socketPath: SOCKET, user: "root" })) === null) {
       const url = await privateUrl(port);
@@ -295,11 +338,15 @@ async function waitUntilReady(child: ChildProcess, port: number): Promise<string
     }
     await Bun.sleep(250);
   }
-  throw new Error(`private mariadbd did not answer on 127.0.0.1:${port} within 60 s; log ${ERRLOG}:\n${logTail()}`);
+  throw new Error(
+    `private mariadbd did not answer on 127.0.0.1:${port} within 60 s; log ${ERRLOG}:\n${logTail()}`,
+  );
 }
 
 function logTail(): string {
-  return existsSync(ERRLOG) ? readFileSync(ERRLOG, "utf8").split("\n").slice(-15).join("\n") : "(no log)";
+  return existsSync(ERRLOG)
+    ? readFileSync(ERRLOG, "utf8").split("\n").slice(-15).join("\n")
+    : "(no log)";
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
@@ -311,7 +358,9 @@ async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<vo
 }
 
 export async function createDatabase(serverUrl: string, name: string): Promise<void> {
-  await withConnection(serverUrl, (c) => c.query(`CREATE DATABASE IF NOT EXISTS ${escapeId(name)} CHARACTER SET utf8mb4`));
+  await withConnection(serverUrl, (c) =>
+    c.query(`CREATE DATABASE IF NOT EXISTS ${escapeId(name)} CHARACTER SET utf8mb4`),
+  );
 }
 
 export async function dropDatabase(serverUrl: string, name: string): Promise<void> {

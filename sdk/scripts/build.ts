@@ -8,7 +8,10 @@ const root = path.resolve(import.meta.dir, "..");
 const dist = path.join(root, "dist");
 rmSync(dist, { recursive: true, force: true });
 const tsc = path.resolve(root, "../node_modules/.bin/tsc");
-const build = Bun.spawnSync([process.execPath, tsc, "-p", path.join(root, "tsconfig.build.json")], { stdout: "inherit", stderr: "inherit" });
+const build = Bun.spawnSync([process.execPath, tsc, "-p", path.join(root, "tsconfig.build.json")], {
+  stdout: "inherit",
+  stderr: "inherit",
+});
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 
 // tsc rewrites `./x.ts` to `./x.js` in JavaScript but keeps `.ts` in declarations; consumers' tsc
@@ -23,6 +26,9 @@ function* files(dir: string): Generator<string> {
 for (const file of files(dist)) {
   if (!file.endsWith(".d.ts")) continue;
   const text = readFileSync(file, "utf8");
-  writeFileSync(file, text.replace(/(from\s+|import\()(["'])(\.{1,2}\/[^"']+)\.ts\2/g, "$1$2$3.js$2"));
+  writeFileSync(
+    file,
+    text.replace(/(from\s+|import\()(["'])(\.{1,2}\/[^"']+)\.ts\2/g, "$1$2$3.js$2"),
+  );
 }
 console.log(`built ${path.relative(process.cwd(), dist) || "dist"}`);

@@ -71,10 +71,18 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
       path,
       command,
       kind: item.post ? "records" : "lookup",
-      idFilters: queryNames(document, item.get, "integer").filter((name) => name.endsWith("_id") && !PAGING_PARAMETERS.has(name)),
+      idFilters: queryNames(document, item.get, "integer").filter(
+        (name) => name.endsWith("_id") && !PAGING_PARAMETERS.has(name),
+      ),
       required: item.post ? requiredOf(document, item.post) : [],
-      fields: { create: item.post ? fieldHints(document, item.post) : {}, update: member.patch ? fieldHints(document, member.patch) : {} },
-      import: ((document.paths[`${path}/batch`]?.post as Json | undefined)?.["x-import"] as ImportColumns | undefined) ?? NO_IMPORT,
+      fields: {
+        create: item.post ? fieldHints(document, item.post) : {},
+        update: member.patch ? fieldHints(document, member.patch) : {},
+      },
+      import:
+        ((document.paths[`${path}/batch`]?.post as Json | undefined)?.["x-import"] as
+          | ImportColumns
+          | undefined) ?? NO_IMPORT,
       operations,
       children: [],
       types: {
@@ -140,12 +148,17 @@ ${collections.map((c) => `  /** \`${c.path}\` */\n  readonly ${c.property}: ${cl
 }
 
 function specText(c: CollectionInfo): string {
-  const list = (values: string[]): string => `[${values.map((value) => JSON.stringify(value)).join(", ")}]`;
-  const children = c.children.map((child) => `${child.property}: ${JSON.stringify(child.command)}`).join(", ");
-  return `{\n    path: ${JSON.stringify(c.path)}, command: ${JSON.stringify(c.command)}, kind: ${JSON.stringify(c.kind)}, ` +
+  const list = (values: string[]): string =>
+    `[${values.map((value) => JSON.stringify(value)).join(", ")}]`;
+  const children = c.children
+    .map((child) => `${child.property}: ${JSON.stringify(child.command)}`)
+    .join(", ");
+  return (
+    `{\n    path: ${JSON.stringify(c.path)}, command: ${JSON.stringify(c.command)}, kind: ${JSON.stringify(c.kind)}, ` +
     `idFilters: ${list(c.idFilters)}, required: ${list(c.required)}, children: {${children ? ` ${children} ` : ""}},\n` +
     `    fields: {\n      create: ${hints(c.fields.create)},\n      update: ${hints(c.fields.update)},\n    },\n` +
-    `    import: ${JSON.stringify(c.import)},\n  }`;
+    `    import: ${JSON.stringify(c.import)},\n  }`
+  );
 }
 
 function hints(fields: Record<string, string>): string {
@@ -160,10 +173,14 @@ function clientType(c: CollectionInfo): string {
   else {
     const generic = `ResourceClient<${record}, ${create ?? "never"}, ${update ?? "never"}, ${filters ?? "Record<never, never>"}>`;
     const full = c.operations.length === ALL_OPERATIONS;
-    base = full ? generic : `Pick<${generic}, ${c.operations.map((o) => JSON.stringify(o)).join(" | ")}>`;
+    base = full
+      ? generic
+      : `Pick<${generic}, ${c.operations.map((o) => JSON.stringify(o)).join(" | ")}>`;
   }
   if (c.children.length === 0) return base;
-  const methods = c.children.map((child) => `${child.property}(id: number): ${clientType(child)}`).join("; ");
+  const methods = c.children
+    .map((child) => `${child.property}(id: number): ${clientType(child)}`)
+    .join("; ");
   return `${base} & { ${methods} }`;
 }
 
@@ -175,13 +192,21 @@ function isOffsetList(document: OpenApiDocument, operation: Json): boolean {
 function queryNames(document: OpenApiDocument, operation: Json, type?: string): string[] {
   return ((operation.parameters ?? []) as Json[])
     .map((parameter) => deref(document, parameter))
-    .filter((parameter) => parameter.in === "query" && (type === undefined || (parameter.schema as Json | undefined)?.type === type))
+    .filter(
+      (parameter) =>
+        parameter.in === "query" &&
+        (type === undefined || (parameter.schema as Json | undefined)?.type === type),
+    )
     .map((parameter) => parameter.name as string);
 }
 
 function bodyOf(document: OpenApiDocument, operation: Json): Json {
   const body = deref(document, (operation.requestBody ?? {}) as Json);
-  return deref(document, (((body.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema ?? {}) as Json);
+  return deref(
+    document,
+    (((body.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema ??
+      {}) as Json,
+  );
 }
 
 function requiredOf(document: OpenApiDocument, operation: Json): string[] {
@@ -193,16 +218,22 @@ function requiredOf(document: OpenApiDocument, operation: Json): string[] {
 function fieldHints(document: OpenApiDocument, operation: Json): Record<string, string> {
   const schema = bodyOf(document, operation);
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  return Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([name, property]) => {
-    const hint = hintOf(name, deref(document, property));
-    return [name, required.has(name) ? `${hint}, required` : hint];
-  }));
+  return Object.fromEntries(
+    Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([name, property]) => {
+      const hint = hintOf(name, deref(document, property));
+      return [name, required.has(name) ? `${hint}, required` : hint];
+    }),
+  );
 }
 
 function hintOf(name: string, schema: Json): string {
-  if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).filter((value) => value !== null).join("|");
-  const members = ((schema.anyOf ?? schema.oneOf ?? []) as Json[]).filter((member) => member.type !== "null");
-  if (members.length > 1 && members.some((member) => member.type === "number")) return "amount, e.g. 1250.00";
+  if (Array.isArray(schema.enum))
+    return (schema.enum as unknown[]).filter((value) => value !== null).join("|");
+  const members = ((schema.anyOf ?? schema.oneOf ?? []) as Json[]).filter(
+    (member) => member.type !== "null",
+  );
+  if (members.length > 1 && members.some((member) => member.type === "number"))
+    return "amount, e.g. 1250.00";
   if (members.length === 1) return hintOf(name, members[0]!);
   const type = ([] as unknown[]).concat(schema.type).find((t) => t !== "null");
   if (type === "integer") return name.endsWith("_id") ? "id" : "integer";
@@ -217,7 +248,9 @@ function hintOf(name: string, schema: Json): string {
 
 /** The member path parameter (`{id}`, `{rental_id}`) of a collection path, if it has members. */
 function memberParameter(document: OpenApiDocument, path: string): string {
-  const member = Object.keys(document.paths).find((p) => p.startsWith(`${path}/{`) && p.split("/").length === path.split("/").length + 1);
+  const member = Object.keys(document.paths).find(
+    (p) => p.startsWith(`${path}/{`) && p.split("/").length === path.split("/").length + 1,
+  );
   return member ? member.slice(path.length + 1) : "{id}";
 }
 
@@ -225,7 +258,8 @@ function deref(document: OpenApiDocument, value: Json): Json {
   let current = value;
   while (typeof current.$ref === "string") {
     let target: unknown = document;
-    for (const part of (current.$ref as string).slice(2).split("/")) target = (target as Json)[part];
+    for (const part of (current.$ref as string).slice(2).split("/"))
+      target = (target as Json)[part];
     current = target as Json;
   }
   return current;

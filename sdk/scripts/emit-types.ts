@@ -1,5 +1,11 @@
 // Turns the served OpenAPI document into the text of sdk/src/generated/types.ts.
-import { descriptionOf, type JsonSchema, objectText, type SchemaContext, typeText } from "./schema-to-ts.ts";
+import {
+  descriptionOf,
+  type JsonSchema,
+  objectText,
+  type SchemaContext,
+  typeText,
+} from "./schema-to-ts.ts";
 
 type Json = { [key: string]: unknown };
 
@@ -18,7 +24,14 @@ interface Collection {
 }
 
 /** Query parameters every list takes that are not the collection's own filters. */
-export const PAGING_PARAMETERS = new Set(["limit", "offset", "after_id", "total", "fields", "dry_run"]);
+export const PAGING_PARAMETERS = new Set([
+  "limit",
+  "offset",
+  "after_id",
+  "total",
+  "fields",
+  "dry_run",
+]);
 const COMPONENT_SCHEMA = "#/components/schemas/";
 
 export const HEADER = `// Record, input and filter types of every resource, as the server's OpenAPI document declares them.
@@ -36,8 +49,10 @@ export function emitTypes(document: OpenApiDocument): string {
     const name = segments.filter((segment) => !segment.startsWith("{")).at(-1)!;
     const collection = collections.get(name) ?? { name };
     const data = item.get ? dataSchema(document, item.get) : undefined;
-    if (!member && data && typeof data === "object" && data.type === "array") collection.list = item.get;
-    else if (!member && data && typeof data === "object" && data.type === "object") singletons.push([name, data]);
+    if (!member && data && typeof data === "object" && data.type === "array")
+      collection.list = item.get;
+    else if (!member && data && typeof data === "object" && data.type === "object")
+      singletons.push([name, data]);
     if (!member && item.post) collection.create = item.post;
     if (member && item.patch) collection.update = item.patch;
     if (collection.list) collections.set(name, collection);
@@ -46,10 +61,14 @@ export function emitTypes(document: OpenApiDocument): string {
   const generator = new Generator(document);
   const out: string[] = [HEADER];
   for (const collection of collections.values()) out.push(generator.collection(collection));
-  for (const [name, schema] of singletons) out.push(generator.block(pascal(name), (declare) => declare(pascal(name), schema)));
-  out.push(generator.block("Write", (declare) => {
-    for (const ref of writeOutcomeRefs(document)) declare(pascal(ref.slice(COMPONENT_SCHEMA.length)), { $ref: ref });
-  }));
+  for (const [name, schema] of singletons)
+    out.push(generator.block(pascal(name), (declare) => declare(pascal(name), schema)));
+  out.push(
+    generator.block("Write", (declare) => {
+      for (const ref of writeOutcomeRefs(document))
+        declare(pascal(ref.slice(COMPONENT_SCHEMA.length)), { $ref: ref });
+    }),
+  );
   out.push(errorCodesText(document));
   return out.join("\n");
 }
@@ -59,11 +78,14 @@ function writeOutcomeRefs(document: OpenApiDocument): string[] {
   const refs = new Set<string>();
   for (const item of Object.values(document.paths)) {
     for (const method of ["post", "put", "patch", "delete"]) {
-      const responses = ((item[method]?.responses ?? {}) as Record<string, Json>);
+      const responses = (item[method]?.responses ?? {}) as Record<string, Json>;
       for (const [status, response] of Object.entries(responses)) {
         if (!status.startsWith("2")) continue;
         const envelope = jsonSchemaOf(document, response);
-        const data = typeof envelope === "object" ? (envelope.properties as Record<string, JsonSchema> | undefined)?.data : undefined;
+        const data =
+          typeof envelope === "object"
+            ? (envelope.properties as Record<string, JsonSchema> | undefined)?.data
+            : undefined;
         if (typeof data === "object" && typeof data.$ref === "string") refs.add(data.$ref);
       }
     }
@@ -77,7 +99,9 @@ function errorCodesText(document: OpenApiDocument): string {
   const conflicts = new Set<string>();
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
-      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
+      for (const [status, response] of Object.entries(
+        (operation.responses ?? {}) as Record<string, Json>,
+      )) {
         for (const code of problemCodes(document, response)) {
           all.add(code);
           if (status === "409") conflicts.add(code);
@@ -85,7 +109,11 @@ function errorCodesText(document: OpenApiDocument): string {
       }
     }
   }
-  const unionOf = (codes: Set<string>): string => [...codes].sort().map((code) => JSON.stringify(code)).join(" | ") || "never";
+  const unionOf = (codes: Set<string>): string =>
+    [...codes]
+      .sort()
+      .map((code) => JSON.stringify(code))
+      .join(" | ") || "never";
   return `/** Every problem \`code\` the API's operations declare. */
 export type ApiErrorCode = ${unionOf(all)};
 
@@ -97,7 +125,9 @@ export type ConflictCode = ${unionOf(conflicts)};
 /** The \`code\` enum of a problem response (\`allOf: [Problem, {properties: {code: {enum}}}]\`). */
 function problemCodes(document: OpenApiDocument, response: Json): string[] {
   const resolved = resolve(document, response) as Json;
-  const schema = ((resolved.content as Record<string, Json> | undefined)?.["application/problem+json"]?.schema) as Json | undefined;
+  const schema = (resolved.content as Record<string, Json> | undefined)?.[
+    "application/problem+json"
+  ]?.schema as Json | undefined;
   const parts = (schema?.allOf ?? [schema]) as (Json | undefined)[];
   return parts.flatMap((part) => {
     const code = (part?.properties as Record<string, Json> | undefined)?.code;
@@ -117,17 +147,27 @@ class Generator {
   collection(collection: Collection): string {
     const singular = pascal(singularize(collection.name));
     return this.block(singular, (declare) => {
-      declare(singular, fullRecord(this.#document, (dataSchema(this.#document, collection.list!) as Json).items as JsonSchema));
+      declare(
+        singular,
+        fullRecord(
+          this.#document,
+          (dataSchema(this.#document, collection.list!) as Json).items as JsonSchema,
+        ),
+      );
       if (collection.create) {
         declare(`${singular}Create`, bodySchema(this.#document, collection.create));
         declare(`${singular}Filters`, filtersSchema(this.#document, collection.list!));
       }
-      if (collection.update) declare(`${singular}Update`, bodySchema(this.#document, collection.update));
+      if (collection.update)
+        declare(`${singular}Update`, bodySchema(this.#document, collection.update));
     });
   }
 
   /** One group of declarations, preceded by the enum aliases (`ProjectStatus`, …) they introduced. */
-  block(prefix: string, build: (declare: (name: string, schema: JsonSchema) => void) => void): string {
+  block(
+    prefix: string,
+    build: (declare: (name: string, schema: JsonSchema) => void) => void,
+  ): string {
     const aliases = new Map<string, string>();
     const declarations: string[] = [];
     let declaring = prefix;
@@ -154,7 +194,8 @@ class Generator {
         const known = aliases.get(shared);
         const name = known === undefined || known === union ? shared : declaring + pascal(property);
         const clash = aliases.get(name);
-        if (clash !== undefined && clash !== union) throw new Error(`${name} is both ${clash} and ${union}`);
+        if (clash !== undefined && clash !== union)
+          throw new Error(`${name} is both ${clash} and ${union}`);
         aliases.set(name, union);
         return name;
       },
@@ -180,11 +221,14 @@ function declaration(name: string, schema: JsonSchema, context: SchemaContext): 
  */
 function fullRecord(document: OpenApiDocument, items: JsonSchema): JsonSchema {
   const item = resolve(document, items);
-  const variants = typeof item === "object" ? ((item.anyOf ?? item.oneOf) as JsonSchema[] | undefined) : undefined;
+  const variants =
+    typeof item === "object" ? ((item.anyOf ?? item.oneOf) as JsonSchema[] | undefined) : undefined;
   if (!variants) return item;
   const required = (variant: JsonSchema): number => {
     const resolved = resolve(document, variant);
-    return typeof resolved === "object" && Array.isArray(resolved.required) ? resolved.required.length : 0;
+    return typeof resolved === "object" && Array.isArray(resolved.required)
+      ? resolved.required.length
+      : 0;
   };
   return variants.reduce((best, variant) => (required(variant) > required(best) ? variant : best));
 }
@@ -192,11 +236,18 @@ function fullRecord(document: OpenApiDocument, items: JsonSchema): JsonSchema {
 function filtersSchema(document: OpenApiDocument, list: Json): JsonSchema {
   const parameters = ((list.parameters ?? []) as Json[])
     .map((parameter) => resolve(document, parameter) as Json)
-    .filter((parameter) => parameter.in === "query" && !PAGING_PARAMETERS.has(parameter.name as string));
-  const properties = Object.fromEntries(parameters.map((parameter) => [
-    parameter.name as string,
-    { ...(parameter.schema as Json), ...(parameter.description ? { description: parameter.description } : {}) },
-  ]));
+    .filter(
+      (parameter) => parameter.in === "query" && !PAGING_PARAMETERS.has(parameter.name as string),
+    );
+  const properties = Object.fromEntries(
+    parameters.map((parameter) => [
+      parameter.name as string,
+      {
+        ...(parameter.schema as Json),
+        ...(parameter.description ? { description: parameter.description } : {}),
+      },
+    ]),
+  );
   return { type: "object", properties };
 }
 
@@ -223,7 +274,8 @@ function jsonSchemaOf(document: OpenApiDocument, holder: Json | undefined): Json
 /** Follows `$ref`s until a schema (or parameter, body, response) that is not one. */
 function resolve(document: OpenApiDocument, value: JsonSchema): JsonSchema {
   let current = value;
-  while (typeof current === "object" && typeof current.$ref === "string") current = resolveRef(document, current.$ref);
+  while (typeof current === "object" && typeof current.$ref === "string")
+    current = resolveRef(document, current.$ref);
   return current;
 }
 
@@ -243,5 +295,9 @@ export function singularize(name: string): string {
 }
 
 export function pascal(name: string): string {
-  return name.split(/[^A-Za-z0-9]+/).filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join("");
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join("");
 }

@@ -18,7 +18,10 @@ export async function fetchOpenApi(baseUrl: string): Promise<OpenApiDocument> {
 
 /** Every generated file and the text the document makes of it. */
 export function generatedFiles(document: OpenApiDocument): [file: string, text: string][] {
-  return [[TYPES_FILE, emitTypes(document)], [COLLECTIONS_FILE, emitCollections(document)]];
+  return [
+    [TYPES_FILE, emitTypes(document)],
+    [COLLECTIONS_FILE, emitCollections(document)],
+  ];
 }
 
 if (import.meta.main) {

@@ -14,11 +14,19 @@ export interface SchemaContext {
 }
 
 /** The TypeScript type of `schema`; `property` names the enum alias when the schema is an enum. */
-export function typeText(schema: JsonSchema | undefined, context: SchemaContext, indent = "", property?: string): string {
+export function typeText(
+  schema: JsonSchema | undefined,
+  context: SchemaContext,
+  indent = "",
+  property?: string,
+): string {
   if (schema === undefined || schema === true) return "unknown";
   if (schema === false) return "never";
   if (typeof schema.$ref === "string") {
-    return context.reference(schema.$ref) ?? typeText(context.resolve(schema.$ref), context, indent, property);
+    return (
+      context.reference(schema.$ref) ??
+      typeText(context.resolve(schema.$ref), context, indent, property)
+    );
   }
   if ("const" in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) {
@@ -28,10 +36,16 @@ export function typeText(schema: JsonSchema | undefined, context: SchemaContext,
   const members = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
   if (members) return union(members.map((member) => typeText(member, context, indent, property)));
   if (Array.isArray(schema.allOf)) {
-    return (schema.allOf as JsonSchema[]).map((part) => parenthesise(typeText(part, context, indent, property))).join(" & ");
+    return (schema.allOf as JsonSchema[])
+      .map((part) => parenthesise(typeText(part, context, indent, property)))
+      .join(" & ");
   }
   if (Array.isArray(schema.type)) {
-    return union((schema.type as string[]).map((type) => typeText({ ...schema, type }, context, indent, property)));
+    return union(
+      (schema.type as string[]).map((type) =>
+        typeText({ ...schema, type }, context, indent, property),
+      ),
+    );
   }
   switch (schema.type) {
     case "string":
@@ -52,14 +66,23 @@ export function typeText(schema: JsonSchema | undefined, context: SchemaContext,
 }
 
 /** An object type literal, one documented property per line. */
-export function objectText(schema: { [keyword: string]: unknown }, context: SchemaContext, indent: string): string {
+export function objectText(
+  schema: { [keyword: string]: unknown },
+  context: SchemaContext,
+  indent: string,
+): string {
   const properties = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
   if (properties.length === 0) {
     // A map: `additionalProperties` or (TypeBox's Record) one `patternProperties` entry gives its values.
     const patterns = Object.values((schema.patternProperties ?? {}) as Record<string, JsonSchema>);
-    const values = patterns.length > 0 ? union(patterns.map((value) => typeText(value, context, indent))) : schema.additionalProperties;
+    const values =
+      patterns.length > 0
+        ? union(patterns.map((value) => typeText(value, context, indent)))
+        : schema.additionalProperties;
     if (typeof values === "string") return `Record<string, ${values}>`;
-    return values === undefined || values === false ? "Record<never, never>" : `Record<string, ${typeText(values as JsonSchema, context, indent)}>`;
+    return values === undefined || values === false
+      ? "Record<never, never>"
+      : `Record<string, ${typeText(values as JsonSchema, context, indent)}>`;
   }
   const required = new Set((schema.required ?? []) as string[]);
   const inner = `${indent}  `;

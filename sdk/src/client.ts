@@ -3,7 +3,11 @@
 import { ApiPromise } from "./core/api-promise.ts";
 import type { RequestOptions } from "./core/request-options.ts";
 import { type FetchLike, Transport } from "./core/transport.ts";
-import { type CollectionClients, type CollectionSpec, COLLECTIONS } from "./generated/collections.ts";
+import {
+  type CollectionClients,
+  type CollectionSpec,
+  COLLECTIONS,
+} from "./generated/collections.ts";
 import type { Usage } from "./generated/types.ts";
 import { EventsClient } from "./resources/events-client.ts";
 import { ResourceClient } from "./resources/resource-client.ts";
@@ -49,22 +53,31 @@ export class ErpClient {
     });
     this.events = new EventsClient(this.#transport);
     for (const [property, spec] of Object.entries(COLLECTIONS)) {
-      Object.defineProperty(this, property, { value: collectionClient(this.#transport, spec), enumerable: true });
+      Object.defineProperty(this, property, {
+        value: collectionClient(this.#transport, spec),
+        enumerable: true,
+      });
     }
   }
 
   /** This month's metered requests and the plan's quotas. */
   usage(options?: RequestOptions): ApiPromise<Usage> {
-    return new ApiPromise(this.#transport.request<Usage>({ method: "GET", path: "/v1/usage", options }));
+    return new ApiPromise(
+      this.#transport.request<Usage>({ method: "GET", path: "/v1/usage", options }),
+    );
   }
 }
 
 /** A collection's client, with one method per sub-collection: `equipment.rentals(id)`. */
-function collectionClient(transport: Transport, spec: CollectionSpec): ResourceClient<unknown, unknown, unknown, unknown> {
+function collectionClient(
+  transport: Transport,
+  spec: CollectionSpec,
+): ResourceClient<unknown, unknown, unknown, unknown> {
   const client = new ResourceClient(transport, spec.path);
   for (const [method, segment] of Object.entries(spec.children)) {
     Object.defineProperty(client, method, {
-      value: (id: number) => new ResourceClient(transport, `${spec.path}/${encodeURIComponent(id)}/${segment}`),
+      value: (id: number) =>
+        new ResourceClient(transport, `${spec.path}/${encodeURIComponent(id)}/${segment}`),
       enumerable: true,
     });
   }

@@ -45,7 +45,15 @@ export async function verifyWebhook(
   const now = (options.now ?? new Date()).getTime() / 1000;
   if (Math.abs(now - timestamp) > (options.toleranceSeconds ?? 300)) return false;
   const body = typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody);
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const expected = hex(await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`)));
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const expected = hex(
+    await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`)),
+  );
   return signatures.some((signature) => constantTimeEqual(signature, expected));
 }

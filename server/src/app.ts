@@ -22,7 +22,6 @@ import { docsRoutes } from "./surfaces/docs.ts";
 import { healthRoutes } from "./surfaces/health.ts";
 import { openApiRoutes } from "./surfaces/openapi.ts";
 
-
 export interface AppDeps {
   database: Pick<DatabaseHandle, "db" | "reader" | "writer">;
   meter: UsageMeter;
@@ -42,7 +41,12 @@ export function buildApp(deps: AppDeps) {
   // One id allocator per process: the blocks of ids it reserved are this process's to hand out.
   // One group commit per process: a company's writes wait for its commit in flight here.
   const store = { db, writer, ids: new IdAllocator(reader), commits: new GroupCommits() };
-  const routeDeps = { db, store, admission: new Admission(companies, limiter, deps.meter), waiters };
+  const routeDeps = {
+    db,
+    store,
+    admission: new Admission(companies, limiter, deps.meter),
+    waiters,
+  };
   const methods = methodTable();
   const app = new Elysia({ normalize: false })
     .use(errorHandler(methods.lookup))

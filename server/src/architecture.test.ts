@@ -45,7 +45,10 @@ function folderGraph(): Map<string, Set<string>> {
 function fileGraph(roots: readonly string[]): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const file of roots.flatMap((root) => sources(path.join(REPOSITORY, root)))) {
-    graph.set(path.relative(REPOSITORY, file), new Set(importsOf(file).map((target) => path.relative(REPOSITORY, target))));
+    graph.set(
+      path.relative(REPOSITORY, file),
+      new Set(importsOf(file).map((target) => path.relative(REPOSITORY, target))),
+    );
   }
   return graph;
 }
@@ -80,10 +83,20 @@ test("the folders of server/src import each other without a cycle", () => {
 test("no file of the server, the SDK or the CLI imports itself through others", () => {
   const graph = fileGraph(["server/src", "sdk/src", "cli/src"]);
   expect(graph.size).toBeGreaterThan(100);
-  expect(graph.get("server/src/routes/resource-routes.ts")).toContain("server/src/routes/create-route.ts");
+  expect(graph.get("server/src/routes/resource-routes.ts")).toContain(
+    "server/src/routes/create-route.ts",
+  );
   expect(findCycle(graph)).toBeUndefined();
 });
 
 test("the cycle finder finds a cycle", () => {
-  expect(findCycle(new Map([["a", new Set(["b"])], ["b", new Set(["c"])], ["c", new Set(["a"])]]))).toEqual(["a", "b", "c", "a"]);
+  expect(
+    findCycle(
+      new Map([
+        ["a", new Set(["b"])],
+        ["b", new Set(["c"])],
+        ["c", new Set(["a"])],
+      ]),
+    ),
+  ).toEqual(["a", "b", "c", "a"]);
 });

@@ -19,7 +19,11 @@ export async function purgeExpired(db: Database): Promise<void> {
 /** Starts the timer; the returned function stops it. */
 export function startHousekeeping(db: Database, intervalMs = 60_000): () => void {
   const timer = setInterval(() => {
-    purgeExpired(db).catch((error) => log.throttled("warn", "housekeeping", "housekeeping failed; retrying next round", { error: errorLabel(error) }));
+    purgeExpired(db).catch((error) =>
+      log.throttled("warn", "housekeeping", "housekeeping failed; retrying next round", {
+        error: errorLabel(error),
+      }),
+    );
   }, intervalMs);
   timer.unref?.();
   return () => clearInterval(timer);

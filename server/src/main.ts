@@ -21,7 +21,9 @@ import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 const config = loadConfig();
 setLogLevel(config.logLevel);
 await migrateWhenReachable(config.databaseUrl);
-const database = connectDatabase(config.databaseUrl, { galera: await isGaleraNode(config.databaseUrl) });
+const database = connectDatabase(config.databaseUrl, {
+  galera: await isGaleraNode(config.databaseUrl),
+});
 
 /** A server started before its database waits for it (up to a minute) instead of dying. */
 async function migrateWhenReachable(url: string): Promise<void> {
@@ -40,7 +42,11 @@ async function migrateWhenReachable(url: string): Promise<void> {
 async function seedDemoCompany(db: Database): Promise<string | undefined> {
   const [row] = await db.select({ total: count() }).from(companies);
   if (Number(row?.total ?? 0) > 0) return undefined;
-  const demo = await createCompany(db, { name: "Demo Construction Co.", plan: "enterprise", addons: ["api", "estimates", "subcontractors", "equipment"] });
+  const demo = await createCompany(db, {
+    name: "Demo Construction Co.",
+    plan: "enterprise",
+    addons: ["api", "estimates", "subcontractors", "equipment"],
+  });
   return demo.token;
 }
 
@@ -55,7 +61,8 @@ const app = buildApp({ database, meter, limiter, waiters });
 // Every process delivers webhooks; leases in the database keep one process per delivery.
 const webhooks = new WebhookDispatcher(database.db);
 webhooks.start();
-const demoToken = process.env.ERP_SKIP_DEMO === "1" ? undefined : await seedDemoCompany(database.db);
+const demoToken =
+  process.env.ERP_SKIP_DEMO === "1" ? undefined : await seedDemoCompany(database.db);
 /** The request Bun received, for the few the app sees under another URL (routable-request.ts). */
 const received = new WeakMap<Request, Request>();
 const server = Bun.serve({
@@ -94,7 +101,10 @@ async function shutdown(signal: string): Promise<void> {
   stopHousekeeping();
   // Long-polls are answered (empty) now rather than holding the drain for up to 30 s.
   waiters.close();
-  const drained = await Promise.race([server.stop().then(() => true), Bun.sleep(DRAIN_MS).then(() => false)]);
+  const drained = await Promise.race([
+    server.stop().then(() => true),
+    Bun.sleep(DRAIN_MS).then(() => false),
+  ]);
   if (!drained) log.warn("in-flight requests still running at shutdown", { waited_ms: DRAIN_MS });
   await webhooks.stop();
   await meter.close();

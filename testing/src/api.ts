@@ -14,13 +14,20 @@ export interface RequestOptions {
 }
 
 export class Api {
-  constructor(readonly baseUrl: string, readonly token?: string) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly token?: string,
+  ) {}
 
   as(token: string | undefined): Api {
     return new Api(this.baseUrl, token);
   }
 
-  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     const token = options.token === undefined ? this.token : options.token;
     if (token) headers.authorization = `Bearer ${token}`;
@@ -46,11 +53,19 @@ export class Api {
     return this.request<T>("GET", path, options);
   }
 
-  post<T = any>(path: string, body?: unknown, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  post<T = any>(
+    path: string,
+    body?: unknown,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     return this.request<T>("POST", path, { ...options, body });
   }
 
-  patch<T = any>(path: string, body?: unknown, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  patch<T = any>(
+    path: string,
+    body?: unknown,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     return this.request<T>("PATCH", path, { ...options, body });
   }
 
@@ -60,9 +75,14 @@ export class Api {
 }
 
 /** Creates a record and returns its id, failing loudly when the API refuses. */
-export async function create(api: Api, path: string, body: Record<string, unknown>): Promise<number> {
+export async function create(
+  api: Api,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<number> {
   const response = await api.post(path, body);
-  if (response.status !== 201) throw new Error(`POST ${path} → ${response.status} ${response.text}`);
+  if (response.status !== 201)
+    throw new Error(`POST ${path} → ${response.status} ${response.text}`);
   return response.body.data.id as number;
 }
 
@@ -70,7 +90,11 @@ export async function create(api: Api, path: string, body: Record<string, unknow
  * Repeats a request until it answers `status` (then returns that answer) or `withinMs` passes
  * (then returns the last one): for what the contract lets lag, such as a revocation (5 s).
  */
-export async function eventually(send: () => Promise<ApiResponse>, status: number, withinMs = 5_500): Promise<ApiResponse> {
+export async function eventually(
+  send: () => Promise<ApiResponse>,
+  status: number,
+  withinMs = 5_500,
+): Promise<ApiResponse> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     const response = await send();

@@ -12,18 +12,35 @@ const CHROMIUM_CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
  * otherwise, so the caller can say so loudly.
  */
 export function ensureChromium(): { path: string } | { missing: string } {
-  const found = () => CHROMIUM_CANDIDATES.find((candidate) => existsSync(candidate)) ?? Bun.which("chromium") ?? undefined;
+  const found = () =>
+    CHROMIUM_CANDIDATES.find((candidate) => existsSync(candidate)) ??
+    Bun.which("chromium") ??
+    undefined;
   const present = found();
   if (present) return { path: present };
-  if (process.getuid?.() !== 0 || !existsSync("/etc/debian_version")) return { missing: "chromium is not installed and this is not root on Debian (apt-get install chromium)" };
+  if (process.getuid?.() !== 0 || !existsSync("/etc/debian_version"))
+    return {
+      missing:
+        "chromium is not installed and this is not root on Debian (apt-get install chromium)",
+    };
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  let install = Bun.spawnSync(["apt-get", "install", "-y", "-qq", "chromium"], { env, stdout: "ignore", stderr: "pipe" });
+  let install = Bun.spawnSync(["apt-get", "install", "-y", "-qq", "chromium"], {
+    env,
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   if (install.exitCode !== 0) {
     Bun.spawnSync(["apt-get", "update", "-qq"], { env, stdout: "ignore", stderr: "ignore" });
-    install = Bun.spawnSync(["apt-get", "install", "-y", "-qq", "chromium"], { env, stdout: "ignore", stderr: "pipe" });
+    install = Bun.spawnSync(["apt-get", "install", "-y", "-qq", "chromium"], {
+      env,
+      stdout: "ignore",
+      stderr: "pipe",
+    });
   }
   const installed = found();
-  return installed ? { path: installed } : { missing: `apt-get install chromium failed: ${install.stderr.toString().slice(-500)}` };
+  return installed
+    ? { path: installed }
+    : { missing: `apt-get install chromium failed: ${install.stderr.toString().slice(-500)}` };
 }
 
 /**
@@ -36,6 +53,12 @@ export async function launchChromium(purpose: string): Promise<Browser> {
   const { chromium: driver } = await import("playwright-core");
   return driver.launch({
     executablePath: chromium.path,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
   });
 }

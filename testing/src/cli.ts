@@ -30,17 +30,26 @@ export interface RunningCli {
 
 export function startErp(args: string[], options: CliOptions = {}): RunningCli {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("ERP_") && value !== undefined) env[name] = value;
+  for (const [name, value] of Object.entries(process.env))
+    if (!name.startsWith("ERP_") && value !== undefined) env[name] = value;
   const child = Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), ...args], {
     cwd: ROOT,
     // The import journal of each test file lives in its own state directory, never in the user's home.
-    env: { ...env, ERP_CONFIG: path.join(isolated, "no-login.json"), XDG_STATE_HOME: path.join(isolated, "state"), ...options.env },
+    env: {
+      ...env,
+      ERP_CONFIG: path.join(isolated, "no-login.json"),
+      XDG_STATE_HOME: path.join(isolated, "state"),
+      ...options.env,
+    },
     stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
     stdout: "pipe",
     stderr: "pipe",
   });
-  const finished = Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-    .then(([stdout, stderr, code]) => ({ code, stdout, stderr }));
+  const finished = Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]).then(([stdout, stderr, code]) => ({ code, stdout, stderr }));
   return { process: child, finished };
 }
 
@@ -49,16 +58,28 @@ export function erp(args: string[], options: CliOptions = {}): Promise<CliResult
 }
 
 /** The same CLI bound to one server and token through ERP_BASE_URL/ERP_TOKEN. */
-export function erpFor(baseUrl: string, token: string): (args: string[], options?: CliOptions) => Promise<CliResult> {
+export function erpFor(
+  baseUrl: string,
+  token: string,
+): (args: string[], options?: CliOptions) => Promise<CliResult> {
   return (args, options = {}) => erp(args, connected(baseUrl, token, options));
 }
 
 /** startErp bound to one server and token, as erpFor. */
-export function startErpFor(baseUrl: string, token: string): (args: string[], options?: CliOptions) => RunningCli {
+export function startErpFor(
+  baseUrl: string,
+  token: string,
+): (args: string[], options?: CliOptions) => RunningCli {
   return (args, options = {}) => startErp(args, connected(baseUrl, token, options));
 }
 
-const connected = (baseUrl: string, token: string, options: CliOptions): CliOptions =>
-  ({ ...options, env: { ERP_BASE_URL: baseUrl, ERP_TOKEN: token, ...options.env } });
+const connected = (baseUrl: string, token: string, options: CliOptions): CliOptions => ({
+  ...options,
+  env: { ERP_BASE_URL: baseUrl, ERP_TOKEN: token, ...options.env },
+});
 
-export const ndjson = (text: string): any[] => text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line));
+export const ndjson = (text: string): any[] =>
+  text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line));

@@ -1,5 +1,12 @@
 // Creates companies and tokens directly in the test database, as `bun run admin` does.
-import { connectDatabase, createCompany, issueToken, revokeToken, type DatabaseHandle, type NewCompany } from "@erp/server/admin";
+import {
+  connectDatabase,
+  createCompany,
+  issueToken,
+  revokeToken,
+  type DatabaseHandle,
+  type NewCompany,
+} from "@erp/server/admin";
 import { testDatabaseUrl } from "./server.ts";
 
 let handle: DatabaseHandle | undefined;

@@ -27,14 +27,21 @@ export interface ExampleExchange {
 /** Collections: paths one POSTs to whose members have paths of their own (/v1/projects, /v1/projects/{id}). */
 export function collectionsOf(document: Json): string[] {
   const paths = Object.keys(document.paths);
-  return paths.filter((path) => document.paths[path].post && paths.some((other) => other.startsWith(`${path}/{`)));
+  return paths.filter(
+    (path) => document.paths[path].post && paths.some((other) => other.startsWith(`${path}/{`)),
+  );
 }
 
 /** The collection a body field references, if it is a reference: `project_id` → /v1/projects. */
-export function referencedCollection(collections: readonly string[], field: string): string | undefined {
+export function referencedCollection(
+  collections: readonly string[],
+  field: string,
+): string | undefined {
   if (!field.endsWith("_id")) return undefined;
   const singular = (name: string): string => name.replace(/ies$/, "y").replace(/s$/, "");
-  return collections.find((collection) => singular(collection.split("/").at(-1)!) === field.slice(0, -3));
+  return collections.find(
+    (collection) => singular(collection.split("/").at(-1)!) === field.slice(0, -3),
+  );
 }
 
 /** The example of a request body: the media type's own, else its schema's first. */
@@ -42,9 +49,12 @@ export function exampleBody(document: Json, operation: Json): unknown {
   const media = operation.requestBody?.content?.["application/json"] as Json | undefined;
   if (!media) return undefined;
   if (media.example !== undefined) return media.example;
-  const schema = media.schema?.$ref ? document.components.schemas[(media.schema.$ref as string).split("/").pop()!] : media.schema;
+  const schema = media.schema?.$ref
+    ? document.components.schemas[(media.schema.$ref as string).split("/").pop()!]
+    : media.schema;
   const example = schema?.examples?.[0] ?? schema?.example;
-  if (example === undefined) throw new Error(`${operation.operationId}: its request body has no example`);
+  if (example === undefined)
+    throw new Error(`${operation.operationId}: its request body has no example`);
   return structuredClone(example);
 }
 
@@ -52,7 +62,10 @@ export class ExampleRunner {
   readonly #records = new Map<string, number>();
   readonly #collections: string[];
 
-  constructor(readonly document: Json, readonly api: Api) {
+  constructor(
+    readonly document: Json,
+    readonly api: Api,
+  ) {
     this.#collections = collectionsOf(document);
   }
 
@@ -61,7 +74,8 @@ export class ExampleRunner {
     const exchanges: ExampleExchange[] = [];
     for (const [template, item] of Object.entries(this.document.paths as Record<string, Json>)) {
       if (this.#collections.includes(template)) await this.#recordOf(template, false);
-      for (const method of METHODS.filter((name) => item[name])) exchanges.push(await this.send(method, template, item[method]));
+      for (const method of METHODS.filter((name) => item[name]))
+        exchanges.push(await this.send(method, template, item[method]));
     }
     return exchanges;
   }
@@ -70,11 +84,21 @@ export class ExampleRunner {
     const path = await this.#fill(template, operation, method === "delete");
     const body = await this.#body(operation);
     const secured = !(Array.isArray(operation.security) && operation.security.length === 0);
-    const response = await this.api.request(method.toUpperCase(), path, { body, ...(secured ? {} : { token: null }) });
+    const response = await this.api.request(method.toUpperCase(), path, {
+      body,
+      ...(secured ? {} : { token: null }),
+    });
     return {
-      operationId: operation.operationId, method: method.toUpperCase(), template, path, secured, body,
-      status: response.status, contentType: (response.headers.get("content-type") ?? "").split(";")[0]!.trim(),
-      answer: response.body, text: response.text,
+      operationId: operation.operationId,
+      method: method.toUpperCase(),
+      template,
+      path,
+      secured,
+      body,
+      status: response.status,
+      contentType: (response.headers.get("content-type") ?? "").split(";")[0]!.trim(),
+      answer: response.body,
+      text: response.text,
     };
   }
 
@@ -84,11 +108,14 @@ export class ExampleRunner {
     const names = [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     for (const [index, name] of names.entries()) {
       const owner = template.slice(0, template.indexOf(`/{${name}}`));
-      const parameter = ((operation.parameters ?? []) as Json[]).find((p) => p.in === "path" && p.name === name);
+      const parameter = ((operation.parameters ?? []) as Json[]).find(
+        (p) => p.in === "path" && p.name === name,
+      );
       const value = this.#collections.includes(owner)
         ? await this.#recordOf(owner, fresh && index === names.length - 1)
         : parameter?.example;
-      if (value === undefined) throw new Error(`${operation.operationId}: path parameter ${name} has no example`);
+      if (value === undefined)
+        throw new Error(`${operation.operationId}: path parameter ${name} has no example`);
       path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
     }
     return path;
@@ -110,7 +137,10 @@ export class ExampleRunner {
     const known = this.#records.get(collection);
     if (known !== undefined && !fresh) return known;
     const created = await this.send("post", collection, this.document.paths[collection].post);
-    if (created.status !== 201) throw new Error(`POST ${created.path} (its documented example) answered ${created.status}: ${created.text}`);
+    if (created.status !== 201)
+      throw new Error(
+        `POST ${created.path} (its documented example) answered ${created.status}: ${created.text}`,
+      );
     const id = (created.answer as Json).data.id as number;
     if (!fresh) this.#records.set(collection, id);
     return id;

@@ -7,7 +7,8 @@ import type { ApiResponse } from "./api.ts";
 type Json = Record<string, any>;
 
 const DOCUMENT_ID = "openapi.json";
-const pointer = (...parts: string[]): string => parts.map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+const pointer = (...parts: string[]): string =>
+  parts.map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
 
 export class OpenApiContract {
   private readonly ajv: Ajv2020;
@@ -18,14 +19,27 @@ export class OpenApiContract {
     this.ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
     addFormats(this.ajv);
     // The document's own members are not JSON Schema keywords; declare them so strict mode accepts the container.
-    this.ajv.addVocabulary(["openapi", "info", "servers", "paths", "components", "tags", "security", "webhooks", "jsonSchemaDialect", "externalDocs"]);
+    this.ajv.addVocabulary([
+      "openapi",
+      "info",
+      "servers",
+      "paths",
+      "components",
+      "tags",
+      "security",
+      "webhooks",
+      "jsonSchemaDialect",
+      "externalDocs",
+    ]);
     this.ajv.addSchema(document, DOCUMENT_ID);
     // A concrete path matches a literal one (/v1/projects/batch) before a templated one (/v1/projects/{id}), as OpenAPI says.
     const parameters = (template: string): number => template.split("{").length;
-    this.templates = Object.keys(document.paths).sort((a, b) => parameters(a) - parameters(b)).map((template) => ({
-      template,
-      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`),
-    }));
+    this.templates = Object.keys(document.paths)
+      .sort((a, b) => parameters(a) - parameters(b))
+      .map((template) => ({
+        template,
+        pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+      }));
   }
 
   /** The path template a concrete path is served under. */
@@ -41,15 +55,28 @@ export class OpenApiContract {
     const operation = this.document.paths[template][method.toLowerCase()];
     if (!operation) return [`${method} ${template} is not in the document`];
     const status = String(response.status);
-    const declared = operation.responses[status] ? status : operation.responses.default ? "default" : undefined;
+    const declared = operation.responses[status]
+      ? status
+      : operation.responses.default
+        ? "default"
+        : undefined;
     if (!declared) return [`${method} ${template}: status ${status} is not declared`];
     const content = operation.responses[declared].content as Json | undefined;
-    if (!content) return response.text.length === 0 ? [] : [`${method} ${template} ${status}: a body where none is declared`];
+    if (!content)
+      return response.text.length === 0
+        ? []
+        : [`${method} ${template} ${status}: a body where none is declared`];
     const mediaType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
-    if (!content[mediaType]) return [`${method} ${template} ${status}: content type ${mediaType} is not declared (${Object.keys(content).join(", ")})`];
+    if (!content[mediaType])
+      return [
+        `${method} ${template} ${status}: content type ${mediaType} is not declared (${Object.keys(content).join(", ")})`,
+      ];
     const ref = `${DOCUMENT_ID}#/${pointer("paths", template, method.toLowerCase(), "responses", declared, "content", mediaType, "schema")}`;
     const validate = this.ajv.getSchema(ref) ?? this.ajv.compile({ $ref: ref });
     if (validate(response.body)) return [];
-    return (validate.errors ?? []).map((error) => `${method} ${path} ${status}: ${error.instancePath || "(body)"} ${error.message} ${JSON.stringify(error.params)}`);
+    return (validate.errors ?? []).map(
+      (error) =>
+        `${method} ${path} ${status}: ${error.instancePath || "(body)"} ${error.message} ${JSON.stringify(error.params)}`,
+    );
   }
 }

@@ -16,7 +16,10 @@ const CONTRACT = {
 
 /** `/v1/equipment/{id}/rentals` → `rentalsId`: the collection variable holding a record made there. */
 export function idVariable(collection: string, suffix = "Id"): string {
-  const last = collection.split("/").filter((segment) => !segment.startsWith("{")).at(-1)!;
+  const last = collection
+    .split("/")
+    .filter((segment) => !segment.startsWith("{"))
+    .at(-1)!;
   return last.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()) + suffix;
 }
 
@@ -29,7 +32,13 @@ interface Operation {
 
 function operationsOf(document: Json): Operation[] {
   return Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) =>
-    METHODS.filter((method) => item[method]).map((method) => ({ method, path, id: item[method].operationId as string, operation: item[method] })));
+    METHODS.filter((method) => item[method]).map((method) => ({
+      method,
+      path,
+      id: item[method].operationId as string,
+      operation: item[method],
+    })),
+  );
 }
 
 /**
@@ -41,27 +50,41 @@ function operationsOf(document: Json): Operation[] {
 export function portmanConfig(document: Json): Json {
   const operations = operationsOf(document);
   const collections = collectionsOf(document);
-  const creating = operations.filter(({ operation }) => operation.responses?.["201"]).map(({ id }) => id);
+  const creating = operations
+    .filter(({ operation }) => operation.responses?.["201"])
+    .map(({ id }) => id);
   const assignVariables: Json[] = collections.map((collection) => ({
     openApiOperation: `POST::${collection}`,
     collectionVariables: [{ responseBodyProp: "data.id", name: idVariable(collection) }],
   }));
   for (const collection of collections) {
     if (!document.paths[`${collection}/batch`]?.post) continue;
-    assignVariables.push({ openApiOperation: `POST::${collection}/batch`, collectionVariables: [{ responseBodyProp: "data.results[0].id", name: idVariable(collection, "BatchId") }] });
+    assignVariables.push({
+      openApiOperation: `POST::${collection}/batch`,
+      collectionVariables: [
+        { responseBodyProp: "data.results[0].id", name: idVariable(collection, "BatchId") },
+      ],
+    });
   }
   const overwrites: Json[] = [];
   for (const { method, path, operation } of operations) {
     const overwrite: Json = { openApiOperation: `${method.toUpperCase()}::${path}` };
     const pathVariables = [...path.matchAll(/\{([^}]+)\}/g)]
       .filter(([, name]) => name !== "external_id")
-      .map(([whole, name]) => ({ key: name, value: `{{${idVariable(path.slice(0, path.indexOf(`/${whole}`)))}}}` }));
+      .map(([whole, name]) => ({
+        key: name,
+        value: `{{${idVariable(path.slice(0, path.indexOf(`/${whole}`)))}}}`,
+      }));
     if (pathVariables.length > 0) overwrite.overwriteRequestPathVariables = pathVariables;
     // A reference in an example body (a rental's project_id) names a record the other folder made.
     const references = Object.keys(exampleBody(document, operation) ?? {})
       .map((field) => ({ field, target: referencedCollection(collections, field) }))
       .filter(({ target }) => target);
-    if (references.length > 0) overwrite.overwriteRequestBody = references.map(({ field, target }) => ({ key: field, value: `{{{${idVariable(target!, "BatchId")}}}}` }));
+    if (references.length > 0)
+      overwrite.overwriteRequestBody = references.map(({ field, target }) => ({
+        key: field,
+        value: `{{{${idVariable(target!, "BatchId")}}}}`,
+      }));
     if (Object.keys(overwrite).length > 1) overwrites.push(overwrite);
   }
   const notDeletes = operations.filter(({ method }) => method !== "delete");
@@ -78,7 +101,9 @@ export function portmanConfig(document: Json): Json {
     assignVariables,
     overwrites,
     globals: {
-      orderOfOperations: [...notDeletes, ...deletes].map(({ method, path }) => `${method.toUpperCase()}::${path}`),
+      orderOfOperations: [...notDeletes, ...deletes].map(
+        ({ method, path }) => `${method.toUpperCase()}::${path}`,
+      ),
     },
   };
 }

@@ -15,9 +15,14 @@ const PRISM = path.resolve(import.meta.dir, "../node_modules/.bin/prism");
 export async function startPrism(documentFile: string, upstream?: string): Promise<Prism> {
   const port = await freePort();
   const mode = upstream === undefined ? ["mock", documentFile] : ["proxy", documentFile, upstream];
-  const child = Bun.spawn([process.execPath, PRISM, ...mode, "--host", "127.0.0.1", "--port", String(port)], {
-    stdin: "ignore", stdout: "pipe", stderr: "pipe",
-  });
+  const child = Bun.spawn(
+    [process.execPath, PRISM, ...mode, "--host", "127.0.0.1", "--port", String(port)],
+    {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   let output = "";
   const collect = async (stream: ReadableStream<Uint8Array>): Promise<void> => {
     const reader = stream.getReader();
@@ -31,7 +36,8 @@ export async function startPrism(documentFile: string, upstream?: string): Promi
   void collect(child.stderr);
   const deadline = Date.now() + 45_000;
   while (!output.includes("Prism is listening")) {
-    if (child.exitCode !== null) throw new Error(`prism exited (${child.exitCode}):\n${output.slice(-2000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`prism exited (${child.exitCode}):\n${output.slice(-2000)}`);
     if (Date.now() > deadline) {
       child.kill();
       throw new Error(`prism did not start within 45 s:\n${output.slice(-2000)}`);

@@ -21,7 +21,9 @@ export class PrivateDatabase {
   }
 
   get running(): boolean {
-    return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
+    return (
+      this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null
+    );
   }
 
   /** Initialises the data directory on first use, then starts mariadbd and waits until it answers. */
@@ -31,32 +33,54 @@ export class PrivateDatabase {
     const datadir = path.join(this.dir, "data");
     const asRoot = process.getuid?.() === 0 ? ["--user=root"] : [];
     if (this.#port === 0) {
-      const installDb = Bun.which("mariadb-install-db", { PATH: SBIN_PATH }) ?? Bun.which("mysql_install_db", { PATH: SBIN_PATH });
+      const installDb =
+        Bun.which("mariadb-install-db", { PATH: SBIN_PATH }) ??
+        Bun.which("mysql_install_db", { PATH: SBIN_PATH });
       if (!installDb) throw new Error("mariadb-install-db is not installed");
-      const init = spawnSync(installDb, ["--no-defaults", `--datadir=${datadir}`, "--auth-root-authentication-method=normal", "--skip-test-db", ...asRoot], { encoding: "utf8" });
-      if (init.status !== 0) throw new Error(`mariadb-install-db failed: ${(init.stderr || init.stdout).slice(-1000)}`);
+      const init = spawnSync(
+        installDb,
+        [
+          "--no-defaults",
+          `--datadir=${datadir}`,
+          "--auth-root-authentication-method=normal",
+          "--skip-test-db",
+          ...asRoot,
+        ],
+        { encoding: "utf8" },
+      );
+      if (init.status !== 0)
+        throw new Error(`mariadb-install-db failed: ${(init.stderr || init.stdout).slice(-1000)}`);
       this.#port = await freePort();
     }
-    const child = spawn(server, [
-      "--no-defaults",
-      `--datadir=${datadir}`,
-      `--socket=${path.join(this.dir, "mysqld.sock")}`,
-      `--pid-file=${path.join(this.dir, "mysqld.pid")}`,
-      `--port=${this.#port}`,
-      "--bind-address=127.0.0.1",
-      "--skip-name-resolve",
-      `--log-error=${path.join(this.dir, "error.log")}`,
-      "--innodb-buffer-pool-size=64M",
-      "--innodb-log-file-size=48M",
-      ...asRoot,
-    ], { stdio: "ignore" });
+    const child = spawn(
+      server,
+      [
+        "--no-defaults",
+        `--datadir=${datadir}`,
+        `--socket=${path.join(this.dir, "mysqld.sock")}`,
+        `--pid-file=${path.join(this.dir, "mysqld.pid")}`,
+        `--port=${this.#port}`,
+        "--bind-address=127.0.0.1",
+        "--skip-name-resolve",
+        `--log-error=${path.join(this.dir, "error.log")}`,
+        "--innodb-buffer-pool-size=64M",
+        "--innodb-log-file-size=48M",
+        ...asRoot,
+      ],
+      { stdio: "ignore" },
+    );
     this.#child = child;
     this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
-      if (!this.running) throw new Error(`mariadbd exited while starting; see ${path.join(this.dir, "error.log")}`);
+      if (!this.running)
+        throw new Error(`mariadbd exited while starting; see ${path.join(this.dir, "error.log")}`);
       try {
-        const connection = await mysql.createConnection({ host: "127.0.0.1", port: this.#port, user: "root" });
+        const connection = await mysql.createConnection({
+          host: "127.0.0.1",
+          port: this.#port,
+          user: "root",
+        });
         await connection.end();
         return;
       } catch {
@@ -75,7 +99,12 @@ export class PrivateDatabase {
 
   /** Runs statements on the private server as root (creating databases, inspecting rows). */
   async query<T = unknown>(sql: string, params: unknown[] = [], database?: string): Promise<T> {
-    const connection = await mysql.createConnection({ host: "127.0.0.1", port: this.#port, user: "root", database });
+    const connection = await mysql.createConnection({
+      host: "127.0.0.1",
+      port: this.#port,
+      user: "root",
+      database,
+    });
     try {
       const [rows] = await connection.query(sql, params);
       return rows as T;

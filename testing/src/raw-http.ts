@@ -31,7 +31,11 @@ async function connect(port: number) {
 }
 
 /** Sends `request` as is and reads until the server closes the connection or `timeoutMs` passes. */
-export async function rawRequest(port: number, request: string, timeoutMs = 5_000): Promise<RawResponse> {
+export async function rawRequest(
+  port: number,
+  request: string,
+  timeoutMs = 5_000,
+): Promise<RawResponse> {
   const { socket, state, closed } = await connect(port);
   socket.write(request);
   await Promise.race([closed, Bun.sleep(timeoutMs)]);
@@ -44,7 +48,8 @@ type Connection = Awaited<ReturnType<typeof connect>>;
 /** An interim `100 Continue` is not the answer; a final status line is, and so is a closed connection. */
 const INTERIM = /^HTTP\/1\.[01] 1\d\d[^\r]*\r\n(?:[^\r]+\r\n)*\r\n/;
 const finalPart = (received: string): string => received.replace(INTERIM, "");
-const answered = ({ state }: Connection): boolean => state.closed || finalPart(state.received).includes("\r\n\r\n");
+const answered = ({ state }: Connection): boolean =>
+  state.closed || finalPart(state.received).includes("\r\n\r\n");
 
 /** Writes `bytes` with back-pressure, and stops as soon as the server answers or closes. */
 async function writeUntilAnswered(connection: Connection, bytes: Uint8Array): Promise<boolean> {
@@ -58,7 +63,10 @@ async function writeUntilAnswered(connection: Connection, bytes: Uint8Array): Pr
 }
 
 /** Waits (up to 10 s) for the final answer, then closes and returns it with how much was written. */
-async function finish(connection: Connection, bytesWritten: number): Promise<RawResponse & { bytesWritten: number }> {
+async function finish(
+  connection: Connection,
+  bytesWritten: number,
+): Promise<RawResponse & { bytesWritten: number }> {
   const deadline = Date.now() + 10_000;
   while (!answered(connection) && Date.now() < deadline) await Bun.sleep(10);
   await Bun.sleep(50);
@@ -67,17 +75,33 @@ async function finish(connection: Connection, bytesWritten: number): Promise<Raw
 }
 
 const headLines = (method: string, path: string, headers: Record<string, string>): string =>
-  [`${method} ${path} HTTP/1.1`, "Host: 127.0.0.1", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "", ""].join("\r\n");
+  [
+    `${method} ${path} HTTP/1.1`,
+    "Host: 127.0.0.1",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    "",
+    "",
+  ].join("\r\n");
 
 /**
  * Streams a chunked body of `totalBytes` (in 64 KiB chunks) and stops writing as soon as the
  * server answers or closes, as a real client does. Returns the answer and how much was written.
  */
-export async function chunkedUpload(port: number, path: string, headers: Record<string, string>, totalBytes: number): Promise<RawResponse & { bytesWritten: number }> {
+export async function chunkedUpload(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  totalBytes: number,
+): Promise<RawResponse & { bytesWritten: number }> {
   const connection = await connect(port);
   connection.socket.write(headLines("POST", path, { "Transfer-Encoding": "chunked", ...headers }));
   const chunk = new Uint8Array(64 * 1024).fill(0x20);
-  const frame = new Uint8Array([...new TextEncoder().encode(`${chunk.length.toString(16)}\r\n`), ...chunk, 13, 10]);
+  const frame = new Uint8Array([
+    ...new TextEncoder().encode(`${chunk.length.toString(16)}\r\n`),
+    ...chunk,
+    13,
+    10,
+  ]);
   let bytesWritten = 0;
   while (!answered(connection) && bytesWritten < totalBytes) {
     // Back-pressure: finish this frame before the next one.
@@ -94,12 +118,29 @@ export async function chunkedUpload(port: number, path: string, headers: Record<
  * `Expect: 100-continue` and writes the body only after a `100 Continue`, as curl does; either
  * way it stops writing once the server gives its final answer.
  */
-export async function lengthUpload(port: number, path: string, headers: Record<string, string>, totalBytes: number, expectContinue = false): Promise<RawResponse & { bytesWritten: number }> {
+export async function lengthUpload(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  totalBytes: number,
+  expectContinue = false,
+): Promise<RawResponse & { bytesWritten: number }> {
   const connection = await connect(port);
-  connection.socket.write(headLines("POST", path, { "Content-Length": String(totalBytes), ...(expectContinue ? { Expect: "100-continue" } : {}), ...headers }));
+  connection.socket.write(
+    headLines("POST", path, {
+      "Content-Length": String(totalBytes),
+      ...(expectContinue ? { Expect: "100-continue" } : {}),
+      ...headers,
+    }),
+  );
   if (expectContinue) {
     const deadline = Date.now() + 10_000;
-    while (!answered(connection) && !INTERIM.test(connection.state.received) && Date.now() < deadline) await Bun.sleep(5);
+    while (
+      !answered(connection) &&
+      !INTERIM.test(connection.state.received) &&
+      Date.now() < deadline
+    )
+      await Bun.sleep(5);
     if (answered(connection)) return finish(connection, 0);
   }
   const chunk = new Uint8Array(64 * 1024).fill(0x20);
@@ -117,5 +158,9 @@ function parse(received: string): RawResponse {
   const split = final.indexOf("\r\n\r\n");
   const head = split >= 0 ? final.slice(0, split) : final;
   const match = /^HTTP\/1\.[01] (\d{3})/.exec(head);
-  return { status: match ? Number(match[1]) : 0, head, body: split >= 0 ? final.slice(split + 4) : "" };
+  return {
+    status: match ? Number(match[1]) : 0,
+    head,
+    body: split >= 0 ? final.slice(split + 4) : "",
+  };
 }

@@ -24,7 +24,9 @@ export async function snapshot(api: Api): Promise<Record<string, unknown>> {
     if (list.status !== 200) continue;
     for (const child of childrenOf(name)) {
       for (const item of list.body.data as { id: number }[]) {
-        state[`${resource}/${item.id}/${child}`] = (await api.get(`/v1/${resource}/${item.id}/${child}?limit=100`)).body;
+        state[`${resource}/${item.id}/${child}`] = (
+          await api.get(`/v1/${resource}/${item.id}/${child}?limit=100`)
+        ).body;
       }
     }
   }
@@ -36,9 +38,13 @@ export async function nextAutoIncrement(table: string): Promise<number> {
   const { pool } = testDb();
   const connection = await pool.getConnection();
   try {
-    await connection.query("SET SESSION information_schema_stats_expiry = 0").catch(() => undefined);
+    await connection
+      .query("SET SESSION information_schema_stats_expiry = 0")
+      .catch(() => undefined);
     const [rows] = await connection.query<RowDataPacket[]>(
-      "SELECT AUTO_INCREMENT AS next FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?", [table]);
+      "SELECT AUTO_INCREMENT AS next FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+      [table],
+    );
     return Number(rows[0]?.next);
   } finally {
     connection.release();
@@ -46,8 +52,14 @@ export async function nextAutoIncrement(table: string): Promise<number> {
 }
 
 /** The stored row, deleted or not, straight from the database. */
-export async function storedRow(table: string, id: number): Promise<Record<string, unknown> | undefined> {
-  const [rows] = await testDb().pool.query<RowDataPacket[]>(`SELECT * FROM \`${table}\` WHERE id = ?`, [id]);
+export async function storedRow(
+  table: string,
+  id: number,
+): Promise<Record<string, unknown> | undefined> {
+  const [rows] = await testDb().pool.query<RowDataPacket[]>(
+    `SELECT * FROM \`${table}\` WHERE id = ?`,
+    [id],
+  );
   return rows[0];
 }
 
@@ -55,7 +67,8 @@ export async function storedRow(table: string, id: number): Promise<Record<strin
 export async function walk(api: Api, path: string, statuses: readonly string[]): Promise<void> {
   for (const status of statuses) {
     const response = await api.patch(path, { status });
-    if (response.status !== 200) throw new Error(`PATCH ${path} status ${status} → ${response.status} ${response.text}`);
+    if (response.status !== 200)
+      throw new Error(`PATCH ${path} status ${status} → ${response.status} ${response.text}`);
   }
 }
 

@@ -17,16 +17,52 @@ export interface ResourceSample extends Sample {
 }
 
 const BY_COLLECTION: Record<RecordCollection, Sample> = {
-  projects: { addon: "api", title: "name", create: { name: "Harbour depot", address: "1 Quay St", budget_amount: "1250.5", start_date: "2026-03-01" }, update: { address: "2 Quay St", end_date: "2026-09-30" } },
-  workers: { addon: "api", title: "name", create: { name: "Ada Mason", email: "ada@example.com", hourly_rate: 42 }, update: { phone: "+1 555 0100", status: "INACTIVE" } },
-  clients: { addon: "api", title: "name", create: { name: "Northwind Ltd", tax_id: "NW-1" }, update: { billing_address: "7 Main St" } },
-  estimates: { addon: "estimates", title: "title", create: { title: "Roof repair", amount: "980.00" }, update: { amount: 1010.25, valid_until: "2026-12-31" } },
-  subcontractors: { addon: "subcontractors", title: "name", create: { name: "Sparks & Co", insurance_expires_on: "2027-01-31" }, update: { email: "office@sparks.example" } },
+  projects: {
+    addon: "api",
+    title: "name",
+    create: {
+      name: "Harbour depot",
+      address: "1 Quay St",
+      budget_amount: "1250.5",
+      start_date: "2026-03-01",
+    },
+    update: { address: "2 Quay St", end_date: "2026-09-30" },
+  },
+  workers: {
+    addon: "api",
+    title: "name",
+    create: { name: "Ada Mason", email: "ada@example.com", hourly_rate: 42 },
+    update: { phone: "+1 555 0100", status: "INACTIVE" },
+  },
+  clients: {
+    addon: "api",
+    title: "name",
+    create: { name: "Northwind Ltd", tax_id: "NW-1" },
+    update: { billing_address: "7 Main St" },
+  },
+  estimates: {
+    addon: "estimates",
+    title: "title",
+    create: { title: "Roof repair", amount: "980.00" },
+    update: { amount: 1010.25, valid_until: "2026-12-31" },
+  },
+  subcontractors: {
+    addon: "subcontractors",
+    title: "name",
+    create: { name: "Sparks & Co", insurance_expires_on: "2027-01-31" },
+    update: { email: "office@sparks.example" },
+  },
   equipment: {
-    addon: "equipment", title: "name", update: { status: "MAINTENANCE" },
+    addon: "equipment",
+    title: "name",
+    update: { status: "MAINTENANCE" },
     // serial_number is unique per company, so every use gets a fresh one.
     get create() {
-      return { name: "Excavator 5t", serial_number: `EX-${crypto.randomUUID().slice(0, 8)}`, daily_rate: "350" };
+      return {
+        name: "Excavator 5t",
+        serial_number: `EX-${crypto.randomUUID().slice(0, 8)}`,
+        daily_rate: "350",
+      };
     },
   },
 };
@@ -34,5 +70,13 @@ const BY_COLLECTION: Record<RecordCollection, Sample> = {
 /** Every collection's sample, in the document's order; `create` is read anew at each use. */
 export const SAMPLES: ResourceSample[] = RECORD_COLLECTIONS.map((name) => {
   const sample = BY_COLLECTION[name];
-  return { resource: segmentOf(name), addon: sample.addon, title: sample.title, update: sample.update, get create() { return sample.create; } };
+  return {
+    resource: segmentOf(name),
+    addon: sample.addon,
+    title: sample.title,
+    update: sample.update,
+    get create() {
+      return sample.create;
+    },
+  };
 });

@@ -16,16 +16,29 @@ export interface ToolRun {
 export async function runTool(name: string, args: string[], cwd?: string): Promise<ToolRun> {
   const child = Bun.spawn([process.execPath, path.join(BIN, name), ...args], {
     cwd,
-    env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_UPDATE_NOTIFIER: "1" },
+    env: {
+      ...process.env,
+      REDOCLY_TELEMETRY: "off",
+      REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+      NO_UPDATE_NOTIFIER: "1",
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { exitCode, stdout, stderr };
 }
 
 /** A scratch directory for one test, removed by the returned cleanup. */
-export function scratchDir(prefix: string): { dir: string; write(name: string, content: string): string; remove(): void } {
+export function scratchDir(prefix: string): {
+  dir: string;
+  write(name: string, content: string): string;
+  remove(): void;
+} {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   return {
     dir,

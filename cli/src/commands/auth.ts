@@ -2,23 +2,39 @@
 // `erp logout` (forget a saved login).
 import type { Command } from "commander";
 import { ErpClient } from "@erp/sdk";
-import { configPath, profileName, removeProfile, resolveConnection, savedProfiles } from "../config.ts";
+import {
+  configPath,
+  profileName,
+  removeProfile,
+  resolveConnection,
+  savedProfiles,
+} from "../config.ts";
 import { formatOf, globalOptions } from "../context.ts";
 import { printOne } from "../output.ts";
 
 /** erp_abcd…wxyz: enough to tell tokens apart, not enough to use one. */
-const masked = (token: string): string => (token.length > 12 ? `${token.slice(0, 8)}…${token.slice(-4)}` : "…");
+const masked = (token: string): string =>
+  token.length > 12 ? `${token.slice(0, 8)}…${token.slice(-4)}` : "…";
 
 export function registerAuth(program: Command): void {
   const auth = program.command("auth").summary("auth: status");
   auth
     .command("status")
-    .summary("which API and token the commands use, where they come from, and whether the API accepts them")
-    .addHelpText("after", "\nEXAMPLES\n  erp auth status\n  erp auth status --profile staging -o json\n")
+    .summary(
+      "which API and token the commands use, where they come from, and whether the API accepts them",
+    )
+    .addHelpText(
+      "after",
+      "\nEXAMPLES\n  erp auth status\n  erp auth status --profile staging -o json\n",
+    )
     .action(async (_options: unknown, command: Command) => {
       const connection = resolveConnection(globalOptions(command));
       const started = performance.now();
-      const usage = await new ErpClient({ baseUrl: connection.baseUrl, token: connection.token, maxRetries: 0 }).usage();
+      const usage = await new ErpClient({
+        baseUrl: connection.baseUrl,
+        token: connection.token,
+        maxRetries: 0,
+      }).usage();
       await printOne(formatOf(command), {
         base_url: connection.baseUrl,
         base_url_from: connection.baseUrlFrom,
@@ -40,6 +56,10 @@ export function registerAuth(program: Command): void {
       const profile = profileName(globalOptions(command));
       const file = configPath();
       const removed = removeProfile(file, profile);
-      process.stderr.write(removed ? `Logged out: profile ${profile} removed from ${file}\n` : `No saved login for profile ${profile} in ${file}\n`);
+      process.stderr.write(
+        removed
+          ? `Logged out: profile ${profile} removed from ${file}\n`
+          : `No saved login for profile ${profile} in ${file}\n`,
+      );
     });
 }

@@ -11,13 +11,24 @@ interface Node {
 }
 
 function walk(command: Command, path: string[] = []): Node[] {
-  const options = command.options.flatMap((option) => [option.long, option.short].filter((flag): flag is string => Boolean(flag)));
-  const here: Node = { path, subcommands: command.commands.map((sub) => sub.name()), options: [...options, "--help"] };
+  const options = command.options.flatMap((option) =>
+    [option.long, option.short].filter((flag): flag is string => Boolean(flag)),
+  );
+  const here: Node = {
+    path,
+    subcommands: command.commands.map((sub) => sub.name()),
+    options: [...options, "--help"],
+  };
   return [here, ...command.commands.flatMap((sub) => walk(sub, [...path, sub.name()]))];
 }
 
 function bash(nodes: Node[], globals: string[]): string {
-  const cases = nodes.map((node) => `    "${node.path.join(" ")}") words="${[...node.subcommands, ...node.options, ...globals].join(" ")}" ;;`).join("\n");
+  const cases = nodes
+    .map(
+      (node) =>
+        `    "${node.path.join(" ")}") words="${[...node.subcommands, ...node.options, ...globals].join(" ")}" ;;`,
+    )
+    .join("\n");
   return `# erp completion for bash: eval "$(erp completion bash)" (or save it under /etc/bash_completion.d/)
 _erp_complete() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" path="" word words
@@ -45,11 +56,18 @@ ${bash(nodes, globals)}`;
 }
 
 function fish(nodes: Node[]): string {
-  const lines = ["# erp completion for fish: erp completion fish > ~/.config/fish/completions/erp.fish", "complete -c erp -f"];
+  const lines = [
+    "# erp completion for fish: erp completion fish > ~/.config/fish/completions/erp.fish",
+    "complete -c erp -f",
+  ];
   for (const node of nodes) {
-    const condition = node.path.length === 0 ? "__fish_use_subcommand" : `__fish_seen_subcommand_from ${node.path.at(-1)}`;
+    const condition =
+      node.path.length === 0
+        ? "__fish_use_subcommand"
+        : `__fish_seen_subcommand_from ${node.path.at(-1)}`;
     for (const sub of node.subcommands) lines.push(`complete -c erp -n '${condition}' -a '${sub}'`);
-    for (const option of node.options.filter((o) => o.startsWith("--"))) lines.push(`complete -c erp -n '${condition}' -l '${option.slice(2)}'`);
+    for (const option of node.options.filter((o) => o.startsWith("--")))
+      lines.push(`complete -c erp -n '${condition}' -l '${option.slice(2)}'`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -59,13 +77,23 @@ export function registerCompletion(program: Command): void {
     .command("completion")
     .summary("print a shell completion script (bash, zsh or fish)")
     .argument("<shell>", SHELLS.join(", "), (value: string) => {
-      if (!(SHELLS as readonly string[]).includes(value)) throw new InvalidArgumentError(`one of ${SHELLS.join(", ")}`);
+      if (!(SHELLS as readonly string[]).includes(value))
+        throw new InvalidArgumentError(`one of ${SHELLS.join(", ")}`);
       return value;
     })
-    .addHelpText("after", "\nEXAMPLES\n  eval \"$(erp completion bash)\"        # in ~/.bashrc\n  erp completion zsh > \"${fpath[1]}/_erp\"\n  erp completion fish > ~/.config/fish/completions/erp.fish\n")
+    .addHelpText(
+      "after",
+      '\nEXAMPLES\n  eval "$(erp completion bash)"        # in ~/.bashrc\n  erp completion zsh > "${fpath[1]}/_erp"\n  erp completion fish > ~/.config/fish/completions/erp.fish\n',
+    )
     .action((shell: (typeof SHELLS)[number]) => {
       const nodes = walk(program);
       const globals = nodes[0]!.options;
-      process.stdout.write(shell === "bash" ? bash(nodes, globals) : shell === "zsh" ? zsh(nodes, globals) : fish(nodes));
+      process.stdout.write(
+        shell === "bash"
+          ? bash(nodes, globals)
+          : shell === "zsh"
+            ? zsh(nodes, globals)
+            : fish(nodes),
+      );
     });
 }

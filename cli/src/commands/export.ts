@@ -21,21 +21,34 @@ export function registerExport(program: Command): void {
       .command(spec.name)
       .summary(`every one of the ${spec.name} (the same filters as \`${spec.name} list\`)`)
       .option("--format <format>", "ndjson (default) or csv", oneOf(EXPORT_FORMATS), "ndjson")
-      .option("--bom", "start the CSV with a UTF-8 byte-order mark, so spreadsheet programs (Excel) read its accents and CJK right");
+      .option(
+        "--bom",
+        "start the CSV with a UTF-8 byte-order mark, so spreadsheet programs (Excel) read its accents and CJK right",
+      );
     addFilterOptions(command, spec);
     command.addHelpText("after", exportHelp(spec));
     command.action(async (options: Record<string, unknown>) => {
-      if (options.bom && options.format !== "csv") throw new UsageError("--bom is for CSV read by spreadsheet programs: add --format csv");
+      if (options.bom && options.format !== "csv")
+        throw new UsageError("--bom is for CSV read by spreadsheet programs: add --format csv");
       const client = resourceClient(clientOf(command), spec.name);
-      const sink = recordSink(options.format as (typeof EXPORT_FORMATS)[number], { bom: options.bom === true });
+      const sink = recordSink(options.format as (typeof EXPORT_FORMATS)[number], {
+        bom: options.bom === true,
+      });
       let count = 0;
       // Paged on after_id: every page costs the server the same, however deep; only the first carries the total.
       let total: number | undefined;
-      for await (const page of client.list({ ...filterQuery(spec, options), limit: PAGE_SIZE, total: process.stderr.isTTY === true }).pages()) {
+      for await (const page of client
+        .list({
+          ...filterQuery(spec, options),
+          limit: PAGE_SIZE,
+          total: process.stderr.isTTY === true,
+        })
+        .pages()) {
         for (const record of page.data) await sink.write(record);
         count += page.data.length;
         total ??= page.meta.total;
-        if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${spec.name}: ${count} of ${total}`);
+        if (process.stderr.isTTY)
+          process.stderr.write(`\r\x1b[2K${spec.name}: ${count} of ${total}`);
       }
       await sink.end();
       if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");

@@ -3,7 +3,14 @@ import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
 import type { Command } from "commander";
 import { ErpClient } from "@erp/sdk";
-import { checkBaseUrl, configPath, DEFAULT_BASE_URL, profileName, readConfig, writeConfig } from "../config.ts";
+import {
+  checkBaseUrl,
+  configPath,
+  DEFAULT_BASE_URL,
+  profileName,
+  readConfig,
+  writeConfig,
+} from "../config.ts";
 import { globalOptions } from "../context.ts";
 import { UsageError } from "../usage-error.ts";
 
@@ -24,10 +31,16 @@ export function registerLogin(program: Command): void {
       const flags = globalOptions(command);
       const file = configPath();
       const profile = profileName(flags);
-      const known = flags.baseUrl || process.env.ERP_BASE_URL || readConfig(file, profile).baseUrl || DEFAULT_BASE_URL;
+      const known =
+        flags.baseUrl ||
+        process.env.ERP_BASE_URL ||
+        readConfig(file, profile).baseUrl ||
+        DEFAULT_BASE_URL;
       const prompter = flags.baseUrl && flags.token ? undefined : new Prompter();
       try {
-        const baseUrl = checkBaseUrl(flags.baseUrl || (await prompter!.ask(`API base URL [${known}]: `)) || known);
+        const baseUrl = checkBaseUrl(
+          flags.baseUrl || (await prompter!.ask(`API base URL [${known}]: `)) || known,
+        );
         const token = flags.token || (await prompter!.ask("API token: ", { secret: true }));
         if (!token) throw new UsageError("no token given");
         // Unmetered, and it needs a valid token: a wrong URL or token fails here, before anything is saved.
@@ -49,7 +62,11 @@ class Prompter {
       done();
     },
   });
-  readonly #readline = createInterface({ input: process.stdin, output: this.#output, terminal: process.stdin.isTTY === true });
+  readonly #readline = createInterface({
+    input: process.stdin,
+    output: this.#output,
+    terminal: process.stdin.isTTY === true,
+  });
   readonly #lines = this.#readline[Symbol.asyncIterator]();
 
   async ask(question: string, { secret = false } = {}): Promise<string> {
@@ -59,7 +76,10 @@ class Prompter {
     this.#muted = false;
     // A typed secret's Enter was not echoed; piped answers are not echoed at all.
     if (secret || !process.stdin.isTTY) process.stderr.write("\n");
-    if (line.done) throw new UsageError(`no answer to "${question.trim()}" (stdin ended); pass --base-url and --token instead`);
+    if (line.done)
+      throw new UsageError(
+        `no answer to "${question.trim()}" (stdin ended); pass --base-url and --token instead`,
+      );
     return String(line.value).trim();
   }
 

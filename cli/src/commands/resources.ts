@@ -14,9 +14,14 @@ const SUBCOMMANDS: readonly ResourceCommand[] = [list, get, create, update, remo
 export function registerResources(program: Command): void {
   for (const spec of COLLECTION_SPECS) {
     const subcommands = spec.kind === "records" ? SUBCOMMANDS : [list];
-    const group = program.command(spec.name).summary(`${spec.name}: ${subcommands.map((sub) => sub.name).join(", ")}`);
+    const group = program
+      .command(spec.name)
+      .summary(`${spec.name}: ${subcommands.map((sub) => sub.name).join(", ")}`);
     for (const sub of subcommands) {
-      const command = group.command(sub.name).summary(sub.summary(spec)).description(sub.summary(spec));
+      const command = group
+        .command(sub.name)
+        .summary(sub.summary(spec))
+        .description(sub.summary(spec));
       sub.configure(command, spec);
       if (sub.help) command.addHelpText("after", sub.help(spec));
       command.action((...params: unknown[]) => {

@@ -30,7 +30,13 @@ export interface ColumnOptions {
 
 /** `" Phone-Number "` → `phone_number`: trimmed, case-folded, spaces and hyphens as `_`, other punctuation dropped. */
 export function normalizeHeader(header: string): string {
-  return header.trim().toLowerCase().replace(/[\s-]+/g, "_").replace(/[^\p{L}\p{N}_]/gu, "").replace(/_+/g, "_").replace(/^_|_$/g, "");
+  return header
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_")
+    .replace(/[^\p{L}\p{N}_]/gu, "")
+    .replace(/_+/g, "_")
+    .replace(/^_|_$/g, "");
 }
 
 /** The edit distance between two names, for suggesting the closest field. */
@@ -54,19 +60,29 @@ export interface ColumnPlan {
   warnings: string[];
 }
 
-export function planColumns(spec: CollectionSpec, headers: readonly string[], options: ColumnOptions): ColumnPlan {
+export function planColumns(
+  spec: CollectionSpec,
+  headers: readonly string[],
+  options: ColumnOptions,
+): ColumnPlan {
   const fields = new Set(Object.keys(spec.fields.create));
-  const references = new Map(Object.entries(spec.import.references).map(([field, reference]) => [reference.column, field]));
+  const references = new Map(
+    Object.entries(spec.import.references).map(([field, reference]) => [reference.column, field]),
+  );
   const names = new Map<string, Column>();
   for (const field of fields) names.set(field, { kind: "field", field });
-  for (const [alias, field] of Object.entries(spec.import.aliases)) names.set(alias, { kind: "field", field });
+  for (const [alias, field] of Object.entries(spec.import.aliases))
+    names.set(alias, { kind: "field", field });
   for (const [column, field] of references) names.set(column, { kind: "reference", field });
 
   const mapped = new Map<string, Column>();
   for (const pair of options.map) {
     const at = pair.lastIndexOf("=");
     const target = at > 0 ? names.get(normalizeHeader(pair.slice(at + 1))) : undefined;
-    if (!target) throw new UsageError(`--map "${pair}": expected "Header=field" with one of the fields ${[...fields, ...references.keys()].join(", ")}`);
+    if (!target)
+      throw new UsageError(
+        `--map "${pair}": expected "Header=field" with one of the fields ${[...fields, ...references.keys()].join(", ")}`,
+      );
     mapped.set(normalizeHeader(pair.slice(0, at)), target);
   }
   const skipped = new Set(options.skip.map(normalizeHeader));
@@ -81,7 +97,10 @@ export function planColumns(spec: CollectionSpec, headers: readonly string[], op
     const column = mapped.get(name) ?? names.get(name);
     if (column?.kind === "field" || column?.kind === "reference") {
       const earlier = taken.get(column.field);
-      if (earlier !== undefined) throw new UsageError(`the columns "${earlier}" and "${header}" both give ${column.field}; drop one, or --skip-column one of them`);
+      if (earlier !== undefined)
+        throw new UsageError(
+          `the columns "${earlier}" and "${header}" both give ${column.field}; drop one, or --skip-column one of them`,
+        );
       taken.set(column.field, header);
       return column;
     }
@@ -90,7 +109,9 @@ export function planColumns(spec: CollectionSpec, headers: readonly string[], op
       return { kind: "skipped" };
     }
     if (name === ERROR_COLUMN) {
-      warnings.push(`ignoring the "${header.trim()}" column (a rejects file's reasons; fix the rows and import them as they are)`);
+      warnings.push(
+        `ignoring the "${header.trim()}" column (a rejects file's reasons; fix the rows and import them as they are)`,
+      );
       return { kind: "skipped" };
     }
     if (options.skipUnknown) {
@@ -100,22 +121,33 @@ export function planColumns(spec: CollectionSpec, headers: readonly string[], op
     unknown.push(header);
     return { kind: "skipped" };
   });
-  if (readOnly.length > 0) warnings.push(`skipping read-only column${readOnly.length > 1 ? "s" : ""} ${readOnly.join(", ")} (the API sets them)`);
+  if (readOnly.length > 0)
+    warnings.push(
+      `skipping read-only column${readOnly.length > 1 ? "s" : ""} ${readOnly.join(", ")} (the API sets them)`,
+    );
   if (unknown.length > 0) {
     const candidates = [...names.keys()];
     const lines = unknown.map((header) => {
       const name = normalizeHeader(header);
-      const closest = candidates.reduce((best, candidate) => (distance(name, candidate) < distance(name, best) ? candidate : best), candidates[0]!);
+      const closest = candidates.reduce(
+        (best, candidate) => (distance(name, candidate) < distance(name, best) ? candidate : best),
+        candidates[0]!,
+      );
       // A name a few typos away is suggested; one that shares a few letters by chance is not.
       if (distance(name, closest) > Math.max(2, Math.floor(name.length / 3))) {
         return `  "${header}": no field of ${spec.command} is called that or anything close (the fields: ${[...fields, ...references.keys()].join(", ")})`;
       }
       const target = names.get(closest)!;
-      const meant = target.kind === "field" && target.field !== closest ? `${closest} (${target.field})` : closest;
+      const meant =
+        target.kind === "field" && target.field !== closest
+          ? `${closest} (${target.field})`
+          : closest;
       return `  "${header}": no field of ${spec.command} is called that; the closest is ${meant}`;
     });
-    throw new UsageError(`the file's header has ${unknown.length} column${unknown.length > 1 ? "s" : ""} that match${unknown.length > 1 ? "" : "es"} no field, so nothing was sent:\n${lines.join("\n")}\n` +
-      `Rename the column, map it (--map "Header=field"), or leave it out (--skip-column "Header", or --skip-unknown-columns for all).`);
+    throw new UsageError(
+      `the file's header has ${unknown.length} column${unknown.length > 1 ? "s" : ""} that match${unknown.length > 1 ? "" : "es"} no field, so nothing was sent:\n${lines.join("\n")}\n` +
+        `Rename the column, map it (--map "Header=field"), or leave it out (--skip-column "Header", or --skip-unknown-columns for all).`,
+    );
   }
   return { columns, warnings };
 }

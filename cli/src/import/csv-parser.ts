@@ -55,7 +55,11 @@ export class CsvParser {
    * The record starting at `start`, and where the next one starts; undefined when the text ends
    * before the record does (unless `last`). A blank line is no record (common at a file's end).
    */
-  #record(text: string, start: number, last: boolean): { record?: CsvRecord; next: number } | undefined {
+  #record(
+    text: string,
+    start: number,
+    last: boolean,
+  ): { record?: CsvRecord; next: number } | undefined {
     const fields: string[] = [];
     const line = this.#line;
     let lines = 0;
@@ -70,7 +74,15 @@ export class CsvParser {
           if (quote < 0) {
             if (!last) return undefined;
             this.#line += lines + countLines(text, from, text.length);
-            return { record: { fields: [], line, size: text.length - start, error: `a quoted field opened on line ${line + lines} is never closed` }, next: text.length };
+            return {
+              record: {
+                fields: [],
+                line,
+                size: text.length - start,
+                error: `a quoted field opened on line ${line + lines} is never closed`,
+              },
+              next: text.length,
+            };
           }
           lines += countLines(text, from, quote);
           if (quote + 1 >= text.length && !last) return undefined;
@@ -112,7 +124,12 @@ export class CsvParser {
   }
 }
 
-function finish(fields: string[], line: number, size: number, next: number): { record?: CsvRecord; next: number } {
+function finish(
+  fields: string[],
+  line: number,
+  size: number,
+  next: number,
+): { record?: CsvRecord; next: number } {
   const blank = fields.length === 1 && fields[0] === "";
   return blank ? { next } : { record: { fields, line, size }, next };
 }

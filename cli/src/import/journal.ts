@@ -17,9 +17,17 @@ export class Journal {
   }
 
   /** The journal of one resource on one API for one token. */
-  static for(baseUrl: string, token: string, resource: string, env: NodeJS.ProcessEnv = process.env): Journal {
+  static for(
+    baseUrl: string,
+    token: string,
+    resource: string,
+    env: NodeJS.ProcessEnv = process.env,
+  ): Journal {
     const state = env.XDG_STATE_HOME || path.join(homedir(), ".local", "state");
-    const name = createHash("sha256").update(JSON.stringify([baseUrl, createHash("sha256").update(token).digest("hex"), resource])).digest("hex").slice(0, 32);
+    const name = createHash("sha256")
+      .update(JSON.stringify([baseUrl, createHash("sha256").update(token).digest("hex"), resource]))
+      .digest("hex")
+      .slice(0, 32);
     const dir = path.join(state, "erp", "imports");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return new Journal(path.join(dir, `${resource}-${name}.journal`));

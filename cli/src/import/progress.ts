@@ -65,7 +65,8 @@ export class Progress {
     if (this.#total === undefined || this.#total === 0) return `${this.#label}: ${counts}`;
     const fraction = Math.min(consumed / this.#total, 1);
     // The rest of the file at the pace of what was read so far.
-    const eta = fraction > 0 && fraction < 1 ? `, ETA ${clock((seconds * (1 - fraction)) / fraction)}` : "";
+    const eta =
+      fraction > 0 && fraction < 1 ? `, ETA ${clock((seconds * (1 - fraction)) / fraction)}` : "";
     const filled = Math.round(fraction * BAR_WIDTH);
     const bar = `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}]`;
     return this.#tty
@@ -77,7 +78,11 @@ export class Progress {
 /** Seconds as m:ss (h:mm:ss past an hour). */
 function clock(seconds: number): string {
   const whole = Math.ceil(seconds);
-  const [hours, minutes, rest] = [Math.floor(whole / 3600), Math.floor((whole % 3600) / 60), whole % 60];
+  const [hours, minutes, rest] = [
+    Math.floor(whole / 3600),
+    Math.floor((whole % 3600) / 60),
+    whole % 60,
+  ];
   const pad = (n: number): string => String(n).padStart(2, "0");
   return hours > 0 ? `${hours}:${pad(minutes)}:${pad(rest)}` : `${minutes}:${pad(rest)}`;
 }

@@ -20,10 +20,15 @@ export interface FieldError {
 export class ReferenceResolver {
   readonly #names = new Map<string, Promise<Map<string, number[]>>>();
 
-  constructor(private readonly erp: ErpClient, private readonly spec: CollectionSpec) {}
+  constructor(
+    private readonly erp: ErpClient,
+    private readonly spec: CollectionSpec,
+  ) {}
 
   /** The id each named reference stands for (`{trade_id: "Electrician"}` → `{trade_id: 4}`), or why a name names nothing. */
-  async resolve(names: Readonly<Record<string, string>>): Promise<{ ids: Record<string, number>; errors: FieldError[] }> {
+  async resolve(
+    names: Readonly<Record<string, string>>,
+  ): Promise<{ ids: Record<string, number>; errors: FieldError[] }> {
     const ids: Record<string, number> = {};
     const errors: FieldError[] = [];
     for (const [field, name] of Object.entries(names)) {
@@ -31,13 +36,15 @@ export class ReferenceResolver {
       const found = (await this.#lookup(field, reference)).get(name.trim().toLowerCase()) ?? [];
       const what = reference.path.split("/").at(-1)!;
       if (found.length === 1) ids[field] = found[0]!;
-      else errors.push({
-        field: reference.column,
-        code: found.length === 0 ? "unknown_reference" : "ambiguous_reference",
-        message: found.length === 0
-          ? `no record of ${what} has the ${reference.match.join(" or ")} "${name}"`
-          : `${found.length} records of ${what} have the ${reference.match.join(" or ")} "${name}"; give ${field} or an external_id instead`,
-      });
+      else
+        errors.push({
+          field: reference.column,
+          code: found.length === 0 ? "unknown_reference" : "ambiguous_reference",
+          message:
+            found.length === 0
+              ? `no record of ${what} has the ${reference.match.join(" or ")} "${name}"`
+              : `${found.length} records of ${what} have the ${reference.match.join(" or ")} "${name}"; give ${field} or an external_id instead`,
+        });
     }
     return { ids, errors };
   }
@@ -65,8 +72,16 @@ export class ReferenceResolver {
 
   /** Every record of the referenced collection, with the fields that name it. */
   #records(reference: Reference): AsyncIterable<Named> {
-    const [property, spec] = (Object.entries(COLLECTIONS) as [CollectionName, CollectionSpec][]).find(([, candidate]) => candidate.path === reference.path)!;
-    const client = this.erp[property] as unknown as { list(query: Record<string, unknown>): AsyncIterable<Named> };
-    return client.list({ limit: 100, total: false, ...(spec.kind === "records" ? { fields: reference.match } : {}) });
+    const [property, spec] = (
+      Object.entries(COLLECTIONS) as [CollectionName, CollectionSpec][]
+    ).find(([, candidate]) => candidate.path === reference.path)!;
+    const client = this.erp[property] as unknown as {
+      list(query: Record<string, unknown>): AsyncIterable<Named>;
+    };
+    return client.list({
+      limit: 100,
+      total: false,
+      ...(spec.kind === "records" ? { fields: reference.match } : {}),
+    });
   }
 }

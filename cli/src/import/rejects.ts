@@ -12,20 +12,29 @@ export class RejectsFile {
   readonly #kept: number[] | undefined;
 
   /** Opens (and empties) the file at once, so a bad path fails before any row is sent. */
-  constructor(readonly file: string | undefined, header: readonly string[] | undefined) {
-    this.#kept = header?.flatMap((cell, index) => (normalizeHeader(cell) === "error" ? [] : [index]));
+  constructor(
+    readonly file: string | undefined,
+    header: readonly string[] | undefined,
+  ) {
+    this.#kept = header?.flatMap((cell, index) =>
+      normalizeHeader(cell) === "error" ? [] : [index],
+    );
     if (file === undefined) return;
     try {
       openSync(file, "w");
     } catch (error) {
-      throw new UsageError(`cannot write the rejected rows to ${file}: ${(error as Error).message}`);
+      throw new UsageError(
+        `cannot write the rejected rows to ${file}: ${(error as Error).message}`,
+      );
     }
-    if (header && this.#kept) writeFileSync(file, csvLine([...this.#kept.map((index) => header[index]), "error"]));
+    if (header && this.#kept)
+      writeFileSync(file, csvLine([...this.#kept.map((index) => header[index]), "error"]));
   }
 
   /** A CSV row's cells as read. */
   addCells(cells: readonly string[], error: string): void {
-    if (this.file && this.#kept) appendFileSync(this.file, csvLine([...this.#kept.map((index) => cells[index] ?? ""), error]));
+    if (this.file && this.#kept)
+      appendFileSync(this.file, csvLine([...this.#kept.map((index) => cells[index] ?? ""), error]));
   }
 
   /** An NDJSON row's object. */
@@ -36,8 +45,15 @@ export class RejectsFile {
   /** Writes the NDJSON rows: the columns are every member any of them had, in order of appearance. */
   close(): void {
     if (!this.file || this.#kept || this.#objects.length === 0) return;
-    const columns = [...new Set(this.#objects.flatMap((row) => Object.keys(row.values)))].filter((column) => normalizeHeader(column) !== "error");
-    const lines = [csvLine([...columns, "error"]), ...this.#objects.map((row) => csvLine([...columns.map((column) => row.values[column] ?? ""), row.error]))];
+    const columns = [...new Set(this.#objects.flatMap((row) => Object.keys(row.values)))].filter(
+      (column) => normalizeHeader(column) !== "error",
+    );
+    const lines = [
+      csvLine([...columns, "error"]),
+      ...this.#objects.map((row) =>
+        csvLine([...columns.map((column) => row.values[column] ?? ""), row.error]),
+      ),
+    ];
     writeFileSync(this.file, lines.join(""));
   }
 }

@@ -19,7 +19,11 @@ function contentText(content: Readonly<Record<string, unknown>>): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
 }
 
 /**
@@ -41,7 +45,9 @@ export class RowKeys {
   }
 
   next(content: Readonly<Record<string, unknown>>): string {
-    const hash = createHash("sha256").update(this.#prefix + contentText(content)).digest("hex");
+    const hash = createHash("sha256")
+      .update(this.#prefix + contentText(content))
+      .digest("hex");
     const occurrence = (this.#seen.get(hash) ?? 0) + 1;
     this.#seen.set(hash, occurrence);
     return `erp-row-${hash}-${occurrence}`;

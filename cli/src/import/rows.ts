@@ -35,10 +35,17 @@ export interface ImportSource {
   rows: AsyncIterable<Row>;
 }
 
-const EXTENSIONS: Record<string, ImportFormat> = { ".csv": "csv", ".ndjson": "ndjson", ".jsonl": "ndjson" };
+const EXTENSIONS: Record<string, ImportFormat> = {
+  ".csv": "csv",
+  ".ndjson": "ndjson",
+  ".jsonl": "ndjson",
+};
 
 /** Opens `file` (`-` is stdin) and settles its format: --format, else the extension, else the first character. */
-export async function openSource(file: string, format: ImportFormat | undefined): Promise<ImportSource> {
+export async function openSource(
+  file: string,
+  format: ImportFormat | undefined,
+): Promise<ImportSource> {
   let totalSize: number | undefined;
   if (file !== "-") {
     try {
@@ -52,24 +59,38 @@ export async function openSource(file: string, format: ImportFormat | undefined)
   }
   const stream = file === "-" ? process.stdin : createReadStream(file);
   const chunks = decode(stream);
-  const chosen = format ?? (file === "-" ? undefined : EXTENSIONS[path.extname(file).toLowerCase()]);
-  const { format: settled, chunks: all } = chosen ? { format: chosen, chunks } : await sniff(chunks);
-  if (settled === "ndjson") return { format: settled, header: undefined, totalSize, overhead: 0, rows: ndjsonRows(all) };
+  const chosen =
+    format ?? (file === "-" ? undefined : EXTENSIONS[path.extname(file).toLowerCase()]);
+  const { format: settled, chunks: all } = chosen
+    ? { format: chosen, chunks }
+    : await sniff(chunks);
+  if (settled === "ndjson")
+    return { format: settled, header: undefined, totalSize, overhead: 0, rows: ndjsonRows(all) };
   const records = csvRecords(all);
   const first = await records.next();
-  if (first.done) throw new UsageError("the CSV file is empty: it needs a header line naming the fields");
-  return { format: settled, header: checkHeader(first.value), totalSize, overhead: first.value.size, rows: csvRows(records, first.value.fields.length) };
+  if (first.done)
+    throw new UsageError("the CSV file is empty: it needs a header line naming the fields");
+  return {
+    format: settled,
+    header: checkHeader(first.value),
+    totalSize,
+    overhead: first.value.size,
+    rows: csvRows(records, first.value.fields.length),
+  };
 }
 
 async function* decode(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8");
-  for await (const chunk of stream) yield typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+  for await (const chunk of stream)
+    yield typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
   const rest = decoder.decode();
   if (rest) yield rest;
 }
 
 /** NDJSON when the first non-blank character is `{`, CSV otherwise; the peeked text is not lost. */
-async function sniff(chunks: AsyncGenerator<string>): Promise<{ format: ImportFormat; chunks: AsyncGenerator<string> }> {
+async function sniff(
+  chunks: AsyncGenerator<string>,
+): Promise<{ format: ImportFormat; chunks: AsyncGenerator<string> }> {
   const peeked: string[] = [];
   let format: ImportFormat = "csv";
   for await (const chunk of chunks) {
@@ -128,7 +149,8 @@ async function* ndjsonRows(chunks: AsyncIterable<string>): AsyncGenerator<Row> {
     } catch (error) {
       return { ...at, error: `not valid JSON: ${(error as Error).message}` };
     }
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return { ...at, error: "not a JSON object" };
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+      return { ...at, error: "not a JSON object" };
     return { ...at, object: value as Record<string, unknown> };
   };
   for await (const chunk of chunks) {

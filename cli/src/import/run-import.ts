@@ -5,7 +5,13 @@
 // went through. Retries are the SDK's (network errors, 5xx, 409 idempotency_in_progress); a 429 is
 // waited out however long it says, and the import paces itself by the RateLimit headers. A full
 // quota, a refused token or Ctrl-C stop it: the rows not sent are "not imported", not rejects.
-import { type BatchResult, type CollectionSpec, ErpError, RateLimitError, retryDelayMs } from "@erp/sdk";
+import {
+  type BatchResult,
+  type CollectionSpec,
+  ErpError,
+  RateLimitError,
+  retryDelayMs,
+} from "@erp/sdk";
 import { coerce } from "../body.ts";
 import type { AnyResourceClient } from "../resources.ts";
 import type { Column } from "./columns.ts";
@@ -113,9 +119,22 @@ export class ImportRun {
     this.#job = job;
     this.#keys = new RowKeys(job.resource, job.upsert);
     this.#summary = {
-      resource: job.resource, format: job.source.format, dry_run: job.dryRun,
-      rows: 0, created: 0, updated: 0, unchanged: 0, already_imported: 0, valid: 0, rejected: 0, not_imported: 0, blank: 0, requests: 0,
-      stopped: null, seconds: 0, rows_per_second: 0,
+      resource: job.resource,
+      format: job.source.format,
+      dry_run: job.dryRun,
+      rows: 0,
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      already_imported: 0,
+      valid: 0,
+      rejected: 0,
+      not_imported: 0,
+      blank: 0,
+      requests: 0,
+      stopped: null,
+      seconds: 0,
+      rows_per_second: 0,
     };
   }
 
@@ -137,7 +156,10 @@ export class ImportRun {
       const pending = await this.#prepare(row, batch);
       if (!pending) continue;
       const size = jsonSize(pending.body);
-      if (batch.items.length > 0 && (batch.items.length >= limit || batch.bytes + size > MAX_BATCH_BYTES)) {
+      if (
+        batch.items.length > 0 &&
+        (batch.items.length >= limit || batch.bytes + size > MAX_BATCH_BYTES)
+      ) {
         await this.#dispatch(batch);
         batch = emptyBatch();
       }
@@ -149,7 +171,8 @@ export class ImportRun {
     this.#job.progress.finish(this.#counts());
     const seconds = (Date.now() - started) / 1000;
     this.#summary.seconds = Math.round(seconds * 10) / 10;
-    const written = this.#summary.created + this.#summary.updated + this.#summary.unchanged + this.#summary.valid;
+    const written =
+      this.#summary.created + this.#summary.updated + this.#summary.unchanged + this.#summary.valid;
     this.#summary.rows_per_second = seconds > 0 ? Math.round(written / seconds) : written;
     this.#summary.requests = this.#job.requests();
     return this.#summary;
@@ -158,7 +181,10 @@ export class ImportRun {
   /** The row as a batch item (key, body), or nothing: blank, already imported, or refused here. */
   async #prepare(row: Row, batch: Batch): Promise<Pending | undefined> {
     const refuse = (code: string, detail: string, errors: FieldError[] = []): undefined => {
-      batch.refused.push({ row, rejection: { row: row.row, line: row.line, status: null, code, detail, errors } });
+      batch.refused.push({
+        row,
+        rejection: { row: row.row, line: row.line, status: null, code, detail, errors },
+      });
       return undefined;
     };
     if (row.error !== undefined) return refuse("invalid_row", row.error);
@@ -174,19 +200,28 @@ export class ImportRun {
       return undefined;
     }
     const body: Record<string, unknown> = {};
-    for (const [field, value] of Object.entries(content.values)) body[field] = typeof value === "string" && row.cells ? coerce(field, value) : value;
+    for (const [field, value] of Object.entries(content.values))
+      body[field] = typeof value === "string" && row.cells ? coerce(field, value) : value;
     if (Object.keys(content.names).length === 0) return { row, key, body };
     const { ids, errors } = await this.#job.references.resolve(content.names);
-    if (errors.length > 0) return refuse("validation_failed", `${errors.length} reference${errors.length > 1 ? "s name" : " names"} nothing`, errors);
+    if (errors.length > 0)
+      return refuse(
+        "validation_failed",
+        `${errors.length} reference${errors.length > 1 ? "s name" : " names"} nothing`,
+        errors,
+      );
     return { row, key, body: { ...body, ...ids } };
   }
 
   /** The row's values by field as the file gives them, and the references it names; undefined for a blank row. */
-  #content(row: Row): { values: Record<string, unknown>; names: Record<string, string> } | undefined {
+  #content(
+    row: Row,
+  ): { values: Record<string, unknown>; names: Record<string, string> } | undefined {
     const values: Record<string, unknown> = {};
     const names: Record<string, string> = {};
     if (row.object) {
-      for (const [member, value] of Object.entries(row.object)) if (!READ_ONLY.includes(member)) values[member] = value;
+      for (const [member, value] of Object.entries(row.object))
+        if (!READ_ONLY.includes(member)) values[member] = value;
       return Object.keys(values).length > 0 ? { values, names } : undefined;
     }
     const cells = row.cells ?? [];
@@ -211,9 +246,13 @@ export class ImportRun {
   async #dispatch(batch: Batch): Promise<void> {
     if (this.#flying.length > 0 && !(await this.#independent(batch))) await this.#land();
     while (this.#flying.length >= MAX_IN_FLIGHT) await this.#land();
-    const answer = batch.items.length > 0 && this.#summary.stopped === null
-      ? this.#post(batch.items).then((result) => ({ result }), (error: unknown) => ({ error }))
-      : Promise.resolve({});
+    const answer =
+      batch.items.length > 0 && this.#summary.stopped === null
+        ? this.#post(batch.items).then(
+            (result) => ({ result }),
+            (error: unknown) => ({ error }),
+          )
+        : Promise.resolve({});
     this.#flying.push({ batch, answer });
   }
 
@@ -228,7 +267,8 @@ export class ImportRun {
   async #independent(batch: Batch): Promise<boolean> {
     if (this.#job.dryRun || !(await this.#quotaFree())) return false;
     const taken = this.#flying.map((flight) => this.#uniqueValues(flight.batch));
-    for (const value of this.#uniqueValues(batch)) if (taken.some((values) => values.has(value))) return false;
+    for (const value of this.#uniqueValues(batch))
+      if (taken.some((values) => values.has(value))) return false;
     return true;
   }
 
@@ -237,7 +277,8 @@ export class ImportRun {
     if (!batch.unique) {
       batch.unique = new Set();
       for (const field of this.#job.spec.import.unique) {
-        for (const { body } of batch.items) if (typeof body[field] === "string") batch.unique.add(`${field}\u0000${body[field]}`);
+        for (const { body } of batch.items)
+          if (typeof body[field] === "string") batch.unique.add(`${field}\u0000${body[field]}`);
       }
     }
     return batch.unique;
@@ -245,7 +286,10 @@ export class ImportRun {
 
   /** Whether no plan quota limits how many records of the resource the company may have (asked once). */
   #quotaFree(): Promise<boolean> {
-    this.#unlimited ??= this.#job.quotaLimited().then((limited) => !limited, () => false);
+    this.#unlimited ??= this.#job.quotaLimited().then(
+      (limited) => !limited,
+      () => false,
+    );
     return this.#unlimited;
   }
 
@@ -255,9 +299,14 @@ export class ImportRun {
       const error = answer.error;
       if (!(error instanceof ErpError)) throw error;
       this.stopError ??= error;
-      this.stop(stopsEverything(error)
-        ? `the API refused the import (${error.status} ${error.code})`
-        : `the API kept failing (${error.status ?? ""} ${error.code}); re-run the same command to resume`.replace("( ", "("));
+      this.stop(
+        stopsEverything(error)
+          ? `the API refused the import (${error.status} ${error.code})`
+          : `the API kept failing (${error.status ?? ""} ${error.code}); re-run the same command to resume`.replace(
+              "( ",
+              "(",
+            ),
+      );
       result = undefined;
     }
     const rejections: { row: Row; rejection: Rejection }[] = [...batch.refused];
@@ -270,9 +319,17 @@ export class ImportRun {
           this.quotaFull = true;
           this.#notImported(1);
         } else if (item.error) {
-          rejections.push({ row: pending.row, rejection: {
-            row: pending.row.row, line: pending.row.line, status: item.status, code: item.error.code, detail: item.error.detail, errors: item.error.errors ?? [],
-          } });
+          rejections.push({
+            row: pending.row,
+            rejection: {
+              row: pending.row.row,
+              line: pending.row.line,
+              status: item.status,
+              code: item.error.code,
+              detail: item.error.detail,
+              errors: item.error.errors ?? [],
+            },
+          });
         } else {
           done.push(pending.key);
           this.#count(item, pending);
@@ -280,10 +337,13 @@ export class ImportRun {
       }
       if (!this.#job.dryRun) this.#job.journal.add(done);
     }
-    for (const { row, rejection } of rejections.sort((a, b) => a.row.row - b.row.row)) this.#reject(row, rejection);
+    for (const { row, rejection } of rejections.sort((a, b) => a.row.row - b.row.row))
+      this.#reject(row, rejection);
     this.#progress();
     if (this.quotaFull && !this.#job.dryRun) {
-      this.stop(`the ${this.#job.resource} quota of your plan is full: delete records or raise the quota, then re-run the same command to import the rest`);
+      this.stop(
+        `the ${this.#job.resource} quota of your plan is full: delete records or raise the quota, then re-run the same command to import the rest`,
+      );
     }
   }
 
@@ -292,13 +352,18 @@ export class ImportRun {
     const { client, dryRun, upsert } = this.#job;
     const options = {
       dryRun,
-      onConflict: upsert ? "update" as const : "error" as const,
+      onConflict: upsert ? ("update" as const) : ("error" as const),
       itemKeys: items.map((pending) => pending.key),
       ...(dryRun ? { preceding: this.#precedingFor(items) } : {}),
     };
     for (;;) {
       try {
-        const answer = await client.batch(items.map((pending) => pending.body), options).withResponse();
+        const answer = await client
+          .batch(
+            items.map((pending) => pending.body),
+            options,
+          )
+          .withResponse();
         await this.#pace(answer.response.headers);
         return answer.data;
       } catch (error) {
@@ -314,7 +379,13 @@ export class ImportRun {
   #precedingFor(items: readonly Pending[]): { created: number; unique: Record<string, string[]> } {
     const unique: Record<string, string[]> = {};
     for (const [field, taken] of this.#preceding.unique) {
-      const used = [...new Set(items.map((pending) => pending.body[field]).filter((value): value is string => typeof value === "string" && taken.has(value)))];
+      const used = [
+        ...new Set(
+          items
+            .map((pending) => pending.body[field])
+            .filter((value): value is string => typeof value === "string" && taken.has(value)),
+        ),
+      ];
       if (used.length > 0) unique[field] = used;
     }
     return { created: this.#preceding.created, unique };
@@ -371,9 +442,15 @@ export class ImportRun {
   }
 
   #counts() {
-    const { created, updated, unchanged, already_imported, valid, rejected, not_imported } = this.#summary;
-    this.#summary.rows = created + updated + unchanged + already_imported + valid + rejected + not_imported;
-    return { done: this.#summary.rows, rejected, consumed: this.#consumed + this.#job.source.overhead };
+    const { created, updated, unchanged, already_imported, valid, rejected, not_imported } =
+      this.#summary;
+    this.#summary.rows =
+      created + updated + unchanged + already_imported + valid + rejected + not_imported;
+    return {
+      done: this.#summary.rows,
+      rejected,
+      consumed: this.#consumed + this.#job.source.overhead,
+    };
   }
 }
 
@@ -382,14 +459,20 @@ function jsonSize(body: Readonly<Record<string, unknown>>): number {
   let size = 2;
   for (const [field, value] of Object.entries(body)) {
     const plain = typeof value === "string" && !/[^\x20-\x7e]|["\\]/.test(value);
-    size += field.length + 4 + (plain ? (value as string).length + 2 : Buffer.byteLength(JSON.stringify(value)));
+    size +=
+      field.length +
+      4 +
+      (plain ? (value as string).length + 2 : Buffer.byteLength(JSON.stringify(value)));
   }
   return size;
 }
 
 /** Errors about the token, the plan or the URL rather than the rows. */
 function stopsEverything(error: ErpError): boolean {
-  return error.status === 401 || error.status === 405 ||
+  return (
+    error.status === 401 ||
+    error.status === 405 ||
     (error.status === 402 && error.code === "feature_off") ||
-    (error.status === 404 && error.code === "route_not_found");
+    (error.status === 404 && error.code === "route_not_found")
+  );
 }

@@ -113,4 +113,5 @@ const CLASS_BY_STATUS: Record<number, typeof ErpError> = {
 };
 
 /** The class of the error a response with this status becomes: the one place status maps to class. */
-export const errorClassFor = (status: number): typeof ErpError => CLASS_BY_STATUS[status] ?? (status >= 500 ? InternalServerError : ErpError);
+export const errorClassFor = (status: number): typeof ErpError =>
+  CLASS_BY_STATUS[status] ?? (status >= 500 ? InternalServerError : ErpError);

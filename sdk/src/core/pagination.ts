@@ -70,7 +70,8 @@ export class PageIterator<T> implements AsyncIterable<T> {
   /** Every record in one array, or the first `limit`; mind the memory on large collections. */
   async toArray(options: ToArrayOptions = {}): Promise<T[]> {
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
-    if (limit !== Number.POSITIVE_INFINITY && (!Number.isInteger(limit) || limit < 0)) throw new RangeError(`toArray's limit must be a whole number of at least 0, not ${limit}`);
+    if (limit !== Number.POSITIVE_INFINITY && (!Number.isInteger(limit) || limit < 0))
+      throw new RangeError(`toArray's limit must be a whole number of at least 0, not ${limit}`);
     const records: T[] = [];
     if (limit === 0) return records;
     for await (const record of this) {

@@ -1,9 +1,18 @@
 // The typed results of writes, and the record type a `fields` selection narrows to: the served
 // outcome schemas (generated), made generic over the record where a resource's type matters.
-import type { BatchOutcome, Change, DeleteOutcome, DryRunCreated, ProjectCreated, ProjectUpdateOutcome } from "../generated/types.ts";
+import type {
+  BatchOutcome,
+  Change,
+  DeleteOutcome,
+  DryRunCreated,
+  ProjectCreated,
+  ProjectUpdateOutcome,
+} from "../generated/types.ts";
 
 /** A record narrowed to the picked fields plus `id`; the whole record when no fields were picked. */
-export type Picked<R, K extends keyof R> = [keyof R] extends [K] ? R : Pick<R, Extract<K | "id", keyof R>>;
+export type Picked<R, K extends keyof R> = [keyof R] extends [K]
+  ? R
+  : Pick<R, Extract<K | "id", keyof R>>;
 
 export type { DryRunCreated, RecordRef } from "../generated/types.ts";
 
@@ -12,7 +21,9 @@ export type { DryRunCreated, RecordRef } from "../generated/types.ts";
 export type Created<R = unknown> = Omit<ProjectCreated, "record"> & { record?: R };
 
 /** The create result; `dryRun: true` narrows it to DryRunCreated, no dryRun to Created. */
-export type CreateResult<D extends boolean = boolean, R = unknown> = D extends true ? DryRunCreated : Created<R>;
+export type CreateResult<D extends boolean = boolean, R = unknown> = D extends true
+  ? DryRunCreated
+  : Created<R>;
 
 /** One changed field: its stored value and its new one (the served Change, typed per field). */
 export type FieldChange<V> = Change & { from: V; to: V };

@@ -10,15 +10,23 @@ const MAX_RETRY_AFTER_MS = 60_000;
 export function isRetryable(error: ErpError): boolean {
   if (error instanceof ApiConnectionError) return true;
   const status = error.status ?? 0;
-  return status === 408 || status === 429 || status >= 500 ||
-    (status === 409 && error.code === "idempotency_in_progress");
+  return (
+    status === 408 ||
+    status === 429 ||
+    status >= 500 ||
+    (status === 409 && error.code === "idempotency_in_progress")
+  );
 }
 
 /**
  * Milliseconds to wait before retry number `retry` (0-based), or undefined when the server
  * asks for a longer pause than is worth waiting for.
  */
-export function retryDelayMs(retry: number, headers: Headers, random: () => number = Math.random): number | undefined {
+export function retryDelayMs(
+  retry: number,
+  headers: Headers,
+  random: () => number = Math.random,
+): number | undefined {
   const retryAfter = parseRetryAfter(headers.get("retry-after"));
   if (retryAfter !== undefined) return retryAfter <= MAX_RETRY_AFTER_MS ? retryAfter : undefined;
   const backoff = Math.min(INITIAL_DELAY_MS * 2 ** retry, MAX_BACKOFF_MS);

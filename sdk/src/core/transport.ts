@@ -11,7 +11,10 @@ import { isRetryable, retryDelayMs, sleep } from "./retries.ts";
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
 /** Query values; arrays are sent comma-separated, undefined and null are left out. */
-export type QueryValues = Record<string, string | number | boolean | readonly string[] | null | undefined>;
+export type QueryValues = Record<
+  string,
+  string | number | boolean | readonly string[] | null | undefined
+>;
 
 /** Connection settings shared by every call of one client. */
 export interface TransportConfig {
@@ -65,10 +68,15 @@ export class Transport {
       headers,
       body: request.body === undefined ? null : JSON.stringify(request.body),
     };
-    for (let retry = 0;; retry++) {
+    for (let retry = 0; ; retry++) {
       let error: ErpError;
       try {
-        const raw = await this.#attempt(url, init, options.timeoutMs ?? this.#config.timeoutMs, options.signal);
+        const raw = await this.#attempt(
+          url,
+          init,
+          options.timeoutMs ?? this.#config.timeoutMs,
+          options.signal,
+        );
         if (raw.status === 304 && cached) return result<T>(request, { ...raw, text: cached.body });
         if (raw.status < 400) {
           const etag = raw.headers.get("etag");
@@ -81,7 +89,8 @@ export class Transport {
         if (!(thrown instanceof ApiConnectionError)) throw thrown;
         error = thrown;
       }
-      const delay = retry < maxRetries && isRetryable(error) ? retryDelayMs(retry, error.headers) : undefined;
+      const delay =
+        retry < maxRetries && isRetryable(error) ? retryDelayMs(retry, error.headers) : undefined;
       if (delay === undefined) throw error;
       await sleep(delay, options.signal).catch((reason: unknown) => {
         throw abortError(reason);
@@ -118,7 +127,12 @@ export class Transport {
   }
 
   /** One try: the timeout covers reading the body too, since a stalled body is as bad as no answer. */
-  async #attempt(url: string, init: RequestInit, timeoutMs: number, signal: AbortSignal | undefined): Promise<RawResponse> {
+  async #attempt(
+    url: string,
+    init: RequestInit,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<RawResponse> {
     if (signal?.aborted) throw abortError(signal.reason);
     const controller = new AbortController();
     let timedOut = false;
@@ -134,9 +148,19 @@ export class Transport {
     } catch (cause) {
       if (signal?.aborted) throw abortError(signal.reason);
       if (timedOut) {
-        throw new ApiTimeoutError({ status: undefined, code: "timeout", message: `No response from ${init.method} ${url} within ${timeoutMs} ms`, cause });
+        throw new ApiTimeoutError({
+          status: undefined,
+          code: "timeout",
+          message: `No response from ${init.method} ${url} within ${timeoutMs} ms`,
+          cause,
+        });
       }
-      throw new ApiConnectionError({ status: undefined, code: "connection_error", message: `Cannot reach ${init.method} ${url}: ${describe(cause)}`, cause });
+      throw new ApiConnectionError({
+        status: undefined,
+        code: "connection_error",
+        message: `Cannot reach ${init.method} ${url}: ${describe(cause)}`,
+        cause,
+      });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
@@ -166,7 +190,12 @@ function parseJson(text: string): unknown {
 }
 
 function abortError(reason: unknown): ApiUserAbortError {
-  return new ApiUserAbortError({ status: undefined, code: "aborted", message: "The request was aborted", cause: reason });
+  return new ApiUserAbortError({
+    status: undefined,
+    code: "aborted",
+    message: "The request was aborted",
+    cause: reason,
+  });
 }
 
 /**
@@ -176,14 +205,20 @@ function abortError(reason: unknown): ApiUserAbortError {
  */
 function describe(cause: unknown): string {
   const parts: string[] = [];
-  for (let current = cause, depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+  for (
+    let current = cause, depth = 0;
+    current !== undefined && current !== null && depth < 4;
+    depth++
+  ) {
     if (!(current instanceof Error)) {
       parts.push(String(current));
       break;
     }
     const code = (current as { code?: unknown }).code;
     const message = current.message || current.name;
-    parts.push(typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message);
+    parts.push(
+      typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message,
+    );
     current = current.cause;
   }
   return parts.join(": ");

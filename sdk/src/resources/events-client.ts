@@ -49,11 +49,22 @@ export class EventsClient {
 
   /** One page of events after `after`, oldest first. */
   listPage(query: EventQuery = {}, options?: RequestOptions): ApiPromise<EventPage> {
-    return new ApiPromise(this.#transport.request<EventPage>({ method: "GET", path: "/v1/events", query: { ...query }, options, envelope: "page" }));
+    return new ApiPromise(
+      this.#transport.request<EventPage>({
+        method: "GET",
+        path: "/v1/events",
+        query: { ...query },
+        options,
+        envelope: "page",
+      }),
+    );
   }
 
   /** Every event after `after` that exists now, page after page. */
-  async *list(query: EventQuery = {}, options?: RequestOptions): AsyncGenerator<Event, void, undefined> {
+  async *list(
+    query: EventQuery = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<Event, void, undefined> {
     let after = query.after;
     for (;;) {
       const page = await this.listPage({ ...query, after }, options);
@@ -74,7 +85,10 @@ export class EventsClient {
     const request = { signal, timeoutMs: waitSeconds * 1000 + ANSWER_MS };
     try {
       while (!signal?.aborted) {
-        const page = await this.listPage({ limit: 100, ...query, after, wait: waitSeconds }, request);
+        const page = await this.listPage(
+          { limit: 100, ...query, after, wait: waitSeconds },
+          request,
+        );
         yield* page.data;
         after = page.meta.next_cursor ?? after;
       }

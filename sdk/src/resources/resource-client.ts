@@ -1,8 +1,20 @@
 // One typed client for any collection: every method is a single call into the shared transport.
 import { ApiPromise } from "../core/api-promise.ts";
 import { type Page, PageIterator } from "../core/pagination.ts";
-import type { ConditionalWriteOptions, RequestOptions, WriteOptions } from "../core/request-options.ts";
-import type { BatchResult, Created, CreateResult, DeleteResult, DryRunCreated, Picked, UpdateResult } from "../core/results.ts";
+import type {
+  ConditionalWriteOptions,
+  RequestOptions,
+  WriteOptions,
+} from "../core/request-options.ts";
+import type {
+  BatchResult,
+  Created,
+  CreateResult,
+  DeleteResult,
+  DryRunCreated,
+  Picked,
+  UpdateResult,
+} from "../core/results.ts";
 import { newIdempotencyKey } from "../core/idempotency-key.ts";
 import type { ApiRequest, QueryValues, Transport } from "../core/transport.ts";
 
@@ -69,7 +81,11 @@ export class ResourceClient<R, C, U, F> {
     options?: RequestOptions,
   ): PageIterator<Picked<R, K>> {
     return new PageIterator(
-      (afterId, withTotal) => this.listPage<K>({ ...query, after_id: afterId, total: withTotal ? undefined : false } as PageQuery<F, K>, options),
+      (afterId, withTotal) =>
+        this.listPage<K>(
+          { ...query, after_id: afterId, total: withTotal ? undefined : false } as PageQuery<F, K>,
+          options,
+        ),
       query?.after_id ?? 0,
       query?.total ?? true,
     );
@@ -80,16 +96,34 @@ export class ResourceClient<R, C, U, F> {
     query?: PageQuery<F, K>,
     options?: RequestOptions,
   ): ApiPromise<Page<Picked<R, K>>> {
-    return this.#call({ method: "GET", path: this.#path, query: query as QueryValues | undefined, options, envelope: "page" });
+    return this.#call({
+      method: "GET",
+      path: this.#path,
+      query: query as QueryValues | undefined,
+      options,
+      envelope: "page",
+    });
   }
 
   /** One record; revalidated with its remembered ETag, so an unchanged record costs an empty 304. */
-  get<const K extends keyof R & string = keyof R & string>(id: number, options?: GetOptions<K>): ApiPromise<Picked<R, K>> {
-    return this.#call({ method: "GET", path: this.#item(id), query: { fields: options?.fields }, options, revalidate: true });
+  get<const K extends keyof R & string = keyof R & string>(
+    id: number,
+    options?: GetOptions<K>,
+  ): ApiPromise<Picked<R, K>> {
+    return this.#call({
+      method: "GET",
+      path: this.#item(id),
+      query: { fields: options?.fields },
+      options,
+      revalidate: true,
+    });
   }
 
   /** Creates a record; `dryRun: true` validates only and returns `{ id: null, created: false, dry_run: true }`. */
-  create<const D extends boolean = false>(input: C, options?: WriteOptions & { dryRun?: D }): ApiPromise<CreateResult<D, R>> {
+  create<const D extends boolean = false>(
+    input: C,
+    options?: WriteOptions & { dryRun?: D },
+  ): ApiPromise<CreateResult<D, R>> {
     return this.#call({ method: "POST", path: this.#path, body: input, options });
   }
 
@@ -119,8 +153,17 @@ export class ResourceClient<R, C, U, F> {
   }
 
   /** Creates the record your system knows as `externalId`, or updates it with the fields given. */
-  upsert(externalId: string, input: C, options?: ConditionalWriteOptions): ApiPromise<Created<R> | DryRunCreated | UpdateResult<R>> {
-    return this.#call({ method: "PUT", path: `${this.#path}/by-external-id/${encodeURIComponent(externalId)}`, body: input, options });
+  upsert(
+    externalId: string,
+    input: C,
+    options?: ConditionalWriteOptions,
+  ): ApiPromise<Created<R> | DryRunCreated | UpdateResult<R>> {
+    return this.#call({
+      method: "PUT",
+      path: `${this.#path}/by-external-id/${encodeURIComponent(externalId)}`,
+      body: input,
+      options,
+    });
   }
 
   #call<T>(request: ApiRequest): ApiPromise<T> {

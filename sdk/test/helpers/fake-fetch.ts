@@ -33,13 +33,33 @@ export function fakeFetch(...replies: Reply[]): { fetch: FetchLike; seen: SeenRe
 }
 
 /** A JSON response. */
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+export function json(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
 }
 
 /** An RFC 9457 problem response. */
-export function problem(status: number, code: string, headers: Record<string, string> = {}, extra: object = {}): Response {
-  const body = { type: "about:blank", title: "Error", status, detail: `failed: ${code}`, code, request_id: "req_1", ...extra };
+export function problem(
+  status: number,
+  code: string,
+  headers: Record<string, string> = {},
+  extra: object = {},
+): Response {
+  const body = {
+    type: "about:blank",
+    title: "Error",
+    status,
+    detail: `failed: ${code}`,
+    code,
+    request_id: "req_1",
+    ...extra,
+  };
   return new Response(JSON.stringify(body), {
     status,
     headers: { "content-type": "application/problem+json", ...headers },
@@ -47,7 +67,10 @@ export function problem(status: number, code: string, headers: Record<string, st
 }
 
 /** A client wired to the fake, with fast defaults for tests. */
-export function clientWith(fetch: FetchLike, options: Omit<ClientOptions, "baseUrl" | "token" | "fetch"> = {}): ErpClient {
+export function clientWith(
+  fetch: FetchLike,
+  options: Omit<ClientOptions, "baseUrl" | "token" | "fetch"> = {},
+): ErpClient {
   return new ErpClient({ baseUrl: "http://erp.test", token: "erp_test", fetch, ...options });
 }
 

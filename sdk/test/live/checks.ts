@@ -27,7 +27,11 @@ export const checks: Check[] = [
   {
     name: "create, get and update a project; money comes back as a decimal string",
     async run(erp) {
-      const made = await erp.projects.create({ name: "Depot", budget_amount: 1250, code: `D-${unique()}` });
+      const made = await erp.projects.create({
+        name: "Depot",
+        budget_amount: 1250,
+        code: `D-${unique()}`,
+      });
       assert(made.created && typeof made.id === "number", "created with an id");
       const project = await erp.projects.get(made.id);
       assertEqual(project.budget_amount, "1250.00");
@@ -41,22 +45,40 @@ export const checks: Check[] = [
     name: "batch() writes items in order and reports each; upsert() creates, then updates by external id",
     async run(erp) {
       const tag = unique();
-      const result = await erp.workers.batch([{ name: `Batch ${tag} 1`, external_id: `b-${tag}-1` }, { name: "", email: "bad" }, { name: `Batch ${tag} 3` }]);
-      assertEqual(result.results.map((item) => item.status), [201, 422, 201]);
+      const result = await erp.workers.batch([
+        { name: `Batch ${tag} 1`, external_id: `b-${tag}-1` },
+        { name: "", email: "bad" },
+        { name: `Batch ${tag} 3` },
+      ]);
+      assertEqual(
+        result.results.map((item) => item.status),
+        [201, 422, 201],
+      );
       assertEqual(result.results[1]?.error?.code, "validation_failed");
-      const again = await erp.workers.batch([{ name: `Batch ${tag} 1 renamed`, external_id: `b-${tag}-1` }], { onConflict: "update" });
+      const again = await erp.workers.batch(
+        [{ name: `Batch ${tag} 1 renamed`, external_id: `b-${tag}-1` }],
+        { onConflict: "update" },
+      );
       assertEqual(again.results[0]?.action, "updated");
       assertEqual(again.results[0]?.id, result.results[0]?.id);
       const created = await erp.clients.upsert(`crm-${tag}`, { name: `Upsert ${tag}` });
       assert("created" in created && created.created, "the first upsert creates");
       const updated = await erp.clients.upsert(`crm-${tag}`, { name: `Upsert ${tag} 2` });
-      assert("updated" in updated && updated.record.name === `Upsert ${tag} 2` && updated.id === created.id, "the second upsert updates the same record");
+      assert(
+        "updated" in updated &&
+          updated.record.name === `Upsert ${tag} 2` &&
+          updated.id === created.id,
+        "the second upsert updates the same record",
+      );
     },
   },
   {
     name: "fields narrow get() and list() to the picked fields plus id",
     async run(erp) {
-      const { id } = await erp.clients.create({ name: `Narrow ${unique()}`, email: "a@example.com" });
+      const { id } = await erp.clients.create({
+        name: `Narrow ${unique()}`,
+        email: "a@example.com",
+      });
       const one = await erp.clients.get(id, { fields: ["name"] });
       assertEqual(Object.keys(one).sort(), ["id", "name"]);
       const page = await erp.clients.listPage({ fields: ["email"], limit: 1 });
@@ -68,9 +90,11 @@ export const checks: Check[] = [
     async run(erp) {
       const tag = unique();
       const ids = [];
-      for (let i = 0; i < 7; i++) ids.push((await erp.workers.create({ name: `Paged ${tag} ${i}` })).id);
+      for (let i = 0; i < 7; i++)
+        ids.push((await erp.workers.create({ name: `Paged ${tag} ${i}` })).id);
       const seen = [];
-      for await (const worker of erp.workers.list({ q: tag, limit: 3, fields: ["name"] })) seen.push(worker.id);
+      for await (const worker of erp.workers.list({ q: tag, limit: 3, fields: ["name"] }))
+        seen.push(worker.id);
       assertEqual(seen, ids);
       const first = await erp.workers.listPage({ q: tag, limit: 3 });
       assertEqual(first.meta, { total: 7, limit: 3, offset: 0 });
@@ -89,11 +113,19 @@ export const checks: Check[] = [
     name: "repeating an idempotency key replays the first result",
     async run(erp) {
       const key = `live-${unique()}`;
-      const first = await erp.estimates.create({ title: "Roof", amount: "99.5" }, { idempotencyKey: key });
-      const again = await erp.estimates.create({ title: "Roof", amount: "99.5" }, { idempotencyKey: key }).withResponse();
+      const first = await erp.estimates.create(
+        { title: "Roof", amount: "99.5" },
+        { idempotencyKey: key },
+      );
+      const again = await erp.estimates
+        .create({ title: "Roof", amount: "99.5" }, { idempotencyKey: key })
+        .withResponse();
       assertEqual(again.data.id, first.id);
       assert(again.response.replayed, "the second call is a replay");
-      const reuse = await assertRejects(erp.estimates.create({ title: "Other" }, { idempotencyKey: key }), ConflictError);
+      const reuse = await assertRejects(
+        erp.estimates.create({ title: "Other" }, { idempotencyKey: key }),
+        ConflictError,
+      );
       assertEqual(reuse.code, "idempotency_key_reuse");
     },
   },
@@ -117,7 +149,10 @@ export const checks: Check[] = [
       const { id } = await erp.equipment.create({ name: `Crane ${unique()}` });
       const { response } = await erp.equipment.get(id).withResponse();
       await erp.equipment.update(id, { status: "IN_USE" }, { ifMatch: response.etag });
-      const stale = await assertRejects(erp.equipment.update(id, { status: "MAINTENANCE" }, { ifMatch: response.etag }), PreconditionFailedError);
+      const stale = await assertRejects(
+        erp.equipment.update(id, { status: "MAINTENANCE" }, { ifMatch: response.etag }),
+        PreconditionFailedError,
+      );
       assertEqual(stale.status, 412);
     },
   },
@@ -125,7 +160,10 @@ export const checks: Check[] = [
     name: "state rules surface as ConflictError with their code",
     async run(erp) {
       const { id } = await erp.projects.create({ name: "Rules" });
-      const error = await assertRejects(erp.projects.update(id, { status: "COMPLETED" }), ConflictError);
+      const error = await assertRejects(
+        erp.projects.update(id, { status: "COMPLETED" }),
+        ConflictError,
+      );
       assertEqual(error.code, "invalid_transition");
       assert(error.requestId, "carries the request id");
     },
@@ -157,12 +195,22 @@ export const checks: Check[] = [
       const { id: equipmentId } = await erp.equipment.create({ name: `Loader ${unique()}` });
       const { id: projectId } = await erp.projects.create({ name: "Site" });
       const rentals = erp.equipment.rentals(equipmentId);
-      const { id } = await rentals.create({ project_id: projectId, start_date: "2026-03-01", daily_rate: 80 });
+      const { id } = await rentals.create({
+        project_id: projectId,
+        start_date: "2026-03-01",
+        daily_rate: 80,
+      });
       const listed = await rentals.list().toArray();
-      assertEqual(listed.map((r) => [r.id, r.equipment_id, r.daily_rate]), [[id, equipmentId, "80.00"]]);
+      assertEqual(
+        listed.map((r) => [r.id, r.equipment_id, r.daily_rate]),
+        [[id, equipmentId, "80.00"]],
+      );
       await rentals.update(id, { billed: true });
       assertEqual((await rentals.get(id)).billed, true);
-      const error = await assertRejects(rentals.update(id, { end_date: "2026-03-09" }), ConflictError);
+      const error = await assertRejects(
+        rentals.update(id, { end_date: "2026-03-09" }),
+        ConflictError,
+      );
       assertEqual(error.code, "rental_billed");
     },
   },
@@ -170,7 +218,10 @@ export const checks: Check[] = [
     name: "lookups and usage are readable",
     async run(erp) {
       assert((await erp.trades.list().toArray()).length > 0, "trades are seeded");
-      assert((await erp.equipmentCategories.listPage({ limit: 2 })).data.length === 2, "categories page");
+      assert(
+        (await erp.equipmentCategories.listPage({ limit: 2 })).data.length === 2,
+        "categories page",
+      );
       const usage = await erp.usage();
       assert(/^\d{4}-\d{2}$/.test(usage.period), "period is YYYY-MM");
       assert(typeof usage.quotas.projects.used === "number", "project quota is reported");
@@ -188,12 +239,23 @@ export const checks: Check[] = [
     name: "an unreachable server is an ApiConnectionError naming the method, the URL and the cause",
     async run() {
       // Port 2 on loopback: nothing listens there, and fetch does not block it as it does 1 or 9.
-      const nowhere = new ErpClient({ baseUrl: "http://127.0.0.1:2", token: "erp_x", maxRetries: 0 });
+      const nowhere = new ErpClient({
+        baseUrl: "http://127.0.0.1:2",
+        token: "erp_x",
+        maxRetries: 0,
+      });
       const error = await assertRejects(nowhere.projects.get(7), ApiConnectionError);
-      assert(error.message.includes("GET http://127.0.0.1:2/v1/projects/7"), `the message names the request: ${error.message}`);
+      assert(
+        error.message.includes("GET http://127.0.0.1:2/v1/projects/7"),
+        `the message names the request: ${error.message}`,
+      );
       // Browsers hide the cause from scripts by design ("Failed to fetch"); every other runtime names it.
       const inBrowser = typeof (globalThis as { document?: unknown }).document !== "undefined";
-      if (!inBrowser) assert(/refused|ECONNREFUSED|connect/i.test(error.message), `the message names the cause: ${error.message}`);
+      if (!inBrowser)
+        assert(
+          /refused|ECONNREFUSED|connect/i.test(error.message),
+          `the message names the cause: ${error.message}`,
+        );
     },
   },
 ];

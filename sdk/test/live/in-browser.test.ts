@@ -16,7 +16,11 @@ let site: ReturnType<typeof Bun.serve>;
 let browser: Browser;
 
 beforeAll(async () => {
-  const build = await Bun.build({ entrypoints: [join(import.meta.dir, "run-in-browser.ts")], target: "browser", format: "esm" });
+  const build = await Bun.build({
+    entrypoints: [join(import.meta.dir, "run-in-browser.ts")],
+    target: "browser",
+    format: "esm",
+  });
   if (!build.success) throw new AggregateError(build.logs, "bun build --target=browser failed");
   const bundle = await build.outputs[0]!.text();
   site = Bun.serve({
@@ -24,8 +28,12 @@ beforeAll(async () => {
     port: 0,
     fetch(request) {
       const { pathname } = new URL(request.url);
-      if (pathname === "/") return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } });
-      if (pathname === "/checks.js") return new Response(bundle, { headers: { "content-type": "text/javascript; charset=utf-8" } });
+      if (pathname === "/")
+        return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } });
+      if (pathname === "/checks.js")
+        return new Response(bundle, {
+          headers: { "content-type": "text/javascript; charset=utf-8" },
+        });
       return new Response("not found", { status: 404 });
     },
   });
@@ -42,18 +50,28 @@ describe("SDK on a live server (Chromium)", () => {
     const apiOrigin = new URL(suite.server.baseUrl).origin;
     const pageOrigin = `http://127.0.0.1:${site.port}`;
     expect(pageOrigin).not.toBe(apiOrigin);
-    const context: LiveContext = { baseUrl: suite.server.baseUrl, token: (await newCompany()).token };
+    const context: LiveContext = {
+      baseUrl: suite.server.baseUrl,
+      token: (await newCompany()).token,
+    };
 
     const browserContext = await browser.newContext();
     const requested: string[] = [];
     const pageErrors: string[] = [];
-    browserContext.on("request", (request) => { requested.push(request.url()); });
+    browserContext.on("request", (request) => {
+      requested.push(request.url());
+    });
     const page = await browserContext.newPage();
-    page.on("pageerror", (error) => { pageErrors.push(error.stack ?? error.message); });
+    page.on("pageerror", (error) => {
+      pageErrors.push(error.stack ?? error.message);
+    });
     await page.goto(`${pageOrigin}/`, { waitUntil: "load" });
     await page.waitForFunction(() => "runLiveChecks" in globalThis, undefined, { timeout: 5_000 });
     const results = await page.evaluate(
-      (ctx) => (globalThis as unknown as { runLiveChecks(c: LiveContext): Promise<CheckResult[]> }).runLiveChecks(ctx),
+      (ctx) =>
+        (
+          globalThis as unknown as { runLiveChecks(c: LiveContext): Promise<CheckResult[]> }
+        ).runLiveChecks(ctx),
       context,
     );
     await browserContext.close();
@@ -65,8 +83,12 @@ describe("SDK on a live server (Chromium)", () => {
     expect(results.map((r) => r.name)).toEqual(checks.map((c) => c.name));
     expect(pageErrors).toEqual([]);
 
-    const hosts = requested.filter((url) => !/^(data|blob|about):/.test(url)).map((url) => new URL(url).hostname);
+    const hosts = requested
+      .filter((url) => !/^(data|blob|about):/.test(url))
+      .map((url) => new URL(url).hostname);
     expect([...new Set(hosts)]).toEqual(["127.0.0.1"]);
-    expect(requested.filter((url) => url.startsWith(`${apiOrigin}/v1/`)).length).toBeGreaterThan(checks.length);
+    expect(requested.filter((url) => url.startsWith(`${apiOrigin}/v1/`)).length).toBeGreaterThan(
+      checks.length,
+    );
   }, 20_000);
 });

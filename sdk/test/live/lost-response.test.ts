@@ -20,7 +20,11 @@ beforeAll(() => {
         headers: request.headers,
         body: request.method === "GET" ? undefined : await request.text(),
       });
-      forwarded.push({ method: request.method, key: request.headers.get("idempotency-key"), status: upstream.status });
+      forwarded.push({
+        method: request.method,
+        key: request.headers.get("idempotency-key"),
+        status: upstream.status,
+      });
       if (request.method === "POST" && !lostOne) {
         lostOne = true;
         await upstream.arrayBuffer();

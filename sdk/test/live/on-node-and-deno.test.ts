@@ -18,7 +18,10 @@ async function runChecks(command: string[]): Promise<{ code: number; output: str
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const [stdout, stderr] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
   return { code: await child.exited, output: stdout + stderr };
 }
 
@@ -34,7 +37,10 @@ function findDeno(): string | undefined {
   if (found) return found;
   Bun.spawnSync(["npm", "install", "--global", "deno"], { stdout: "inherit", stderr: "inherit" });
   const installed = Bun.which("deno") ?? undefined;
-  if (!installed) console.warn("\n!!! deno is not installed and `npm i -g deno` failed: the Deno run of the SDK suite is SKIPPED !!!\n");
+  if (!installed)
+    console.warn(
+      "\n!!! deno is not installed and `npm i -g deno` failed: the Deno run of the SDK suite is SKIPPED !!!\n",
+    );
   return installed;
 }
 
@@ -56,6 +62,8 @@ describe("SDK on a live server (Node and Deno)", () => {
 
   test("Deno runs every live check from the TypeScript sources", async () => {
     if (!deno) return;
-    expectAllPassed(await runChecks([deno, "run", "--no-prompt", "--allow-net=127.0.0.1", "--allow-env", runner]));
+    expectAllPassed(
+      await runChecks([deno, "run", "--no-prompt", "--allow-net=127.0.0.1", "--allow-env", runner]),
+    );
   });
 });

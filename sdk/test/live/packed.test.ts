@@ -37,7 +37,9 @@ console.log("packed sdk ok");
 `;
 
 /** A strict consumer of the packed types; `eventTypes` are the served document's, so each gets its case. */
-const consumer = (eventTypes: readonly string[]): string => `import { ErpClient, type Event, type Project, type ValidationError, type BatchResult } from "@erp/sdk";
+const consumer = (
+  eventTypes: readonly string[],
+): string => `import { ErpClient, type Event, type Project, type ValidationError, type BatchResult } from "@erp/sdk";
 const erp = new ErpClient({ baseUrl: "https://erp.example.com", token: "erp_x" });
 /** Exhaustive: without a case for every event type, the never below does not compile. */
 export function action(event: Event): string {
@@ -62,9 +64,21 @@ export async function names(): Promise<string[]> {
 }
 `;
 
-function run(command: string[], cwd: string, env: Record<string, string> = {}): { code: number; output: string } {
-  const result = Bun.spawnSync(command, { cwd, env: { ...process.env, NO_COLOR: "1", ...env }, stdout: "pipe", stderr: "pipe" });
-  return { code: result.exitCode ?? 1, output: result.stdout.toString() + result.stderr.toString() };
+function run(
+  command: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): { code: number; output: string } {
+  const result = Bun.spawnSync(command, {
+    cwd,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return {
+    code: result.exitCode ?? 1,
+    output: result.stdout.toString() + result.stderr.toString(),
+  };
 }
 
 beforeAll(async () => {
@@ -73,38 +87,71 @@ beforeAll(async () => {
   expect(pack.code).toBe(0);
   const tarball = path.join(packDir, readdirSync(packDir).find((name) => name.endsWith(".tgz"))!);
   project = mkdtempSync(path.join(tmpdir(), "erp-sdk-consumer-"));
-  writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  writeFileSync(
+    path.join(project, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" }),
+  );
   const install = run(["npm", "install", "--no-audit", "--no-fund", "--offline", tarball], project);
   expect(install.code).toBe(0);
   writeFileSync(path.join(project, "smoke.mjs"), SMOKE);
-  const eventTypes = (await suite.api.get("/v1/openapi.json")).body.components.schemas.EventType.enum as string[];
+  const eventTypes = (await suite.api.get("/v1/openapi.json")).body.components.schemas.EventType
+    .enum as string[];
   writeFileSync(path.join(project, "consumer.ts"), consumer(eventTypes));
-  writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({
-    compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, lib: ["ES2022", "DOM"], types: [] },
-    files: ["consumer.ts"],
-  }));
+  writeFileSync(
+    path.join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noEmit: true,
+        lib: ["ES2022", "DOM"],
+        types: [],
+      },
+      files: ["consumer.ts"],
+    }),
+  );
 });
 
 describe("the packed SDK", () => {
   const smoke = async (command: string[]): Promise<void> => {
-    const { token } = await newCompany({ addons: ["api", "estimates", "subcontractors", "equipment"] });
+    const { token } = await newCompany({
+      addons: ["api", "estimates", "subcontractors", "equipment"],
+    });
     const result = run(command, project, { ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: token });
     if (result.code !== 0) console.error(result.output);
     expect(result.output).toContain("packed sdk ok");
   };
 
-  test("a plain Node project installs the tarball and runs the smoke script", () => smoke(["node", "smoke.mjs"]));
+  test("a plain Node project installs the tarball and runs the smoke script", () =>
+    smoke(["node", "smoke.mjs"]));
   test("a Bun project runs it from the same install", () => smoke([process.execPath, "smoke.mjs"]));
   test("a Deno project runs it from the same install", async () => {
     const deno = Bun.which("deno");
-    if (!deno) return console.warn("!!! deno is not installed: the packed SDK's Deno run is SKIPPED (sdk/test/live/on-node-and-deno installs it)");
-    await smoke([deno, "run", "--no-prompt", "--allow-net=127.0.0.1", "--allow-env", "--allow-read", "smoke.mjs"]);
+    if (!deno)
+      return console.warn(
+        "!!! deno is not installed: the packed SDK's Deno run is SKIPPED (sdk/test/live/on-node-and-deno installs it)",
+      );
+    await smoke([
+      deno,
+      "run",
+      "--no-prompt",
+      "--allow-net=127.0.0.1",
+      "--allow-env",
+      "--allow-read",
+      "smoke.mjs",
+    ]);
   });
 
   test("a browser page on another origin runs it from the installed files (import map, no bundler)", async () => {
-    const manifest = JSON.parse(readFileSync(path.join(project, "node_modules/@erp/sdk/package.json"), "utf8"));
+    const manifest = JSON.parse(
+      readFileSync(path.join(project, "node_modules/@erp/sdk/package.json"), "utf8"),
+    );
     const entry = `/node_modules/@erp/sdk/${String(manifest.exports["."].import).replace(/^\.\//, "")}`;
-    const { token } = await newCompany({ addons: ["api", "estimates", "subcontractors", "equipment"] });
+    const { token } = await newCompany({
+      addons: ["api", "estimates", "subcontractors", "equipment"],
+    });
     const env = { ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: token };
     const page = `<!doctype html><html><head><meta charset="utf-8"><title>packed SDK</title>
 <script type="importmap">${JSON.stringify({ imports: { "@erp/sdk": entry } })}</script>
@@ -115,10 +162,13 @@ describe("the packed SDK", () => {
       port: 0,
       async fetch(request) {
         const { pathname } = new URL(request.url);
-        if (pathname === "/") return new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } });
+        if (pathname === "/")
+          return new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } });
         const file = Bun.file(path.join(project, path.normalize(pathname)));
         if (!(await file.exists())) return new Response("not found", { status: 404 });
-        return new Response(file, { headers: { "content-type": "text/javascript; charset=utf-8" } });
+        return new Response(file, {
+          headers: { "content-type": "text/javascript; charset=utf-8" },
+        });
       },
     });
     const browser = await launchChromium("run the packed SDK in a browser");
@@ -126,7 +176,10 @@ describe("the packed SDK", () => {
       const tab = await browser.newPage();
       const said: string[] = [];
       const outcome = new Promise<string>((resolve) => {
-        tab.on("console", (message) => { said.push(message.text()); if (message.text() === "packed sdk ok") resolve("ok"); });
+        tab.on("console", (message) => {
+          said.push(message.text());
+          if (message.text() === "packed sdk ok") resolve("ok");
+        });
         tab.on("pageerror", (error) => resolve(error.stack ?? error.message));
         setTimeout(() => resolve("no answer in 15 s"), 15_000);
       });
@@ -143,15 +196,24 @@ describe("the packed SDK", () => {
   test("a strict TypeScript consumer type-checks against the packed .d.ts on Node (NodeNext): boolean filters, an exhaustive switch over event types", () => {
     const node = run(["node", "--version"], project);
     expect(Number(/^v(\d+)/.exec(node.output)?.[1])).toBeGreaterThanOrEqual(20);
-    const result = run(["node", path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project);
+    const result = run(
+      ["node", path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"],
+      project,
+    );
     if (result.code !== 0) console.error(result.output);
     expect(result.code).toBe(0);
     console.log(`packed .d.ts: tsc --strict on Node ${node.output.trim()} accepts the consumer`);
     // The switch is checked: without one of its cases it no longer compiles.
     const source = readFileSync(path.join(project, "consumer.ts"), "utf8");
-    writeFileSync(path.join(project, "consumer.ts"), source.replace(/^ {4}case "project\.created".*\n/m, ""));
+    writeFileSync(
+      path.join(project, "consumer.ts"),
+      source.replace(/^ {4}case "project\.created".*\n/m, ""),
+    );
     try {
-      const missing = run(["node", path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project);
+      const missing = run(
+        ["node", path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"],
+        project,
+      );
       expect(missing.output).toContain("is not assignable to type 'never'");
     } finally {
       writeFileSync(path.join(project, "consumer.ts"), source);

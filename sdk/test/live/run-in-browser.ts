@@ -17,7 +17,11 @@ async function runLiveChecks(context: LiveContext): Promise<CheckResult[]> {
       await check.run(erp, context);
       results.push({ name: check.name, ok: true });
     } catch (error) {
-      results.push({ name: check.name, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      results.push({
+        name: check.name,
+        ok: false,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
     }
   }
   return results;

@@ -14,7 +14,8 @@ import {
 } from "../../mod.ts";
 import { clientWith, fakeFetch, problem, rejectionOf } from "../helpers/fake-fetch.ts";
 
-const fail = (response: () => Response) => rejectionOf(clientWith(fakeFetch(response).fetch, { maxRetries: 0 }).projects.get(1));
+const fail = (response: () => Response) =>
+  rejectionOf(clientWith(fakeFetch(response).fetch, { maxRetries: 0 }).projects.get(1));
 
 describe("error classes", () => {
   const cases = [
@@ -43,10 +44,15 @@ describe("error classes", () => {
   }
 
   test("a 422 lists every failing field, in errors and in the message", async () => {
-    const errors = [{ field: "name", code: "required", message: "is required" }, { field: "status", code: "enum", message: "is not a status" }];
+    const errors = [
+      { field: "name", code: "required", message: "is required" },
+      { field: "status", code: "enum", message: "is not a status" },
+    ];
     const error = await fail(() => problem(422, "validation_failed", {}, { errors }));
     expect(error.errors).toEqual(errors);
-    expect(error.message).toBe("422 validation_failed: failed: validation_failed (name: is required; status: is not a status)");
+    expect(error.message).toBe(
+      "422 validation_failed: failed: validation_failed (name: is required; status: is not a status)",
+    );
   });
 
   test("headers are kept, so Retry-After and WWW-Authenticate can be read", async () => {
@@ -55,7 +61,13 @@ describe("error classes", () => {
   });
 
   test("a non-JSON error body (a proxy's 502 page) still becomes a typed error, with the header request id", async () => {
-    const error = await fail(() => new Response("<html>Bad gateway</html>", { status: 502, headers: { "x-request-id": "edge-1" } }));
+    const error = await fail(
+      () =>
+        new Response("<html>Bad gateway</html>", {
+          status: 502,
+          headers: { "x-request-id": "edge-1" },
+        }),
+    );
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.code).toBe("http_502");
     expect(error.requestId).toBe("edge-1");

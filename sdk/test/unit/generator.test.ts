@@ -5,7 +5,16 @@ import { emitTypes, HEADER, type OpenApiDocument } from "../../scripts/emit-type
 
 const json = (schema: unknown) => ({ content: { "application/json": { schema } } });
 const problem = (codes: string[]) => ({
-  content: { "application/problem+json": { schema: { allOf: [{ $ref: "#/components/schemas/Problem" }, { type: "object", properties: { code: { type: "string", enum: codes } } }] } } },
+  content: {
+    "application/problem+json": {
+      schema: {
+        allOf: [
+          { $ref: "#/components/schemas/Problem" },
+          { type: "object", properties: { code: { type: "string", enum: codes } } },
+        ],
+      },
+    },
+  },
 });
 const status = { type: "string", enum: ["OPEN", "SHUT"], description: "One of OPEN, SHUT." };
 const document: OpenApiDocument = {
@@ -20,16 +29,36 @@ const document: OpenApiDocument = {
           { name: "include_deleted", in: "query", schema: { type: "boolean" } },
         ],
         responses: {
-          200: json({ type: "object", properties: { data: { type: "array", items: { anyOf: [
-            { $ref: "#/components/schemas/GateHouseSparse" },
-            { $ref: "#/components/schemas/GateHouse" },
-          ] } } } }),
+          200: json({
+            type: "object",
+            properties: {
+              data: {
+                type: "array",
+                items: {
+                  anyOf: [
+                    { $ref: "#/components/schemas/GateHouseSparse" },
+                    { $ref: "#/components/schemas/GateHouse" },
+                  ],
+                },
+              },
+            },
+          }),
         },
       },
       post: {
-        requestBody: json({ type: "object", required: ["name"], properties: { name: { type: "string" }, fee: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] } } }),
+        requestBody: json({
+          type: "object",
+          required: ["name"],
+          properties: {
+            name: { type: "string" },
+            fee: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] },
+          },
+        }),
         responses: {
-          201: json({ type: "object", properties: { data: { $ref: "#/components/schemas/Created" } } }),
+          201: json({
+            type: "object",
+            properties: { data: { $ref: "#/components/schemas/Created" } },
+          }),
           409: problem(["gate_shut", "unique_violation"]),
           422: problem(["validation_failed"]),
         },
@@ -39,17 +68,39 @@ const document: OpenApiDocument = {
       patch: { requestBody: json({ type: "object", properties: { status } }) },
     },
     "/v1/usage": {
-      get: { responses: { 200: json({ type: "object", properties: { data: { $ref: "#/components/schemas/Usage" } } }) } },
+      get: {
+        responses: {
+          200: json({
+            type: "object",
+            properties: { data: { $ref: "#/components/schemas/Usage" } },
+          }),
+        },
+      },
     },
   },
   components: {
     parameters: { Status: { name: "status", in: "query", schema: status } },
     schemas: {
-      Usage: { type: "object", required: ["a", "b"], properties: { a: { $ref: "#/components/schemas/Quota" }, b: { $ref: "#/components/schemas/Quota" } } },
+      Usage: {
+        type: "object",
+        required: ["a", "b"],
+        properties: {
+          a: { $ref: "#/components/schemas/Quota" },
+          b: { $ref: "#/components/schemas/Quota" },
+        },
+      },
       Quota: { type: "object", required: ["n"], properties: { n: { type: "integer" } } },
-      Created: { type: "object", required: ["id", "created"], properties: { id: { type: "integer" }, created: { const: true, type: "boolean" } } },
+      Created: {
+        type: "object",
+        required: ["id", "created"],
+        properties: { id: { type: "integer" }, created: { const: true, type: "boolean" } },
+      },
       Problem: { type: "object", properties: { code: { type: "string" } } },
-      GateHouseSparse: { type: "object", required: ["id"], properties: { id: { type: "integer" } } },
+      GateHouseSparse: {
+        type: "object",
+        required: ["id"],
+        properties: { id: { type: "integer" } },
+      },
       GateHouse: {
         type: "object",
         required: ["id", "name", "fee", "status", "tags"],
@@ -142,14 +193,23 @@ test("collections: path, command, kind, id filters, required and writable fields
   ];
   withLookup.paths["/v1/gate-houses/batch"] = {
     post: {
-      "x-import": { aliases: { gate_name: "name" }, unique: ["name"], references: { keeper_id: { column: "keeper", path: "/v1/keepers", match: ["name"] } } },
+      "x-import": {
+        aliases: { gate_name: "name" },
+        unique: ["name"],
+        references: { keeper_id: { column: "keeper", path: "/v1/keepers", match: ["name"] } },
+      },
       responses: { 200: json({ type: "object" }) },
     },
   };
   withLookup.paths["/v1/gate-keys"] = {
     get: {
       parameters: [{ name: "offset", in: "query", schema: { type: "integer" } }],
-      responses: { 200: json({ type: "object", properties: { data: { type: "array", items: { type: "object" } } } }) },
+      responses: {
+        200: json({
+          type: "object",
+          properties: { data: { type: "array", items: { type: "object" } } },
+        }),
+      },
     },
   };
   const text = emitCollections(withLookup);
@@ -169,6 +229,8 @@ test("collections: path, command, kind, id filters, required and writable fields
     },
     import: {"aliases":{},"unique":[],"references":{}},
   },`);
-  expect(text).toContain('readonly gateHouses: Pick<ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, GateHouseFilters>, "list" | "listPage" | "create" | "update" | "batch">;');
+  expect(text).toContain(
+    'readonly gateHouses: Pick<ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, GateHouseFilters>, "list" | "listPage" | "create" | "update" | "batch">;',
+  );
   expect(text).toContain("readonly gateKeys: LookupClient<GateKey>;");
 });

@@ -17,7 +17,11 @@ test("keys are random UUID v4 strings", () => {
 });
 
 test("without crypto.randomUUID the key is built from getRandomValues", () => {
-  Object.defineProperty(crypto, "randomUUID", { value: undefined, configurable: true, writable: true });
+  Object.defineProperty(crypto, "randomUUID", {
+    value: undefined,
+    configurable: true,
+    writable: true,
+  });
   const keys = new Set(Array.from({ length: 100 }, newIdempotencyKey));
   expect(keys.size).toBe(100);
   for (const key of keys) expect(key).toMatch(UUID_V4);

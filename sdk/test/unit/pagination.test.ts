@@ -11,13 +11,25 @@ function collection(size: number) {
     const total = params.get("total") === "false" ? {} : { total: size };
     if (!params.has("after_id")) {
       const offset = Number(params.get("offset") ?? 0);
-      const ids = Array.from({ length: Math.max(0, Math.min(limit, size - offset)) }, (_, i) => offset + i + 1);
-      return json(200, { data: ids.map((id) => ({ id, name: `P${id}` })), meta: { ...total, limit, offset } });
+      const ids = Array.from(
+        { length: Math.max(0, Math.min(limit, size - offset)) },
+        (_, i) => offset + i + 1,
+      );
+      return json(200, {
+        data: ids.map((id) => ({ id, name: `P${id}` })),
+        meta: { ...total, limit, offset },
+      });
     }
     const afterId = Number(params.get("after_id"));
-    const ids = Array.from({ length: Math.max(0, Math.min(limit, size - afterId)) }, (_, i) => afterId + i + 1);
+    const ids = Array.from(
+      { length: Math.max(0, Math.min(limit, size - afterId)) },
+      (_, i) => afterId + i + 1,
+    );
     const next = ids.length > 0 && ids.at(-1)! < size ? { next_after_id: ids.at(-1)! } : {};
-    return json(200, { data: ids.map((id) => ({ id, name: `P${id}` })), meta: { ...total, limit, after_id: afterId, ...next } });
+    return json(200, {
+      data: ids.map((id) => ({ id, name: `P${id}` })),
+      meta: { ...total, limit, after_id: afterId, ...next },
+    });
   };
 }
 
@@ -27,7 +39,8 @@ describe("list() auto-paging", () => {
   test("visits every record exactly once, following meta.next_after_id until a page has none", async () => {
     const { fetch, seen } = fakeFetch(collection(230));
     const ids = [];
-    for await (const project of clientWith(fetch).projects.list({ limit: 500 })) ids.push(project.id);
+    for await (const project of clientWith(fetch).projects.list({ limit: 500 }))
+      ids.push(project.id);
     expect(ids).toEqual(Array.from({ length: 230 }, (_, i) => i + 1));
     expect(seen.map(param("after_id"))).toEqual(["0", "100", "200"]);
     expect(seen.map(param("offset"))).toEqual([null, null, null]);
@@ -56,7 +69,12 @@ describe("list() auto-paging", () => {
 
   test("starts after the given after_id and passes filters and fields on every page", async () => {
     const { fetch, seen } = fakeFetch(collection(120));
-    const list = clientWith(fetch).projects.list({ status: "ACTIVE", client_id: 4, fields: ["name", "status"], after_id: 10 });
+    const list = clientWith(fetch).projects.list({
+      status: "ACTIVE",
+      client_id: 4,
+      fields: ["name", "status"],
+      after_id: 10,
+    });
     const ids = (await list.toArray()).map((project) => project.id);
     expect(ids).toEqual(Array.from({ length: 110 }, (_, i) => i + 11));
     expect(seen.map(param("after_id"))).toEqual(["10", "60", "110"]);
@@ -68,9 +86,14 @@ describe("list() auto-paging", () => {
   });
 
   test("a cursor that is missing or does not move forward ends the list instead of repeating a page", async () => {
-    for (const meta of [{ total: 9, limit: 1, offset: 0 }, { total: 9, limit: 1, after_id: 0, next_after_id: 0 }]) {
+    for (const meta of [
+      { total: 9, limit: 1, offset: 0 },
+      { total: 9, limit: 1, after_id: 0, next_after_id: 0 },
+    ]) {
       const { fetch, seen } = fakeFetch(() => json(200, { data: [{ id: 1 }], meta }));
-      expect((await clientWith(fetch).workers.list({ limit: 1 }).toArray()).map((worker) => worker.id)).toEqual([1]);
+      expect(
+        (await clientWith(fetch).workers.list({ limit: 1 }).toArray()).map((worker) => worker.id),
+      ).toEqual([1]);
       expect(seen).toHaveLength(1);
     }
   });
@@ -95,7 +118,10 @@ describe("toArray({ limit })", () => {
     expect(await clientWith(fetch).workers.list().toArray({ limit: 100 })).toHaveLength(7);
     expect(await clientWith(fetch).workers.list().toArray({ limit: 0 })).toEqual([]);
     expect(seen).toHaveLength(1);
-    for (const limit of [-1, 1.5, Number.NaN]) await expect(clientWith(fetch).workers.list().toArray({ limit })).rejects.toBeInstanceOf(RangeError);
+    for (const limit of [-1, 1.5, Number.NaN])
+      await expect(clientWith(fetch).workers.list().toArray({ limit })).rejects.toBeInstanceOf(
+        RangeError,
+      );
   });
 });
 
@@ -110,7 +136,11 @@ describe("listPage()", () => {
 
   test("returns one page by after_id, with or without the total", async () => {
     const { fetch, seen } = fakeFetch(collection(7));
-    const page = await clientWith(fetch).equipment.listPage({ limit: 5, after_id: 0, total: false });
+    const page = await clientWith(fetch).equipment.listPage({
+      limit: 5,
+      after_id: 0,
+      total: false,
+    });
     expect(page.meta).toEqual({ limit: 5, after_id: 0, next_after_id: 5 });
     expect(seen[0]!.url.search).toBe("?limit=5&after_id=0&total=false");
   });
@@ -121,7 +151,11 @@ describe("listPage()", () => {
     await erp.equipment.rentals(3).list().toArray();
     await erp.trades.listPage();
     await erp.equipmentCategories.list().toArray();
-    expect(seen.map((r) => r.url.pathname)).toEqual(["/v1/equipment/3/rentals", "/v1/trades", "/v1/equipment-categories"]);
+    expect(seen.map((r) => r.url.pathname)).toEqual([
+      "/v1/equipment/3/rentals",
+      "/v1/trades",
+      "/v1/equipment-categories",
+    ]);
     expect(seen.map(param("after_id"))).toEqual(["0", null, "0"]);
   });
 });

@@ -3,7 +3,10 @@ import { describe, expect, test } from "bun:test";
 import { ApiPromise } from "../../mod.ts";
 import { clientWith, fakeFetch, json } from "../helpers/fake-fetch.ts";
 
-const ok = (data: unknown, headers: Record<string, string> = {}) => () => json(200, { data }, headers);
+const ok =
+  (data: unknown, headers: Record<string, string> = {}) =>
+  () =>
+    json(200, { data }, headers);
 
 describe("requests", () => {
   test("every call authenticates with the bearer token and asks for JSON", async () => {
@@ -15,7 +18,9 @@ describe("requests", () => {
   });
 
   test("create posts a JSON body and returns the unwrapped result", async () => {
-    const { fetch, seen } = fakeFetch(() => json(201, { data: { id: 9, created: true, dry_run: false } }, { location: "/v1/clients/9" }));
+    const { fetch, seen } = fakeFetch(() =>
+      json(201, { data: { id: 9, created: true, dry_run: false } }, { location: "/v1/clients/9" }),
+    );
     const made = await clientWith(fetch).clients.create({ name: "Acme", email: "a@acme.test" });
     expect(made).toEqual({ id: 9, created: true, dry_run: false });
     expect(seen[0]!.method).toBe("POST");
@@ -33,9 +38,19 @@ describe("requests", () => {
   });
 
   test("update patches the record, sends If-Match, and returns changes and the record", async () => {
-    const result = { id: 7, updated: true, dry_run: false, changes: { status: { from: "DRAFT", to: "ACTIVE" } }, record: { id: 7 } };
+    const result = {
+      id: 7,
+      updated: true,
+      dry_run: false,
+      changes: { status: { from: "DRAFT", to: "ACTIVE" } },
+      record: { id: 7 },
+    };
     const { fetch, seen } = fakeFetch(ok(result));
-    const upd = await clientWith(fetch).projects.update(7, { status: "ACTIVE" }, { ifMatch: '"abc"' });
+    const upd = await clientWith(fetch).projects.update(
+      7,
+      { status: "ACTIVE" },
+      { ifMatch: '"abc"' },
+    );
     expect(upd.changes.status).toEqual({ from: "DRAFT", to: "ACTIVE" });
     expect(seen[0]!.method).toBe("PATCH");
     expect(seen[0]!.url.pathname).toBe("/v1/projects/7");
@@ -43,7 +58,14 @@ describe("requests", () => {
   });
 
   test("delete sends no body and returns what would be deleted and kept", async () => {
-    const result = { id: 3, deleted: false, dry_run: true, mode: "soft", would_delete: [{ resource: "equipment", id: 3 }], would_keep: [] };
+    const result = {
+      id: 3,
+      deleted: false,
+      dry_run: true,
+      mode: "soft",
+      would_delete: [{ resource: "equipment", id: 3 }],
+      would_keep: [],
+    };
     const { fetch, seen } = fakeFetch(ok(result));
     const del = await clientWith(fetch).equipment.delete(3, { dryRun: true });
     expect(del.would_delete).toEqual([{ resource: "equipment", id: 3 }]);
@@ -57,11 +79,20 @@ describe("requests", () => {
     const rentals = clientWith(fetch).equipment.rentals(3);
     await rentals.create({ project_id: 2, start_date: "2025-01-06" });
     await rentals.update(11, { billed: true });
-    expect(seen.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(["POST /v1/equipment/3/rentals", "PATCH /v1/equipment/3/rentals/11"]);
+    expect(seen.map((r) => `${r.method} ${r.url.pathname}`)).toEqual([
+      "POST /v1/equipment/3/rentals",
+      "PATCH /v1/equipment/3/rentals/11",
+    ]);
   });
 
   test("usage() reads /v1/usage", async () => {
-    const usage = { period: "2025-01", requests: 3, dry_run_requests: 1, replays: 0, quotas: { projects: { used: 1, limit: 3 }, workers: { used: 0, limit: null } } };
+    const usage = {
+      period: "2025-01",
+      requests: 3,
+      dry_run_requests: 1,
+      replays: 0,
+      quotas: { projects: { used: 1, limit: 3 }, workers: { used: 0, limit: null } },
+    };
     const { fetch, seen } = fakeFetch(ok(usage));
     expect(await clientWith(fetch).usage()).toEqual(usage);
     expect(seen[0]!.url.pathname).toBe("/v1/usage");
@@ -70,7 +101,12 @@ describe("requests", () => {
   test("a base URL with a trailing slash and extra headers are honoured", async () => {
     const { fetch, seen } = fakeFetch(ok({ id: 1 }));
     const { ErpClient } = await import("../../mod.ts");
-    const erp = new ErpClient({ baseUrl: "http://erp.test/", token: "t", fetch, headers: { "x-request-id": "trace-1" } });
+    const erp = new ErpClient({
+      baseUrl: "http://erp.test/",
+      token: "t",
+      fetch,
+      headers: { "x-request-id": "trace-1" },
+    });
     await erp.projects.get(1, { headers: { "x-extra": "1" } });
     expect(seen[0]!.url.toString()).toBe("http://erp.test/v1/projects/1");
     expect(seen[0]!.headers.get("x-request-id")).toBe("trace-1");
@@ -81,18 +117,30 @@ describe("requests", () => {
 describe("withResponse()", () => {
   test("every method returns a real Promise that also gives status, request id, ETag and replay flag", async () => {
     const { fetch } = fakeFetch(() =>
-      json(201, { data: { id: 9, created: true, dry_run: false } }, { "x-request-id": "req_9", "idempotent-replayed": "true" })
+      json(
+        201,
+        { data: { id: 9, created: true, dry_run: false } },
+        { "x-request-id": "req_9", "idempotent-replayed": "true" },
+      ),
     );
     const call = clientWith(fetch).projects.create({ name: "Depot" }, { idempotencyKey: "k1" });
     expect(call).toBeInstanceOf(Promise);
     expect(call).toBeInstanceOf(ApiPromise);
     const { data, response } = await call.withResponse();
     expect(data.id).toBe(9);
-    expect(response).toMatchObject({ status: 201, requestId: "req_9", replayed: true, etag: undefined });
+    expect(response).toMatchObject({
+      status: 201,
+      requestId: "req_9",
+      replayed: true,
+      etag: undefined,
+    });
   });
 
   test("the ETag of a read can guard a later update", async () => {
-    const { fetch, seen } = fakeFetch(ok({ id: 7, name: "Depot" }, { etag: '"e7"' }), ok({ id: 7 }));
+    const { fetch, seen } = fakeFetch(
+      ok({ id: 7, name: "Depot" }, { etag: '"e7"' }),
+      ok({ id: 7 }),
+    );
     const erp = clientWith(fetch);
     const { response } = await erp.projects.get(7).withResponse();
     await erp.projects.update(7, { name: "Depot 2" }, { ifMatch: response.etag });

@@ -1,16 +1,27 @@
 // Timeouts and cancellation: timeoutMs bounds each attempt, a caller's signal stops the call at once.
 import { describe, expect, test } from "bun:test";
 import { ApiConnectionError, ApiTimeoutError, ApiUserAbortError } from "../../mod.ts";
-import { clientWith, fakeFetch, json, problem, rejectionOf, type SeenRequest } from "../helpers/fake-fetch.ts";
+import {
+  clientWith,
+  fakeFetch,
+  json,
+  problem,
+  rejectionOf,
+  type SeenRequest,
+} from "../helpers/fake-fetch.ts";
 
 /** A server that never answers, but notices when the request is aborted. */
 const hang = (request: SeenRequest) =>
-  new Promise<Response>((_, reject) => request.signal?.addEventListener("abort", () => reject(request.signal?.reason)));
+  new Promise<Response>((_, reject) =>
+    request.signal?.addEventListener("abort", () => reject(request.signal?.reason)),
+  );
 
 describe("timeouts", () => {
   test("an attempt slower than timeoutMs fails with ApiTimeoutError after the retries", async () => {
     const { fetch, seen } = fakeFetch(hang);
-    const error = await rejectionOf(clientWith(fetch, { timeoutMs: 50, maxRetries: 1 }).projects.get(1));
+    const error = await rejectionOf(
+      clientWith(fetch, { timeoutMs: 50, maxRetries: 1 }).projects.get(1),
+    );
     expect(error).toBeInstanceOf(ApiTimeoutError);
     expect(error).toBeInstanceOf(ApiConnectionError);
     expect(error.code).toBe("timeout");
@@ -20,7 +31,9 @@ describe("timeouts", () => {
   test("a per-call timeoutMs overrides the client's", async () => {
     const { fetch } = fakeFetch(hang);
     const started = performance.now();
-    await rejectionOf(clientWith(fetch, { timeoutMs: 60_000 }).projects.get(1, { timeoutMs: 30, maxRetries: 0 }));
+    await rejectionOf(
+      clientWith(fetch, { timeoutMs: 60_000 }).projects.get(1, { timeoutMs: 30, maxRetries: 0 }),
+    );
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
@@ -35,7 +48,9 @@ describe("timeouts", () => {
       });
       return new Response(body, { status: 200 });
     });
-    expect(await rejectionOf(clientWith(fetch, { timeoutMs: 50, maxRetries: 0 }).projects.get(1))).toBeInstanceOf(ApiTimeoutError);
+    expect(
+      await rejectionOf(clientWith(fetch, { timeoutMs: 50, maxRetries: 0 }).projects.get(1)),
+    ).toBeInstanceOf(ApiTimeoutError);
   });
 });
 
@@ -43,7 +58,10 @@ describe("cancellation", () => {
   test("aborting the signal stops an in-flight request with ApiUserAbortError, without retrying", async () => {
     const { fetch, seen } = fakeFetch(hang);
     const controller = new AbortController();
-    const call = clientWith(fetch).projects.create({ name: "Depot" }, { signal: controller.signal });
+    const call = clientWith(fetch).projects.create(
+      { name: "Depot" },
+      { signal: controller.signal },
+    );
     setTimeout(() => controller.abort(new Error("user left")), 20);
     const error = await rejectionOf(call);
     expect(error).toBeInstanceOf(ApiUserAbortError);
@@ -52,9 +70,13 @@ describe("cancellation", () => {
   });
 
   test("aborting during the wait before a retry ends the wait at once", async () => {
-    const { fetch, seen } = fakeFetch(() => problem(503, "database_unavailable", { "retry-after": "30" }));
+    const { fetch, seen } = fakeFetch(() =>
+      problem(503, "database_unavailable", { "retry-after": "30" }),
+    );
     const started = performance.now();
-    const error = await rejectionOf(clientWith(fetch).projects.get(1, { signal: AbortSignal.timeout(50) }));
+    const error = await rejectionOf(
+      clientWith(fetch).projects.get(1, { signal: AbortSignal.timeout(50) }),
+    );
     expect(error).toBeInstanceOf(ApiUserAbortError);
     expect(seen).toHaveLength(1);
     expect(performance.now() - started).toBeLessThan(1000);
@@ -62,7 +84,9 @@ describe("cancellation", () => {
 
   test("an already aborted signal sends nothing", async () => {
     const { fetch, seen } = fakeFetch(() => json(200, { data: {} }));
-    expect(await rejectionOf(clientWith(fetch).projects.get(1, { signal: AbortSignal.abort() }))).toBeInstanceOf(ApiUserAbortError);
+    expect(
+      await rejectionOf(clientWith(fetch).projects.get(1, { signal: AbortSignal.abort() })),
+    ).toBeInstanceOf(ApiUserAbortError);
     expect(seen).toHaveLength(0);
   });
 });
@@ -72,15 +96,33 @@ describe("events.follow()", () => {
     const controller = new AbortController();
     const { fetch, seen } = fakeFetch(
       // The server holds the first long-poll past the client's 50 ms, then answers one event.
-      () => Bun.sleep(200).then(() => json(200, { data: [{ id: "evt_1", type: "client.created" }], meta: { next_cursor: "evt_1", limit: 100 } })),
+      () =>
+        Bun.sleep(200).then(() =>
+          json(200, {
+            data: [{ id: "evt_1", type: "client.created" }],
+            meta: { next_cursor: "evt_1", limit: 100 },
+          }),
+        ),
       (request) => {
         setTimeout(() => controller.abort(), 20);
         return hang(request);
       },
     );
     const followed = [];
-    for await (const event of clientWith(fetch, { timeoutMs: 50 }).events.follow({ waitSeconds: 5, signal: controller.signal })) followed.push(event.id);
+    for await (const event of clientWith(fetch, { timeoutMs: 50 }).events.follow({
+      waitSeconds: 5,
+      signal: controller.signal,
+    }))
+      followed.push(event.id);
     expect(followed).toEqual(["evt_1"]);
-    expect(seen.map((request) => [request.url.searchParams.get("after"), request.url.searchParams.get("wait")])).toEqual([["latest", "5"], ["evt_1", "5"]]);
+    expect(
+      seen.map((request) => [
+        request.url.searchParams.get("after"),
+        request.url.searchParams.get("wait"),
+      ]),
+    ).toEqual([
+      ["latest", "5"],
+      ["evt_1", "5"],
+    ]);
   });
 });

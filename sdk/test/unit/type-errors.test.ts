@@ -12,8 +12,18 @@ const tsc = require.resolve("typescript/lib/tsc.js");
 async function typeCheck(file: string): Promise<{ code: number; output: string }> {
   const dir = mkdtempSync(join(tmpdir(), "sdk-types-"));
   const config = join(dir, "tsconfig.json");
-  writeFileSync(config, JSON.stringify({ extends: rootConfig, compilerOptions: { types: [] }, include: [file], exclude: [] }));
-  const child = Bun.spawn([process.execPath, tsc, "--noEmit", "--pretty", "false", "-p", config], { stdout: "pipe" });
+  writeFileSync(
+    config,
+    JSON.stringify({
+      extends: rootConfig,
+      compilerOptions: { types: [] },
+      include: [file],
+      exclude: [],
+    }),
+  );
+  const child = Bun.spawn([process.execPath, tsc, "--noEmit", "--pretty", "false", "-p", config], {
+    stdout: "pipe",
+  });
   const output = await new Response(child.stdout).text();
   return { code: await child.exited, output };
 }
@@ -21,7 +31,9 @@ async function typeCheck(file: string): Promise<{ code: number; output: string }
 test("sdk/type-errors.ts compiles only because each intended error is flagged", async () => {
   const source = readFileSync(join(sdkDir, "type-errors.ts"), "utf8");
   const lines = source.split("\n");
-  const expected = lines.flatMap((line, i) => (line.trim().startsWith("// @ts-expect-error") ? [i + 2] : []));
+  const expected = lines.flatMap((line, i) =>
+    line.trim().startsWith("// @ts-expect-error") ? [i + 2] : [],
+  );
   expect(expected.length).toBeGreaterThan(15);
 
   // Without the directives, exactly the lines below them must fail.
@@ -29,13 +41,22 @@ test("sdk/type-errors.ts compiles only because each intended error is flagged", 
   const stripped = join(dir, "type-errors.ts");
   writeFileSync(
     stripped,
-    lines.map((line) => line.replace(/\/\/ @ts-expect-error.*/, "// expected error below")).join("\n")
+    lines
+      .map((line) => line.replace(/\/\/ @ts-expect-error.*/, "// expected error below"))
+      .join("\n")
       .replace('from "./mod.ts"', `from ${JSON.stringify(join(sdkDir, "mod.ts"))}`),
   );
-  const [withDirectives, withoutDirectives] = await Promise.all([typeCheck(join(sdkDir, "type-errors.ts")), typeCheck(stripped)]);
+  const [withDirectives, withoutDirectives] = await Promise.all([
+    typeCheck(join(sdkDir, "type-errors.ts")),
+    typeCheck(stripped),
+  ]);
 
   expect(withDirectives.output).toBe("");
   expect(withDirectives.code).toBe(0);
-  const failing = new Set([...withoutDirectives.output.matchAll(/type-errors\.ts\((\d+),\d+\): error/g)].map((m) => Number(m[1])));
+  const failing = new Set(
+    [...withoutDirectives.output.matchAll(/type-errors\.ts\((\d+),\d+\): error/g)].map((m) =>
+      Number(m[1]),
+    ),
+  );
   expect([...failing].sort((a, b) => a - b)).toEqual(expected);
 }, 60_000);

@@ -18,13 +18,21 @@ const positiveInt = (value: string): number => {
   return Number(value);
 };
 const addonList = (value: string): Addon[] => {
-  const addons = value.split(",").map((addon) => addon.trim()).filter(Boolean);
+  const addons = value
+    .split(",")
+    .map((addon) => addon.trim())
+    .filter(Boolean);
   const unknown = addons.filter((addon) => !ADDONS.includes(addon as Addon));
-  if (unknown.length > 0) throw new InvalidArgumentError(`unknown add-on ${unknown.join(", ")}; known: ${ADDONS.join(", ")}`);
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(
+      `unknown add-on ${unknown.join(", ")}; known: ${ADDONS.join(", ")}`,
+    );
   return addons as Addon[];
 };
 
-async function withDatabase<T>(fn: (db: ReturnType<typeof connectDatabase>["db"]) => Promise<T>): Promise<T> {
+async function withDatabase<T>(
+  fn: (db: ReturnType<typeof connectDatabase>["db"]) => Promise<T>,
+): Promise<T> {
   await migrateDatabase(url!);
   const handle = connectDatabase(url!, { connectionLimit: 2 });
   try {
@@ -38,39 +46,71 @@ const print = (json: boolean, value: Record<string, unknown>, human: string): vo
   console.log(json ? JSON.stringify(value) : human);
 };
 
-const program = new Command("admin").description("Administer companies and API tokens").exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
+const program = new Command("admin")
+  .description("Administer companies and API tokens")
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
 const company = program.command("company").description("Companies");
-company.command("create")
+company
+  .command("create")
   .requiredOption("--name <name>", "company name")
   .addOption(new Option("--plan <plan>", "plan").choices(PLAN_NAMES).makeOptionMandatory())
-  .option("--addons <list>", `comma-separated add-ons (${ADDONS.join(", ")})`, addonList, ["api"] as Addon[])
+  .option("--addons <list>", `comma-separated add-ons (${ADDONS.join(", ")})`, addonList, [
+    "api",
+  ] as Addon[])
   .option("--max-projects <n>", "override the plan's project quota", positiveInt)
   .option("--max-workers <n>", "override the plan's worker quota", positiveInt)
   .option("--rate-limit <n>", "override the plan's requests per minute", positiveInt)
   .option("--json", "print JSON")
-  .action(async (options: { name: string; plan: Plan; addons: Addon[]; maxProjects?: number; maxWorkers?: number; rateLimit?: number; json?: boolean }) => {
-    const created = await withDatabase((db) => createCompany(db, options));
-    print(Boolean(options.json), created, `company ${created.company_id} created; token (shown once): ${created.token}`);
-  });
+  .action(
+    async (options: {
+      name: string;
+      plan: Plan;
+      addons: Addon[];
+      maxProjects?: number;
+      maxWorkers?: number;
+      rateLimit?: number;
+      json?: boolean;
+    }) => {
+      const created = await withDatabase((db) => createCompany(db, options));
+      print(
+        Boolean(options.json),
+        created,
+        `company ${created.company_id} created; token (shown once): ${created.token}`,
+      );
+    },
+  );
 
-company.command("recount")
-  .description("set the company's live-record counters (quotas, list totals) from its records, after rows were loaded around the API")
+company
+  .command("recount")
+  .description(
+    "set the company's live-record counters (quotas, list totals) from its records, after rows were loaded around the API",
+  )
   .requiredOption("--company <id>", "company id", positiveInt)
   .option("--json", "print JSON")
   .action(async (options: { company: number; json?: boolean }) => {
     await withDatabase((db) => recountLiveRecords(db, options.company));
-    print(Boolean(options.json), { company_id: options.company, recounted: true }, `company ${options.company}: live-record counters set from its records`);
+    print(
+      Boolean(options.json),
+      { company_id: options.company, recounted: true },
+      `company ${options.company}: live-record counters set from its records`,
+    );
   });
 
 const token = program.command("token").description("API tokens");
-token.command("create")
+token
+  .command("create")
   .requiredOption("--company <id>", "company id", positiveInt)
   .option("--json", "print JSON")
   .action(async (options: { company: number; json?: boolean }) => {
     const issued = await withDatabase((db) => issueToken(db, options.company));
-    print(Boolean(options.json), { company_id: options.company, token: issued }, `token (shown once): ${issued}`);
+    print(
+      Boolean(options.json),
+      { company_id: options.company, token: issued },
+      `token (shown once): ${issued}`,
+    );
   });
-token.command("revoke")
+token
+  .command("revoke")
   .requiredOption("--token <token>", "the token to revoke")
   .option("--json", "print JSON")
   .action(async (options: { token: string; json?: boolean }) => {

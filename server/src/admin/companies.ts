@@ -18,7 +18,10 @@ export interface NewCompany {
   rateLimit?: number;
 }
 
-export async function createCompany(db: Database, input: NewCompany): Promise<{ company_id: number; token: string }> {
+export async function createCompany(
+  db: Database,
+  input: NewCompany,
+): Promise<{ company_id: number; token: string }> {
   const companyId = await db.transaction(async (tx) => {
     const [result] = await tx.insert(companies).values({
       name: input.name,
@@ -30,7 +33,10 @@ export async function createCompany(db: Database, input: NewCompany): Promise<{ 
     });
     const id = Number(result.insertId);
     await seedLookups(tx, id);
-    const counters = newCompanyCounters(id, RESOURCES.map((def) => def.name));
+    const counters = newCompanyCounters(
+      id,
+      RESOURCES.map((def) => def.name),
+    );
     await executePrepared(tx, counters.text, counters.values ?? []);
     return id;
   });

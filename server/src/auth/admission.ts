@@ -18,15 +18,28 @@ export interface RequestCounter {
 
 export class Admission {
   /** `counter` meters what this admission admits; GET /v1/usage is admitted without one. */
-  constructor(private readonly companies: CompanyCache, private readonly limiter: RateLimiter, private readonly counter?: RequestCounter) {}
+  constructor(
+    private readonly companies: CompanyCache,
+    private readonly limiter: RateLimiter,
+    private readonly counter?: RequestCounter,
+  ) {}
 
   /**
    * The company the request is admitted for, else 401, 402 or 429; sets the RateLimit headers.
    * Metered from the moment the token is known, so the refusals after that count too.
    */
-  async admit(request: Request, ctx: RequestContext, addon: Addon, headers: ResponseHeaders): Promise<Company> {
+  async admit(
+    request: Request,
+    ctx: RequestContext,
+    addon: Addon,
+    headers: ResponseHeaders,
+  ): Promise<Company> {
     const company = await authenticate(this.companies, request);
-    this.counter?.count(company.id, ctx.receivedAt, ctx.dryRun && WRITE_METHODS.has(request.method));
+    this.counter?.count(
+      company.id,
+      ctx.receivedAt,
+      ctx.dryRun && WRITE_METHODS.has(request.method),
+    );
     requireAddons(company, addon);
     await this.limiter.admit(company, headers);
     return company;
@@ -49,7 +62,9 @@ export function admitted(name: string, addon: Addon, admission: Admission) {
   return new Elysia({ name })
     .use(requestContext)
     .onParse(() => null)
-    .derive(async ({ request, ctx, set }) => ({ company: await admission.admit(request, ctx, addon, set.headers) }));
+    .derive(async ({ request, ctx, set }) => ({
+      company: await admission.admit(request, ctx, addon, set.headers),
+    }));
 }
 
 export type AdmittedApp = ReturnType<typeof admitted>;

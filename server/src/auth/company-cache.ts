@@ -14,7 +14,10 @@ export class CompanyCache {
   readonly #entries = new Map<string, { company: Company; until: number }>();
   readonly #pending = new Map<string, Promise<Company | undefined>>();
 
-  constructor(private readonly db: Database, private readonly ttlMs = envMilliseconds("ERP_AUTH_CACHE_MS", 4_000)) {}
+  constructor(
+    private readonly db: Database,
+    private readonly ttlMs = envMilliseconds("ERP_AUTH_CACHE_MS", 4_000),
+  ) {}
 
   /** The company of a live token, or undefined for an unknown or revoked one. */
   async lookup(token: string): Promise<Company | undefined> {

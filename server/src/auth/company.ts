@@ -23,7 +23,9 @@ export interface CompanyRow {
 export function companyFromRow(row: CompanyRow): Company {
   const plan: Plan = isPlan(row.plan) ? row.plan : "free";
   const defaults = PLANS[plan];
-  const addons = Array.isArray(row.addons) ? row.addons : JSON.parse(String(row.addons)) as string[];
+  const addons = Array.isArray(row.addons)
+    ? row.addons
+    : (JSON.parse(String(row.addons)) as string[]);
   return {
     id: Number(row.id),
     name: row.name,

@@ -48,21 +48,31 @@ export class RateLimiter {
     if (limit === null) return;
     const at = this.now();
     const window = this.#window(company.id, at);
-    window.othersRead ??= this.#readOthers([company.id], window.windowStart).catch((error: unknown) => {
-      // Not remembered: the next request of the window asks again.
-      window.othersRead = undefined;
-      throw error;
-    });
+    window.othersRead ??= this.#readOthers([company.id], window.windowStart).catch(
+      (error: unknown) => {
+        // Not remembered: the next request of the window asks again.
+        window.othersRead = undefined;
+        throw error;
+      },
+    );
     await window.othersRead;
     const used = window.local + window.others;
     const reset = String(Math.max(1, Math.ceil((window.windowStart + WINDOW_MS - at) / 1000)));
     if (used >= limit) {
-      const limits = { "ratelimit-limit": String(limit), "ratelimit-remaining": "0", "ratelimit-reset": reset };
+      const limits = {
+        "ratelimit-limit": String(limit),
+        "ratelimit-remaining": "0",
+        "ratelimit-reset": reset,
+      };
       Object.assign(headers, limits);
       throw rateLimited(company.plan, limit, reset, limits);
     }
     window.local += 1;
-    Object.assign(headers, { "ratelimit-limit": String(limit), "ratelimit-remaining": String(limit - used - 1), "ratelimit-reset": reset });
+    Object.assign(headers, {
+      "ratelimit-limit": String(limit),
+      "ratelimit-remaining": String(limit - used - 1),
+      "ratelimit-reset": reset,
+    });
   }
 
   /** Gives back an admitted request that turned out to be a replay. */
@@ -85,9 +95,13 @@ export class RateLimiter {
 
   /** Writes this process's counts and reads the others'; runs never overlap. */
   sync(): Promise<void> {
-    this.#syncing = this.#syncing.then(() => this.#sync()).catch((error: unknown) => {
-      log.throttled("warn", "rate-sync", "rate-limit counts not shared this round; retrying", { error: errorLabel(error) });
-    });
+    this.#syncing = this.#syncing
+      .then(() => this.#sync())
+      .catch((error: unknown) => {
+        log.throttled("warn", "rate-sync", "rate-limit counts not shared this round; retrying", {
+          error: errorLabel(error),
+        });
+      });
     return this.#syncing;
   }
 
@@ -103,10 +117,14 @@ export class RateLimiter {
 
   async #sync(): Promise<void> {
     const current = Math.floor(this.now() / WINDOW_MS) * WINDOW_MS;
-    for (const [companyId, window] of this.#windows) if (window.windowStart < current) this.#windows.delete(companyId);
+    for (const [companyId, window] of this.#windows)
+      if (window.windowStart < current) this.#windows.delete(companyId);
     const changed = [...this.#windows].filter(([, window]) => window.local !== window.written);
     if (changed.length > 0) {
-      const rows = changed.map(([companyId, window]) => sql`(${companyId}, ${window.windowStart}, ${this.processId}, ${window.local})`);
+      const rows = changed.map(
+        ([companyId, window]) =>
+          sql`(${companyId}, ${window.windowStart}, ${this.processId}, ${window.local})`,
+      );
       await this.db.execute(sql`INSERT INTO rate_counts (company_id, window_start, process_id, hits) VALUES ${sql.join(rows, sql`, `)}
         ON DUPLICATE KEY UPDATE hits = VALUES(hits)`);
       for (const [, window] of changed) window.written = window.local;
@@ -115,10 +133,13 @@ export class RateLimiter {
   }
 
   async #readOthers(companyIds: number[], windowStart: number): Promise<void> {
-    const [rows] = await this.db.execute(sql`
+    const [rows] = (await this.db.execute(sql`
       SELECT company_id, SUM(hits) AS hits FROM rate_counts
-      WHERE window_start = ${windowStart} AND process_id <> ${this.processId} AND company_id IN (${sql.join(companyIds.map((id) => sql`${id}`), sql`, `)})
-      GROUP BY company_id`) as unknown as [{ company_id: number; hits: number }[]];
+      WHERE window_start = ${windowStart} AND process_id <> ${this.processId} AND company_id IN (${sql.join(
+        companyIds.map((id) => sql`${id}`),
+        sql`, `,
+      )})
+      GROUP BY company_id`)) as unknown as [{ company_id: number; hits: number }[]];
     const sums = new Map(rows.map((row) => [Number(row.company_id), Number(row.hits)]));
     for (const companyId of companyIds) {
       const window = this.#windows.get(companyId);

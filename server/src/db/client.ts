@@ -78,7 +78,14 @@ function createPool(url: string, options: ConnectOptions, writes: boolean): mysq
     multipleStatements: writes,
     // A text sent without values goes as it is: the driver would otherwise scan it whole for
     // placeholders, and a batch's text is hundreds of kilobytes.
-    ...(writes ? { queryFormat: (sql: string, values: unknown) => (Array.isArray(values) && values.length > 0 ? mysql.format(sql, values, false, "Z") : sql) } : {}),
+    ...(writes
+      ? {
+          queryFormat: (sql: string, values: unknown) =>
+            Array.isArray(values) && values.length > 0
+              ? mysql.format(sql, values, false, "Z")
+              : sql,
+        }
+      : {}),
   } as mysql.PoolOptions);
   const settings = sessionSettings(options.galera ?? false, !writes);
   pool.on("connection", (pooled) => {
@@ -88,7 +95,12 @@ function createPool(url: string, options: ConnectOptions, writes: boolean): mysq
     for (const statement of settings) {
       connection.query(statement, (error) => {
         if (!error) return;
-        log.throttled("error", "session-settings", "a database connection could not be set up; dropped", { error: errorLabel(error) });
+        log.throttled(
+          "error",
+          "session-settings",
+          "a database connection could not be set up; dropped",
+          { error: errorLabel(error) },
+        );
         connection.destroy();
       });
     }
@@ -101,7 +113,13 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
   const writes = createPool(url, options, true);
   const reader = guardPool(pool);
   const db = drizzle(reader as unknown as mysql.Pool, { schema, mode: "default" });
-  return { db, pool, reader, writer: guardPool(writes, { guardCommits: options.galera ?? false }), close: async () => void await Promise.all([pool.end(), writes.end()]) };
+  return {
+    db,
+    pool,
+    reader,
+    writer: guardPool(writes, { guardCommits: options.galera ?? false }),
+    close: async () => void (await Promise.all([pool.end(), writes.end()])),
+  };
 }
 
 /** True when the server is a Galera node (wsrep on); MySQL has no such variable. */

@@ -15,7 +15,11 @@ export const PURGED_COUNTER = "events_purged";
  * events INSERT that follows) and each delta to its resource's live count. A counter that does
  * not exist yet starts at the delta (a company's counters are created with it, at zero).
  */
-export function moveCounters(companyId: number, events: number, deltas: ReadonlyMap<string, number>): Statement | undefined {
+export function moveCounters(
+  companyId: number,
+  events: number,
+  deltas: ReadonlyMap<string, number>,
+): Statement | undefined {
   const rows: [string, string, number][] = [];
   if (events > 0) rows.push(["(?, ?, LAST_INSERT_ID(?))", EVENTS_COUNTER, events]);
   for (const [name, delta] of deltas) if (delta !== 0) rows.push(["(?, ?, ?)", name, delta]);
@@ -35,7 +39,10 @@ export interface Counted {
 
 /** The counter of a resource's live records; locked for a quota a real write may exhaust. */
 export function liveCountRead(companyId: number, counted: Counted, lock: boolean): Statement {
-  return { text: `SELECT value FROM company_counters WHERE company_id = ? AND name = ?${lock ? " FOR UPDATE" : ""}`, values: [companyId, counted.name] };
+  return {
+    text: `SELECT value FROM company_counters WHERE company_id = ? AND name = ?${lock ? " FOR UPDATE" : ""}`,
+    values: [companyId, counted.name],
+  };
 }
 
 /** Creates a missing live-record counter from a count of the records (a company from before counters). */
@@ -57,7 +64,11 @@ export function newCompanyCounters(companyId: number, counted: readonly string[]
 }
 
 /** A resource's live records, from its counter (created from a count of the records when missing). */
-export async function liveRecords(db: Executor, counted: Counted, companyId: number): Promise<number> {
+export async function liveRecords(
+  db: Executor,
+  counted: Counted,
+  companyId: number,
+): Promise<number> {
   const read = liveCountRead(companyId, counted, false);
   for (let attempt = 0; attempt < 2; attempt++) {
     const rows = await executePrepared<{ value: number }[]>(db, read.text, read.values ?? []);
@@ -70,6 +81,10 @@ export async function liveRecords(db: Executor, counted: Counted, companyId: num
 
 /** A counter's value (0 when it does not exist). */
 export async function readCounter(db: Executor, companyId: number, name: string): Promise<number> {
-  const rows = await executePrepared<{ value: number }[]>(db, "SELECT value FROM company_counters WHERE company_id = ? AND name = ?", [companyId, name]);
+  const rows = await executePrepared<{ value: number }[]>(
+    db,
+    "SELECT value FROM company_counters WHERE company_id = ? AND name = ?",
+    [companyId, name],
+  );
   return Number(rows[0]?.value ?? 0);
 }

@@ -27,6 +27,14 @@ test("ending a wait that expired leaves the wait now in its slot watched", async
 
 test("settleBy passes on an outcome in time and refuses a late one with its own error", async () => {
   expect(await settleBy(Promise.resolve(7), Date.now() + 1_000, () => new Error("late"))).toBe(7);
-  await expect(settleBy(Bun.sleep(400).then(() => 8), Date.now() + 20, () => new Error("late"))).rejects.toThrow("late");
-  await expect(settleBy(Promise.reject(new Error("own")), Date.now() + 1_000, () => new Error("late"))).rejects.toThrow("own");
+  await expect(
+    settleBy(
+      Bun.sleep(400).then(() => 8),
+      Date.now() + 20,
+      () => new Error("late"),
+    ),
+  ).rejects.toThrow("late");
+  await expect(
+    settleBy(Promise.reject(new Error("own")), Date.now() + 1_000, () => new Error("late")),
+  ).rejects.toThrow("own");
 });

@@ -10,14 +10,25 @@ export type DatabaseErrorKind = "unavailable" | "retryable" | "lock_wait" | "dup
 export const DEADLINE_CODE = "ERP_DB_DEADLINE";
 
 const UNAVAILABLE_CODES = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH",
-  "PROTOCOL_CONNECTION_LOST", "PROTOCOL_SEQUENCE_TIMEOUT", "ER_CON_COUNT_ERROR", DEADLINE_CODE,
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "PROTOCOL_CONNECTION_LOST",
+  "PROTOCOL_SEQUENCE_TIMEOUT",
+  "ER_CON_COUNT_ERROR",
+  DEADLINE_CODE,
 ]);
 // 1040 too many connections, 1047 a Galera node not ready ("WSREP has not yet prepared node"),
 // 1053 shutdown in progress, 1152/1158-1161 aborted or broken connections, 1317 query interrupted,
 // 1927 connection killed (MariaDB), 2006/2013 server gone or lost, 3024 MySQL statement timeout,
 // 1969 MariaDB statement timeout, 4031 disconnected by the server for inactivity.
-const UNAVAILABLE_ERRNOS = new Set([1040, 1047, 1053, 1152, 1158, 1159, 1160, 1161, 1317, 1927, 1969, 2006, 2013, 3024, 4031]);
+const UNAVAILABLE_ERRNOS = new Set([
+  1040, 1047, 1053, 1152, 1158, 1159, 1160, 1161, 1317, 1927, 1969, 2006, 2013, 3024, 4031,
+]);
 // 1213 deadlock or (Galera) certification failure, 1020 "record has changed since last read".
 const RETRYABLE_ERRNOS = new Set([1213, 1020]);
 const LOCK_WAIT_ERRNO = 1205;
@@ -46,7 +57,11 @@ function own(error: object): DatabaseErrorKind | undefined {
 
 /** The kind of the first database error in the cause chain, if any. */
 export function databaseErrorKind(error: unknown): DatabaseErrorKind | undefined {
-  for (let current = error, depth = 0; typeof current === "object" && current !== null && depth < 10; depth++) {
+  for (
+    let current = error, depth = 0;
+    typeof current === "object" && current !== null && depth < 10;
+    depth++
+  ) {
     const kind = own(current);
     if (kind) return kind;
     current = (current as { cause?: unknown }).cause;
@@ -56,9 +71,14 @@ export function databaseErrorKind(error: unknown): DatabaseErrorKind | undefined
 
 /** A short, parameter-free name for logs: the driver's code or errno, never its message. */
 export function databaseErrorName(error: unknown): string | undefined {
-  for (let current = error, depth = 0; typeof current === "object" && current !== null && depth < 10; depth++) {
+  for (
+    let current = error, depth = 0;
+    typeof current === "object" && current !== null && depth < 10;
+    depth++
+  ) {
     const { code, errno } = current as { code?: unknown; errno?: unknown };
-    if (typeof code === "string" || typeof errno === "number") return [code, errno].filter((part) => part !== undefined).join(" ");
+    if (typeof code === "string" || typeof errno === "number")
+      return [code, errno].filter((part) => part !== undefined).join(" ");
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
@@ -71,9 +91,14 @@ export function errorLabel(error: unknown): string {
 
 /** The name of the unique key a duplicate-key error names (MySQL 8 says `table.key`), if any. */
 export function duplicateKeyName(error: unknown): string | undefined {
-  for (let current = error, depth = 0; typeof current === "object" && current !== null && depth < 10; depth++) {
+  for (
+    let current = error, depth = 0;
+    typeof current === "object" && current !== null && depth < 10;
+    depth++
+  ) {
     const { errno, sqlMessage } = current as { errno?: unknown; sqlMessage?: unknown };
-    if (errno === DUPLICATE_ERRNO && typeof sqlMessage === "string") return /for key '(?:[^'.]+\.)?([^']+)'/.exec(sqlMessage)?.[1];
+    if (errno === DUPLICATE_ERRNO && typeof sqlMessage === "string")
+      return /for key '(?:[^'.]+\.)?([^']+)'/.exec(sqlMessage)?.[1];
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

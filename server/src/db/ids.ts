@@ -39,7 +39,9 @@ export class IdAllocator {
         continue;
       }
       // What is left of the current block is dropped, so this process's ids keep growing.
-      const reservation = this.#reserve(table, Math.max(count, BLOCK_SIZE)).finally(() => this.#reserving.delete(table));
+      const reservation = this.#reserve(table, Math.max(count, BLOCK_SIZE)).finally(() =>
+        this.#reserving.delete(table),
+      );
       this.#reserving.set(table, reservation);
       await reservation;
     }
@@ -52,14 +54,19 @@ export class IdAllocator {
   async resync(table: string): Promise<void> {
     this.#blocks.delete(table);
     await this.pool.query(
-      `UPDATE id_blocks SET next_id = GREATEST(next_id, (SELECT COALESCE(MAX(id), 0) + 1 FROM \`${table}\`)) WHERE table_name = ?`, [table]);
+      `UPDATE id_blocks SET next_id = GREATEST(next_id, (SELECT COALESCE(MAX(id), 0) + 1 FROM \`${table}\`)) WHERE table_name = ?`,
+      [table],
+    );
   }
 
   async #reserve(table: string, size: number): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         // LAST_INSERT_ID(expr) makes the driver report the new next_id, in the same statement.
-        const [result] = await this.pool.query("UPDATE id_blocks SET next_id = LAST_INSERT_ID(next_id + ?) WHERE table_name = ?", [size, table]);
+        const [result] = await this.pool.query(
+          "UPDATE id_blocks SET next_id = LAST_INSERT_ID(next_id + ?) WHERE table_name = ?",
+          [size, table],
+        );
         const { affectedRows, insertId } = result as ResultSetHeader;
         if (affectedRows === 1) {
           this.#blocks.set(table, { next: Number(insertId) - size, end: Number(insertId) });
@@ -67,7 +74,9 @@ export class IdAllocator {
         }
         // The table's first reservation: its ids start after the highest one already used.
         await this.pool.query(
-          `INSERT INTO id_blocks (table_name, next_id) SELECT ?, COALESCE(MAX(id), 0) + 1 FROM \`${table}\` ON DUPLICATE KEY UPDATE next_id = next_id`, [table]);
+          `INSERT INTO id_blocks (table_name, next_id) SELECT ?, COALESCE(MAX(id), 0) + 1 FROM \`${table}\` ON DUPLICATE KEY UPDATE next_id = next_id`,
+          [table],
+        );
       } catch (error) {
         // Two cluster nodes reserving at once: certification lets one commit; the other asks again.
         if (databaseErrorKind(error) !== "retryable" || attempt >= ATTEMPTS) throw error;

@@ -31,7 +31,9 @@ async function createDatabase(url: string): Promise<void> {
   parsed.pathname = "/";
   const server = await mysql.createConnection({ uri: parsed.toString(), connectTimeout: 5_000 });
   try {
-    await server.query(`CREATE DATABASE IF NOT EXISTS ${mysql.escapeId(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await server.query(
+      `CREATE DATABASE IF NOT EXISTS ${mysql.escapeId(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
   } finally {
     await server.end();
   }
@@ -43,16 +45,21 @@ async function acquireLease(connection: mysql.Connection, owner: string): Promis
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     try {
-      await connection.query(`INSERT INTO erp_migration_lock (id, owner, expires_at) VALUES (1, ?, NOW(3) + INTERVAL ${LEASE_SECONDS} SECOND)
+      await connection.query(
+        `INSERT INTO erp_migration_lock (id, owner, expires_at) VALUES (1, ?, NOW(3) + INTERVAL ${LEASE_SECONDS} SECOND)
         ON DUPLICATE KEY UPDATE owner = IF(expires_at < NOW(3), VALUES(owner), owner),
-          expires_at = IF(expires_at < NOW(3), VALUES(expires_at), expires_at)`, [owner]);
+          expires_at = IF(expires_at < NOW(3), VALUES(expires_at), expires_at)`,
+        [owner],
+      );
       const [rows] = await connection.query("SELECT owner FROM erp_migration_lock WHERE id = 1");
       if ((rows as { owner: string }[])[0]?.owner === owner) return;
     } catch (error) {
       // Another node wrote the row at the same moment: the cluster certified theirs first.
-      if (databaseErrorKind(error) !== "retryable" && databaseErrorKind(error) !== "lock_wait") throw error;
+      if (databaseErrorKind(error) !== "retryable" && databaseErrorKind(error) !== "lock_wait")
+        throw error;
     }
-    if (Date.now() > deadline) throw new Error(`another server has held the migration lock for over ${WAIT_MS / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`another server has held the migration lock for over ${WAIT_MS / 1000} s`);
     await Bun.sleep(250 + Math.random() * 250);
   }
 }
@@ -63,7 +70,8 @@ export async function migrateDatabase(url: string): Promise<void> {
   try {
     const [wsrep] = await connection.query("SHOW VARIABLES LIKE 'wsrep_on'");
     // On a cluster, read what other nodes committed (the migrations they applied) before acting.
-    if ((wsrep as { Value?: string }[])[0]?.Value === "ON") await connection.query("SET SESSION wsrep_sync_wait = 1");
+    if ((wsrep as { Value?: string }[])[0]?.Value === "ON")
+      await connection.query("SET SESSION wsrep_sync_wait = 1");
     await acquireLease(connection, owner);
     try {
       await migrate(drizzle(connection), { migrationsFolder: MIGRATIONS });

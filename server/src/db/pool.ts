@@ -36,7 +36,8 @@ export interface GuardedPool {
 const KILL_BUDGET_MS = 2_000;
 
 /** A statement's options of its own, so the driver never sees a caller's object changed. */
-const optionsOf = (input: QueryInput): QueryOptions => (typeof input === "string" ? { sql: input } : { ...input });
+const optionsOf = (input: QueryInput): QueryOptions =>
+  typeof input === "string" ? { sql: input } : { ...input };
 
 /** When the current request's budget runs out (epoch ms); throws when it has already. */
 function deadline(what: string): number {
@@ -52,19 +53,29 @@ async function acquire(pool: Pool): Promise<PoolConnection> {
     return await settleBy(pending, at, () => new DatabaseDeadlineError("waiting for a connection"));
   } catch (error) {
     // A connection that arrives after we gave up goes straight back to the pool.
-    pending.then((late) => late.release(), () => {});
+    pending.then(
+      (late) => late.release(),
+      () => {},
+    );
     throw error;
   }
 }
 
 function guard(connection: PoolConnection): GuardedConnection {
   let destroyed = false;
-  const run = async (method: "query" | "execute", input: QueryInput, values: unknown): Promise<QueryResult> => {
+  const run = async (
+    method: "query" | "execute",
+    input: QueryInput,
+    values: unknown,
+  ): Promise<QueryResult> => {
     const options = optionsOf(input);
     // A rollback on a connection we destroyed has nothing left to do: the server rolled back.
     if (destroyed && /^\s*rollback\s*$/i.test(options.sql)) return [[], []];
     const at = deadline("a statement");
-    const pending = method === "query" ? connection.query(options, values as never) : connection.execute(options, values as never);
+    const pending =
+      method === "query"
+        ? connection.query(options, values as never)
+        : connection.execute(options, values as never);
     // A statement the budget gave up on is cut off with its connection (the server rolls its
     // transaction back), so the connection never returns to the pool mid-statement.
     return (await settleBy(pending, at, () => {
@@ -93,7 +104,12 @@ function guard(connection: PoolConnection): GuardedConnection {
  * driver's callbacks with one deadline watch for the wait and the statement together, so a hot
  * read allocates no connection wrapper and arms no timer of its own (bench/README.md).
  */
-function runOnce(pool: CorePool, method: "query" | "execute", input: QueryInput, values: unknown): Promise<QueryResult> {
+function runOnce(
+  pool: CorePool,
+  method: "query" | "execute",
+  input: QueryInput,
+  values: unknown,
+): Promise<QueryResult> {
   const at = deadline("waiting for a connection");
   const options = optionsOf(input);
   return new Promise<QueryResult>((resolve, reject) => {
@@ -134,12 +150,20 @@ function runOnce(pool: CorePool, method: "query" | "execute", input: QueryInput,
 }
 
 export function guardPool(pool: Pool, options: { guardCommits?: boolean } = {}): GuardedPool {
-  const once = (method: "query" | "execute", input: QueryInput, values: unknown): Promise<QueryResult> => runOnce(pool.pool, method, input, values);
+  const once = (
+    method: "query" | "execute",
+    input: QueryInput,
+    values: unknown,
+  ): Promise<QueryResult> => runOnce(pool.pool, method, input, values);
   return {
     getConnection: async () => guard(await acquire(pool)),
     query: (input, values) => once("query", input, values),
     execute: (input, values) => once("execute", input, values),
-    killQuery: (threadId) => withDatabaseBudget(async () => void await once("query", "KILL QUERY ?", [threadId]), KILL_BUDGET_MS),
+    killQuery: (threadId) =>
+      withDatabaseBudget(
+        async () => void (await once("query", "KILL QUERY ?", [threadId])),
+        KILL_BUDGET_MS,
+      ),
     guardCommits: options.guardCommits ?? false,
   };
 }

@@ -2,8 +2,25 @@
 // data can later be sharded by company; JS keys equal the API's field names.
 import { sql } from "drizzle-orm";
 import {
-  bigint, boolean, char, date, datetime, decimal, index, int, json, mysqlTable, primaryKey,
-  mediumtext, text, tinyint, uniqueIndex, varbinary, varchar, type AnyMySqlColumn, type MySqlColumnBuilderBase,
+  bigint,
+  boolean,
+  char,
+  date,
+  datetime,
+  decimal,
+  index,
+  int,
+  json,
+  mysqlTable,
+  primaryKey,
+  mediumtext,
+  text,
+  tinyint,
+  uniqueIndex,
+  varbinary,
+  varchar,
+  type AnyMySqlColumn,
+  type MySqlColumnBuilderBase,
   type MySqlTableExtraConfigValue,
 } from "drizzle-orm/mysql-core";
 import type { BuildColumns } from "drizzle-orm";
@@ -13,8 +30,12 @@ const companyId = () => bigint("company_id", { mode: "number", unsigned: true })
 const ref = (name: string) => bigint(name, { mode: "number", unsigned: true });
 const money = (name: string) => decimal(name, { precision: 14, scale: 2 });
 const timestamps = {
-  created_at: datetime("created_at", { mode: "date", fsp: 3 }).notNull().default(sql`CURRENT_TIMESTAMP(3)`),
-  updated_at: datetime("updated_at", { mode: "date", fsp: 3 }).notNull().default(sql`CURRENT_TIMESTAMP(3)`),
+  created_at: datetime("created_at", { mode: "date", fsp: 3 })
+    .notNull()
+    .default(sql`CURRENT_TIMESTAMP(3)`),
+  updated_at: datetime("updated_at", { mode: "date", fsp: 3 })
+    .notNull()
+    .default(sql`CURRENT_TIMESTAMP(3)`),
   deleted_at: datetime("deleted_at", { mode: "date", fsp: 3 }),
 };
 // 1 while the record is live, NULL once soft-deleted: unique keys that include it ignore
@@ -28,19 +49,26 @@ const externalId = () => varchar("external_id", { length: 255 });
 // page comes out of it in id order (InnoDB appends the primary key to every secondary index).
 // updated_since's is (company_id, updated_at, deleted_at): its count reads the index alone.
 type Columns = Record<"company_id" | "deleted_at" | "updated_at", AnyMySqlColumn>;
-const listIndex = (name: string, t: Columns, filter: AnyMySqlColumn) => index(name).on(t.company_id, filter, t.deleted_at);
-const updatedIndex = (name: string, t: Columns) => index(name).on(t.company_id, t.updated_at, t.deleted_at);
+const listIndex = (name: string, t: Columns, filter: AnyMySqlColumn) =>
+  index(name).on(t.company_id, filter, t.deleted_at);
+const updatedIndex = (name: string, t: Columns) =>
+  index(name).on(t.company_id, t.updated_at, t.deleted_at);
 
 type CompanyKeys = { id: ReturnType<typeof id>; company_id: ReturnType<typeof companyId> };
 /** A table's own keys and indexes, given its columns. */
-type TableKeys<N extends string, C extends Record<string, MySqlColumnBuilderBase>> =
-  (t: BuildColumns<N, CompanyKeys & C, "mysql">) => MySqlTableExtraConfigValue[];
+type TableKeys<N extends string, C extends Record<string, MySqlColumnBuilderBase>> = (
+  t: BuildColumns<N, CompanyKeys & C, "mysql">,
+) => MySqlTableExtraConfigValue[];
 
 /**
  * A table of company data: `id` (unique in the table, so a record is found by it alone) and
  * `company_id` first, keyed by (company_id, id), then the table's own columns and keys.
  */
-function companyTable<N extends string, C extends Record<string, MySqlColumnBuilderBase>>(name: N, columns: C, keys: TableKeys<N, C> = () => []) {
+function companyTable<N extends string, C extends Record<string, MySqlColumnBuilderBase>>(
+  name: N,
+  columns: C,
+  keys: TableKeys<N, C> = () => [],
+) {
   return mysqlTable(name, { id: id(), company_id: companyId(), ...columns }, (t) => [
     primaryKey({ columns: [t.company_id, t.id] }),
     uniqueIndex(`${name}_id`).on(t.id),
@@ -49,7 +77,12 @@ function companyTable<N extends string, C extends Record<string, MySqlColumnBuil
 }
 
 /** What every resource with statuses stores after its own columns. */
-const recordColumns = () => ({ status: varchar("status", { length: 16 }).notNull(), external_id: externalId(), live: live(), ...timestamps });
+const recordColumns = () => ({
+  status: varchar("status", { length: 16 }).notNull(),
+  external_id: externalId(),
+  live: live(),
+  ...timestamps,
+});
 
 /**
  * A company table of a resource with statuses: its own columns, then `status`, `external_id`
@@ -57,7 +90,9 @@ const recordColumns = () => ({ status: varchar("status", { length: 16 }).notNull
  * resource has (status, updated_since).
  */
 function recordTable<N extends string, C extends Record<string, MySqlColumnBuilderBase>>(
-  name: N, columns: C, keys: TableKeys<N, C & ReturnType<typeof recordColumns>> = () => [],
+  name: N,
+  columns: C,
+  keys: TableKeys<N, C & ReturnType<typeof recordColumns>> = () => [],
 ) {
   return companyTable(name, { ...columns, ...recordColumns() }, (t) => [
     ...keys(t),
@@ -78,16 +113,24 @@ export const companies = mysqlTable("companies", {
   created_at: timestamps.created_at,
 });
 
-export const apiTokens = companyTable("api_tokens", {
-  token_hash: char("token_hash", { length: 64 }).notNull(),
-  created_at: timestamps.created_at,
-  revoked_at: datetime("revoked_at", { mode: "date", fsp: 3 }),
-}, (t) => [uniqueIndex("api_tokens_hash").on(t.token_hash)]);
+export const apiTokens = companyTable(
+  "api_tokens",
+  {
+    token_hash: char("token_hash", { length: 64 }).notNull(),
+    created_at: timestamps.created_at,
+    revoked_at: datetime("revoked_at", { mode: "date", fsp: 3 }),
+  },
+  (t) => [uniqueIndex("api_tokens_hash").on(t.token_hash)],
+);
 
 function lookupTable<N extends string>(name: N) {
-  return companyTable(name, {
-    name: varchar("name", { length: 100 }).notNull(),
-  }, (t) => [uniqueIndex(`${name}_name`).on(t.company_id, t.name)]);
+  return companyTable(
+    name,
+    {
+      name: varchar("name", { length: 100 }).notNull(),
+    },
+    (t) => [uniqueIndex(`${name}_name`).on(t.company_id, t.name)],
+  );
 }
 
 export const trades = lookupTable("trades");
@@ -101,71 +144,95 @@ export const clients = recordTable("clients", {
   billing_address: varchar("billing_address", { length: 500 }),
 });
 
-export const estimates = recordTable("estimates", {
-  title: varchar("title", { length: 200 }).notNull(),
-  client_id: ref("client_id"),
-  amount: money("amount").notNull(),
-  currency: char("currency", { length: 3 }).notNull(),
-  valid_until: date("valid_until", { mode: "string" }),
-}, (t) => [listIndex("estimates_client", t, t.client_id)]);
+export const estimates = recordTable(
+  "estimates",
+  {
+    title: varchar("title", { length: 200 }).notNull(),
+    client_id: ref("client_id"),
+    amount: money("amount").notNull(),
+    currency: char("currency", { length: 3 }).notNull(),
+    valid_until: date("valid_until", { mode: "string" }),
+  },
+  (t) => [listIndex("estimates_client", t, t.client_id)],
+);
 
-export const projects = recordTable("projects", {
-  name: varchar("name", { length: 200 }).notNull(),
-  code: varchar("code", { length: 32 }),
-  client_id: ref("client_id"),
-  billing_mode: varchar("billing_mode", { length: 24 }).notNull(),
-  budget_estimate_id: ref("budget_estimate_id"),
-  budget_amount: money("budget_amount"),
-  currency: char("currency", { length: 3 }).notNull(),
-  start_date: date("start_date", { mode: "string" }),
-  end_date: date("end_date", { mode: "string" }),
-  address: varchar("address", { length: 500 }),
-}, (t) => [
-  uniqueIndex("projects_code").on(t.company_id, t.code, t.live),
-  listIndex("projects_client", t, t.client_id),
-  index("projects_budget_estimate").on(t.company_id, t.budget_estimate_id),
-]);
+export const projects = recordTable(
+  "projects",
+  {
+    name: varchar("name", { length: 200 }).notNull(),
+    code: varchar("code", { length: 32 }),
+    client_id: ref("client_id"),
+    billing_mode: varchar("billing_mode", { length: 24 }).notNull(),
+    budget_estimate_id: ref("budget_estimate_id"),
+    budget_amount: money("budget_amount"),
+    currency: char("currency", { length: 3 }).notNull(),
+    start_date: date("start_date", { mode: "string" }),
+    end_date: date("end_date", { mode: "string" }),
+    address: varchar("address", { length: 500 }),
+  },
+  (t) => [
+    uniqueIndex("projects_code").on(t.company_id, t.code, t.live),
+    listIndex("projects_client", t, t.client_id),
+    index("projects_budget_estimate").on(t.company_id, t.budget_estimate_id),
+  ],
+);
 
-export const workers = recordTable("workers", {
-  name: varchar("name", { length: 200 }).notNull(),
-  email: varchar("email", { length: 254 }),
-  phone: varchar("phone", { length: 40 }),
-  trade_id: ref("trade_id"),
-  hourly_rate: money("hourly_rate"),
-  hired_on: date("hired_on", { mode: "string" }),
-}, (t) => [listIndex("workers_trade", t, t.trade_id)]);
+export const workers = recordTable(
+  "workers",
+  {
+    name: varchar("name", { length: 200 }).notNull(),
+    email: varchar("email", { length: 254 }),
+    phone: varchar("phone", { length: 40 }),
+    trade_id: ref("trade_id"),
+    hourly_rate: money("hourly_rate"),
+    hired_on: date("hired_on", { mode: "string" }),
+  },
+  (t) => [listIndex("workers_trade", t, t.trade_id)],
+);
 
-export const subcontractors = recordTable("subcontractors", {
-  name: varchar("name", { length: 200 }).notNull(),
-  trade_id: ref("trade_id"),
-  email: varchar("email", { length: 254 }),
-  phone: varchar("phone", { length: 40 }),
-  tax_id: varchar("tax_id", { length: 32 }),
-  insurance_expires_on: date("insurance_expires_on", { mode: "string" }),
-}, (t) => [listIndex("subcontractors_trade", t, t.trade_id)]);
+export const subcontractors = recordTable(
+  "subcontractors",
+  {
+    name: varchar("name", { length: 200 }).notNull(),
+    trade_id: ref("trade_id"),
+    email: varchar("email", { length: 254 }),
+    phone: varchar("phone", { length: 40 }),
+    tax_id: varchar("tax_id", { length: 32 }),
+    insurance_expires_on: date("insurance_expires_on", { mode: "string" }),
+  },
+  (t) => [listIndex("subcontractors_trade", t, t.trade_id)],
+);
 
-export const equipment = recordTable("equipment", {
-  name: varchar("name", { length: 200 }).notNull(),
-  category_id: ref("category_id"),
-  serial_number: varchar("serial_number", { length: 64 }),
-  daily_rate: money("daily_rate"),
-}, (t) => [
-  uniqueIndex("equipment_serial").on(t.company_id, t.serial_number, t.live),
-  listIndex("equipment_category", t, t.category_id),
-]);
+export const equipment = recordTable(
+  "equipment",
+  {
+    name: varchar("name", { length: 200 }).notNull(),
+    category_id: ref("category_id"),
+    serial_number: varchar("serial_number", { length: 64 }),
+    daily_rate: money("daily_rate"),
+  },
+  (t) => [
+    uniqueIndex("equipment_serial").on(t.company_id, t.serial_number, t.live),
+    listIndex("equipment_category", t, t.category_id),
+  ],
+);
 
-export const rentals = companyTable("equipment_rentals", {
-  equipment_id: ref("equipment_id").notNull(),
-  project_id: ref("project_id").notNull(),
-  start_date: date("start_date", { mode: "string" }).notNull(),
-  end_date: date("end_date", { mode: "string" }),
-  daily_rate: money("daily_rate"),
-  billed: boolean("billed").notNull().default(false),
-  ...timestamps,
-}, (t) => [
-  index("equipment_rentals_equipment").on(t.company_id, t.equipment_id),
-  index("equipment_rentals_project").on(t.company_id, t.project_id),
-]);
+export const rentals = companyTable(
+  "equipment_rentals",
+  {
+    equipment_id: ref("equipment_id").notNull(),
+    project_id: ref("project_id").notNull(),
+    start_date: date("start_date", { mode: "string" }).notNull(),
+    end_date: date("end_date", { mode: "string" }),
+    daily_rate: money("daily_rate"),
+    billed: boolean("billed").notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [
+    index("equipment_rentals_equipment").on(t.company_id, t.equipment_id),
+    index("equipment_rentals_project").on(t.company_id, t.project_id),
+  ],
+);
 
 const clientKey = (name: string) => varbinary(name, { length: 255 }).notNull();
 
@@ -175,19 +242,27 @@ const clientKey = (name: string) => varbinary(name, { length: 255 }).notNull();
  * then the table's own columns. The key is binary so keys compare byte for byte (no case
  * folding, no trailing-space padding).
  */
-function keyBindings<N extends string, K extends string, C extends Record<string, MySqlColumnBuilderBase>>(name: N, key: K, columns: C) {
+function keyBindings<
+  N extends string,
+  K extends string,
+  C extends Record<string, MySqlColumnBuilderBase>,
+>(name: N, key: K, columns: C) {
   const keyColumn = { [key]: clientKey(key) } as Record<K, ReturnType<typeof clientKey>>;
-  return mysqlTable(name, {
-    company_id: companyId(),
-    ...keyColumn,
-    fingerprint: char("fingerprint", { length: 64 }).notNull(),
-    status_code: int("status_code").notNull(),
-    ...columns,
-    created_at: timestamps.created_at,
-  }, (t) => [
-    primaryKey({ columns: [t.company_id, t[key]] }),
-    index(`${name}_created`).on(t.created_at),
-  ]);
+  return mysqlTable(
+    name,
+    {
+      company_id: companyId(),
+      ...keyColumn,
+      fingerprint: char("fingerprint", { length: 64 }).notNull(),
+      status_code: int("status_code").notNull(),
+      ...columns,
+      created_at: timestamps.created_at,
+    },
+    (t) => [
+      primaryKey({ columns: [t.company_id, t[key]] }),
+      index(`${name}_created`).on(t.created_at),
+    ],
+  );
 }
 
 // The outcome of a real write that succeeded, committed in the same transaction as the write
@@ -198,26 +273,36 @@ export const idempotencyKeys = keyBindings("idempotency_keys", "idempotency_key"
   response_body: mediumtext("response_body").notNull(),
 });
 
-export const usageCounters = mysqlTable("usage_counters", {
-  company_id: companyId(),
-  period: char("period", { length: 7 }).notNull(),
-  requests: bigint("requests", { mode: "number", unsigned: true }).notNull().default(0),
-  dry_run_requests: bigint("dry_run_requests", { mode: "number", unsigned: true }).notNull().default(0),
-  replays: bigint("replays", { mode: "number", unsigned: true }).notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.company_id, t.period] })]);
+export const usageCounters = mysqlTable(
+  "usage_counters",
+  {
+    company_id: companyId(),
+    period: char("period", { length: 7 }).notNull(),
+    requests: bigint("requests", { mode: "number", unsigned: true }).notNull().default(0),
+    dry_run_requests: bigint("dry_run_requests", { mode: "number", unsigned: true })
+      .notNull()
+      .default(0),
+    replays: bigint("replays", { mode: "number", unsigned: true }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.company_id, t.period] })],
+);
 
 // Requests each server process admitted per company in one rate-limit window, written by that
 // process about once a second and summed by the others: no row is shared, so no request waits
 // on another process's write and cluster nodes never conflict over it.
-export const rateCounts = mysqlTable("rate_counts", {
-  company_id: companyId(),
-  window_start: bigint("window_start", { mode: "number", unsigned: true }).notNull(),
-  process_id: char("process_id", { length: 36 }).notNull(),
-  hits: int("hits", { unsigned: true }).notNull().default(0),
-}, (t) => [
-  primaryKey({ columns: [t.company_id, t.window_start, t.process_id] }),
-  index("rate_counts_window").on(t.window_start),
-]);
+export const rateCounts = mysqlTable(
+  "rate_counts",
+  {
+    company_id: companyId(),
+    window_start: bigint("window_start", { mode: "number", unsigned: true }).notNull(),
+    process_id: char("process_id", { length: 36 }).notNull(),
+    hits: int("hits", { unsigned: true }).notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.window_start, t.process_id] }),
+    index("rate_counts_window").on(t.window_start),
+  ],
+);
 
 // A company's counters, one row each, moved in the same transaction as the writes they count:
 // `events` is the last event number the company used (a write takes the next ones as its last
@@ -225,11 +310,15 @@ export const rateCounts = mysqlTable("rate_counts", {
 // retention deleted, and each resource's name counts its live records (plan quotas, list
 // totals). Two servers (or cluster nodes) moving one counter write the same row: one waits for
 // the other, or on a cluster certification lets one commit and the other is retried.
-export const companyCounters = mysqlTable("company_counters", {
-  company_id: companyId(),
-  name: varchar("name", { length: 32 }).notNull(),
-  value: bigint("value", { mode: "number" }).notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.company_id, t.name] })]);
+export const companyCounters = mysqlTable(
+  "company_counters",
+  {
+    company_id: companyId(),
+    name: varchar("name", { length: 32 }).notNull(),
+    value: bigint("value", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.company_id, t.name] })],
+);
 
 // Where the ids of each record table come from: a process reserves a block of ids with one
 // autocommitted UPDATE of its row and hands them out itself, so a write knows its records' ids
@@ -252,23 +341,30 @@ export const batchItemKeys = keyBindings("batch_item_keys", "item_key", {
 // change's own transaction (an outbox). The public id (`evt_`, the number in base 36, then random
 // characters) is derived on read from the number and the row's `token`: a write sends no more than
 // the random part (events/event-ids.ts).
-export const events = mysqlTable("events", {
-  company_id: companyId(),
-  seq: bigint("seq", { mode: "number", unsigned: true }).notNull(),
-  token: char("token", { length: 16 }).notNull(),
-  id: char("id", { length: 30 }).generatedAlwaysAs(sql`CONCAT('evt_', LPAD(LOWER(CONV(\`seq\`, 10, 36)), 10, '0'), \`token\`)`, { mode: "virtual" }),
-  type: varchar("type", { length: 64 }).notNull(),
-  resource: varchar("resource", { length: 64 }).notNull(),
-  record_id: bigint("record_id", { mode: "number", unsigned: true }).notNull(),
-  data: mediumtext("data").notNull(),
-  request_id: varchar("request_id", { length: 200 }).notNull(),
-  idempotency_key: varbinary("idempotency_key", { length: 255 }),
-  created_at: timestamps.created_at,
-}, (t) => [
-  primaryKey({ columns: [t.company_id, t.seq] }),
-  index("events_record").on(t.company_id, t.resource, t.record_id, t.seq),
-  index("events_created").on(t.created_at),
-]);
+export const events = mysqlTable(
+  "events",
+  {
+    company_id: companyId(),
+    seq: bigint("seq", { mode: "number", unsigned: true }).notNull(),
+    token: char("token", { length: 16 }).notNull(),
+    id: char("id", { length: 30 }).generatedAlwaysAs(
+      sql`CONCAT('evt_', LPAD(LOWER(CONV(\`seq\`, 10, 36)), 10, '0'), \`token\`)`,
+      { mode: "virtual" },
+    ),
+    type: varchar("type", { length: 64 }).notNull(),
+    resource: varchar("resource", { length: 64 }).notNull(),
+    record_id: bigint("record_id", { mode: "number", unsigned: true }).notNull(),
+    data: mediumtext("data").notNull(),
+    request_id: varchar("request_id", { length: 200 }).notNull(),
+    idempotency_key: varbinary("idempotency_key", { length: 255 }),
+    created_at: timestamps.created_at,
+  },
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.seq] }),
+    index("events_record").on(t.company_id, t.resource, t.record_id, t.seq),
+    index("events_created").on(t.created_at),
+  ],
+);
 
 // Webhook endpoints (CONTRACT 13). `cursor` is the id of the last event turned into deliveries for
 // this endpoint; whichever process advances it does so with a compare-and-set on this row, so a
@@ -286,32 +382,38 @@ export const webhookEndpoints = companyTable("webhook_endpoints", {
 // One event to send to one endpoint, until it is delivered or given up. A process sends it only
 // while it holds the lease (lease_owner, lease_until), taken with a conditional UPDATE of the row:
 // a process that dies lets its lease run out, and another one sends the delivery again.
-export const webhookDeliveries = companyTable("webhook_deliveries", {
-  endpoint_id: bigint("endpoint_id", { mode: "number", unsigned: true }).notNull(),
-  event_id: char("event_id", { length: 30 }).notNull(),
-  event_type: varchar("event_type", { length: 64 }).notNull(),
-  payload: mediumtext("payload").notNull(),
-  status: varchar("status", { length: 16 }).notNull(),
-  attempts: int("attempts", { unsigned: true }).notNull().default(0),
-  next_attempt_at: datetime("next_attempt_at", { mode: "date", fsp: 3 }).notNull(),
-  lease_owner: char("lease_owner", { length: 36 }),
-  lease_until: datetime("lease_until", { mode: "date", fsp: 3 }),
-  delivered_at: datetime("delivered_at", { mode: "date", fsp: 3 }),
-  created_at: timestamps.created_at,
-  updated_at: timestamps.updated_at,
-}, (t) => [
-  uniqueIndex("webhook_deliveries_event").on(t.company_id, t.endpoint_id, t.event_id),
-  // Which endpoints have due deliveries, and the oldest due ones of one endpoint (dispatcher.ts).
-  index("webhook_deliveries_due").on(t.status, t.company_id, t.endpoint_id, t.next_attempt_at),
-]);
+export const webhookDeliveries = companyTable(
+  "webhook_deliveries",
+  {
+    endpoint_id: bigint("endpoint_id", { mode: "number", unsigned: true }).notNull(),
+    event_id: char("event_id", { length: 30 }).notNull(),
+    event_type: varchar("event_type", { length: 64 }).notNull(),
+    payload: mediumtext("payload").notNull(),
+    status: varchar("status", { length: 16 }).notNull(),
+    attempts: int("attempts", { unsigned: true }).notNull().default(0),
+    next_attempt_at: datetime("next_attempt_at", { mode: "date", fsp: 3 }).notNull(),
+    lease_owner: char("lease_owner", { length: 36 }),
+    lease_until: datetime("lease_until", { mode: "date", fsp: 3 }),
+    delivered_at: datetime("delivered_at", { mode: "date", fsp: 3 }),
+    created_at: timestamps.created_at,
+    updated_at: timestamps.updated_at,
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_event").on(t.company_id, t.endpoint_id, t.event_id),
+    // Which endpoints have due deliveries, and the oldest due ones of one endpoint (dispatcher.ts).
+    index("webhook_deliveries_due").on(t.status, t.company_id, t.endpoint_id, t.next_attempt_at),
+  ],
+);
 
 // Every attempt to send a delivery: what the endpoint answered and how long it took.
-export const webhookAttempts = companyTable("webhook_attempts", {
-  delivery_id: bigint("delivery_id", { mode: "number", unsigned: true }).notNull(),
-  status_code: int("status_code"),
-  error: varchar("error", { length: 500 }),
-  duration_ms: int("duration_ms", { unsigned: true }).notNull(),
-  attempted_at: datetime("attempted_at", { mode: "date", fsp: 3 }).notNull(),
-}, (t) => [
-  index("webhook_attempts_delivery").on(t.company_id, t.delivery_id),
-]);
+export const webhookAttempts = companyTable(
+  "webhook_attempts",
+  {
+    delivery_id: bigint("delivery_id", { mode: "number", unsigned: true }).notNull(),
+    status_code: int("status_code"),
+    error: varchar("error", { length: 500 }),
+    duration_ms: int("duration_ms", { unsigned: true }).notNull(),
+    attempted_at: datetime("attempted_at", { mode: "date", fsp: 3 }).notNull(),
+  },
+  (t) => [index("webhook_attempts_delivery").on(t.company_id, t.delivery_id)],
+);

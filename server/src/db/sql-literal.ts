@@ -19,7 +19,9 @@ export function sqlLiteral(value: unknown): string {
     case "boolean":
       return value ? "TRUE" : "FALSE";
     case "string":
-      return SPECIAL.test(value) ? `'${value.replace(SPECIALS, (char) => ESCAPES[char]!)}'` : `'${value}'`;
+      return SPECIAL.test(value)
+        ? `'${value.replace(SPECIALS, (char) => ESCAPES[char]!)}'`
+        : `'${value}'`;
     default:
       if (value instanceof Uint8Array) return `X'${Buffer.from(value).toString("hex")}'`;
       // A list fills an IN (?): its values, comma-separated.
@@ -36,8 +38,10 @@ export function sqlRows(rows: readonly (readonly unknown[])[]): string {
 /** A text's `?` placeholders filled in with its values, in order (none of our texts has a `?` of its own). */
 export function fillPlaceholders(text: string, values: readonly unknown[]): string {
   const parts = text.split("?");
-  if (parts.length - 1 !== values.length) throw new Error(`a statement has ${parts.length - 1} placeholders and ${values.length} values`);
+  if (parts.length - 1 !== values.length)
+    throw new Error(`a statement has ${parts.length - 1} placeholders and ${values.length} values`);
   let filled = parts[0]!;
-  for (let index = 0; index < values.length; index++) filled += sqlLiteral(values[index]) + parts[index + 1]!;
+  for (let index = 0; index < values.length; index++)
+    filled += sqlLiteral(values[index]) + parts[index + 1]!;
   return filled;
 }

@@ -17,7 +17,11 @@ function driverOf(db: Executor): GuardedConnection | GuardedPool {
  * Runs one of the few fixed texts as a server-side prepared statement (`?` placeholders, no value
  * undefined). Never pass a text that varies with the request: see above.
  */
-export async function executePrepared<T = ResultSetHeader>(db: Executor, text: string, values: readonly unknown[]): Promise<T> {
+export async function executePrepared<T = ResultSetHeader>(
+  db: Executor,
+  text: string,
+  values: readonly unknown[],
+): Promise<T> {
   const [result] = await driverOf(db).execute(text, values);
   return result as T;
 }
@@ -26,4 +30,5 @@ export async function executePrepared<T = ResultSetHeader>(db: Executor, text: s
  * An integer bound as BIGINT UNSIGNED: mysql2 sends a plain JavaScript number to a prepared
  * statement as DOUBLE, which MySQL 8.0.22+ refuses for LIMIT and OFFSET.
  */
-export const unsignedInteger = (value: number): TypedParameterValue => mysql.TypedParameter.LONGLONG.unsigned(value);
+export const unsignedInteger = (value: number): TypedParameterValue =>
+  mysql.TypedParameter.LONGLONG.unsigned(value);

@@ -69,9 +69,15 @@ export class WriteTransaction {
   async run(statements: readonly Statement[]): Promise<unknown[]> {
     if (statements.length === 0) return [];
     const all = [...this.#opening(), ...statements];
-    const text = all.map(({ text, values }) => (values && values.length > 0 ? fillPlaceholders(text, values) : text)).join(";\n");
+    const text = all
+      .map(({ text, values }) =>
+        values && values.length > 0 ? fillPlaceholders(text, values) : text,
+      )
+      .join(";\n");
     const [result] = await (await this.#connect()).query(text);
-    return (all.length === 1 ? [result] : (result as unknown[])).slice(all.length - statements.length);
+    return (all.length === 1 ? [result] : (result as unknown[])).slice(
+      all.length - statements.length,
+    );
   }
 
   /** Marks the transaction open; on Galera, the first time, the savepoint to send first. */
@@ -91,12 +97,22 @@ export class WriteTransaction {
   async commit(statements: readonly Statement[]): Promise<unknown[]> {
     if (statements.length === 0 && !this.#open) return [];
     const { threadId } = await this.#connect();
-    const interrupt = threadId === undefined ? undefined : setTimeout(() => {
-      this.#interrupted = true;
-      this.pool.killQuery(threadId).catch(() => undefined);
-    }, Math.max(0, remainingBudgetMs() - INTERRUPT_MARGIN_MS));
+    const interrupt =
+      threadId === undefined
+        ? undefined
+        : setTimeout(
+            () => {
+              this.#interrupted = true;
+              this.pool.killQuery(threadId).catch(() => undefined);
+            },
+            Math.max(0, remainingBudgetMs() - INTERRUPT_MARGIN_MS),
+          );
     try {
-      const results = await this.run([...statements, ...(this.pool.guardCommits ? [RELEASE_GUARD] : []), COMMIT]);
+      const results = await this.run([
+        ...statements,
+        ...(this.pool.guardCommits ? [RELEASE_GUARD] : []),
+        COMMIT,
+      ]);
       this.#open = false;
       return results.slice(0, statements.length);
     } finally {
@@ -135,7 +151,10 @@ export class WriteTransaction {
 }
 
 /** Runs `work` in a transaction of its own: rolled back unless `work` committed it. */
-export async function inWriteTransaction<T>(writer: GuardedPool, work: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+export async function inWriteTransaction<T>(
+  writer: GuardedPool,
+  work: (tx: WriteTransaction) => Promise<T>,
+): Promise<T> {
   const tx = new WriteTransaction(writer);
   try {
     const result = await work(tx);

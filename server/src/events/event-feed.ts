@@ -14,7 +14,10 @@ export interface Event {
   type: string;
   resource: string;
   record_id: number;
-  data: { record: Record<string, unknown>; changes?: Record<string, { from: unknown; to: unknown }> };
+  data: {
+    record: Record<string, unknown>;
+    changes?: Record<string, { from: unknown; to: unknown }>;
+  };
   request_id: string;
   idempotency_key: string | null;
   created_at: string;
@@ -51,11 +54,18 @@ interface EventRow {
 }
 
 /** The sequence number after which to read; 400 for a malformed cursor, 410 for a purged one. */
-async function startAfter(db: Executor, companyId: number, after: string | undefined): Promise<number> {
+async function startAfter(
+  db: Executor,
+  companyId: number,
+  after: string | undefined,
+): Promise<number> {
   if (after === undefined) return 0;
   const sequence = sequenceOf(after);
-  if (sequence === undefined) throw invalidQuery(`"after" must be an event id (evt_…) or a next_cursor from an earlier page, not "${after}".`);
-  if (sequence < await readCounter(db, companyId, PURGED_COUNTER)) throw cursorExpired(after);
+  if (sequence === undefined)
+    throw invalidQuery(
+      `"after" must be an event id (evt_…) or a next_cursor from an earlier page, not "${after}".`,
+    );
+  if (sequence < (await readCounter(db, companyId, PURGED_COUNTER))) throw cursorExpired(after);
   return sequence;
 }
 
@@ -76,13 +86,22 @@ function toEvent(row: EventRow): Event {
 export async function readFeed(db: Executor, query: FeedQuery): Promise<FeedPage> {
   const after = await startAfter(db, query.companyId, query.after);
   const conditions: SQL[] = [sql`company_id = ${query.companyId}`, sql`seq > ${after}`];
-  if (query.record) conditions.push(sql`resource = ${query.record.resource}`, sql`record_id = ${query.record.id}`);
-  else conditions.push(sql`resource IN (${sql.join(query.resources.map((name) => sql`${name}`), sql`, `)})`);
+  if (query.record)
+    conditions.push(sql`resource = ${query.record.resource}`, sql`record_id = ${query.record.id}`);
+  else
+    conditions.push(
+      sql`resource IN (${sql.join(
+        query.resources.map((name) => sql`${name}`),
+        sql`, `,
+      )})`,
+    );
   if (query.type?.endsWith(".*")) conditions.push(sql`type LIKE ${`${query.type.slice(0, -2)}.%`}`);
   else if (query.type !== undefined) conditions.push(sql`type = ${query.type}`);
-  const [rows] = await db.execute(sql`
+  const [rows] = (await db.execute(sql`
     SELECT id, type, resource, record_id, data, request_id, idempotency_key, created_at FROM events
-    WHERE ${sql.join(conditions, sql` AND `)} ORDER BY seq LIMIT ${query.limit}`) as unknown as [EventRow[]];
+    WHERE ${sql.join(conditions, sql` AND `)} ORDER BY seq LIMIT ${query.limit}`)) as unknown as [
+    EventRow[],
+  ];
   const events = rows.map(toEvent);
   return { events, nextCursor: events.at(-1)?.id ?? query.after ?? null };
 }
@@ -92,9 +111,11 @@ export async function readFeed(db: Executor, query: FeedQuery): Promise<FeedPage
  * yet, or all past retention), a cursor at the last number purged: it is not expired.
  */
 export async function latestCursor(db: Executor, companyId: number): Promise<string> {
-  const [rows] = await db.execute(sql`
+  const [rows] = (await db.execute(sql`
     SELECT (SELECT id FROM events WHERE company_id = ${companyId} ORDER BY seq DESC LIMIT 1) AS newest,
-      (SELECT value FROM company_counters WHERE company_id = ${companyId} AND name = ${PURGED_COUNTER}) AS purged_through`) as unknown as [{ newest: string | null; purged_through: number | null }[]];
+      (SELECT value FROM company_counters WHERE company_id = ${companyId} AND name = ${PURGED_COUNTER}) AS purged_through`)) as unknown as [
+    { newest: string | null; purged_through: number | null }[],
+  ];
   return rows[0]?.newest ?? cursorAt(Number(rows[0]?.purged_through ?? 0));
 }
 
@@ -104,7 +125,13 @@ export async function latestCursor(db: Executor, companyId: number): Promise<str
  * read after it gets a budget of its own. Empty when the time is up, the client left (`signal`)
  * or the server shuts down.
  */
-export async function waitForFeed(db: Executor, waiters: FeedWaiters, query: FeedQuery, seconds: number, signal?: AbortSignal): Promise<FeedPage> {
+export async function waitForFeed(
+  db: Executor,
+  waiters: FeedWaiters,
+  query: FeedQuery,
+  seconds: number,
+  signal?: AbortSignal,
+): Promise<FeedPage> {
   const deadline = Date.now() + seconds * 1000;
   let page = await readFeed(db, query);
   let seen = query.after === undefined ? 0 : sequenceOf(query.after)!;

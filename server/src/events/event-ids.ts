@@ -13,7 +13,8 @@ export function randomSuffixes(count: number): string[] {
   const suffixes: string[] = [];
   for (let at = 0; at < random.length; at += RANDOM_CHARACTERS) {
     let suffix = "";
-    for (let index = at; index < at + RANDOM_CHARACTERS; index++) suffix += ALPHABET[random[index]! % ALPHABET.length];
+    for (let index = at; index < at + RANDOM_CHARACTERS; index++)
+      suffix += ALPHABET[random[index]! % ALPHABET.length];
     suffixes.push(suffix);
   }
   return suffixes;

@@ -16,7 +16,9 @@ export function eventType(resource: string, action: RecordChange["action"]): str
   const key = `${resource}.${action}`;
   let type = types.get(key);
   if (type === undefined) {
-    const noun = definitionNamed(resource).singular.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase();
+    const noun = definitionNamed(resource)
+      .singular.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1")
+      .toLowerCase();
     types.set(key, (type = `${noun}.${action}`));
   }
   return type;
@@ -33,16 +35,26 @@ export interface EventSource {
  * The INSERT of one event per change, numbered up to LAST_INSERT_ID() (the counter statement just
  * before it), each with the random part of its id (the table derives the id from both).
  */
-export function insertEvents(source: EventSource, changes: readonly (RecordChange & { key?: string })[]): Statement {
+export function insertEvents(
+  source: EventSource,
+  changes: readonly (RecordChange & { key?: string })[],
+): Statement {
   const company = sqlLiteral(source.companyId);
   const request = `${sqlLiteral(source.requestId)}, NOW(3))`;
   const suffixes = randomSuffixes(changes.length);
   const rows = changes.map((change, index) => {
     const seq = `LAST_INSERT_ID() - ${changes.length - 1 - index}`;
-    const data = JSON.stringify({ record: change.record, ...(change.changes ? { changes: change.changes } : {}) });
-    return `(${company}, ${seq}, '${suffixes[index]}', ` +
+    const data = JSON.stringify({
+      record: change.record,
+      ...(change.changes ? { changes: change.changes } : {}),
+    });
+    return (
+      `(${company}, ${seq}, '${suffixes[index]}', ` +
       `${[eventType(change.resource, change.action), change.resource, change.record.id, data].map(sqlLiteral).join(", ")}, ` +
-      `${sqlLiteral(change.key ?? source.idempotencyKey ?? null)}, ${request}`;
+      `${sqlLiteral(change.key ?? source.idempotencyKey ?? null)}, ${request}`
+    );
   });
-  return { text: `INSERT INTO events (company_id, seq, token, type, resource, record_id, data, idempotency_key, request_id, created_at) VALUES ${rows.join(", ")}` };
+  return {
+    text: `INSERT INTO events (company_id, seq, token, type, resource, record_id, data, idempotency_key, request_id, created_at) VALUES ${rows.join(", ")}`,
+  };
 }

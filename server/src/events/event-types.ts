@@ -14,10 +14,14 @@ export const EVENTFUL = [...RESOURCES, ...SUB_RESOURCES];
 export const EVENT_RESOURCES: readonly string[] = EVENTFUL.map((def) => def.name);
 
 /** `project.created`, …, `rental.deleted`: an event's `type`. */
-export const EVENT_TYPES: readonly string[] = EVENTFUL.flatMap((def) => ACTIONS.map((action) => eventType(def.name, action)));
+export const EVENT_TYPES: readonly string[] = EVENTFUL.flatMap((def) =>
+  ACTIONS.map((action) => eventType(def.name, action)),
+);
 
 /** `project`, …, `rental`: the first half of an event type. */
-export const EVENT_NOUNS: readonly string[] = EVENTFUL.map((def) => eventType(def.name, "created").split(".")[0]!);
+export const EVENT_NOUNS: readonly string[] = EVENTFUL.map(
+  (def) => eventType(def.name, "created").split(".")[0]!,
+);
 
 /** Every action on one resource: `project.*`. */
 export const RESOURCE_WILDCARDS: readonly string[] = EVENT_NOUNS.map((noun) => `${noun}.*`);

@@ -38,7 +38,12 @@ export class FeedWaiters {
    * shows nothing new to this reader); resolves undefined after `timeoutMs`, when `signal`
    * aborts (the client left) or at shutdown.
    */
-  wait(companyId: number, after: number, timeoutMs: number, signal?: AbortSignal): Promise<number | undefined> {
+  wait(
+    companyId: number,
+    after: number,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<number | undefined> {
     if (this.#closed || signal?.aborted || timeoutMs <= 0) return Promise.resolve(undefined);
     // The loop already read a newer number (for another waiter) since this one last looked.
     const known = this.#newest.get(companyId);
@@ -75,14 +80,16 @@ export class FeedWaiters {
    */
   committed(companyId: number): void {
     const known = this.#newest.get(companyId) ?? 0;
-    for (const waiter of [...(this.#waiting.get(companyId) ?? [])]) waiter.release(Math.max(waiter.after, known));
+    for (const waiter of [...(this.#waiting.get(companyId) ?? [])])
+      waiter.release(Math.max(waiter.after, known));
   }
 
   /** Shutdown: every waiter is answered now, and later waits return at once. */
   close(): void {
     this.#closed = true;
     clearTimeout(this.#timer);
-    for (const waiters of [...this.#waiting.values()]) for (const waiter of [...waiters]) waiter.release(undefined);
+    for (const waiters of [...this.#waiting.values()])
+      for (const waiter of [...waiters]) waiter.release(undefined);
   }
 
   #schedule(): void {
@@ -94,10 +101,18 @@ export class FeedWaiters {
   async #poll(): Promise<void> {
     try {
       // Its own budget: the timer may have been set inside a request, whose budget it would inherit.
-      const newest = await withDatabaseBudget(() => newestSequences(this.#db, [...this.#waiting.keys()]), POLL_BUDGET_MS);
+      const newest = await withDatabaseBudget(
+        () => newestSequences(this.#db, [...this.#waiting.keys()]),
+        POLL_BUDGET_MS,
+      );
       for (const [companyId, sequence] of newest) this.#advance(companyId, sequence);
     } catch (error) {
-      log.throttled("warn", "feed-waiters", "could not read the newest events; long-polls wait for the next round", { error: errorLabel(error) });
+      log.throttled(
+        "warn",
+        "feed-waiters",
+        "could not read the newest events; long-polls wait for the next round",
+        { error: errorLabel(error) },
+      );
     }
     this.#timer = undefined;
     if (this.#waiting.size > 0) this.#schedule();

@@ -64,7 +64,10 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (contentType !== null && !JSON_TYPE.test(contentType)) throw unsupportedMediaType(contentType);
   // A declared length within the limit is all the runtime reads: taken at once, without a stream's
   // per-chunk cost. A body without one (chunked) is read as it arrives, up to the limit.
-  const bytes = declared !== null && /^\d+$/.test(declared) ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request, MAX_BODY_BYTES);
+  const bytes =
+    declared !== null && /^\d+$/.test(declared)
+      ? new Uint8Array(await request.arrayBuffer())
+      : await readLimited(request, MAX_BODY_BYTES);
   if (bytes.byteLength === 0) return undefined;
   if (contentType === null) throw unsupportedMediaType(null);
   let text: string;
@@ -73,7 +76,10 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   } catch {
     throw malformedJson("The request body is not valid UTF-8 text.");
   }
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw malformedJson(`The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels; no body of this API needs more.`);
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw malformedJson(
+      `The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels; no body of this API needs more.`,
+    );
   try {
     return JSON.parse(text);
   } catch {

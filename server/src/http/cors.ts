@@ -2,8 +2,27 @@
 // origin may call; the headers the SDK reads (ETag, Retry-After, …) are exposed to scripts.
 import { Elysia } from "elysia";
 
-const ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "X-Dry-Run", "If-Match", "If-None-Match", "X-Request-Id"];
-const EXPOSED_HEADERS = ["ETag", "Location", "X-Request-Id", "Idempotent-Replayed", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "WWW-Authenticate", "Allow"];
+const ALLOWED_HEADERS = [
+  "Authorization",
+  "Content-Type",
+  "Idempotency-Key",
+  "X-Dry-Run",
+  "If-Match",
+  "If-None-Match",
+  "X-Request-Id",
+];
+const EXPOSED_HEADERS = [
+  "ETag",
+  "Location",
+  "X-Request-Id",
+  "Idempotent-Replayed",
+  "RateLimit-Limit",
+  "RateLimit-Remaining",
+  "RateLimit-Reset",
+  "Retry-After",
+  "WWW-Authenticate",
+  "Allow",
+];
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 export const cors = new Elysia({ name: "cors" }).onRequest(({ request, set }) => {

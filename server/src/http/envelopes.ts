@@ -3,13 +3,32 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 
 /** An offset page carries `offset`; an after_id page carries `after_id` and `next_after_id` instead. */
-export const ListMeta = Type.Object({
-  total: Type.Optional(Type.Integer({ description: "Count of all records matching the query; left out when the request says total=false." })),
-  limit: Type.Integer({ description: "The effective page size (values above 100 are capped)." }),
-  offset: Type.Optional(Type.Integer({ description: "Start position of this page (offset paging; absent on an after_id page)." })),
-  after_id: Type.Optional(Type.Integer({ description: "The after_id this page was asked for (after_id paging only)." })),
-  next_after_id: Type.Optional(Type.Integer({ description: "On an after_id page while more records follow: the after_id of the next page (the id of this page's last record). Absent on the last page." })),
-}, { additionalProperties: false, title: "ListMeta" });
+export const ListMeta = Type.Object(
+  {
+    total: Type.Optional(
+      Type.Integer({
+        description:
+          "Count of all records matching the query; left out when the request says total=false.",
+      }),
+    ),
+    limit: Type.Integer({ description: "The effective page size (values above 100 are capped)." }),
+    offset: Type.Optional(
+      Type.Integer({
+        description: "Start position of this page (offset paging; absent on an after_id page).",
+      }),
+    ),
+    after_id: Type.Optional(
+      Type.Integer({ description: "The after_id this page was asked for (after_id paging only)." }),
+    ),
+    next_after_id: Type.Optional(
+      Type.Integer({
+        description:
+          "On an after_id page while more records follow: the after_id of the next page (the id of this page's last record). Absent on the last page.",
+      }),
+    ),
+  },
+  { additionalProperties: false, title: "ListMeta" },
+);
 
 /** `{data: [...], meta}`, named after its item: Project → ProjectList. */
 export const listEnvelope = (item: TSchema, title = `${item.title}List`): TSchema =>
@@ -20,37 +39,87 @@ export const itemEnvelope = (item: TSchema, title = `${item.title}Item`): TSchem
   Type.Object({ data: item }, { additionalProperties: false, title });
 
 /** 201: what a real create wrote; with `Prefer: return=representation`, the record itself. */
-export const createdResult = (record: TSchema): TSchema => itemEnvelope(Type.Object({
-  id: Type.Integer({ description: "The new record's id." }),
-  created: Type.Literal(true),
-  dry_run: Type.Literal(false),
-  record: Type.Optional(record),
-}, { additionalProperties: false, title: `${record.title}Created`, description: "`record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header)." }), `${record.title}CreatedResult`);
+export const createdResult = (record: TSchema): TSchema =>
+  itemEnvelope(
+    Type.Object(
+      {
+        id: Type.Integer({ description: "The new record's id." }),
+        created: Type.Literal(true),
+        dry_run: Type.Literal(false),
+        record: Type.Optional(record),
+      },
+      {
+        additionalProperties: false,
+        title: `${record.title}Created`,
+        description:
+          "`record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header).",
+      },
+    ),
+    `${record.title}CreatedResult`,
+  );
 
 /** 200 of a dry-run create: nothing was written and no id was consumed. */
-export const DryRunCreatedResult = itemEnvelope(Type.Object({
-  id: Type.Null({ description: "Always null: a dry-run consumes no id." }),
-  created: Type.Literal(false),
-  dry_run: Type.Literal(true),
-}, { additionalProperties: false, title: "DryRunCreated" }), "DryRunCreatedResult");
+export const DryRunCreatedResult = itemEnvelope(
+  Type.Object(
+    {
+      id: Type.Null({ description: "Always null: a dry-run consumes no id." }),
+      created: Type.Literal(false),
+      dry_run: Type.Literal(true),
+    },
+    { additionalProperties: false, title: "DryRunCreated" },
+  ),
+  "DryRunCreatedResult",
+);
 
-const Change = Type.Object({ from: Type.Unknown(), to: Type.Unknown() }, { additionalProperties: false, title: "Change" });
+const Change = Type.Object(
+  { from: Type.Unknown(), to: Type.Unknown() },
+  { additionalProperties: false, title: "Change" },
+);
 
-export const updateResult = (record: TSchema): TSchema => itemEnvelope(Type.Object({
-  id: Type.Integer(),
-  updated: Type.Boolean({ description: "True when a change was written (false in a dry-run and when nothing changed)." }),
-  dry_run: Type.Boolean(),
-  changes: Type.Record(Type.String(), Change, { description: "Each changed field with its stored and its new value." }),
-  record,
-}, { additionalProperties: false, title: `${record.title}UpdateOutcome` }), `${record.title}UpdateResult`);
+export const updateResult = (record: TSchema): TSchema =>
+  itemEnvelope(
+    Type.Object(
+      {
+        id: Type.Integer(),
+        updated: Type.Boolean({
+          description:
+            "True when a change was written (false in a dry-run and when nothing changed).",
+        }),
+        dry_run: Type.Boolean(),
+        changes: Type.Record(Type.String(), Change, {
+          description: "Each changed field with its stored and its new value.",
+        }),
+        record,
+      },
+      { additionalProperties: false, title: `${record.title}UpdateOutcome` },
+    ),
+    `${record.title}UpdateResult`,
+  );
 
-export const RecordRef = Type.Object({ resource: Type.String(), id: Type.Integer() }, { additionalProperties: false, title: "RecordRef" });
+export const RecordRef = Type.Object(
+  { resource: Type.String(), id: Type.Integer() },
+  { additionalProperties: false, title: "RecordRef" },
+);
 
-export const DeleteResult = itemEnvelope(Type.Object({
-  id: Type.Integer(),
-  deleted: Type.Boolean(),
-  dry_run: Type.Boolean(),
-  mode: Type.String({ enum: ["soft"], description: "Every delete is soft: the record stays for history but is gone from the API." }),
-  would_delete: Type.Array(RecordRef, { description: "What the delete removes: the record and its dependent records that go with it." }),
-  would_keep: Type.Array(RecordRef, { description: "Live records that reference it and stay." }),
-}, { additionalProperties: false, title: "DeleteOutcome" }), "DeleteResult");
+export const DeleteResult = itemEnvelope(
+  Type.Object(
+    {
+      id: Type.Integer(),
+      deleted: Type.Boolean(),
+      dry_run: Type.Boolean(),
+      mode: Type.String({
+        enum: ["soft"],
+        description: "Every delete is soft: the record stays for history but is gone from the API.",
+      }),
+      would_delete: Type.Array(RecordRef, {
+        description:
+          "What the delete removes: the record and its dependent records that go with it.",
+      }),
+      would_keep: Type.Array(RecordRef, {
+        description: "Live records that reference it and stay.",
+      }),
+    },
+    { additionalProperties: false, title: "DeleteOutcome" },
+  ),
+  "DeleteResult",
+);

@@ -2,7 +2,13 @@
 import { Elysia } from "elysia";
 import { databaseErrorKind, databaseErrorName, errorLabel } from "../db/errors.ts";
 import { log } from "../base/log.ts";
-import { databaseUnavailable, internal, malformedJson, methodNotAllowed, routeNotFound } from "../refusals/catalogue.ts";
+import {
+  databaseUnavailable,
+  internal,
+  malformedJson,
+  methodNotAllowed,
+  routeNotFound,
+} from "../refusals/catalogue.ts";
 import { Refusal } from "../refusals/refusal.ts";
 import { problemResponse } from "./problem.ts";
 import { contextOf } from "./request-context.ts";
@@ -15,17 +21,26 @@ function classify(error: unknown): Refusal {
   if (error instanceof Refusal) return error;
   const kind = databaseErrorKind(error);
   // A lock wait or conflict still unresolved when the budget ran out: the database did not answer in time.
-  if (kind === "unavailable" || kind === "lock_wait" || kind === "retryable") return databaseUnavailable();
+  if (kind === "unavailable" || kind === "lock_wait" || kind === "retryable")
+    return databaseUnavailable();
   return internal();
 }
 
-function routeError(code: string | number, error: unknown, request: Request, methodsFor: MethodLookup): Refusal {
+function routeError(
+  code: string | number,
+  error: unknown,
+  request: Request,
+  methodsFor: MethodLookup,
+): Refusal {
   if (code === "NOT_FOUND") {
     const path = new URL(request.url).pathname;
     const allowed = methodsFor(path);
-    return allowed.length > 0 ? methodNotAllowed(request.method, path, allowed) : routeNotFound(request.method, path);
+    return allowed.length > 0
+      ? methodNotAllowed(request.method, path, allowed)
+      : routeNotFound(request.method, path);
   }
-  if (code === "PARSE" && error instanceof SyntaxError) return malformedJson("The request body is not valid JSON.");
+  if (code === "PARSE" && error instanceof SyntaxError)
+    return malformedJson("The request body is not valid JSON.");
   return classify(error);
 }
 
@@ -37,33 +52,50 @@ const unwrapped = (code: string | number, error: unknown): unknown =>
 function report(refusal: Refusal, error: unknown, request: Request, requestId: string): void {
   if (refusal.status === 503) {
     const name = errorLabel(error);
-    log.throttled("warn", `db:${name}`, "database unavailable; answering 503", { error: name, request_id: requestId });
+    log.throttled("warn", `db:${name}`, "database unavailable; answering 503", {
+      error: name,
+      request_id: requestId,
+    });
     return;
   }
   const name = error instanceof Error ? error.name : typeof error;
   // A database error we did not expect is a bug too, but its message may quote SQL and values.
-  const detail = databaseErrorName(error) ?? (error instanceof Error ? (error.stack ?? error.message) : String(error));
-  log.throttled("error", `internal:${name}:${detail.split("\n")[0]}`, "request failed", { request_id: requestId, method: request.method, path: new URL(request.url).pathname, error: detail });
+  const detail =
+    databaseErrorName(error) ??
+    (error instanceof Error ? (error.stack ?? error.message) : String(error));
+  log.throttled("error", `internal:${name}:${detail.split("\n")[0]}`, "request failed", {
+    request_id: requestId,
+    method: request.method,
+    path: new URL(request.url).pathname,
+    error: detail,
+  });
 }
 
 export function errorHandler(methodsFor: MethodLookup) {
-  return new Elysia({ name: "error-handler" }).onError({ as: "global" }, ({ code, error, request, set }) => {
-    const context = contextOf(request);
-    const failure = unwrapped(code, error);
-    const refusal = routeError(code, failure, request, methodsFor);
-    if (refusal.status >= 500) report(refusal, failure, request, context.requestId);
-    const carried: Record<string, string> = { "x-request-id": context.requestId };
-    for (const [name, value] of Object.entries(set.headers)) {
-      if (/^ratelimit-|^retry-after$|^access-control-/i.test(name) && typeof value === "string") carried[name] = value;
-    }
-    return problemResponse(refusal, context.requestId, carried);
-  });
+  return new Elysia({ name: "error-handler" }).onError(
+    { as: "global" },
+    ({ code, error, request, set }) => {
+      const context = contextOf(request);
+      const failure = unwrapped(code, error);
+      const refusal = routeError(code, failure, request, methodsFor);
+      if (refusal.status >= 500) report(refusal, failure, request, context.requestId);
+      const carried: Record<string, string> = { "x-request-id": context.requestId };
+      for (const [name, value] of Object.entries(set.headers)) {
+        if (/^ratelimit-|^retry-after$|^access-control-/i.test(name) && typeof value === "string")
+          carried[name] = value;
+      }
+      return problemResponse(refusal, context.requestId, carried);
+    },
+  );
 }
 
 /** For an error that escaped Elysia itself: still a problem, never a page with source lines. */
 export function lastResort(error: unknown): Response {
   const requestId = crypto.randomUUID();
   const refusal = classify(error);
-  log.throttled("error", "last-resort", "request failed outside the app", { request_id: requestId, error: databaseErrorName(error) ?? (error instanceof Error ? error.name : typeof error) });
+  log.throttled("error", "last-resort", "request failed outside the app", {
+    request_id: requestId,
+    error: databaseErrorName(error) ?? (error instanceof Error ? error.name : typeof error),
+  });
   return problemResponse(refusal, requestId, { "x-request-id": requestId });
 }

@@ -9,7 +9,11 @@ export function etagOf(body: string): string {
  * True when an If-None-Match / If-Match header lists the tag (or is `*`). RFC 9110: If-None-Match
  * compares weakly (W/"x" matches "x"); If-Match compares strongly, so a weak tag never matches.
  */
-export function etagMatches(header: string | null, etag: string, comparison: "weak" | "strong" = "weak"): boolean {
+export function etagMatches(
+  header: string | null,
+  etag: string,
+  comparison: "weak" | "strong" = "weak",
+): boolean {
   if (header === null) return false;
   return header.split(",").some((candidate) => {
     const tag = candidate.trim();

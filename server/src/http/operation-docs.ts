@@ -8,76 +8,150 @@ import { statusOf, type RefusalCode } from "../refusals/catalogue.ts";
 import type { ParamParser } from "./query.ts";
 import { RecordRef } from "./envelopes.ts";
 
-export const FieldErrorSchema = Type.Object({
-  field: Type.String({ description: "The body field (dotted path) or `body`." }),
-  code: Type.String({ description: "What is wrong: required, unknown_field, too_long, invalid_value, invalid_money, invalid_date, date_order, invalid_reference, …" }),
-  message: Type.String(),
-}, { additionalProperties: false, title: "FieldError" });
+export const FieldErrorSchema = Type.Object(
+  {
+    field: Type.String({ description: "The body field (dotted path) or `body`." }),
+    code: Type.String({
+      description:
+        "What is wrong: required, unknown_field, too_long, invalid_value, invalid_money, invalid_date, date_order, invalid_reference, …",
+    }),
+    message: Type.String(),
+  },
+  { additionalProperties: false, title: "FieldError" },
+);
 
 /** RFC 9457 problem details; further members (extensions) may appear, as RFC 9457 allows. */
-export const ProblemSchema = Type.Object({
-  type: Type.String({ description: "Always `about:blank`: `code` names the problem." }),
-  title: Type.String({ description: "The HTTP status text." }),
-  status: Type.Integer({ description: "The HTTP status code." }),
-  detail: Type.String({ description: "What went wrong and what to do, for humans." }),
-  code: Type.String({ description: "Stable machine-readable error code; each response of each operation lists the codes it can carry." }),
-  request_id: Type.String({ description: "Same as the X-Request-Id response header." }),
-  errors: Type.Optional(Type.Array(FieldErrorSchema, { description: "422: every failing field at once; 409 unique_violation: the field." })),
-  blockers: Type.Optional(Type.Array(RecordRef, { description: "409 delete_blocked: the records that forbid the delete." })),
-  quota: Type.Optional(Type.Object({
-    resource: Type.String(),
-    used: Type.Integer(),
-    limit: Type.Integer(),
-  }, { additionalProperties: false, description: "402 quota_exceeded: the quota that was reached." })),
-}, { title: "Problem" });
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: "Always `about:blank`: `code` names the problem." }),
+    title: Type.String({ description: "The HTTP status text." }),
+    status: Type.Integer({ description: "The HTTP status code." }),
+    detail: Type.String({ description: "What went wrong and what to do, for humans." }),
+    code: Type.String({
+      description:
+        "Stable machine-readable error code; each response of each operation lists the codes it can carry.",
+    }),
+    request_id: Type.String({ description: "Same as the X-Request-Id response header." }),
+    errors: Type.Optional(
+      Type.Array(FieldErrorSchema, {
+        description: "422: every failing field at once; 409 unique_violation: the field.",
+      }),
+    ),
+    blockers: Type.Optional(
+      Type.Array(RecordRef, {
+        description: "409 delete_blocked: the records that forbid the delete.",
+      }),
+    ),
+    quota: Type.Optional(
+      Type.Object(
+        {
+          resource: Type.String(),
+          used: Type.Integer(),
+          limit: Type.Integer(),
+        },
+        {
+          additionalProperties: false,
+          description: "402 quota_exceeded: the quota that was reached.",
+        },
+      ),
+    ),
+  },
+  { title: "Problem" },
+);
 
-const ref = (kind: "parameters" | "headers", name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const ref = (kind: "parameters" | "headers", name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
 
 /** Request headers the API reads, as reusable parameters. */
 export const HEADER_PARAMETERS = {
   XRequestId: {
-    name: "X-Request-Id", in: "header", required: false,
-    description: "Your id for this request: 1-128 characters of A-Z, a-z, 0-9 and `._:-`. Echoed in the response, in errors and in the events the request writes. Absent or in any other shape, it is replaced by a generated one (never echoed or stored).",
+    name: "X-Request-Id",
+    in: "header",
+    required: false,
+    description:
+      "Your id for this request: 1-128 characters of A-Z, a-z, 0-9 and `._:-`. Echoed in the response, in errors and in the events the request writes. Absent or in any other shape, it is replaced by a generated one (never echoed or stored).",
     schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._:-]{1,128}$" },
   },
   IdempotencyKey: {
-    name: "Idempotency-Key", in: "header", required: false,
-    description: "Makes the write safe to retry: the first request runs, a retry with the same key and the same request gets the stored result back (`Idempotent-Replayed: true`) for 24 hours. Reusing the key for a different request is 409 idempotency_key_reuse; a retry while the first still runs is 409 idempotency_in_progress. 1-255 printable ASCII characters; scoped to your company.",
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description:
+      "Makes the write safe to retry: the first request runs, a retry with the same key and the same request gets the stored result back (`Idempotent-Replayed: true`) for 24 hours. Reusing the key for a different request is 409 idempotency_key_reuse; a retry while the first still runs is 409 idempotency_in_progress. 1-255 printable ASCII characters; scoped to your company.",
     schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
   },
   XDryRun: {
-    name: "X-Dry-Run", in: "header", required: false,
-    description: "`1` (or `true`) runs every validation, reference, quota, transition and delete rule and answers as the write would, but writes nothing and consumes no id. Same as the `dry_run=1` query parameter. Any header value other than `0` or `false` counts as a dry-run, so a misspelt switch never writes. Dry-runs are metered.",
+    name: "X-Dry-Run",
+    in: "header",
+    required: false,
+    description:
+      "`1` (or `true`) runs every validation, reference, quota, transition and delete rule and answers as the write would, but writes nothing and consumes no id. Same as the `dry_run=1` query parameter. Any header value other than `0` or `false` counts as a dry-run, so a misspelt switch never writes. Dry-runs are metered.",
     schema: { type: "string", enum: ["1", "0", "true", "false"] },
   },
   IfMatch: {
-    name: "If-Match", in: "header", required: false,
-    description: "An ETag from a GET of this record (or `*`). When it no longer matches the record, nothing changes and the answer is 412 precondition_failed: optimistic concurrency for read-modify-write.",
+    name: "If-Match",
+    in: "header",
+    required: false,
+    description:
+      "An ETag from a GET of this record (or `*`). When it no longer matches the record, nothing changes and the answer is 412 precondition_failed: optimistic concurrency for read-modify-write.",
     schema: { type: "string" },
   },
   Prefer: {
-    name: "Prefer", in: "header", required: false,
-    description: "`return=representation` (RFC 7240): the answer carries the whole record as GET returns it in `data.record` (a PATCH and an upsert's update always do), with `Preference-Applied: return=representation`; a create then needs no GET for its defaults or its ETag. Real writes only: a dry-run create answers without it.",
+    name: "Prefer",
+    in: "header",
+    required: false,
+    description:
+      "`return=representation` (RFC 7240): the answer carries the whole record as GET returns it in `data.record` (a PATCH and an upsert's update always do), with `Preference-Applied: return=representation`; a create then needs no GET for its defaults or its ETag. Real writes only: a dry-run create answers without it.",
     schema: { type: "string", examples: ["return=representation"] },
   },
   IfNoneMatch: {
-    name: "If-None-Match", in: "header", required: false,
-    description: "The ETag of a response you hold. When the body would be the same, the answer is 304 Not Modified with an empty body.",
+    name: "If-None-Match",
+    in: "header",
+    required: false,
+    description:
+      "The ETag of a response you hold. When the body would be the same, the answer is 304 Not Modified with an empty body.",
     schema: { type: "string" },
   },
 } as const;
 
 /** Response headers, as reusable components. */
 export const RESPONSE_HEADERS = {
-  XRequestId: { description: "The request's id: the one you sent in X-Request-Id when it matches ^[A-Za-z0-9._:-]{1,128}$, else a generated one.", schema: { type: "string" } },
-  ETag: { description: "Strong validator of this exact body; send it back in If-None-Match (reads) or If-Match (writes).", schema: { type: "string" } },
+  XRequestId: {
+    description:
+      "The request's id: the one you sent in X-Request-Id when it matches ^[A-Za-z0-9._:-]{1,128}$, else a generated one.",
+    schema: { type: "string" },
+  },
+  ETag: {
+    description:
+      "Strong validator of this exact body; send it back in If-None-Match (reads) or If-Match (writes).",
+    schema: { type: "string" },
+  },
   Location: { description: "Path of the created record.", schema: { type: "string" } },
-  IdempotentReplayed: { description: "`true` when this is the stored result of an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
-  PreferenceApplied: { description: "`return=representation` when the answer carries the whole record, as `Prefer` asked.", schema: { type: "string", enum: ["return=representation"] } },
-  RetryAfter: { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } },
+  IdempotentReplayed: {
+    description:
+      "`true` when this is the stored result of an earlier request with the same Idempotency-Key.",
+    schema: { type: "string", enum: ["true"] },
+  },
+  PreferenceApplied: {
+    description:
+      "`return=representation` when the answer carries the whole record, as `Prefer` asked.",
+    schema: { type: "string", enum: ["return=representation"] },
+  },
+  RetryAfter: {
+    description: "Seconds to wait before retrying.",
+    schema: { type: "integer", minimum: 0 },
+  },
   WWWAuthenticate: { description: "`Bearer`: how to authenticate.", schema: { type: "string" } },
-  RateLimitLimit: { description: "Requests allowed per one-minute window for your company. The three RateLimit headers are absent when your plan has no request limit.", schema: { type: "integer" } },
-  RateLimitRemaining: { description: "Requests left in the current window.", schema: { type: "integer" } },
+  RateLimitLimit: {
+    description:
+      "Requests allowed per one-minute window for your company. The three RateLimit headers are absent when your plan has no request limit.",
+    schema: { type: "integer" },
+  },
+  RateLimitRemaining: {
+    description: "Requests left in the current window.",
+    schema: { type: "integer" },
+  },
   RateLimitReset: { description: "Seconds until the window resets.", schema: { type: "integer" } },
 } as const;
 
@@ -85,9 +159,16 @@ type HeaderParameter = keyof typeof HEADER_PARAMETERS;
 type ResponseHeader = keyof typeof RESPONSE_HEADERS;
 
 const RESPONSE_HEADER_NAMES: Record<ResponseHeader, string> = {
-  XRequestId: "X-Request-Id", ETag: "ETag", Location: "Location", IdempotentReplayed: "Idempotent-Replayed", PreferenceApplied: "Preference-Applied",
-  RetryAfter: "Retry-After", WWWAuthenticate: "WWW-Authenticate", RateLimitLimit: "RateLimit-Limit",
-  RateLimitRemaining: "RateLimit-Remaining", RateLimitReset: "RateLimit-Reset",
+  XRequestId: "X-Request-Id",
+  ETag: "ETag",
+  Location: "Location",
+  IdempotentReplayed: "Idempotent-Replayed",
+  PreferenceApplied: "Preference-Applied",
+  RetryAfter: "Retry-After",
+  WWWAuthenticate: "WWW-Authenticate",
+  RateLimitLimit: "RateLimit-Limit",
+  RateLimitRemaining: "RateLimit-Remaining",
+  RateLimitReset: "RateLimit-Reset",
 };
 
 const ERROR_STATUSES: Record<number, { text: string; headers?: ResponseHeader[] }> = {
@@ -98,15 +179,25 @@ const ERROR_STATUSES: Record<number, { text: string; headers?: ResponseHeader[] 
   409: { text: "Conflict", headers: ["RetryAfter"] },
   410: { text: "Gone: the cursor points before what is kept" },
   412: { text: "Precondition Failed: ETag carries the record's current tag", headers: ["ETag"] },
-  413: { text: "Content Too Large: the body is over 1 MiB, however it is sent (Content-Length, chunked, Expect: 100-continue)" },
+  413: {
+    text: "Content Too Large: the body is over 1 MiB, however it is sent (Content-Length, chunked, Expect: 100-continue)",
+  },
   415: { text: "Unsupported Media Type: send the body as application/json" },
   422: { text: "Unprocessable Content: every failing field is listed in `errors`" },
   429: { text: "Too Many Requests: over your company's rate limit", headers: ["RetryAfter"] },
-  503: { text: "Service Unavailable: the database cannot be reached; retry after Retry-After", headers: ["RetryAfter"] },
+  503: {
+    text: "Service Unavailable: the database cannot be reached; retry after Retry-After",
+    headers: ["RetryAfter"],
+  },
 };
 
 /** The refusals every authenticated data request may meet, before its own. */
-const ADMISSION_REFUSALS: readonly RefusalCode[] = ["unauthorized", "feature_off", "rate_limited", "database_unavailable"];
+const ADMISSION_REFUSALS: readonly RefusalCode[] = [
+  "unauthorized",
+  "feature_off",
+  "rate_limited",
+  "database_unavailable",
+];
 
 /** Codes by their status, each once, in the order first given. */
 function byStatus(codes: readonly RefusalCode[]): Map<number, RefusalCode[]> {
@@ -127,7 +218,10 @@ export interface OperationDoc {
   query?: Record<string, ParamParser<unknown>>;
   headers?: HeaderParameter[];
   /** Success (and 304) statuses: their description and the headers they carry. */
-  responses: Record<number, { description: string; headers?: ResponseHeader[]; content?: Record<string, unknown> }>;
+  responses: Record<
+    number,
+    { description: string; headers?: ResponseHeader[]; content?: Record<string, unknown> }
+  >;
   /** The refusals it may answer with beyond admission's (which every authenticated operation has). */
   refusals?: readonly RefusalCode[];
   /** Needs no token: an empty security requirement. */
@@ -139,8 +233,14 @@ export interface OperationDoc {
 }
 
 function responseHeaders(names: readonly ResponseHeader[], authenticated: boolean) {
-  const all: ResponseHeader[] = ["XRequestId", ...names, ...(authenticated ? ["RateLimitLimit", "RateLimitRemaining", "RateLimitReset"] as const : [])];
-  return Object.fromEntries([...new Set(all)].map((name) => [RESPONSE_HEADER_NAMES[name], ref("headers", name)]));
+  const all: ResponseHeader[] = [
+    "XRequestId",
+    ...names,
+    ...(authenticated ? (["RateLimitLimit", "RateLimitRemaining", "RateLimitReset"] as const) : []),
+  ];
+  return Object.fromEntries(
+    [...new Set(all)].map((name) => [RESPONSE_HEADER_NAMES[name], ref("headers", name)]),
+  );
 }
 
 /** Problem details whose `code` is one of `codes`: what this response of this operation can say. */
@@ -162,14 +262,26 @@ const UNEXPECTED_CODES = ["internal"] as const;
 export function operationDetail(doc: OperationDoc): DocumentDecoration {
   const authenticated = !doc.public;
   const parameters = [
-    ...Object.entries(doc.query ?? {}).map(([name, parser]) => ({ name, in: "query", required: false, ...parser.doc })),
+    ...Object.entries(doc.query ?? {}).map(([name, parser]) => ({
+      name,
+      in: "query",
+      required: false,
+      ...parser.doc,
+    })),
     ...[...(doc.headers ?? []), "XRequestId" as const].map((name) => ref("parameters", name)),
   ];
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(doc.responses)) {
-    responses[status] = { description: response.description, headers: responseHeaders(response.headers ?? [], authenticated), ...(response.content ? { content: response.content } : {}) };
+    responses[status] = {
+      description: response.description,
+      headers: responseHeaders(response.headers ?? [], authenticated),
+      ...(response.content ? { content: response.content } : {}),
+    };
   }
-  for (const [status, codes] of byStatus([...(authenticated ? ADMISSION_REFUSALS : []), ...(doc.refusals ?? [])])) {
+  for (const [status, codes] of byStatus([
+    ...(authenticated ? ADMISSION_REFUSALS : []),
+    ...(doc.refusals ?? []),
+  ])) {
     const known = ERROR_STATUSES[status];
     if (!known) throw new Error(`${doc.operationId}: no description for error status ${status}`);
     responses[status] = {
@@ -179,7 +291,8 @@ export function operationDetail(doc: OperationDoc): DocumentDecoration {
     };
   }
   responses.default = {
-    description: "Any other error: 500 `internal`, as problem details; never with a stack trace or SQL.",
+    description:
+      "Any other error: 500 `internal`, as problem details; never with a stack trace or SQL.",
     headers: responseHeaders([], false),
     content: problemContent(UNEXPECTED_CODES),
   };
@@ -189,7 +302,9 @@ export function operationDetail(doc: OperationDoc): DocumentDecoration {
     ...(doc.description ? { description: doc.description } : {}),
     tags: doc.tags,
     parameters,
-    ...(doc.body ? { requestBody: { required: true, content: { "application/json": { schema: doc.body } } } } : {}),
+    ...(doc.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: doc.body } } } }
+      : {}),
     responses,
     ...(doc.public ? { security: [] } : {}),
     ...doc.extensions,

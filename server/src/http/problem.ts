@@ -3,7 +3,11 @@ import type { Refusal } from "../refusals/refusal.ts";
 
 const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
-export function problemResponse(refusal: Refusal, requestId: string, extraHeaders: Record<string, string> = {}): Response {
+export function problemResponse(
+  refusal: Refusal,
+  requestId: string,
+  extraHeaders: Record<string, string> = {},
+): Response {
   return new Response(JSON.stringify(refusal.body(requestId)), {
     status: refusal.status,
     headers: { "content-type": PROBLEM_CONTENT_TYPE, ...extraHeaders, ...refusal.headers },

@@ -39,9 +39,13 @@ export function contextOf(request: Request): RequestContext {
       requestId: sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID(),
       receivedAt: Date.now(),
       dryRun: dryRunRequested(request),
-      idempotencyKey: WRITE_METHODS.has(request.method) ? (request.headers.get("idempotency-key") ?? undefined) : undefined,
+      idempotencyKey: WRITE_METHODS.has(request.method)
+        ? (request.headers.get("idempotency-key") ?? undefined)
+        : undefined,
       ifMatch: request.headers.get("if-match"),
-      representation: /(^|[\s,;])return=representation\b/i.test(request.headers.get("prefer") ?? ""),
+      representation: /(^|[\s,;])return=representation\b/i.test(
+        request.headers.get("prefer") ?? "",
+      ),
     };
     contexts.set(request, context);
   }

@@ -13,7 +13,11 @@ export interface ReadCall {
   set: { headers: Record<string, string | number> };
 }
 
-export function readResponse({ request, set }: ReadCall, document: unknown, options: { sparse?: boolean } = {}): Response {
+export function readResponse(
+  { request, set }: ReadCall,
+  document: unknown,
+  options: { sparse?: boolean } = {},
+): Response {
   const body = JSON.stringify(document);
   const etag = etagOf(body);
   // The headers set so far go into the Response itself and none stay behind: whenever any do,
@@ -23,7 +27,8 @@ export function readResponse({ request, set }: ReadCall, document: unknown, opti
   headers.etag = etag;
   headers["cache-control"] = "private, no-cache";
   set.headers = {};
-  if (etagMatches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+  if (etagMatches(request.headers.get("if-none-match"), etag))
+    return new Response(null, { status: 304, headers });
   headers["content-type"] = options.sparse ? SPARSE_MEDIA_TYPE : "application/json";
   return new Response(body, { headers });
 }

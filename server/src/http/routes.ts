@@ -8,13 +8,21 @@ export function methodTable(): MethodTable {
   let patterns: { pattern: RegExp; method: string }[] = [];
   return {
     load(routes) {
-      patterns = routes.filter((route) => route.method !== "ALL").map((route) => ({
-        method: route.method,
-        pattern: new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+")}/?$`),
-      }));
+      patterns = routes
+        .filter((route) => route.method !== "ALL")
+        .map((route) => ({
+          method: route.method,
+          pattern: new RegExp(
+            `^${route.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+")}/?$`,
+          ),
+        }));
     },
     lookup(pathname) {
-      return [...new Set(patterns.filter(({ pattern }) => pattern.test(pathname)).map(({ method }) => method))];
+      return [
+        ...new Set(
+          patterns.filter(({ pattern }) => pattern.test(pathname)).map(({ method }) => method),
+        ),
+      ];
     },
   };
 }

@@ -25,7 +25,10 @@ export class UsageMeter implements RequestCounter {
   /** periodOf, remembered for the current month: every admitted request asks. */
   #month = { from: 0, until: 0, period: "" };
 
-  constructor(private readonly db: Database, private readonly intervalMs = 1000) {}
+  constructor(
+    private readonly db: Database,
+    private readonly intervalMs = 1000,
+  ) {}
 
   /** A request of the company, in the month it was received; a dry-run write also as a dry-run request. */
   count(companyId: number, receivedAt: number, dryRunWrite: boolean): void {
@@ -49,7 +52,11 @@ export class UsageMeter implements RequestCounter {
     const period = this.#periodOf(receivedAt);
     const slot = `${companyId}/${period}`;
     let counts = this.#pending.get(slot);
-    if (!counts) this.#pending.set(slot, counts = { companyId, period, requests: 0, dryRunRequests: 0, replays: 0 });
+    if (!counts)
+      this.#pending.set(
+        slot,
+        (counts = { companyId, period, requests: 0, dryRunRequests: 0, replays: 0 }),
+      );
     return counts;
   }
 
@@ -58,7 +65,11 @@ export class UsageMeter implements RequestCounter {
     if (at >= month.from && at < month.until) return month.period;
     const start = new Date(at);
     const from = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 1);
-    this.#month = { from, until: Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1), period: periodOf(at) };
+    this.#month = {
+      from,
+      until: Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1),
+      period: periodOf(at),
+    };
     return this.#month.period;
   }
 
@@ -93,7 +104,12 @@ export class UsageMeter implements RequestCounter {
             dry_run_requests = dry_run_requests + ${counts.dryRunRequests}, replays = replays + ${counts.replays}`);
       } catch (error) {
         this.#restore(counts);
-        log.throttled("warn", "usage-flush", "usage counters not written; kept for the next flush", { company_id: counts.companyId, error: errorLabel(error) });
+        log.throttled(
+          "warn",
+          "usage-flush",
+          "usage counters not written; kept for the next flush",
+          { company_id: counts.companyId, error: errorLabel(error) },
+        );
       }
     }
   }

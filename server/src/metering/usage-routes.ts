@@ -12,20 +12,39 @@ import { definitionNamed } from "../resources/registry.ts";
 import { liveTotal } from "../resources/live-total.ts";
 import { periodOf } from "./usage-meter.ts";
 
-const Quota = Type.Object({
-  used: Type.Integer({ description: "Live (not deleted) records now." }),
-  limit: t.Union([Type.Integer(), t.Null()], { description: "The plan's limit, or null for unlimited." }),
-}, { additionalProperties: false, title: "UsageQuota" });
+const Quota = Type.Object(
+  {
+    used: Type.Integer({ description: "Live (not deleted) records now." }),
+    limit: t.Union([Type.Integer(), t.Null()], {
+      description: "The plan's limit, or null for unlimited.",
+    }),
+  },
+  { additionalProperties: false, title: "UsageQuota" },
+);
 
-export const UsageResult = Type.Object({
-  data: Type.Object({
-    period: Type.String({ pattern: "^[0-9]{4}-[0-9]{2}$", description: "The calendar month (UTC) the counters cover, YYYY-MM.", examples: ["2026-03"] }),
-    requests: Type.Integer({ description: "Metered requests this month, dry-runs included, replays not." }),
-    dry_run_requests: Type.Integer({ description: "Of those, the dry-run writes." }),
-    replays: Type.Integer({ description: "Idempotent replays this month (not in `requests`)." }),
-    quotas: Type.Object({ projects: Quota, workers: Quota }, { additionalProperties: false }),
-  }, { additionalProperties: false, title: "Usage" }),
-}, { additionalProperties: false, title: "UsageResult" });
+export const UsageResult = Type.Object(
+  {
+    data: Type.Object(
+      {
+        period: Type.String({
+          pattern: "^[0-9]{4}-[0-9]{2}$",
+          description: "The calendar month (UTC) the counters cover, YYYY-MM.",
+          examples: ["2026-03"],
+        }),
+        requests: Type.Integer({
+          description: "Metered requests this month, dry-runs included, replays not.",
+        }),
+        dry_run_requests: Type.Integer({ description: "Of those, the dry-run writes." }),
+        replays: Type.Integer({
+          description: "Idempotent replays this month (not in `requests`).",
+        }),
+        quotas: Type.Object({ projects: Quota, workers: Quota }, { additionalProperties: false }),
+      },
+      { additionalProperties: false, title: "Usage" },
+    ),
+  },
+  { additionalProperties: false, title: "UsageResult" },
+);
 
 const DESCRIPTION = [
   "Usage of the calling company in the current calendar month (UTC) and its plan quotas. Needs the API add-on.",
@@ -38,40 +57,53 @@ const DESCRIPTION = [
 /** `admission` is one without a meter: this endpoint is never metered. */
 export function usageRoutes(deps: { db: Database; admission: Admission }) {
   const { db } = deps;
-  return admitted("usage", "api", deps.admission).get("/v1/usage", async ({ request, set, company }) => {
-    parseQuery(request.url, {});
-    const period = periodOf(Date.now());
-    const [counters, projectsUsed, workersUsed] = await Promise.all([
-      db.select().from(usageCounters).where(and(eq(usageCounters.company_id, company.id), eq(usageCounters.period, period))),
-      liveTotal(db, definitionNamed("projects"), company.id),
-      liveTotal(db, definitionNamed("workers"), company.id),
-    ]);
-    const row = counters[0];
-    return readResponse({ request, set }, {
-      data: {
-        period,
-        requests: Number(row?.requests ?? 0),
-        dry_run_requests: Number(row?.dry_run_requests ?? 0),
-        replays: Number(row?.replays ?? 0),
-        quotas: {
-          projects: { used: projectsUsed, limit: company.limits.projects },
-          workers: { used: workersUsed, limit: company.limits.workers },
+  return admitted("usage", "api", deps.admission).get(
+    "/v1/usage",
+    async ({ request, set, company }) => {
+      parseQuery(request.url, {});
+      const period = periodOf(Date.now());
+      const [counters, projectsUsed, workersUsed] = await Promise.all([
+        db
+          .select()
+          .from(usageCounters)
+          .where(and(eq(usageCounters.company_id, company.id), eq(usageCounters.period, period))),
+        liveTotal(db, definitionNamed("projects"), company.id),
+        liveTotal(db, definitionNamed("workers"), company.id),
+      ]);
+      const row = counters[0];
+      return readResponse(
+        { request, set },
+        {
+          data: {
+            period,
+            requests: Number(row?.requests ?? 0),
+            dry_run_requests: Number(row?.dry_run_requests ?? 0),
+            replays: Number(row?.replays ?? 0),
+            quotas: {
+              projects: { used: projectsUsed, limit: company.limits.projects },
+              workers: { used: workersUsed, limit: company.limits.workers },
+            },
+          },
         },
-      },
-    });
-  }, {
-    detail: operationDetail({
-      operationId: "getUsage",
-      summary: "Usage and quotas",
-      description: DESCRIPTION,
-      tags: ["usage"],
-      headers: ["IfNoneMatch"],
-      responses: {
-        200: { description: "This month's counters and the plan quotas.", headers: ["ETag"] },
-        304: { description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.", headers: ["ETag"] },
-      },
-      refusals: ["invalid_query"],
-    }),
-    response: { 200: UsageResult },
-  });
+      );
+    },
+    {
+      detail: operationDetail({
+        operationId: "getUsage",
+        summary: "Usage and quotas",
+        description: DESCRIPTION,
+        tags: ["usage"],
+        headers: ["IfNoneMatch"],
+        responses: {
+          200: { description: "This month's counters and the plan quotas.", headers: ["ETag"] },
+          304: {
+            description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.",
+            headers: ["ETag"],
+          },
+        },
+        refusals: ["invalid_query"],
+      }),
+      response: { 200: UsageResult },
+    },
+  );
 }

@@ -9,8 +9,15 @@ const SERVER_SRC = path.resolve(import.meta.dir, "..");
 
 test("docs/errors.md explains every code of the catalogue with its status", () => {
   const guide = readFileSync(path.resolve(SERVER_SRC, "../../docs/errors.md"), "utf8");
-  const documented = new Map([...guide.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map(([, status, code]) => [code!, Number(status)]));
-  expect(Object.fromEntries(Object.keys(CATALOGUE).map((code) => [code, documented.get(code)]))).toEqual(CATALOGUE);
+  const documented = new Map(
+    [...guide.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map(([, status, code]) => [
+      code!,
+      Number(status),
+    ]),
+  );
+  expect(
+    Object.fromEntries(Object.keys(CATALOGUE).map((code) => [code, documented.get(code)])),
+  ).toEqual(CATALOGUE);
   expect([...documented.keys()].filter((code) => !(code in CATALOGUE))).toEqual([]);
 });
 

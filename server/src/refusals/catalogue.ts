@@ -61,80 +61,203 @@ function refusal(code: RefusalCode, detail: string, parts?: RefusalParts): Refus
 }
 
 // The request itself.
-export const malformedJson = (detail = "The request body is not valid JSON (UTF-8)."): Refusal => refusal("malformed_json", detail);
+export const malformedJson = (detail = "The request body is not valid JSON (UTF-8)."): Refusal =>
+  refusal("malformed_json", detail);
 export const invalidQuery = (detail: string): Refusal => refusal("invalid_query", detail);
 export const invalidIdempotencyKey = (): Refusal =>
-  refusal("invalid_idempotency_key", "Idempotency-Key must be 1 to 255 printable ASCII characters.");
+  refusal(
+    "invalid_idempotency_key",
+    "Idempotency-Key must be 1 to 255 printable ASCII characters.",
+  );
 export const payloadTooLarge = (maxBytes: number): Refusal =>
   refusal("payload_too_large", `The request body is larger than ${maxBytes} bytes (1 MiB).`);
 export const unsupportedMediaType = (contentType: string | null): Refusal =>
-  refusal("unsupported_media_type", `Send the body as JSON with \`Content-Type: application/json\`${contentType ? `, not ${contentType}` : ""}.`);
+  refusal(
+    "unsupported_media_type",
+    `Send the body as JSON with \`Content-Type: application/json\`${contentType ? `, not ${contentType}` : ""}.`,
+  );
 export const validationFailed = (errors: FieldError[]): Refusal =>
-  refusal("validation_failed", `The request body has ${errors.length} invalid field${errors.length === 1 ? "" : "s"}.`, { errors });
+  refusal(
+    "validation_failed",
+    `The request body has ${errors.length} invalid field${errors.length === 1 ? "" : "s"}.`,
+    { errors },
+  );
 export const invalidPathExternalId = (errors: FieldError[]): Refusal =>
-  refusal("validation_failed", "The external id in the path is not a valid external_id.", { errors });
+  refusal("validation_failed", "The external id in the path is not a valid external_id.", {
+    errors,
+  });
 export const routeNotFound = (method: string, path: string): Refusal =>
-  refusal("route_not_found", `No route ${method} ${path}. The API lives under /v1; see /v1/openapi.json.`);
-export const methodNotAllowed = (method: string, path: string, allowed: readonly string[]): Refusal =>
-  refusal("method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { headers: { allow: allowed.join(", ") } });
+  refusal(
+    "route_not_found",
+    `No route ${method} ${path}. The API lives under /v1; see /v1/openapi.json.`,
+  );
+export const methodNotAllowed = (
+  method: string,
+  path: string,
+  allowed: readonly string[],
+): Refusal =>
+  refusal("method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(", ")}.`, {
+    headers: { allow: allowed.join(", ") },
+  });
 
 // Admission: the token, the company's add-ons and its rate limit.
 export const unauthorized = (detail: string): Refusal =>
   refusal("unauthorized", detail, { headers: { "www-authenticate": 'Bearer realm="erp"' } });
 export const featureOff = (missing: readonly string[]): Refusal =>
-  refusal("feature_off", `This endpoint needs the ${missing.join(" and ")} add-on${missing.length > 1 ? "s" : ""}, which your company does not have.`);
+  refusal(
+    "feature_off",
+    `This endpoint needs the ${missing.join(" and ")} add-on${missing.length > 1 ? "s" : ""}, which your company does not have.`,
+  );
 /** `headers`: the RateLimit headers of the full window, which the answer carries with Retry-After. */
-export const rateLimited = (plan: string, limit: number, resetSeconds: string, headers: Record<string, string>): Refusal =>
-  refusal("rate_limited", `Your ${plan} plan allows ${limit} requests a minute; retry in ${resetSeconds} s.`, { headers: { ...headers, "retry-after": resetSeconds } });
+export const rateLimited = (
+  plan: string,
+  limit: number,
+  resetSeconds: string,
+  headers: Record<string, string>,
+): Refusal =>
+  refusal(
+    "rate_limited",
+    `Your ${plan} plan allows ${limit} requests a minute; retry in ${resetSeconds} s.`,
+    { headers: { ...headers, "retry-after": resetSeconds } },
+  );
 
 // Records and the rules of their writes.
-export const notFound = (what: string, id: number | string): Refusal => refusal("not_found", `No ${what} with id ${id}.`);
-export const quotaExceeded = (plan: string, resource: string, used: number, limit: number): Refusal =>
-  refusal("quota_exceeded", `Your ${plan} plan allows ${limit} live ${resource}; you have ${used}. Delete some or upgrade the plan.`, { extensions: { quota: { resource, used, limit } } });
-export const invalidInitialStatus = (what: string, initial: readonly string[], status: unknown): Refusal =>
-  refusal("invalid_transition", `A new ${what} starts in ${initial.join(" or ")}, not ${String(status)}.`);
-export function invalidTransition(singular: string, id: number, from: unknown, to: unknown, allowed: readonly string[]): Refusal {
-  const next = allowed.length ? `From ${String(from)} it may go to ${allowed.join(", ")}.` : `${String(from)} is final.`;
-  return refusal("invalid_transition", `${singular} ${id} cannot go from ${String(from)} to ${String(to)}. ${next}`);
+export const notFound = (what: string, id: number | string): Refusal =>
+  refusal("not_found", `No ${what} with id ${id}.`);
+export const quotaExceeded = (
+  plan: string,
+  resource: string,
+  used: number,
+  limit: number,
+): Refusal =>
+  refusal(
+    "quota_exceeded",
+    `Your ${plan} plan allows ${limit} live ${resource}; you have ${used}. Delete some or upgrade the plan.`,
+    { extensions: { quota: { resource, used, limit } } },
+  );
+export const invalidInitialStatus = (
+  what: string,
+  initial: readonly string[],
+  status: unknown,
+): Refusal =>
+  refusal(
+    "invalid_transition",
+    `A new ${what} starts in ${initial.join(" or ")}, not ${String(status)}.`,
+  );
+export function invalidTransition(
+  singular: string,
+  id: number,
+  from: unknown,
+  to: unknown,
+  allowed: readonly string[],
+): Refusal {
+  const next = allowed.length
+    ? `From ${String(from)} it may go to ${allowed.join(", ")}.`
+    : `${String(from)} is final.`;
+  return refusal(
+    "invalid_transition",
+    `${singular} ${id} cannot go from ${String(from)} to ${String(to)}. ${next}`,
+  );
 }
 /** `heldBy` names the holder (`project 7`, `item 2 of this batch`); `among` the resource's records (`projects`). */
-export const uniqueViolation = (field: string, value: unknown, heldBy: string, among: string): Refusal =>
+export const uniqueViolation = (
+  field: string,
+  value: unknown,
+  heldBy: string,
+  among: string,
+): Refusal =>
   refusal("unique_violation", `${field} "${String(value)}" is already used by ${heldBy}.`, {
-    errors: [{ field, code: "unique_violation", message: `${field} must be unique among your company's live ${among}.` }],
+    errors: [
+      {
+        field,
+        code: "unique_violation",
+        message: `${field} must be unique among your company's live ${among}.`,
+      },
+    ],
   });
 export const billingModeLocked = (id: number, status: unknown): Refusal =>
-  refusal("billing_mode_locked", `The billing mode of project ${id} is locked: it can change only while the project is in DRAFT (it is ${String(status)}).`);
-export const estimateNotDraft = (id: number, status: unknown, refused: readonly string[]): Refusal =>
-  refusal("estimate_not_draft", `Estimate ${id} is ${String(status)}, not DRAFT: only its status may change (refused: ${refused.join(", ")}).`);
-export const rentalBilled = (id: number): Refusal => refusal("rental_billed", `Rental ${id} is billed: it is history and cannot change.`);
-export const deleteBlocked = (singular: string, id: number, reasons: readonly string[], blockers: readonly { resource: string; id: number }[]): Refusal =>
-  refusal("delete_blocked", `${singular} ${id} cannot be deleted: ${reasons.join("; ")} (${blockers.map((ref) => `${ref.resource} ${ref.id}`).join(", ")}).`,
-    { extensions: { blockers } });
+  refusal(
+    "billing_mode_locked",
+    `The billing mode of project ${id} is locked: it can change only while the project is in DRAFT (it is ${String(status)}).`,
+  );
+export const estimateNotDraft = (
+  id: number,
+  status: unknown,
+  refused: readonly string[],
+): Refusal =>
+  refusal(
+    "estimate_not_draft",
+    `Estimate ${id} is ${String(status)}, not DRAFT: only its status may change (refused: ${refused.join(", ")}).`,
+  );
+export const rentalBilled = (id: number): Refusal =>
+  refusal("rental_billed", `Rental ${id} is billed: it is history and cannot change.`);
+export const deleteBlocked = (
+  singular: string,
+  id: number,
+  reasons: readonly string[],
+  blockers: readonly { resource: string; id: number }[],
+): Refusal =>
+  refusal(
+    "delete_blocked",
+    `${singular} ${id} cannot be deleted: ${reasons.join("; ")} (${blockers.map((ref) => `${ref.resource} ${ref.id}`).join(", ")}).`,
+    { extensions: { blockers } },
+  );
 /** `current`: the record's ETag now, which the answer carries. */
 export const preconditionFailed = (header: string, current: string): Refusal =>
-  refusal("precondition_failed", `The record changed since you read it: If-Match ${header} does not match the current ETag ${current}.`, { headers: { etag: current } });
+  refusal(
+    "precondition_failed",
+    `The record changed since you read it: If-Match ${header} does not match the current ETag ${current}.`,
+    { headers: { etag: current } },
+  );
 export const nothingToMatch = (what: string, externalId: string): Refusal =>
-  refusal("precondition_failed", `No live ${what} has external_id "${externalId}", so If-Match cannot match.`);
+  refusal(
+    "precondition_failed",
+    `No live ${what} has external_id "${externalId}", so If-Match cannot match.`,
+  );
 /** `data`: every item's result, which the answer carries. */
 export const batchFailed = (failed: number, total: number, data: unknown): Refusal =>
-  refusal("batch_failed", `${failed} of ${total} items were refused, so none was written (atomic batch); each item's result says why.`, { extensions: { data } });
+  refusal(
+    "batch_failed",
+    `${failed} of ${total} items were refused, so none was written (atomic batch); each item's result says why.`,
+    { extensions: { data } },
+  );
 
 // Idempotency keys and batch item keys.
-export const idempotencyKeyReuse = (): Refusal => refusal("idempotency_key_reuse",
-  "This Idempotency-Key was already used for a different request (method, path, dry-run flag or body); use a new key for a new request.");
-export const itemKeyReuse = (): Refusal => refusal("idempotency_key_reuse",
-  "This item key was already used for a different item (resource, on_conflict or body); use a new key for a new item.");
+export const idempotencyKeyReuse = (): Refusal =>
+  refusal(
+    "idempotency_key_reuse",
+    "This Idempotency-Key was already used for a different request (method, path, dry-run flag or body); use a new key for a new request.",
+  );
+export const itemKeyReuse = (): Refusal =>
+  refusal(
+    "idempotency_key_reuse",
+    "This item key was already used for a different item (resource, on_conflict or body); use a new key for a new item.",
+  );
 // Retry-After 1: the request holding the key had already waited a lock-wait for it to finish.
-export const idempotencyInProgress = (): Refusal => refusal("idempotency_in_progress",
-  "A request with this Idempotency-Key is still running; retry after it finishes to get its result.", { headers: { "retry-after": "1" } });
+export const idempotencyInProgress = (): Refusal =>
+  refusal(
+    "idempotency_in_progress",
+    "A request with this Idempotency-Key is still running; retry after it finishes to get its result.",
+    { headers: { "retry-after": "1" } },
+  );
 
 // The change feed.
-export const cursorExpired = (cursor: string): Refusal => refusal("cursor_expired",
-  `Events up to ${cursor} are past the 30-day retention; start again without \`after\` (or from a newer event) and resync records with \`updated_since\`.`);
+export const cursorExpired = (cursor: string): Refusal =>
+  refusal(
+    "cursor_expired",
+    `Events up to ${cursor} are past the 30-day retention; start again without \`after\` (or from a newer event) and resync records with \`updated_since\`.`,
+  );
 
 // Failures of ours.
 const RETRY_AFTER_SECONDS = "2";
-export const databaseUnavailable = (): Refusal => refusal("database_unavailable",
-  "The database cannot be reached or did not answer in time; nothing was changed by this request. Retry shortly (see Retry-After).",
-  { headers: { "retry-after": RETRY_AFTER_SECONDS } });
-export const internal = (): Refusal => refusal("internal", "Something went wrong on our side; the request id identifies it in our logs.");
+export const databaseUnavailable = (): Refusal =>
+  refusal(
+    "database_unavailable",
+    "The database cannot be reached or did not answer in time; nothing was changed by this request. Retry shortly (see Retry-After).",
+    { headers: { "retry-after": RETRY_AFTER_SECONDS } },
+  );
+export const internal = (): Refusal =>
+  refusal(
+    "internal",
+    "Something went wrong on our side; the request id identifies it in our logs.",
+  );

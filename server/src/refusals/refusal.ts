@@ -45,7 +45,11 @@ export class Refusal extends Error {
   readonly headers: Record<string, string>;
   readonly extensions: Record<string, unknown>;
 
-  constructor(kind: RefusalKind, readonly detail: string, parts: RefusalParts = {}) {
+  constructor(
+    kind: RefusalKind,
+    readonly detail: string,
+    parts: RefusalParts = {},
+  ) {
     super(detail);
     this.name = "Refusal";
     this.code = kind.code;

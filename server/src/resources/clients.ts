@@ -11,7 +11,10 @@ export const clients = defineResource(schema.clients, {
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
-    name: { type: "text", aliases: ["client", "client_name", "company", "company_name", "customer", "customer_name"] },
+    name: {
+      type: "text",
+      aliases: ["client", "client_name", "company", "company_name", "customer", "customer_name"],
+    },
     email: { type: "email", aliases: EMAIL },
     phone: { type: "text", aliases: PHONE },
     tax_id: { type: "text", aliases: TAX_ID },

@@ -5,8 +5,13 @@ import { defineResource } from "./define.ts";
 import { ALL_RESOURCES, definitionNamed } from "./registry.ts";
 
 const base = {
-  name: "clients", singular: "Client", description: "", addon: "api" as const,
-  operations: ["list" as const], search: [], filters: [],
+  name: "clients",
+  singular: "Client",
+  description: "",
+  addon: "api" as const,
+  operations: ["list" as const],
+  search: [],
+  filters: [],
   status: { values: ["ACTIVE"], initial: ["ACTIVE"] },
 };
 
@@ -18,13 +23,33 @@ test("lengths and nullability come from the columns", () => {
 });
 
 test("a column the definition forgets, a nullable required field or an undefaulted NOT NULL field is refused", () => {
-  expect(() => defineResource(schema.clients, { ...base, required: ["name"], fields: { name: { type: "text" } } }))
-    .toThrow(/column email is neither a field nor read-only/);
-  const all = { email: { type: "email" as const }, phone: { type: "text" as const }, tax_id: { type: "text" as const }, billing_address: { type: "text" as const } };
-  expect(() => defineResource(schema.clients, { ...base, required: ["name", "tax_id"], fields: { name: { type: "text" }, ...all } }))
-    .toThrow(/required tax_id is a nullable column/);
-  expect(() => defineResource(schema.clients, { ...base, required: [], fields: { name: { type: "text" }, ...all } }))
-    .toThrow(/name is NOT NULL but neither required nor defaulted/);
+  expect(() =>
+    defineResource(schema.clients, {
+      ...base,
+      required: ["name"],
+      fields: { name: { type: "text" } },
+    }),
+  ).toThrow(/column email is neither a field nor read-only/);
+  const all = {
+    email: { type: "email" as const },
+    phone: { type: "text" as const },
+    tax_id: { type: "text" as const },
+    billing_address: { type: "text" as const },
+  };
+  expect(() =>
+    defineResource(schema.clients, {
+      ...base,
+      required: ["name", "tax_id"],
+      fields: { name: { type: "text" }, ...all },
+    }),
+  ).toThrow(/required tax_id is a nullable column/);
+  expect(() =>
+    defineResource(schema.clients, {
+      ...base,
+      required: [],
+      fields: { name: { type: "text" }, ...all },
+    }),
+  ).toThrow(/name is NOT NULL but neither required nor defaulted/);
 });
 
 test("every registered definition has a name and a table of its own", () => {
@@ -34,12 +59,21 @@ test("every registered definition has a name and a table of its own", () => {
 
 test("the registry links every reference, dependent and parent to a registered definition", () => {
   const projects = definitionNamed("projects");
-  expect(projects.fields.budget_estimate_id).toMatchObject({ type: "ref", target: definitionNamed("estimates") });
+  expect(projects.fields.budget_estimate_id).toMatchObject({
+    type: "ref",
+    target: definitionNamed("estimates"),
+  });
   expect(definitionNamed("estimates").dependents[0]?.resource).toBe(projects);
   expect(definitionNamed("rentals").parent?.resource).toBe(definitionNamed("equipment"));
   for (const def of ALL_RESOURCES) {
-    const targets = [...Object.values(def.fields), ...Object.values(def.readOnly)].flatMap((spec) => (spec.type === "ref" ? [spec.target] : []));
-    for (const linked of [...targets, ...def.dependents.map((dependent) => dependent.resource), ...(def.parent ? [def.parent.resource] : [])]) {
+    const targets = [...Object.values(def.fields), ...Object.values(def.readOnly)].flatMap(
+      (spec) => (spec.type === "ref" ? [spec.target] : []),
+    );
+    for (const linked of [
+      ...targets,
+      ...def.dependents.map((dependent) => dependent.resource),
+      ...(def.parent ? [def.parent.resource] : []),
+    ]) {
       expect(ALL_RESOURCES).toContain(linked);
     }
   }

@@ -2,16 +2,34 @@
 // the compiler against the table's columns; each field's length and nullability are read from
 // its column, and a definition that contradicts its table fails at start-up, not in production.
 import type { MySqlColumn, MySqlTable } from "drizzle-orm/mysql-core";
-import type { DeclaredFieldSpec, DeclaredResource, Dependent, FieldDeclaration, ResourceDefinition, ResourceTable } from "./definition.ts";
+import type {
+  DeclaredFieldSpec,
+  DeclaredResource,
+  Dependent,
+  FieldDeclaration,
+  ResourceDefinition,
+  ResourceTable,
+} from "./definition.ts";
 
 type ColumnName<T extends MySqlTable> = Extract<keyof T["_"]["columns"], string>;
 type FieldsOf<T extends MySqlTable> = { [K in ColumnName<T>]?: FieldDeclaration };
 
 /** Columns every company table has that no client writes. */
-const SYSTEM_COLUMNS = new Set(["id", "company_id", "created_at", "updated_at", "deleted_at", "live", "status"]);
+const SYSTEM_COLUMNS = new Set([
+  "id",
+  "company_id",
+  "created_at",
+  "updated_at",
+  "deleted_at",
+  "live",
+  "status",
+]);
 
-export interface ResourceDeclaration<T extends MySqlTable> extends Omit<ResourceDefinition,
-  "table" | "fields" | "readOnly" | "required" | "search" | "filters" | "parent" | "dependents"> {
+export interface ResourceDeclaration<T extends MySqlTable>
+  extends Omit<
+    ResourceDefinition,
+    "table" | "fields" | "readOnly" | "required" | "search" | "filters" | "parent" | "dependents"
+  > {
   fields: FieldsOf<T>;
   readOnly?: FieldsOf<T>;
   required: readonly ColumnName<T>[];
@@ -23,39 +41,68 @@ export interface ResourceDeclaration<T extends MySqlTable> extends Omit<Resource
   dependents?: readonly (Omit<Dependent, "resource"> & { table: MySqlTable })[];
 }
 
-function complete(table: ResourceTable, resource: string, name: string, declared: FieldDeclaration): DeclaredFieldSpec {
+function complete(
+  table: ResourceTable,
+  resource: string,
+  name: string,
+  declared: FieldDeclaration,
+): DeclaredFieldSpec {
   const column: MySqlColumn | undefined = table[name];
   if (!column) throw new Error(`${resource}.${name}: the table has no such column`);
   const length = (column as { length?: number }).length;
-  return { ...declared, nullable: !column.notNull, max: declared.type === "text" || declared.type === "email" ? length : undefined } as DeclaredFieldSpec;
+  return {
+    ...declared,
+    nullable: !column.notNull,
+    max: declared.type === "text" || declared.type === "email" ? length : undefined,
+  } as DeclaredFieldSpec;
 }
 
-function completeAll(table: ResourceTable, resource: string, fields: Record<string, FieldDeclaration | undefined> | undefined): Record<string, DeclaredFieldSpec> {
-  return Object.fromEntries(Object.entries(fields ?? {}).map(([name, declared]) => [name, complete(table, resource, name, declared!)]));
+function completeAll(
+  table: ResourceTable,
+  resource: string,
+  fields: Record<string, FieldDeclaration | undefined> | undefined,
+): Record<string, DeclaredFieldSpec> {
+  return Object.fromEntries(
+    Object.entries(fields ?? {}).map(([name, declared]) => [
+      name,
+      complete(table, resource, name, declared!),
+    ]),
+  );
 }
 
 /** Every contradiction between a definition and its table, as sentences. */
 export function contradictions(def: DeclaredResource): string[] {
   const found: string[] = [];
-  const declared = new Set([...Object.keys(def.fields), ...Object.keys(def.readOnly), ...(def.parent ? [def.parent.column] : [])]);
+  const declared = new Set([
+    ...Object.keys(def.fields),
+    ...Object.keys(def.readOnly),
+    ...(def.parent ? [def.parent.column] : []),
+  ]);
   for (const name of Object.keys(def.table)) {
-    if (!SYSTEM_COLUMNS.has(name) && !declared.has(name)) found.push(`${def.name}: column ${name} is neither a field nor read-only`);
+    if (!SYSTEM_COLUMNS.has(name) && !declared.has(name))
+      found.push(`${def.name}: column ${name} is neither a field nor read-only`);
   }
   for (const name of def.required) {
     if (!def.fields[name]) found.push(`${def.name}: required ${name} is not a writable field`);
-    else if (def.fields[name].nullable) found.push(`${def.name}: required ${name} is a nullable column`);
+    else if (def.fields[name].nullable)
+      found.push(`${def.name}: required ${name} is a nullable column`);
   }
   for (const [name, spec] of Object.entries(def.fields)) {
     const defaulted = "default" in spec && spec.default !== undefined;
-    if (!spec.nullable && !defaulted && !def.required.includes(name)) found.push(`${def.name}: ${name} is NOT NULL but neither required nor defaulted`);
-    if ((spec.type === "text" || spec.type === "email") && spec.max === undefined) found.push(`${def.name}: ${name} is text but its column has no length`);
+    if (!spec.nullable && !defaulted && !def.required.includes(name))
+      found.push(`${def.name}: ${name} is NOT NULL but neither required nor defaulted`);
+    if ((spec.type === "text" || spec.type === "email") && spec.max === undefined)
+      found.push(`${def.name}: ${name} is text but its column has no length`);
   }
   if (def.status && !def.table.status) found.push(`${def.name}: has statuses but no status column`);
   const names = new Set(Object.keys(def.fields));
   const aliased = new Set<string>();
   for (const [name, spec] of Object.entries(def.fields)) {
     for (const alias of spec.aliases ?? []) {
-      if (names.has(alias) || aliased.has(alias)) found.push(`${def.name}: the alias ${alias} of ${name} names another field, or another field's alias`);
+      if (names.has(alias) || aliased.has(alias))
+        found.push(
+          `${def.name}: the alias ${alias} of ${name} names another field, or another field's alias`,
+        );
       aliased.add(alias);
     }
   }
@@ -67,27 +114,42 @@ const EXTERNAL_ID: FieldDeclaration = {
   type: "text",
   unique: true,
   identifier: true,
-  description: "Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).",
+  description:
+    "Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).",
 };
 
 /** A definition checked against its table; the registry links its references (registry.ts). */
-export function defineResource<T extends MySqlTable>(table: T, declaration: ResourceDeclaration<T>): DeclaredResource {
+export function defineResource<T extends MySqlTable>(
+  table: T,
+  declaration: ResourceDeclaration<T>,
+): DeclaredResource {
   const resourceTable = table as unknown as ResourceTable;
-  const parent = declaration.parent && { ...declaration.parent, table: declaration.parent.table as unknown as ResourceTable };
+  const parent = declaration.parent && {
+    ...declaration.parent,
+    table: declaration.parent.table as unknown as ResourceTable,
+  };
   const external = Object.hasOwn(resourceTable, "external_id");
   const def: DeclaredResource = {
     ...declaration,
     table: resourceTable,
-    fields: completeAll(resourceTable, declaration.name, { ...declaration.fields, ...(external ? { external_id: EXTERNAL_ID } : {}) }),
+    fields: completeAll(resourceTable, declaration.name, {
+      ...declaration.fields,
+      ...(external ? { external_id: EXTERNAL_ID } : {}),
+    }),
     filters: external ? [...declaration.filters, "external_id"] : declaration.filters,
-    operations: external && !declaration.parent && declaration.operations.includes("create")
-      ? [...declaration.operations, "batch", "upsert"]
-      : declaration.operations,
+    operations:
+      external && !declaration.parent && declaration.operations.includes("create")
+        ? [...declaration.operations, "batch", "upsert"]
+        : declaration.operations,
     readOnly: completeAll(resourceTable, declaration.name, declaration.readOnly),
     parent,
-    dependents: (declaration.dependents ?? []).map((dependent) => ({ ...dependent, table: dependent.table as unknown as ResourceTable })),
+    dependents: (declaration.dependents ?? []).map((dependent) => ({
+      ...dependent,
+      table: dependent.table as unknown as ResourceTable,
+    })),
   };
   const problems = contradictions(def);
-  if (problems.length > 0) throw new Error(`resource definition contradicts its table:\n${problems.join("\n")}`);
+  if (problems.length > 0)
+    throw new Error(`resource definition contradicts its table:\n${problems.join("\n")}`);
   return def;
 }

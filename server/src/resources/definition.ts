@@ -17,16 +17,24 @@ export type ResourceTable = MySqlTable & Record<string, MySqlColumn>;
 export type FieldDeclaration = FieldOf<MySqlTable>;
 
 /** A field whose reference names its target by `Target`: a table when declared, a definition once linked. */
-type FieldOf<Target> = { aliases?: readonly string[] } & (
-  /** `identifier`: an id from another system, 1 character or more, no control characters (identifiers.ts). */
+type FieldOf<Target> = {
+  aliases?: readonly string[];
+} /** `identifier`: an id from another system, 1 character or more, no control characters (identifiers.ts). */ & (
   | { type: "text"; unique?: boolean; identifier?: boolean; description?: string }
   | { type: "email"; description?: string }
   | { type: "money"; default?: string; description?: string }
   | { type: "date"; notBefore?: string; description?: string }
   | { type: "enum"; values: readonly string[]; default?: string; description?: string }
   | { type: "currency"; default: string; description?: string }
-  | { type: "ref"; target: Target; requiredStatus?: string; refusedStatus?: string; description?: string }
-  | { type: "boolean"; default?: boolean; description?: string });
+  | {
+      type: "ref";
+      target: Target;
+      requiredStatus?: string;
+      refusedStatus?: string;
+      description?: string;
+    }
+  | { type: "boolean"; default?: boolean; description?: string }
+);
 
 type Completed<D> = D extends unknown ? D & { nullable: boolean; max: number | undefined } : never;
 
@@ -102,7 +110,8 @@ export interface ResourceDefinition {
  * A definition as defineResource makes it: its references (fields, dependents, parent) still name
  * tables. The registry links every one to its definition (registry.ts); nothing else reads these.
  */
-export interface DeclaredResource extends Omit<ResourceDefinition, "fields" | "readOnly" | "dependents" | "parent"> {
+export interface DeclaredResource
+  extends Omit<ResourceDefinition, "fields" | "readOnly" | "dependents" | "parent"> {
   fields: Readonly<Record<string, DeclaredFieldSpec>>;
   readOnly: Readonly<Record<string, DeclaredFieldSpec>>;
   dependents: readonly (Omit<Dependent, "resource"> & { table: ResourceTable })[];

@@ -20,12 +20,23 @@ export const equipment = defineResource(schema.equipment, {
   status: {
     values: ANY_BUT_RETIRED,
     initial: ANY_BUT_RETIRED,
-    transitions: { AVAILABLE: ANY_BUT_RETIRED, IN_USE: ANY_BUT_RETIRED, MAINTENANCE: ANY_BUT_RETIRED, RETIRED: [] },
+    transitions: {
+      AVAILABLE: ANY_BUT_RETIRED,
+      IN_USE: ANY_BUT_RETIRED,
+      MAINTENANCE: ANY_BUT_RETIRED,
+      RETIRED: [],
+    },
   },
   search: ["name", "serial_number"],
   filters: ["category_id"],
   dependents: [
-    { table: schema.rentals, column: "equipment_id", effect: "block", where: { billed: true }, reason: "a billed rental is history" },
+    {
+      table: schema.rentals,
+      column: "equipment_id",
+      effect: "block",
+      where: { billed: true },
+      reason: "a billed rental is history",
+    },
     { table: schema.rentals, column: "equipment_id", effect: "cascade", where: { billed: false } },
   ],
 });

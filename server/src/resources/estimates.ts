@@ -6,7 +6,8 @@ import { defineResource } from "./define.ts";
 export const estimates = defineResource(schema.estimates, {
   name: "estimates",
   singular: "Estimate",
-  description: "Estimates. Needs the estimates add-on. Only a DRAFT estimate may be edited; otherwise only its status may change.",
+  description:
+    "Estimates. Needs the estimates add-on. Only a DRAFT estimate may be edited; otherwise only its status may change.",
   addon: "estimates",
   operations: ["list", "get", "create", "update", "delete"],
   required: ["title"],
@@ -38,6 +39,11 @@ export const estimates = defineResource(schema.estimates, {
     return estimateNotDraft(stored.id, stored.status, others);
   },
   dependents: [
-    { table: schema.projects, column: "budget_estimate_id", effect: "block", reason: "a converted estimate backs this project's budget" },
+    {
+      table: schema.projects,
+      column: "budget_estimate_id",
+      effect: "block",
+      reason: "a converted estimate backs this project's budget",
+    },
   ],
 });

@@ -13,16 +13,26 @@ const BY_NAME: Record<string, string> = {
 function exampleValue(def: ResourceDefinition, name: string, spec: FieldSpec): unknown {
   switch (spec.type) {
     case "text": {
-      const text = name === def.required[0] ? `Example ${def.singular.toLowerCase()}` : (BY_NAME[name] ?? `Example ${name.replace(/_/g, " ")}`);
+      const text =
+        name === def.required[0]
+          ? `Example ${def.singular.toLowerCase()}`
+          : (BY_NAME[name] ?? `Example ${name.replace(/_/g, " ")}`);
       return text.slice(0, spec.max);
     }
-    case "email": return "office@example.com";
-    case "money": return spec.default ?? "1250.00";
-    case "date": return spec.notBefore ? "2026-12-31" : "2026-03-01";
-    case "enum": return spec.default ?? spec.values[0];
-    case "currency": return spec.default;
-    case "ref": return 1;
-    case "boolean": return spec.default ?? false;
+    case "email":
+      return "office@example.com";
+    case "money":
+      return spec.default ?? "1250.00";
+    case "date":
+      return spec.notBefore ? "2026-12-31" : "2026-03-01";
+    case "enum":
+      return spec.default ?? spec.values[0];
+    case "currency":
+      return spec.default;
+    case "ref":
+      return 1;
+    case "boolean":
+      return spec.default ?? false;
   }
 }
 

@@ -14,30 +14,54 @@ function perDefinition<T>(derive: (def: ResourceDefinition) => T): (def: Resourc
 
 /** The status field of a definition with statuses: an enum that defaults to the first initial status. */
 export function statusSpec(def: ResourceDefinition): FieldSpec | undefined {
-  return def.status ? { type: "enum", values: def.status.values, default: def.status.initial[0], nullable: false, max: undefined } : undefined;
+  return def.status
+    ? {
+        type: "enum",
+        values: def.status.values,
+        default: def.status.initial[0],
+        nullable: false,
+        max: undefined,
+      }
+    : undefined;
 }
 
 /** Every writable field, status included, in declaration order. */
 export const writableFields = perDefinition((def): readonly [string, FieldSpec][] => {
   const status = statusSpec(def);
-  return [...Object.entries(def.fields), ...(status ? [["status", status] as [string, FieldSpec]] : [])];
+  return [
+    ...Object.entries(def.fields),
+    ...(status ? [["status", status] as [string, FieldSpec]] : []),
+  ];
 });
 
 /** Fields a record carries besides id and its timestamps: read-only ones first, then writable. */
-export const recordFields = perDefinition((def): readonly [string, FieldSpec][] => [...Object.entries(def.readOnly), ...writableFields(def)]);
+export const recordFields = perDefinition((def): readonly [string, FieldSpec][] => [
+  ...Object.entries(def.readOnly),
+  ...writableFields(def),
+]);
 
 /** True when the table keeps created_at and updated_at (lookups do not). */
 export const hasTimestamps = (def: ResourceDefinition): boolean => "created_at" in def.table;
 
 /** Members a record may show and `fields=` may pick, in output order. */
-export const readableFieldNames = perDefinition((def): readonly string[] =>
-  ["id", ...recordFields(def).map(([name]) => name), ...(hasTimestamps(def) ? ["created_at", "updated_at"] : [])]);
+export const readableFieldNames = perDefinition((def): readonly string[] => [
+  "id",
+  ...recordFields(def).map(([name]) => name),
+  ...(hasTimestamps(def) ? ["created_at", "updated_at"] : []),
+]);
 
 /** Members a client never writes: the server sets them. */
-export const readOnlyNames = perDefinition((def): readonly string[] =>
-  ["id", ...Object.keys(def.readOnly), ...(def.parent ? [def.parent.column] : []), "created_at", "updated_at", "deleted_at"]);
+export const readOnlyNames = perDefinition((def): readonly string[] => [
+  "id",
+  ...Object.keys(def.readOnly),
+  ...(def.parent ? [def.parent.column] : []),
+  "created_at",
+  "updated_at",
+  "deleted_at",
+]);
 
-export const hasDefault = (spec: FieldSpec): boolean => "default" in spec && spec.default !== undefined;
+export const hasDefault = (spec: FieldSpec): boolean =>
+  "default" in spec && spec.default !== undefined;
 
 /** Default values of fields a create did not send. */
 export const createDefaults = perDefinition((def): Readonly<Record<string, unknown>> => {
@@ -50,11 +74,21 @@ export const createDefaults = perDefinition((def): Readonly<Record<string, unkno
 
 /** The unique text fields of a definition (code, serial_number, external_id). */
 export const uniqueFields = perDefinition((def): readonly string[] =>
-  Object.entries(def.fields).filter(([, spec]) => spec.type === "text" && spec.unique).map(([name]) => name));
+  Object.entries(def.fields)
+    .filter(([, spec]) => spec.type === "text" && spec.unique)
+    .map(([name]) => name),
+);
 
 /** Every reference a record carries, writable or read-only (a rental's equipment). */
-export const referenceFields = perDefinition((def): readonly [string, FieldSpec & { type: "ref" }][] =>
-  [...writableFields(def), ...Object.entries(def.readOnly)].filter((entry): entry is [string, FieldSpec & { type: "ref" }] => entry[1].type === "ref"));
+export const referenceFields = perDefinition(
+  (def): readonly [string, FieldSpec & { type: "ref" }][] =>
+    [...writableFields(def), ...Object.entries(def.readOnly)].filter(
+      (entry): entry is [string, FieldSpec & { type: "ref" }] => entry[1].type === "ref",
+    ),
+);
 
 /** The writable fields by name, and the names a client may not write. */
-export const fieldIndex = perDefinition((def) => ({ writable: new Map(writableFields(def)), readOnly: new Set(readOnlyNames(def)) }));
+export const fieldIndex = perDefinition((def) => ({
+  writable: new Map(writableFields(def)),
+  readOnly: new Set(readOnlyNames(def)),
+}));

@@ -3,7 +3,8 @@
 // which would let one id print as another. One pattern, read by validation and by the schemas.
 
 /** As a JSON Schema pattern (ECMA-262 syntax that needs no `u` flag). */
-export const IDENTIFIER_PATTERN = "^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$";
+export const IDENTIFIER_PATTERN =
+  "^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$";
 
 const IDENTIFIER = new RegExp(IDENTIFIER_PATTERN);
 

@@ -7,7 +7,16 @@ import type { PageStart } from "../http/paging.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
 import { readableFieldNames } from "./fields.ts";
 import { liveTotal } from "./live-total.ts";
-import { column, fromBinaryRow, hasSoftDelete, scopeConditions, selection, toRecord, wholeRecordColumns, type Scope } from "./store.ts";
+import {
+  column,
+  fromBinaryRow,
+  hasSoftDelete,
+  scopeConditions,
+  selection,
+  toRecord,
+  wholeRecordColumns,
+  type Scope,
+} from "./store.ts";
 
 export interface ListCriteria {
   limit: number;
@@ -34,16 +43,23 @@ export interface ListPage {
 
 /** Nothing narrows the list but the company: its total is the company's live total. */
 const isUnfiltered = (def: ResourceDefinition, criteria: ListCriteria): boolean =>
-  !def.parent && criteria.q === undefined && criteria.status === undefined && Object.keys(criteria.filters).length === 0 &&
-  criteria.updatedSince === undefined && !criteria.includeDeleted;
+  !def.parent &&
+  criteria.q === undefined &&
+  criteria.status === undefined &&
+  Object.keys(criteria.filters).length === 0 &&
+  criteria.updatedSince === undefined &&
+  !criteria.includeDeleted;
 
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCriteria): SQL[] {
   const conditions = scopeConditions(def, scope, criteria.includeDeleted);
-  if (criteria.updatedSince !== undefined) conditions.push(gte(column(def.table, "updated_at"), criteria.updatedSince));
-  if (criteria.status !== undefined) conditions.push(eq(column(def.table, "status"), criteria.status));
-  for (const [name, value] of Object.entries(criteria.filters)) conditions.push(eq(column(def.table, name), value));
+  if (criteria.updatedSince !== undefined)
+    conditions.push(gte(column(def.table, "updated_at"), criteria.updatedSince));
+  if (criteria.status !== undefined)
+    conditions.push(eq(column(def.table, "status"), criteria.status));
+  for (const [name, value] of Object.entries(criteria.filters))
+    conditions.push(eq(column(def.table, name), value));
   if (criteria.q !== undefined && def.search.length > 0) {
     const pattern = `%${escapeLike(criteria.q)}%`;
     conditions.push(or(...def.search.map((name) => like(column(def.table, name), pattern)))!);
@@ -71,28 +87,61 @@ function hotPage(def: ResourceDefinition): { text: string; fields: [string, MySq
   return page;
 }
 
-async function pageRows(db: Executor, def: ResourceDefinition, scope: Scope, criteria: ListCriteria, take: number): Promise<StoredRecord[]> {
+async function pageRows(
+  db: Executor,
+  def: ResourceDefinition,
+  scope: Scope,
+  criteria: ListCriteria,
+  take: number,
+): Promise<StoredRecord[]> {
   const afterId = "afterId" in criteria.start ? criteria.start.afterId : 0;
   const offset = "offset" in criteria.start ? criteria.start.offset : 0;
   if (isUnfiltered(def, criteria) && criteria.fields.length === readableFieldNames(def).length) {
     const page = hotPage(def);
-    const rows = await executePrepared<Record<string, unknown>[]>(db, page.text, [scope.companyId, afterId, take, offset].map(unsignedInteger));
+    const rows = await executePrepared<Record<string, unknown>[]>(
+      db,
+      page.text,
+      [scope.companyId, afterId, take, offset].map(unsignedInteger),
+    );
     return rows.map((row) => fromBinaryRow(page.fields, row));
   }
   const conditions = listConditions(def, scope, criteria);
   if (afterId > 0) conditions.push(gt(column(def.table, "id"), afterId));
-  const rows = await db.select(selection(def, criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields)).from(def.table)
-    .where(and(...conditions)).orderBy(asc(column(def.table, "id"))).limit(take).offset(offset);
+  const rows = await db
+    .select(
+      selection(
+        def,
+        criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields,
+      ),
+    )
+    .from(def.table)
+    .where(and(...conditions))
+    .orderBy(asc(column(def.table, "id")))
+    .limit(take)
+    .offset(offset);
   return rows.map(toRecord);
 }
 
-async function countRecords(db: Executor, def: ResourceDefinition, scope: Scope, criteria: ListCriteria): Promise<number> {
+async function countRecords(
+  db: Executor,
+  def: ResourceDefinition,
+  scope: Scope,
+  criteria: ListCriteria,
+): Promise<number> {
   if (isUnfiltered(def, criteria)) return liveTotal(db, def, scope.companyId);
-  const [row] = await db.select({ total: count() }).from(def.table).where(and(...listConditions(def, scope, criteria)));
+  const [row] = await db
+    .select({ total: count() })
+    .from(def.table)
+    .where(and(...listConditions(def, scope, criteria)));
   return Number(row?.total ?? 0);
 }
 
-export async function listRecords(db: Executor, def: ResourceDefinition, scope: Scope, criteria: ListCriteria): Promise<ListPage> {
+export async function listRecords(
+  db: Executor,
+  def: ResourceDefinition,
+  scope: Scope,
+  criteria: ListCriteria,
+): Promise<ListPage> {
   const seeking = "afterId" in criteria.start;
   // An after_id page reads one record more than it shows: whether it exists tells whether another page follows.
   const [fetched, total] = await Promise.all([
@@ -101,5 +150,9 @@ export async function listRecords(db: Executor, def: ResourceDefinition, scope: 
   ]);
   if (!seeking) return { rows: fetched, total };
   const rows = fetched.slice(0, criteria.limit);
-  return { rows, total, nextAfterId: fetched.length > criteria.limit ? rows.at(-1)!.id : undefined };
+  return {
+    rows,
+    total,
+    nextAfterId: fetched.length > criteria.limit ? rows.at(-1)!.id : undefined,
+  };
 }

@@ -9,13 +9,24 @@ import type { ResourceDefinition } from "./definition.ts";
 import { RESOURCES } from "./registry.ts";
 
 /** The counter of a resource: named after it, started from a count of its table when missing. */
-export const countedOf = (def: ResourceDefinition): Counted => ({ name: def.name, table: getTableName(def.table) });
+export const countedOf = (def: ResourceDefinition): Counted => ({
+  name: def.name,
+  table: getTableName(def.table),
+});
 
 const counted = new Set(RESOURCES);
 
 /** Every unfiltered list's total goes through here, and nothing else counts a whole collection. */
-export async function liveTotal(db: Executor, def: ResourceDefinition, companyId: number): Promise<number> {
+export async function liveTotal(
+  db: Executor,
+  def: ResourceDefinition,
+  companyId: number,
+): Promise<number> {
   if (counted.has(def)) return liveRecords(db, countedOf(def), companyId);
-  const [row] = await executePrepared<{ total: number | string }[]>(db, `SELECT COUNT(*) AS total FROM \`${getTableName(def.table)}\` WHERE \`company_id\` = ?`, [unsignedInteger(companyId)]);
+  const [row] = await executePrepared<{ total: number | string }[]>(
+    db,
+    `SELECT COUNT(*) AS total FROM \`${getTableName(def.table)}\` WHERE \`company_id\` = ?`,
+    [unsignedInteger(companyId)],
+  );
   return Number(row?.total ?? 0);
 }

@@ -13,13 +13,24 @@ export const trades = defineResource(schema.trades, {
   fields: { name: { type: "text" } },
   search: [],
   filters: [],
-  seed: ["Carpentry", "Concrete", "Electrical", "Plumbing", "HVAC", "Masonry", "Painting", "Roofing", "General labor"],
+  seed: [
+    "Carpentry",
+    "Concrete",
+    "Electrical",
+    "Plumbing",
+    "HVAC",
+    "Masonry",
+    "Painting",
+    "Roofing",
+    "General labor",
+  ],
 });
 
 export const equipmentCategories = defineResource(schema.equipmentCategories, {
   name: "equipment-categories",
   singular: "EquipmentCategory",
-  description: "Equipment categories (read-only, seeded for every company). Needs the equipment add-on.",
+  description:
+    "Equipment categories (read-only, seeded for every company). Needs the equipment add-on.",
   tag: "lookups",
   addon: "equipment",
   operations: ["list"],
@@ -27,5 +38,15 @@ export const equipmentCategories = defineResource(schema.equipmentCategories, {
   fields: { name: { type: "text" } },
   search: [],
   filters: [],
-  seed: ["Excavators", "Loaders", "Cranes", "Aerial lifts", "Generators", "Compressors", "Scaffolding", "Vehicles", "Hand tools"],
+  seed: [
+    "Excavators",
+    "Loaders",
+    "Cranes",
+    "Aerial lifts",
+    "Generators",
+    "Compressors",
+    "Scaffolding",
+    "Vehicles",
+    "Hand tools",
+  ],
 });

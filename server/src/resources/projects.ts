@@ -6,15 +6,25 @@ import { defineResource } from "./define.ts";
 export const projects = defineResource(schema.projects, {
   name: "projects",
   singular: "Project",
-  description: "Construction projects. Included with the API add-on; the plan's quota limits how many live projects a company has.",
+  description:
+    "Construction projects. Included with the API add-on; the plan's quota limits how many live projects a company has.",
   addon: "api",
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
     name: { type: "text", aliases: ["project", "project_name", "job", "job_name"] },
-    code: { type: "text", unique: true, aliases: ["project_code", "project_number", "job_code", "job_number"] },
+    code: {
+      type: "text",
+      unique: true,
+      aliases: ["project_code", "project_number", "job_code", "job_number"],
+    },
     client_id: { type: "ref", target: schema.clients },
-    billing_mode: { type: "enum", values: ["FIXED_PRICE", "TIME_AND_MATERIALS", "COST_PLUS"], default: "FIXED_PRICE", description: "Editable only while the project is in DRAFT." },
+    billing_mode: {
+      type: "enum",
+      values: ["FIXED_PRICE", "TIME_AND_MATERIALS", "COST_PLUS"],
+      default: "FIXED_PRICE",
+      description: "Editable only while the project is in DRAFT.",
+    },
     budget_estimate_id: { type: "ref", target: schema.estimates, requiredStatus: "CONVERTED" },
     budget_amount: { type: "money", aliases: ["budget"] },
     currency: { type: "currency", default: "USD" },
@@ -38,11 +48,22 @@ export const projects = defineResource(schema.projects, {
   quota: "projects",
   conflicts: ["billing_mode_locked"],
   updateRule(stored, patch) {
-    if (patch.billing_mode === undefined || patch.billing_mode === stored.billing_mode || stored.status === "DRAFT") return undefined;
+    if (
+      patch.billing_mode === undefined ||
+      patch.billing_mode === stored.billing_mode ||
+      stored.status === "DRAFT"
+    )
+      return undefined;
     return billingModeLocked(stored.id, stored.status);
   },
   dependents: [
-    { table: schema.rentals, column: "project_id", effect: "block", where: { billed: true }, reason: "a billed equipment rental is history" },
+    {
+      table: schema.rentals,
+      column: "project_id",
+      effect: "block",
+      where: { billed: true },
+      reason: "a billed equipment rental is history",
+    },
     { table: schema.rentals, column: "project_id", effect: "cascade", where: { billed: false } },
   ],
 });

@@ -26,7 +26,9 @@ const SEEDED = [trades, equipmentCategories];
  * (a project's budget estimate, an estimate's projects), so every definition exists before any
  * reference to it is filled in. Answers the linked definition of each declared one.
  */
-function link(declared: readonly DeclaredResource[]): (def: DeclaredResource) => ResourceDefinition {
+function link(
+  declared: readonly DeclaredResource[],
+): (def: DeclaredResource) => ResourceDefinition {
   const linked = new Map<DeclaredResource, ResourceDefinition>();
   const byTable = new Map<MySqlTable, ResourceDefinition>();
   for (const def of declared) {
@@ -40,14 +42,22 @@ function link(declared: readonly DeclaredResource[]): (def: DeclaredResource) =>
     if (!def) throw new Error(`no registered resource holds the table ${getTableName(table)}`);
     return def;
   };
-  const fields = (specs: DeclaredResource["fields"]): Record<string, FieldSpec> => Object.fromEntries(Object.entries(specs).map(([name, spec]) =>
-    [name, spec.type === "ref" ? { ...spec, target: resolve(spec.target) } : spec]));
+  const fields = (specs: DeclaredResource["fields"]): Record<string, FieldSpec> =>
+    Object.fromEntries(
+      Object.entries(specs).map(([name, spec]) => [
+        name,
+        spec.type === "ref" ? { ...spec, target: resolve(spec.target) } : spec,
+      ]),
+    );
   for (const [def, shell] of linked) {
     const { table: parentTable, ...parent } = def.parent ?? { table: undefined };
     Object.assign(shell, {
       fields: fields(def.fields),
       readOnly: fields(def.readOnly),
-      dependents: def.dependents.map(({ table, ...dependent }) => ({ ...dependent, resource: resolve(table) })),
+      dependents: def.dependents.map(({ table, ...dependent }) => ({
+        ...dependent,
+        resource: resolve(table),
+      })),
       parent: parentTable && { ...parent, resource: resolve(parentTable) },
     });
   }
@@ -60,7 +70,11 @@ export const RESOURCES: readonly ResourceDefinition[] = TOP_LEVEL.map(linked);
 export const SUB_RESOURCES: readonly ResourceDefinition[] = UNDER_A_MEMBER.map(linked);
 export const LOOKUPS: readonly ResourceDefinition[] = SEEDED.map(linked);
 
-export const ALL_RESOURCES: readonly ResourceDefinition[] = [...RESOURCES, ...SUB_RESOURCES, ...LOOKUPS];
+export const ALL_RESOURCES: readonly ResourceDefinition[] = [
+  ...RESOURCES,
+  ...SUB_RESOURCES,
+  ...LOOKUPS,
+];
 
 const byName = new Map<string, ResourceDefinition>(ALL_RESOURCES.map((def) => [def.name, def]));
 
@@ -74,6 +88,7 @@ export function definitionNamed(name: string): ResourceDefinition {
 /** Gives a new company the rows every company starts with. */
 export async function seedLookups(db: Executor, companyId: number): Promise<void> {
   for (const def of LOOKUPS) {
-    if (def.seed) await db.insert(def.table).values(def.seed.map((name) => ({ company_id: companyId, name })));
+    if (def.seed)
+      await db.insert(def.table).values(def.seed.map((name) => ({ company_id: companyId, name })));
   }
 }

@@ -6,11 +6,19 @@ import { defineResource } from "./define.ts";
 export const rentals = defineResource(schema.rentals, {
   name: "rentals",
   singular: "Rental",
-  description: "Rentals of one piece of equipment to a project. Needs the equipment add-on. `billed: true` marks a rental billed; a billed rental is history and cannot change.",
+  description:
+    "Rentals of one piece of equipment to a project. Needs the equipment add-on. `billed: true` marks a rental billed; a billed rental is history and cannot change.",
   addon: "equipment",
   operations: ["list", "get", "create", "update"],
   required: ["project_id", "start_date"],
-  readOnly: { equipment_id: { type: "ref", target: schema.equipment, refusedStatus: "RETIRED", description: "The rented equipment (from the path); RETIRED equipment takes no new rentals." } },
+  readOnly: {
+    equipment_id: {
+      type: "ref",
+      target: schema.equipment,
+      refusedStatus: "RETIRED",
+      description: "The rented equipment (from the path); RETIRED equipment takes no new rentals.",
+    },
+  },
   fields: {
     project_id: { type: "ref", target: schema.projects },
     start_date: { type: "date" },

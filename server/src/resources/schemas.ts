@@ -13,39 +13,65 @@ const TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2
 
 /** An RFC 3339 UTC timestamp as we write them; the example lets mock servers answer valid ones. */
 export function timestampSchema(description = "RFC 3339 UTC timestamp."): TSchema {
-  return Type.String({ pattern: TIMESTAMP_PATTERN, description, examples: ["2026-03-01T09:30:00.000Z"] });
+  return Type.String({
+    pattern: TIMESTAMP_PATTERN,
+    description,
+    examples: ["2026-03-01T09:30:00.000Z"],
+  });
 }
 
 export function describeField(spec: FieldSpec): string {
   const own = spec.description ? `${spec.description} ` : "";
   switch (spec.type) {
-    case "text": return `${own}${spec.identifier ? `Text of 1-${spec.max} characters` : `Text of at most ${spec.max} characters`}${spec.unique ? ", unique per company among live records" : ""}.`;
-    case "email": return `${own}An email address.`;
-    case "money": return `${own}Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals.`;
-    case "date": return `${own}A calendar date, YYYY-MM-DD${spec.notBefore ? `, not before ${spec.notBefore}` : ""}.`;
-    case "enum": return `${own}One of ${spec.values.join(", ")}.`;
-    case "currency": return `${own}An ISO 4217 currency code (default ${spec.default}).`;
-    case "ref": return `${own}The id of a live ${spec.target.name} record of your company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}${spec.refusedStatus ? `, not ${spec.refusedStatus}` : ""}.`;
-    case "boolean": return `${own}true or false.`;
+    case "text":
+      return `${own}${spec.identifier ? `Text of 1-${spec.max} characters` : `Text of at most ${spec.max} characters`}${spec.unique ? ", unique per company among live records" : ""}.`;
+    case "email":
+      return `${own}An email address.`;
+    case "money":
+      return `${own}Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals.`;
+    case "date":
+      return `${own}A calendar date, YYYY-MM-DD${spec.notBefore ? `, not before ${spec.notBefore}` : ""}.`;
+    case "enum":
+      return `${own}One of ${spec.values.join(", ")}.`;
+    case "currency":
+      return `${own}An ISO 4217 currency code (default ${spec.default}).`;
+    case "ref":
+      return `${own}The id of a live ${spec.target.name} record of your company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}${spec.refusedStatus ? `, not ${spec.refusedStatus}` : ""}.`;
+    case "boolean":
+      return `${own}true or false.`;
   }
 }
 
 function inputSchema(spec: FieldSpec, title: boolean): TSchema {
   const description = describeField(spec);
   switch (spec.type) {
-    case "text": return Type.String({
-      maxLength: spec.max, ...(title || spec.identifier ? { minLength: 1 } : {}), ...(spec.identifier ? { pattern: IDENTIFIER_PATTERN } : {}), description,
-    });
-    case "email": return Type.String({ format: "email", maxLength: spec.max, description });
-    case "money": return Type.Union([
-      Type.String({ pattern: MONEY_PATTERN }),
-      Type.Number({ minimum: 0, maximum: MONEY_MAX, multipleOf: 0.01 }),
-    ], { description });
-    case "date": return Type.String({ format: "date", description });
-    case "enum": return Type.String({ enum: [...spec.values], description });
-    case "currency": return Type.String({ pattern: "^[A-Z]{3}$", description });
-    case "ref": return Type.Integer({ minimum: 1, description });
-    case "boolean": return Type.Boolean({ description });
+    case "text":
+      return Type.String({
+        maxLength: spec.max,
+        ...(title || spec.identifier ? { minLength: 1 } : {}),
+        ...(spec.identifier ? { pattern: IDENTIFIER_PATTERN } : {}),
+        description,
+      });
+    case "email":
+      return Type.String({ format: "email", maxLength: spec.max, description });
+    case "money":
+      return Type.Union(
+        [
+          Type.String({ pattern: MONEY_PATTERN }),
+          Type.Number({ minimum: 0, maximum: MONEY_MAX, multipleOf: 0.01 }),
+        ],
+        { description },
+      );
+    case "date":
+      return Type.String({ format: "date", description });
+    case "enum":
+      return Type.String({ enum: [...spec.values], description });
+    case "currency":
+      return Type.String({ pattern: "^[A-Z]{3}$", description });
+    case "ref":
+      return Type.Integer({ minimum: 1, description });
+    case "boolean":
+      return Type.Boolean({ description });
   }
 }
 
@@ -53,13 +79,24 @@ function outputSchema(spec: FieldSpec): TSchema {
   const description = describeField(spec);
   switch (spec.type) {
     case "text":
-    case "email": return Type.String({ description });
-    case "money": return Type.String({ pattern: "^[0-9]+\\.[0-9]{2}$", description, examples: ["1250.00"] });
-    case "date": return Type.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description, examples: ["2026-03-01"] });
-    case "enum": return Type.String({ enum: [...spec.values], description });
-    case "currency": return Type.String({ pattern: "^[A-Z]{3}$", description, examples: ["USD"] });
-    case "ref": return Type.Integer({ description });
-    case "boolean": return Type.Boolean({ description });
+    case "email":
+      return Type.String({ description });
+    case "money":
+      return Type.String({ pattern: "^[0-9]+\\.[0-9]{2}$", description, examples: ["1250.00"] });
+    case "date":
+      return Type.String({
+        pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+        description,
+        examples: ["2026-03-01"],
+      });
+    case "enum":
+      return Type.String({ enum: [...spec.values], description });
+    case "currency":
+      return Type.String({ pattern: "^[A-Z]{3}$", description, examples: ["USD"] });
+    case "ref":
+      return Type.Integer({ description });
+    case "boolean":
+      return Type.Boolean({ description });
   }
 }
 
@@ -67,7 +104,9 @@ const nullable = (schema: TSchema): TSchema => Type.Union([schema, Type.Null()])
 
 /** The status a create may send: only the statuses a record can start in. */
 function creatable(def: ResourceDefinition, name: string, spec: FieldSpec): FieldSpec {
-  return name === "status" && def.status && spec.type === "enum" ? { ...spec, values: def.status.initial } : spec;
+  return name === "status" && def.status && spec.type === "enum"
+    ? { ...spec, values: def.status.initial }
+    : spec;
 }
 
 export function createBodySchema(def: ResourceDefinition): TSchema {
@@ -78,7 +117,11 @@ export function createBodySchema(def: ResourceDefinition): TSchema {
     const schema = inputSchema(spec, required);
     properties[name] = required ? schema : Type.Optional(spec.nullable ? nullable(schema) : schema);
   }
-  return Type.Object(properties, { additionalProperties: false, title: `${def.singular}Create`, examples: [createExample(def)] });
+  return Type.Object(properties, {
+    additionalProperties: false,
+    title: `${def.singular}Create`,
+    examples: [createExample(def)],
+  });
 }
 
 export function updateBodySchema(def: ResourceDefinition): TSchema {
@@ -87,18 +130,31 @@ export function updateBodySchema(def: ResourceDefinition): TSchema {
     const schema = inputSchema(spec, def.required.includes(name));
     properties[name] = Type.Optional(spec.nullable ? nullable(schema) : schema);
   }
-  return Type.Object(properties, { additionalProperties: false, title: `${def.singular}Update`, examples: [updateExample(def)] });
+  return Type.Object(properties, {
+    additionalProperties: false,
+    title: `${def.singular}Update`,
+    examples: [updateExample(def)],
+  });
 }
 
 export function recordSchema(def: ResourceDefinition): TSchema {
-  const properties: Record<string, TSchema> = { id: Type.Integer({ description: "Record identifier." }) };
-  for (const [name, spec] of recordFields(def)) properties[name] = spec.nullable ? nullable(outputSchema(spec)) : outputSchema(spec);
+  const properties: Record<string, TSchema> = {
+    id: Type.Integer({ description: "Record identifier." }),
+  };
+  for (const [name, spec] of recordFields(def))
+    properties[name] = spec.nullable ? nullable(outputSchema(spec)) : outputSchema(spec);
   if (hasTimestamps(def)) {
     properties.created_at = timestampSchema();
     properties.updated_at = timestampSchema();
   }
   if (Object.hasOwn(def.table, "deleted_at")) {
-    properties.deleted_at = Type.Optional(nullable(timestampSchema("Only in lists with include_deleted=true: when the record was deleted, null while it is live.")));
+    properties.deleted_at = Type.Optional(
+      nullable(
+        timestampSchema(
+          "Only in lists with include_deleted=true: when the record was deleted, null while it is live.",
+        ),
+      ),
+    );
   }
   return Type.Object(properties, { additionalProperties: false, title: def.singular });
 }
@@ -106,9 +162,17 @@ export function recordSchema(def: ResourceDefinition): TSchema {
 /** A record narrowed by `fields=`: its id and whichever of the other members were picked. */
 export function sparseRecordSchema(def: ResourceDefinition): TSchema {
   const full = recordSchema(def) as TSchema & { properties: Record<string, TSchema> };
-  const properties = Object.fromEntries(Object.entries(full.properties).map(([name, schema]) => [name, name === "id" ? schema : Type.Optional(schema)]));
-  return Type.Object(properties, { additionalProperties: false, title: `${def.singular}Sparse`, description: `A ${def.singular.toLowerCase()} read with \`fields=\`: id plus the fields picked.` });
+  const properties = Object.fromEntries(
+    Object.entries(full.properties).map(([name, schema]) => [
+      name,
+      name === "id" ? schema : Type.Optional(schema),
+    ]),
+  );
+  return Type.Object(properties, {
+    additionalProperties: false,
+    title: `${def.singular}Sparse`,
+    description: `A ${def.singular.toLowerCase()} read with \`fields=\`: id plus the fields picked.`,
+  });
 }
 
 /** What a read returns: the whole record, or with `fields=` the picked part of it. */
-

@@ -16,7 +16,10 @@ export const subcontractors = defineResource(schema.subcontractors, {
     email: { type: "email", aliases: EMAIL },
     phone: { type: "text", aliases: PHONE },
     tax_id: { type: "text", aliases: TAX_ID },
-    insurance_expires_on: { type: "date", aliases: ["insurance_expiry", "insurance_expires", "insurance_expiration"] },
+    insurance_expires_on: {
+      type: "date",
+      aliases: ["insurance_expiry", "insurance_expires", "insurance_expiration"],
+    },
   },
   status: { values: ["ACTIVE", "INACTIVE"], initial: ["ACTIVE", "INACTIVE"] },
   search: ["name", "email", "tax_id"],

@@ -6,12 +6,16 @@ import { defineResource } from "./define.ts";
 export const workers = defineResource(schema.workers, {
   name: "workers",
   singular: "Worker",
-  description: "Workers. Included with the API add-on; the plan's quota limits how many live workers a company has.",
+  description:
+    "Workers. Included with the API add-on; the plan's quota limits how many live workers a company has.",
   addon: "api",
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
-    name: { type: "text", aliases: ["full_name", "worker", "worker_name", "employee", "employee_name"] },
+    name: {
+      type: "text",
+      aliases: ["full_name", "worker", "worker_name", "employee", "employee_name"],
+    },
     email: { type: "email", aliases: EMAIL },
     phone: { type: "text", aliases: PHONE },
     trade_id: { type: "ref", target: schema.trades },

@@ -8,12 +8,23 @@ import { pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context
 
 export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { collection } = pathsOf(def);
-  app.post(`${collection}/batch`, ({ company, request, ctx, set }) =>
-    runWrite(deps, { company, request, ctx, set }, (tx, body, { itemKeysRead }) => runBatch(tx, deps.store.ids, {
-      def, company, body, dryRun: ctx.dryRun, requestId: ctx.requestId, itemKeysRead,
-      scope: { companyId: company.id },
-    })), {
-    detail: crudDetail(def, "batch", writeParsers),
-    response: { 200: BatchResult },
-  });
+  app.post(
+    `${collection}/batch`,
+    ({ company, request, ctx, set }) =>
+      runWrite(deps, { company, request, ctx, set }, (tx, body, { itemKeysRead }) =>
+        runBatch(tx, deps.store.ids, {
+          def,
+          company,
+          body,
+          dryRun: ctx.dryRun,
+          requestId: ctx.requestId,
+          itemKeysRead,
+          scope: { companyId: company.id },
+        }),
+      ),
+    {
+      detail: crudDetail(def, "batch", writeParsers),
+      response: { 200: BatchResult },
+    },
+  );
 }

@@ -9,38 +9,110 @@ import { createBodySchema } from "../resources/schemas.ts";
 import { MAX_BATCH_ITEMS } from "../writes/batch.ts";
 
 export function batchBodySchema(def: ResourceDefinition): TSchema {
-  return Type.Object({
-    items: Type.Array(createBodySchema(def), { minItems: 1, maxItems: MAX_BATCH_ITEMS, description: "The records to write, in order. With on_conflict \"update\" each carries its external_id." }),
-    atomic: Type.Optional(Type.Boolean({ default: false, description: "true: all or nothing (any refused item → 422 batch_failed). false: each item on its own." })),
-    on_conflict: Type.Optional(Type.Union([Type.Literal("error"), Type.Literal("update")], { default: "error", description: "\"update\": an item whose external_id names a live record updates it (an upsert); \"error\": every item is a create." })),
-    item_keys: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" }), {
-      minItems: 1, maxItems: MAX_BATCH_ITEMS, uniqueItems: true,
-      description: "One key per item, in the same order, each unique in the batch: an item runs at most once per key across batches of any composition. An item whose key was bound (within 24 h) to the same item is not written again: its stored result comes back with `replayed: true`; a different item under a bound key is that item's 409 `idempotency_key_reuse`. Only items written (created, updated or unchanged) bind their key; refusals and dry-runs bind nothing.",
-    })),
-    preceding: Type.Optional(Type.Object({
-      created: Type.Optional(Type.Integer({ minimum: 0, description: "Records the earlier batches would create (they count against the plan's quota)." })),
-      unique: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String(), { maxItems: MAX_BATCH_ITEMS }), { description: "Per unique field (`code`, `serial_number`, `external_id`, …), the values the earlier batches would take; only the values this batch uses matter." })),
-    }, {
+  return Type.Object(
+    {
+      items: Type.Array(createBodySchema(def), {
+        minItems: 1,
+        maxItems: MAX_BATCH_ITEMS,
+        description:
+          'The records to write, in order. With on_conflict "update" each carries its external_id.',
+      }),
+      atomic: Type.Optional(
+        Type.Boolean({
+          default: false,
+          description:
+            "true: all or nothing (any refused item → 422 batch_failed). false: each item on its own.",
+        }),
+      ),
+      on_conflict: Type.Optional(
+        Type.Union([Type.Literal("error"), Type.Literal("update")], {
+          default: "error",
+          description:
+            '"update": an item whose external_id names a live record updates it (an upsert); "error": every item is a create.',
+        }),
+      ),
+      item_keys: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" }), {
+          minItems: 1,
+          maxItems: MAX_BATCH_ITEMS,
+          uniqueItems: true,
+          description:
+            "One key per item, in the same order, each unique in the batch: an item runs at most once per key across batches of any composition. An item whose key was bound (within 24 h) to the same item is not written again: its stored result comes back with `replayed: true`; a different item under a bound key is that item's 409 `idempotency_key_reuse`. Only items written (created, updated or unchanged) bind their key; refusals and dry-runs bind nothing.",
+        }),
+      ),
+      preceding: Type.Optional(
+        Type.Object(
+          {
+            created: Type.Optional(
+              Type.Integer({
+                minimum: 0,
+                description:
+                  "Records the earlier batches would create (they count against the plan's quota).",
+              }),
+            ),
+            unique: Type.Optional(
+              Type.Record(Type.String(), Type.Array(Type.String(), { maxItems: MAX_BATCH_ITEMS }), {
+                description:
+                  "Per unique field (`code`, `serial_number`, `external_id`, …), the values the earlier batches would take; only the values this batch uses matter.",
+              }),
+            ),
+          },
+          {
+            additionalProperties: false,
+            description:
+              "Dry-run only: what earlier dry-run batches of the same file would have written, so a file previewed in several batches is previewed exactly (a value an earlier batch takes is a 409 here; its creates count against the quota; an upsert of an external id an earlier batch creates is an update). `erp import --dry-run` sends it.",
+          },
+        ),
+      ),
+    },
+    {
       additionalProperties: false,
-      description: "Dry-run only: what earlier dry-run batches of the same file would have written, so a file previewed in several batches is previewed exactly (a value an earlier batch takes is a 409 here; its creates count against the quota; an upsert of an external id an earlier batch creates is an update). `erp import --dry-run` sends it.",
-    })),
-  }, { additionalProperties: false, title: `${def.singular}Batch`, examples: [{ items: [createExample(def)], atomic: false, on_conflict: "error" }] });
+      title: `${def.singular}Batch`,
+      examples: [{ items: [createExample(def)], atomic: false, on_conflict: "error" }],
+    },
+  );
 }
 
-const BatchItemResult = Type.Object({
-  index: Type.Integer({ description: "The item's position in `items`, from 0." }),
-  status: Type.Integer({ description: "What the item alone would have answered: 201 created, 200 updated or unchanged, else the refusal's status." }),
-  id: t.Union([Type.Integer(), t.Null()], { description: "The record's id; null when refused, and for a create in a dry-run." }),
-  action: Type.Optional(Type.Union([Type.Literal("created"), Type.Literal("updated"), Type.Literal("unchanged")])),
-  replayed: Type.Optional(Type.Literal(true, { description: "The item's key was already bound to this item: the stored result, nothing was written again." })),
-  error: Type.Optional(ProblemSchema),
-}, { additionalProperties: false, title: "BatchItemResult" });
+const BatchItemResult = Type.Object(
+  {
+    index: Type.Integer({ description: "The item's position in `items`, from 0." }),
+    status: Type.Integer({
+      description:
+        "What the item alone would have answered: 201 created, 200 updated or unchanged, else the refusal's status.",
+    }),
+    id: t.Union([Type.Integer(), t.Null()], {
+      description: "The record's id; null when refused, and for a create in a dry-run.",
+    }),
+    action: Type.Optional(
+      Type.Union([Type.Literal("created"), Type.Literal("updated"), Type.Literal("unchanged")]),
+    ),
+    replayed: Type.Optional(
+      Type.Literal(true, {
+        description:
+          "The item's key was already bound to this item: the stored result, nothing was written again.",
+      }),
+    ),
+    error: Type.Optional(ProblemSchema),
+  },
+  { additionalProperties: false, title: "BatchItemResult" },
+);
 
-export const BatchResult = itemEnvelope(Type.Object({
-  dry_run: Type.Boolean(),
-  atomic: Type.Boolean(),
-  created: Type.Integer({ description: "Items created by this request (0 when an atomic batch failed; replayed items are not counted)." }),
-  updated: Type.Integer({ description: "Items that changed an existing record in this request." }),
-  failed: Type.Integer({ description: "Items refused." }),
-  results: Type.Array(BatchItemResult),
-}, { additionalProperties: false, title: "BatchOutcome" }), "BatchResult");
+export const BatchResult = itemEnvelope(
+  Type.Object(
+    {
+      dry_run: Type.Boolean(),
+      atomic: Type.Boolean(),
+      created: Type.Integer({
+        description:
+          "Items created by this request (0 when an atomic batch failed; replayed items are not counted).",
+      }),
+      updated: Type.Integer({
+        description: "Items that changed an existing record in this request.",
+      }),
+      failed: Type.Integer({ description: "Items refused." }),
+      results: Type.Array(BatchItemResult),
+    },
+    { additionalProperties: false, title: "BatchOutcome" },
+  ),
+  "BatchResult",
+);

@@ -8,14 +8,23 @@ import { crudDetail } from "./crud-docs.ts";
 import { pathsOf, runWrite, scopeOf, writeParsers, type RouteDeps } from "./route-context.ts";
 
 export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
-  app.post(pathsOf(def).collection, ({ company, request, ctx, set, params }) =>
-    runWrite(deps, { company, request, ctx, set }, async (tx, body) => createRecord(tx, deps.store.ids, {
-      def, company, body, dryRun: ctx.dryRun,
-      scope: await scopeOf(tx.db, def, company, params, true),
-      collection: new URL(request.url).pathname,
-      representation: ctx.representation,
-    })), {
-    detail: crudDetail(def, "create", writeParsers),
-    response: { 201: createdResult(recordSchema(def)), 200: DryRunCreatedResult },
-  });
+  app.post(
+    pathsOf(def).collection,
+    ({ company, request, ctx, set, params }) =>
+      runWrite(deps, { company, request, ctx, set }, async (tx, body) =>
+        createRecord(tx, deps.store.ids, {
+          def,
+          company,
+          body,
+          dryRun: ctx.dryRun,
+          scope: await scopeOf(tx.db, def, company, params, true),
+          collection: new URL(request.url).pathname,
+          representation: ctx.representation,
+        }),
+      ),
+    {
+      detail: crudDetail(def, "create", writeParsers),
+      response: { 201: createdResult(recordSchema(def)), 200: DryRunCreatedResult },
+    },
+  );
 }

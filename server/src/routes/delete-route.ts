@@ -4,18 +4,40 @@ import { DeleteResult } from "../http/envelopes.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { deleteRecordById } from "../writes/delete.ts";
 import { crudDetail } from "./crud-docs.ts";
-import { parseId, pathsOf, runWrite, scopeOf, writeParsers, type RouteDeps } from "./route-context.ts";
+import {
+  parseId,
+  pathsOf,
+  runWrite,
+  scopeOf,
+  writeParsers,
+  type RouteDeps,
+} from "./route-context.ts";
 
 export function deleteRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member, memberParam } = pathsOf(def);
-  app.delete(member, ({ company, request, ctx, set, params }) =>
-    runWrite(deps, { company, request, ctx, set }, async (tx) => deleteRecordById(tx, {
-      def, company, dryRun: ctx.dryRun,
-      id: parseId((params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
-      scope: await scopeOf(tx.db, def, company, params, true),
-      ifMatch: ctx.ifMatch,
-    }), { takesBody: false }), {
-    detail: crudDetail(def, "delete", writeParsers),
-    response: { 200: DeleteResult },
-  });
+  app.delete(
+    member,
+    ({ company, request, ctx, set, params }) =>
+      runWrite(
+        deps,
+        { company, request, ctx, set },
+        async (tx) =>
+          deleteRecordById(tx, {
+            def,
+            company,
+            dryRun: ctx.dryRun,
+            id: parseId(
+              (params as Record<string, string>)[memberParam],
+              def.singular.toLowerCase(),
+            ),
+            scope: await scopeOf(tx.db, def, company, params, true),
+            ifMatch: ctx.ifMatch,
+          }),
+        { takesBody: false },
+      ),
+    {
+      detail: crudDetail(def, "delete", writeParsers),
+      response: { 200: DeleteResult },
+    },
+  );
 }

@@ -15,16 +15,31 @@ import { described, integerParam, oneOfParam, parseQuery, textParam } from "../h
 import { readResponse, type ReadCall } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { RESOURCES } from "../resources/registry.ts";
-import { EVENT_RESOURCES, EVENT_TYPES, EVENTFUL, RESOURCE_WILDCARDS } from "../events/event-types.ts";
+import {
+  EVENT_RESOURCES,
+  EVENT_TYPES,
+  EVENTFUL,
+  RESOURCE_WILDCARDS,
+} from "../events/event-types.ts";
 import { column } from "../resources/store.ts";
 import { parseId, type RouteDeps } from "./route-context.ts";
 
-const typeParam = described(oneOfParam([...EVENT_TYPES, ...RESOURCE_WILDCARDS]), "Only events of this type (`project.created`), or of every action on one resource (`project.*`).");
+const typeParam = described(
+  oneOfParam([...EVENT_TYPES, ...RESOURCE_WILDCARDS]),
+  "Only events of this type (`project.created`), or of every action on one resource (`project.*`).",
+);
 
 /** `project.created`, …: an enum, so generated clients type it as a union. */
-export const EventTypeSchema = Type.String({ enum: [...EVENT_TYPES], description: "`<resource>.<action>`: project.created, rental.updated, equipment.deleted, …", title: "EventType" });
+export const EventTypeSchema = Type.String({
+  enum: [...EVENT_TYPES],
+  description: "`<resource>.<action>`: project.created, rental.updated, equipment.deleted, …",
+  title: "EventType",
+});
 
-const afterParam = described(textParam, "An event id, or the `meta.next_cursor` of the previous page: only events after it.");
+const afterParam = described(
+  textParam,
+  "An event id, or the `meta.next_cursor` of the previous page: only events after it.",
+);
 
 /** The longest a long-poll waits; below any client's or proxy's usual timeout. */
 const MAX_WAIT_SECONDS = 30;
@@ -32,37 +47,79 @@ const MAX_WAIT_SECONDS = 30;
 /** Past the wait, the time the answer may still take (its read's database budget and the answer). */
 const ANSWER_SECONDS = 15;
 
-const feedAfterParam = described(textParam, "An event id, or the `meta.next_cursor` of the previous page: only events after it. `latest` starts at the newest event: the page has no events and its `meta.next_cursor` is where to follow from (a cursor at the start of the feed when it has none yet).", { examples: ["evt_00000000169k3fz0q8x2m7wd5r", "latest"] });
+const feedAfterParam = described(
+  textParam,
+  "An event id, or the `meta.next_cursor` of the previous page: only events after it. `latest` starts at the newest event: the page has no events and its `meta.next_cursor` is where to follow from (a cursor at the start of the feed when it has none yet).",
+  { examples: ["evt_00000000169k3fz0q8x2m7wd5r", "latest"] },
+);
 
-const waitParam = described(integerParam(1, MAX_WAIT_SECONDS),
-  `Long-poll: when no event follows the cursor yet, wait up to this many seconds (1–${MAX_WAIT_SECONDS}) and answer as soon as one commits on any server, else an empty page after that time (same \`next_cursor\`). A follower that sends each next_cursor with \`wait\` sees each new event within a second of its commit, without polling.`);
+const waitParam = described(
+  integerParam(1, MAX_WAIT_SECONDS),
+  `Long-poll: when no event follows the cursor yet, wait up to this many seconds (1–${MAX_WAIT_SECONDS}) and answer as soon as one commits on any server, else an empty page after that time (same \`next_cursor\`). A follower that sends each next_cursor with \`wait\` sees each new event within a second of its commit, without polling.`,
+);
 
-const EventSchema = Type.Object({
-  id: Type.String({ pattern: "^evt_[0-9a-z]{26}$", description: "The event's id; it is also a cursor (`after`).", examples: ["evt_00000000169k3fz0q8x2m7wd5r"] }),
-  type: EventTypeSchema,
-  resource: Type.String({ enum: [...EVENT_RESOURCES], description: "The resource's path segment: projects, workers, …, rentals.", title: "EventResource" }),
-  record_id: Type.Integer(),
-  data: Type.Object({
-    record: Type.Object({}, { additionalProperties: true, description: "The record after the change (for a delete, as it was)." }),
-    changes: Type.Optional(Type.Record(Type.String(), Type.Object({ from: Type.Unknown(), to: Type.Unknown() }), { description: "For an update: each changed field." })),
-  }, { additionalProperties: false }),
-  request_id: Type.String({ description: "The X-Request-Id of the write." }),
-  idempotency_key: Type.Union([Type.String(), Type.Null()], { description: "The Idempotency-Key the write carried, if any." }),
-  created_at: timestampSchema(),
-}, { additionalProperties: false, title: "Event" });
+const EventSchema = Type.Object(
+  {
+    id: Type.String({
+      pattern: "^evt_[0-9a-z]{26}$",
+      description: "The event's id; it is also a cursor (`after`).",
+      examples: ["evt_00000000169k3fz0q8x2m7wd5r"],
+    }),
+    type: EventTypeSchema,
+    resource: Type.String({
+      enum: [...EVENT_RESOURCES],
+      description: "The resource's path segment: projects, workers, …, rentals.",
+      title: "EventResource",
+    }),
+    record_id: Type.Integer(),
+    data: Type.Object(
+      {
+        record: Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description: "The record after the change (for a delete, as it was).",
+          },
+        ),
+        changes: Type.Optional(
+          Type.Record(Type.String(), Type.Object({ from: Type.Unknown(), to: Type.Unknown() }), {
+            description: "For an update: each changed field.",
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    request_id: Type.String({ description: "The X-Request-Id of the write." }),
+    idempotency_key: Type.Union([Type.String(), Type.Null()], {
+      description: "The Idempotency-Key the write carried, if any.",
+    }),
+    created_at: timestampSchema(),
+  },
+  { additionalProperties: false, title: "Event" },
+);
 
-const EventPage = Type.Object({
-  data: Type.Array(EventSchema),
-  meta: Type.Object({
-    next_cursor: Type.Union([Type.String(), Type.Null()], { description: "Pass as `after` for the next page; it stays put when there are no newer events, so polling with it follows the feed." }),
-    limit: Type.Integer(),
-  }, { additionalProperties: false, title: "EventPageMeta" }),
-}, { additionalProperties: false, title: "EventPage" });
+const EventPage = Type.Object(
+  {
+    data: Type.Array(EventSchema),
+    meta: Type.Object(
+      {
+        next_cursor: Type.Union([Type.String(), Type.Null()], {
+          description:
+            "Pass as `after` for the next page; it stays put when there are no newer events, so polling with it follows the feed.",
+        }),
+        limit: Type.Integer(),
+      },
+      { additionalProperties: false, title: "EventPageMeta" },
+    ),
+  },
+  { additionalProperties: false, title: "EventPage" },
+);
 
 const pageOf = (call: ReadCall, page: FeedPage, limit: number): Response =>
   readResponse(call, { data: page.events, meta: { next_cursor: page.nextCursor, limit } });
 
-const visibleResources = (company: Company): string[] => EVENTFUL.filter((def) => company.addons.has(def.addon)).map((def) => def.name);
+const visibleResources = (company: Company): string[] =>
+  EVENTFUL.filter((def) => company.addons.has(def.addon)).map((def) => def.name);
 
 function feedRoute(deps: RouteDeps) {
   const parsers = {
@@ -72,71 +129,109 @@ function feedRoute(deps: RouteDeps) {
     resource: described(oneOfParam(EVENT_RESOURCES), "Only events of this resource."),
     wait: waitParam,
   };
-  return admitted("events:feed", "api", deps.admission).get("/v1/events", async ({ request, set, company }) => {
-    const query = parseQuery(request.url, parsers);
-    const { limit } = pageWindow(query);
-    const visible = visibleResources(company);
-    const resources = query.resource ? visible.filter((name) => name === query.resource) : visible;
-    const after = query.after === "latest" ? await latestCursor(deps.db, company.id) : query.after;
-    const feed = { companyId: company.id, after, limit, resources, type: query.type };
-    if (query.wait === undefined) {
-      // `latest` alone only tells where the feed ends now.
-      const page = query.after === "latest" ? { events: [], nextCursor: after! } : await readFeed(deps.db, feed);
-      return pageOf({ request, set }, page, limit);
-    }
-    holdOpen(request, query.wait + ANSWER_SECONDS);
-    return pageOf({ request, set }, await waitForFeed(deps.db, deps.waiters, feed, query.wait, request.signal), limit);
-  }, {
-    detail: operationDetail({
-      operationId: "listEvents",
-      summary: "The change feed",
-      description: `Every committed change of the company's records, in commit order: creates, updates, deletes and rental changes (not dry-runs, replays or writes that changed nothing). Follow \`meta.next_cursor\` (pass it as \`after\`) to see every event exactly once and in order, even while several servers commit at once. To follow the feed live, start with \`after=latest\` and long-poll: pass each next_cursor with \`wait=30\`, and the answer comes as soon as a new event commits (within a second), or empty after 30 s. Events are kept ${RETENTION_DAYS} days; a cursor older than that is 410 cursor_expired. Events of resources whose add-on the company lacks are not shown.`,
-      tags: ["events"],
-      query: parsers,
-      headers: ["IfNoneMatch"],
-      responses: {
-        200: { description: "A page of events, oldest first.", headers: ["ETag"] },
-        304: { description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.", headers: ["ETag"] },
-      },
-      refusals: ["invalid_query", "cursor_expired"],
-    }),
-    response: { 200: EventPage },
-  });
+  return admitted("events:feed", "api", deps.admission).get(
+    "/v1/events",
+    async ({ request, set, company }) => {
+      const query = parseQuery(request.url, parsers);
+      const { limit } = pageWindow(query);
+      const visible = visibleResources(company);
+      const resources = query.resource
+        ? visible.filter((name) => name === query.resource)
+        : visible;
+      const after =
+        query.after === "latest" ? await latestCursor(deps.db, company.id) : query.after;
+      const feed = { companyId: company.id, after, limit, resources, type: query.type };
+      if (query.wait === undefined) {
+        // `latest` alone only tells where the feed ends now.
+        const page =
+          query.after === "latest"
+            ? { events: [], nextCursor: after! }
+            : await readFeed(deps.db, feed);
+        return pageOf({ request, set }, page, limit);
+      }
+      holdOpen(request, query.wait + ANSWER_SECONDS);
+      return pageOf(
+        { request, set },
+        await waitForFeed(deps.db, deps.waiters, feed, query.wait, request.signal),
+        limit,
+      );
+    },
+    {
+      detail: operationDetail({
+        operationId: "listEvents",
+        summary: "The change feed",
+        description: `Every committed change of the company's records, in commit order: creates, updates, deletes and rental changes (not dry-runs, replays or writes that changed nothing). Follow \`meta.next_cursor\` (pass it as \`after\`) to see every event exactly once and in order, even while several servers commit at once. To follow the feed live, start with \`after=latest\` and long-poll: pass each next_cursor with \`wait=30\`, and the answer comes as soon as a new event commits (within a second), or empty after 30 s. Events are kept ${RETENTION_DAYS} days; a cursor older than that is 410 cursor_expired. Events of resources whose add-on the company lacks are not shown.`,
+        tags: ["events"],
+        query: parsers,
+        headers: ["IfNoneMatch"],
+        responses: {
+          200: { description: "A page of events, oldest first.", headers: ["ETag"] },
+          304: {
+            description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.",
+            headers: ["ETag"],
+          },
+        },
+        refusals: ["invalid_query", "cursor_expired"],
+      }),
+      response: { 200: EventPage },
+    },
+  );
 }
 
 /** True when the company has (or had: deleted records keep their history) this record. */
-async function everExisted(deps: RouteDeps, def: ResourceDefinition, companyId: number, id: number): Promise<boolean> {
-  const rows = await deps.db.select({ id: column(def.table, "id") }).from(def.table)
-    .where(and(eq(column(def.table, "company_id"), companyId), eq(column(def.table, "id"), id))).limit(1);
+async function everExisted(
+  deps: RouteDeps,
+  def: ResourceDefinition,
+  companyId: number,
+  id: number,
+): Promise<boolean> {
+  const rows = await deps.db
+    .select({ id: column(def.table, "id") })
+    .from(def.table)
+    .where(and(eq(column(def.table, "company_id"), companyId), eq(column(def.table, "id"), id)))
+    .limit(1);
   return rows.length > 0;
 }
 
 function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
   const parsers = { after: afterParam, limit: limitParam };
   const what = def.singular.toLowerCase();
-  return admitted(`events:${def.name}`, def.addon, deps.admission).get(`/v1/${def.name}/:id/events`, async ({ request, set, company, params }) => {
-    const query = parseQuery(request.url, parsers);
-    const { limit } = pageWindow(query);
-    const id = parseId(params.id, what);
-    if (!(await everExisted(deps, def, company.id, id))) throw notFound(what, id);
-    const page = await readFeed(deps.db, { companyId: company.id, after: query.after, limit, resources: [def.name], record: { resource: def.name, id } });
-    return pageOf({ request, set }, page, limit);
-  }, {
-    detail: operationDetail({
-      operationId: `list${def.singular}Events`,
-      summary: `History of one ${what}`,
-      description: `The audit trail of one ${what}: every committed change, oldest first, with the request id and Idempotency-Key of the write. A deleted ${what} keeps its history.`,
-      tags: [def.name],
-      query: parsers,
-      headers: ["IfNoneMatch"],
-      responses: {
-        200: { description: "A page of the record's events, oldest first.", headers: ["ETag"] },
-        304: { description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.", headers: ["ETag"] },
-      },
-      refusals: ["invalid_query", "not_found", "cursor_expired"],
-    }),
-    response: { 200: EventPage },
-  });
+  return admitted(`events:${def.name}`, def.addon, deps.admission).get(
+    `/v1/${def.name}/:id/events`,
+    async ({ request, set, company, params }) => {
+      const query = parseQuery(request.url, parsers);
+      const { limit } = pageWindow(query);
+      const id = parseId(params.id, what);
+      if (!(await everExisted(deps, def, company.id, id))) throw notFound(what, id);
+      const page = await readFeed(deps.db, {
+        companyId: company.id,
+        after: query.after,
+        limit,
+        resources: [def.name],
+        record: { resource: def.name, id },
+      });
+      return pageOf({ request, set }, page, limit);
+    },
+    {
+      detail: operationDetail({
+        operationId: `list${def.singular}Events`,
+        summary: `History of one ${what}`,
+        description: `The audit trail of one ${what}: every committed change, oldest first, with the request id and Idempotency-Key of the write. A deleted ${what} keeps its history.`,
+        tags: [def.name],
+        query: parsers,
+        headers: ["IfNoneMatch"],
+        responses: {
+          200: { description: "A page of the record's events, oldest first.", headers: ["ETag"] },
+          304: {
+            description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.",
+            headers: ["ETag"],
+          },
+        },
+        refusals: ["invalid_query", "not_found", "cursor_expired"],
+      }),
+      response: { 200: EventPage },
+    },
+  );
 }
 
 export function eventRoutes(deps: RouteDeps) {

@@ -15,15 +15,23 @@ export function getRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteD
   const parsers = { fields: fieldsParser(def) };
   const { member, memberParam } = pathsOf(def);
   const what = def.singular.toLowerCase();
-  app.get(member, async ({ request, set, company, params }) => {
-    const query = parseQuery(request.url, parsers);
-    const scope = await scopeOf(deps.db, def, company, params);
-    const id = parseId((params as Record<string, string>)[memberParam], what);
-    const found = await findRecord(deps.db, def, scope, id, { fields: query.fields });
-    if (!found) throw notFound(what, id);
-    return readResponse({ request, set }, { data: found }, { sparse: query.fields !== undefined });
-  }, {
-    detail: crudDetail(def, "get", parsers),
-    response: { 200: itemEnvelope(recordSchema(def), `${def.singular}Item`) },
-  });
+  app.get(
+    member,
+    async ({ request, set, company, params }) => {
+      const query = parseQuery(request.url, parsers);
+      const scope = await scopeOf(deps.db, def, company, params);
+      const id = parseId((params as Record<string, string>)[memberParam], what);
+      const found = await findRecord(deps.db, def, scope, id, { fields: query.fields });
+      if (!found) throw notFound(what, id);
+      return readResponse(
+        { request, set },
+        { data: found },
+        { sparse: query.fields !== undefined },
+      );
+    },
+    {
+      detail: crudDetail(def, "get", parsers),
+      response: { 200: itemEnvelope(recordSchema(def), `${def.singular}Item`) },
+    },
+  );
 }

@@ -1,24 +1,55 @@
 // The query parameters a list of a resource accepts, derived from its definition.
 import { afterIdParam, limitParam, offsetParam, totalParam } from "../http/paging.ts";
-import { described, enumParam, fieldListParam, flagParam, integerParam, textParam, timestampParam, type ParamParser } from "../http/query.ts";
+import {
+  described,
+  enumParam,
+  fieldListParam,
+  flagParam,
+  integerParam,
+  textParam,
+  timestampParam,
+  type ParamParser,
+} from "../http/query.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { hasTimestamps, readableFieldNames } from "../resources/fields.ts";
 import { hasSoftDelete } from "../resources/store.ts";
 
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
-  return described(fieldListParam(readableFieldNames(def)), "Fields to return, repeated (`fields=name&fields=status`) or comma-separated (`fields=name,status`); `id` is always included. An unknown field is a 400.");
+  return described(
+    fieldListParam(readableFieldNames(def)),
+    "Fields to return, repeated (`fields=name&fields=status`) or comma-separated (`fields=name,status`); `id` is always included. An unknown field is a 400.",
+  );
 }
 
 export function listParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {
-  const parsers: Record<string, ParamParser<unknown>> = { limit: limitParam, offset: offsetParam, after_id: afterIdParam, total: totalParam, fields: fieldsParser(def) };
-  if (def.search.length > 0) parsers.q = described(textParam, `Case-insensitive substring of ${def.search.join(", ")}; % and _ match themselves.`);
+  const parsers: Record<string, ParamParser<unknown>> = {
+    limit: limitParam,
+    offset: offsetParam,
+    after_id: afterIdParam,
+    total: totalParam,
+    fields: fieldsParser(def),
+  };
+  if (def.search.length > 0)
+    parsers.q = described(
+      textParam,
+      `Case-insensitive substring of ${def.search.join(", ")}; % and _ match themselves.`,
+    );
   if (def.status) parsers.status = enumParam(def.status.values);
   for (const filter of def.filters) {
-    parsers[filter] = def.fields[filter]?.type === "text"
-      ? described(textParam, `Only records whose ${filter} is exactly this.`)
-      : described(integerParam(1), `Only records whose ${filter} is this id.`);
+    parsers[filter] =
+      def.fields[filter]?.type === "text"
+        ? described(textParam, `Only records whose ${filter} is exactly this.`)
+        : described(integerParam(1), `Only records whose ${filter} is this id.`);
   }
-  if (hasTimestamps(def)) parsers.updated_since = described(timestampParam, "Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too.");
-  if (hasSoftDelete(def.table)) parsers.include_deleted = described(flagParam, "`true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync.");
+  if (hasTimestamps(def))
+    parsers.updated_since = described(
+      timestampParam,
+      "Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too.",
+    );
+  if (hasSoftDelete(def.table))
+    parsers.include_deleted = described(
+      flagParam,
+      "`true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync.",
+    );
   return parsers;
 }

@@ -14,28 +14,47 @@ import { pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
 
 export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const parsers = listParsers(def);
-  app.get(pathsOf(def).collection, async ({ request, set, company, params }) => {
-    const query = parseQuery(request.url, parsers);
-    const { limit, start } = listWindow(query);
-    const filters = Object.fromEntries(def.filters.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as number | string]));
-    const scope = await scopeOf(deps.db, def, company, params);
-    const page = await listRecords(deps.db, def, scope, {
-      limit, start, filters,
-      total: query.total !== false,
-      q: query.q as string | undefined,
-      status: query.status as string | undefined,
-      fields: (query.fields as string[] | undefined) ?? readableFieldNames(def),
-      updatedSince: query.updated_since as Date | undefined,
-      includeDeleted: query.include_deleted as boolean | undefined,
-    });
-    const meta = {
-      ...(page.total === undefined ? {} : { total: page.total }),
-      limit,
-      ...("afterId" in start ? { after_id: start.afterId, ...(page.nextAfterId === undefined ? {} : { next_after_id: page.nextAfterId }) } : { offset: start.offset }),
-    };
-    return readResponse({ request, set }, { data: page.rows, meta }, { sparse: query.fields !== undefined });
-  }, {
-    detail: crudDetail(def, "list", parsers),
-    response: { 200: listEnvelope(recordSchema(def), `${def.singular}List`) },
-  });
+  app.get(
+    pathsOf(def).collection,
+    async ({ request, set, company, params }) => {
+      const query = parseQuery(request.url, parsers);
+      const { limit, start } = listWindow(query);
+      const filters = Object.fromEntries(
+        def.filters
+          .filter((name) => query[name] !== undefined)
+          .map((name) => [name, query[name] as number | string]),
+      );
+      const scope = await scopeOf(deps.db, def, company, params);
+      const page = await listRecords(deps.db, def, scope, {
+        limit,
+        start,
+        filters,
+        total: query.total !== false,
+        q: query.q as string | undefined,
+        status: query.status as string | undefined,
+        fields: (query.fields as string[] | undefined) ?? readableFieldNames(def),
+        updatedSince: query.updated_since as Date | undefined,
+        includeDeleted: query.include_deleted as boolean | undefined,
+      });
+      const meta = {
+        ...(page.total === undefined ? {} : { total: page.total }),
+        limit,
+        ...("afterId" in start
+          ? {
+              after_id: start.afterId,
+              ...(page.nextAfterId === undefined ? {} : { next_after_id: page.nextAfterId }),
+            }
+          : { offset: start.offset }),
+      };
+      return readResponse(
+        { request, set },
+        { data: page.rows, meta },
+        { sparse: query.fields !== undefined },
+      );
+    },
+    {
+      detail: crudDetail(def, "list", parsers),
+      response: { 200: listEnvelope(recordSchema(def), `${def.singular}List`) },
+    },
+  );
 }

@@ -10,7 +10,10 @@ import { pathsOf, type RouteDeps } from "./route-context.ts";
 import { updateRoute } from "./update-route.ts";
 import { upsertRoute } from "./upsert-route.ts";
 
-const OPERATION_ROUTES: Record<Operation, (app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps) => void> = {
+const OPERATION_ROUTES: Record<
+  Operation,
+  (app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps) => void
+> = {
   list: listRoute,
   get: getRoute,
   create: createRoute,

@@ -11,7 +11,12 @@ import { described, flagParam, parseQuery } from "../http/query.ts";
 import type { RequestContext } from "../http/request-context.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordExists, type Scope } from "../resources/store.ts";
-import { executeWrite, type WriteAttempt, type WriteOutcome, type WriteStore } from "../writes/execute-write.ts";
+import {
+  executeWrite,
+  type WriteAttempt,
+  type WriteOutcome,
+  type WriteStore,
+} from "../writes/execute-write.ts";
 import { fingerprintOf } from "../writes/fingerprint.ts";
 import { checkIdempotencyKey } from "../writes/idempotency.ts";
 
@@ -31,7 +36,9 @@ export interface ResourcePaths {
 }
 
 export function pathsOf(def: ResourceDefinition): ResourcePaths {
-  const collection = def.parent ? `/v1/${def.parent.resource.name}/:id/${def.name}` : `/v1/${def.name}`;
+  const collection = def.parent
+    ? `/v1/${def.parent.resource.name}/:id/${def.name}`
+    : `/v1/${def.name}`;
   const memberParam = def.parent?.memberParam ?? "id";
   return { collection, member: `${collection}/:${memberParam}`, memberParam };
 }
@@ -43,20 +50,42 @@ export function parseId(value: string | undefined, what: string): number {
 }
 
 /** The company, and for a sub-collection its parent, which must be a live record of the company. */
-export async function scopeOf(db: Executor, def: ResourceDefinition, company: Company, params: Record<string, string>, lock = false): Promise<Scope> {
+export async function scopeOf(
+  db: Executor,
+  def: ResourceDefinition,
+  company: Company,
+  params: Record<string, string>,
+  lock = false,
+): Promise<Scope> {
   if (!def.parent) return { companyId: company.id };
   const parent = def.parent.resource;
   const parentId = parseId(params.id, parent.singular.toLowerCase());
-  if (!(await recordExists(db, parent, company.id, parentId, { forUpdate: lock }))) throw notFound(parent.singular.toLowerCase(), parentId);
+  if (!(await recordExists(db, parent, company.id, parentId, { forUpdate: lock })))
+    throw notFound(parent.singular.toLowerCase(), parentId);
   return { companyId: company.id, parentId };
 }
 
 /** What every write may be refused for besides admission: its query, its Idempotency-Key. */
-export const WRITE_REFUSALS: readonly RefusalCode[] = ["invalid_query", "invalid_idempotency_key", "idempotency_key_reuse", "idempotency_in_progress"];
+export const WRITE_REFUSALS: readonly RefusalCode[] = [
+  "invalid_query",
+  "invalid_idempotency_key",
+  "idempotency_key_reuse",
+  "idempotency_in_progress",
+];
 /** What a write that takes a body may be refused for because of it. */
-export const BODY_REFUSALS: readonly RefusalCode[] = ["malformed_json", "payload_too_large", "unsupported_media_type", "validation_failed"];
+export const BODY_REFUSALS: readonly RefusalCode[] = [
+  "malformed_json",
+  "payload_too_large",
+  "unsupported_media_type",
+  "validation_failed",
+];
 
-export const writeParsers = { dry_run: described(flagParam, "`true` (or `1`) makes the request a dry-run, like the X-Dry-Run header.") };
+export const writeParsers = {
+  dry_run: described(
+    flagParam,
+    "`true` (or `1`) makes the request a dry-run, like the X-Dry-Run header.",
+  ),
+};
 
 /** What a write route hands runWrite of its request: the admitted company, the request and its context, and its answer's status and headers. */
 export interface WriteCall {
@@ -73,7 +102,10 @@ export interface WriteCall {
  * the key's fingerprint leaves it out. A replay goes back to the company (admission.refund).
  */
 export async function runWrite(
-  deps: RouteDeps, call: WriteCall, operation: (tx: WriteTransaction, body: unknown, attempt: WriteAttempt) => Promise<WriteOutcome>, options: { takesBody?: boolean } = {},
+  deps: RouteDeps,
+  call: WriteCall,
+  operation: (tx: WriteTransaction, body: unknown, attempt: WriteAttempt) => Promise<WriteOutcome>,
+  options: { takesBody?: boolean } = {},
 ): Promise<unknown> {
   const { company, request, ctx, set } = call;
   const read = (await readJsonBody(request)) ?? null;
@@ -82,16 +114,27 @@ export async function runWrite(
   // Refuses unknown parameters and a malformed dry_run; the dry-run itself is the context's.
   parseQuery(request.url, writeParsers);
   const key = ctx.idempotencyKey;
-  const answer = await executeWrite(deps.store, {
-    companyId: company.id, requestId: ctx.requestId, dryRun: ctx.dryRun, idempotencyKey: key,
-    fingerprint: key === undefined ? undefined : fingerprintOf(request.method, new URL(request.url).pathname, ctx.dryRun, body),
-  }, (tx, attempt) => operation(tx, body, attempt));
+  const answer = await executeWrite(
+    deps.store,
+    {
+      companyId: company.id,
+      requestId: ctx.requestId,
+      dryRun: ctx.dryRun,
+      idempotencyKey: key,
+      fingerprint:
+        key === undefined
+          ? undefined
+          : fingerprintOf(request.method, new URL(request.url).pathname, ctx.dryRun, body),
+    },
+    (tx, attempt) => operation(tx, body, attempt),
+  );
   if (answer.replayed) deps.admission.refund(company, ctx);
   // Committed by now: followers of the feed on this process need not wait for their next round.
   if (answer.events > 0) deps.waiters.committed(company.id);
   set.status = answer.status;
   Object.assign(set.headers, answer.headers);
   const data = (answer.body as { data?: { record?: unknown } } | undefined)?.data;
-  if (ctx.representation && typeof data?.record === "object") set.headers["preference-applied"] = "return=representation";
+  if (ctx.representation && typeof data?.record === "object")
+    set.headers["preference-applied"] = "return=representation";
   return answer.body;
 }

@@ -5,18 +5,34 @@ import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { updateRecordById } from "../writes/update.ts";
 import { crudDetail } from "./crud-docs.ts";
-import { parseId, pathsOf, runWrite, scopeOf, writeParsers, type RouteDeps } from "./route-context.ts";
+import {
+  parseId,
+  pathsOf,
+  runWrite,
+  scopeOf,
+  writeParsers,
+  type RouteDeps,
+} from "./route-context.ts";
 
 export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member, memberParam } = pathsOf(def);
-  app.patch(member, ({ company, request, ctx, set, params }) =>
-    runWrite(deps, { company, request, ctx, set }, async (tx, body) => updateRecordById(tx, {
-      def, company, body, dryRun: ctx.dryRun,
-      id: parseId((params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
-      scope: await scopeOf(tx.db, def, company, params, true),
-      ifMatch: ctx.ifMatch,
-    })), {
-    detail: crudDetail(def, "update", writeParsers),
-    response: { 200: updateResult(recordSchema(def)) },
-  });
+  app.patch(
+    member,
+    ({ company, request, ctx, set, params }) =>
+      runWrite(deps, { company, request, ctx, set }, async (tx, body) =>
+        updateRecordById(tx, {
+          def,
+          company,
+          body,
+          dryRun: ctx.dryRun,
+          id: parseId((params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
+          scope: await scopeOf(tx.db, def, company, params, true),
+          ifMatch: ctx.ifMatch,
+        }),
+      ),
+    {
+      detail: crudDetail(def, "update", writeParsers),
+      response: { 200: updateResult(recordSchema(def)) },
+    },
+  );
 }

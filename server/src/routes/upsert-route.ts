@@ -20,7 +20,14 @@ function externalIdOf(def: ResourceDefinition, request: Request): string {
   try {
     externalId = decodeURIComponent(pathname.slice(pathname.lastIndexOf("/") + 1));
   } catch {
-    throw invalidPathExternalId([{ field: "external_id", code: "invalid_text", message: "The external id in the path is not percent-encoded UTF-8 text: encode it once, e.g. with encodeURIComponent (the id 100% is sent as 100%25)." }]);
+    throw invalidPathExternalId([
+      {
+        field: "external_id",
+        code: "invalid_text",
+        message:
+          "The external id in the path is not percent-encoded UTF-8 text: encode it once, e.g. with encodeURIComponent (the id 100% is sent as 100%25).",
+      },
+    ]);
   }
   const { errors } = validateBody(def, { external_id: externalId }, true);
   if (errors.length > 0) throw invalidPathExternalId(errors);
@@ -29,17 +36,29 @@ function externalIdOf(def: ResourceDefinition, request: Request): string {
 
 export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { collection } = pathsOf(def);
-  app.put(`${collection}/by-external-id/:external_id`, ({ company, request, ctx, set }) =>
-    runWrite(deps, { company, request, ctx, set }, (tx, body) => upsertByExternalId(tx, deps.store.ids, {
-      def, company, body, dryRun: ctx.dryRun,
-      externalId: externalIdOf(def, request),
-      scope: { companyId: company.id },
-      ifMatch: ctx.ifMatch,
-      collection,
-      representation: ctx.representation,
-    })), {
-    detail: crudDetail(def, "upsert", writeParsers),
-    // A dry-run answers 200 with the preview of a create (DryRunCreated) or of an update.
-    response: { 201: createdResult(recordSchema(def)), 200: t.Union([updateResult(recordSchema(def)), DryRunCreatedResult]) },
-  });
+  app.put(
+    `${collection}/by-external-id/:external_id`,
+    ({ company, request, ctx, set }) =>
+      runWrite(deps, { company, request, ctx, set }, (tx, body) =>
+        upsertByExternalId(tx, deps.store.ids, {
+          def,
+          company,
+          body,
+          dryRun: ctx.dryRun,
+          externalId: externalIdOf(def, request),
+          scope: { companyId: company.id },
+          ifMatch: ctx.ifMatch,
+          collection,
+          representation: ctx.representation,
+        }),
+      ),
+    {
+      detail: crudDetail(def, "upsert", writeParsers),
+      // A dry-run answers 200 with the preview of a create (DryRunCreated) or of an update.
+      response: {
+        201: createdResult(recordSchema(def)),
+        200: t.Union([updateResult(recordSchema(def)), DryRunCreatedResult]),
+      },
+    },
+  );
 }

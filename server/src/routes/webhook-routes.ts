@@ -11,112 +11,357 @@ import { SUBSCRIPTIONS } from "../events/event-types.ts";
 import { EventTypeSchema } from "./event-routes.ts";
 import { timestampSchema } from "../resources/schemas.ts";
 import {
-  createEndpoint, deleteEndpoint, getEndpoint, listDeliveries, listEndpoints, rotateSecret, updateEndpoint,
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  rotateSecret,
+  updateEndpoint,
 } from "../webhooks/endpoints.ts";
-import { BODY_REFUSALS, parseId, runWrite, WRITE_REFUSALS, writeParsers, type RouteDeps, type WriteCall } from "./route-context.ts";
+import {
+  BODY_REFUSALS,
+  parseId,
+  runWrite,
+  WRITE_REFUSALS,
+  writeParsers,
+  type RouteDeps,
+  type WriteCall,
+} from "./route-context.ts";
 
 const PATH = "/v1/webhook-endpoints";
 const TAGS = ["webhooks"];
 
 const timestamp = timestampSchema();
-const Subscription = Type.String({ enum: [...SUBSCRIPTIONS], description: "An event type (`project.created`), every action on one resource (`project.*`), or every event (`*`).", title: "WebhookSubscription" });
+const Subscription = Type.String({
+  enum: [...SUBSCRIPTIONS],
+  description:
+    "An event type (`project.created`), every action on one resource (`project.*`), or every event (`*`).",
+  title: "WebhookSubscription",
+});
 const endpointProperties = {
   id: Type.Integer(),
-  url: Type.String({ description: "Where events are POSTed: https, or http to a private address when the server allows it." }),
-  events: Type.Array(Subscription, { description: "Event types: `project.created`, `project.*` (every action of one resource) or `*`." }),
+  url: Type.String({
+    description:
+      "Where events are POSTed: https, or http to a private address when the server allows it.",
+  }),
+  events: Type.Array(Subscription, {
+    description:
+      "Event types: `project.created`, `project.*` (every action of one resource) or `*`.",
+  }),
   description: t.Union([Type.String(), t.Null()]),
   enabled: Type.Boolean(),
   created_at: timestamp,
   updated_at: timestamp,
 };
-const Endpoint = Type.Object(endpointProperties, { additionalProperties: false, title: "WebhookEndpoint" });
-const EndpointWithSecret = Type.Object({
-  ...endpointProperties,
-  secret: Type.String({ description: "The signing secret (whsec_…). Shown only here: keep it." }),
-}, { additionalProperties: false, title: "WebhookEndpointWithSecret" });
-const DryRunWrite = Type.Object({ dry_run: Type.Literal(true) }, { additionalProperties: false, title: "WebhookDryRun" });
-const EndpointInput = Type.Object({
-  url: Type.String({ maxLength: 2048, examples: ["https://example.com/erp-hooks"] }),
-  events: Type.Array(Subscription, { minItems: 1, examples: [["project.*", "worker.updated"]] }),
-  description: Type.Optional(t.Union([Type.String({ maxLength: 500 }), t.Null()])),
-  enabled: Type.Optional(Type.Boolean({ default: true })),
-}, { additionalProperties: false, title: "WebhookEndpointCreate", examples: [{ url: "https://example.com/erp-hooks", events: ["project.*", "worker.updated"], description: "CRM sync", enabled: true }] });
-const EndpointPatch = Type.Partial(EndpointInput, { additionalProperties: false, title: "WebhookEndpointUpdate" });
-const Attempt = Type.Object({
-  attempted_at: timestamp,
-  status_code: t.Union([Type.Integer(), t.Null()], { description: "What the endpoint answered; null when it did not answer." }),
-  duration_ms: Type.Integer(),
-  error: t.Union([Type.String(), t.Null()]),
-}, { additionalProperties: false, title: "WebhookAttempt" });
-const Delivery = Type.Object({
-  id: Type.Integer(),
-  event_id: Type.String(),
-  event_type: EventTypeSchema,
-  status: Type.Union([Type.Literal("pending"), Type.Literal("delivered"), Type.Literal("failed"), Type.Literal("cancelled")]),
-  attempts: Type.Integer(),
-  next_attempt_at: t.Union([timestamp, t.Null()]),
-  delivered_at: t.Union([timestamp, t.Null()]),
-  created_at: timestamp,
-  attempt_log: Type.Array(Attempt),
-}, { additionalProperties: false, title: "WebhookDelivery" });
+const Endpoint = Type.Object(endpointProperties, {
+  additionalProperties: false,
+  title: "WebhookEndpoint",
+});
+const EndpointWithSecret = Type.Object(
+  {
+    ...endpointProperties,
+    secret: Type.String({ description: "The signing secret (whsec_…). Shown only here: keep it." }),
+  },
+  { additionalProperties: false, title: "WebhookEndpointWithSecret" },
+);
+const DryRunWrite = Type.Object(
+  { dry_run: Type.Literal(true) },
+  { additionalProperties: false, title: "WebhookDryRun" },
+);
+const EndpointInput = Type.Object(
+  {
+    url: Type.String({ maxLength: 2048, examples: ["https://example.com/erp-hooks"] }),
+    events: Type.Array(Subscription, { minItems: 1, examples: [["project.*", "worker.updated"]] }),
+    description: Type.Optional(t.Union([Type.String({ maxLength: 500 }), t.Null()])),
+    enabled: Type.Optional(Type.Boolean({ default: true })),
+  },
+  {
+    additionalProperties: false,
+    title: "WebhookEndpointCreate",
+    examples: [
+      {
+        url: "https://example.com/erp-hooks",
+        events: ["project.*", "worker.updated"],
+        description: "CRM sync",
+        enabled: true,
+      },
+    ],
+  },
+);
+const EndpointPatch = Type.Partial(EndpointInput, {
+  additionalProperties: false,
+  title: "WebhookEndpointUpdate",
+});
+const Attempt = Type.Object(
+  {
+    attempted_at: timestamp,
+    status_code: t.Union([Type.Integer(), t.Null()], {
+      description: "What the endpoint answered; null when it did not answer.",
+    }),
+    duration_ms: Type.Integer(),
+    error: t.Union([Type.String(), t.Null()]),
+  },
+  { additionalProperties: false, title: "WebhookAttempt" },
+);
+const Delivery = Type.Object(
+  {
+    id: Type.Integer(),
+    event_id: Type.String(),
+    event_type: EventTypeSchema,
+    status: Type.Union([
+      Type.Literal("pending"),
+      Type.Literal("delivered"),
+      Type.Literal("failed"),
+      Type.Literal("cancelled"),
+    ]),
+    attempts: Type.Integer(),
+    next_attempt_at: t.Union([timestamp, t.Null()]),
+    delivered_at: t.Union([timestamp, t.Null()]),
+    created_at: timestamp,
+    attempt_log: Type.Array(Attempt),
+  },
+  { additionalProperties: false, title: "WebhookDelivery" },
+);
 
-const item = (schema: TSchema, title: string) => Type.Object({ data: schema }, { additionalProperties: false, title });
+const item = (schema: TSchema, title: string) =>
+  Type.Object({ data: schema }, { additionalProperties: false, title });
 
 /** Runs `work` as a write; in a dry-run it is rolled back and answers what it would have done. */
-function write(deps: RouteDeps, call: WriteCall, status: number, work: (db: Executor, body: unknown) => Promise<unknown>, options?: { takesBody: false }) {
+function write(
+  deps: RouteDeps,
+  call: WriteCall,
+  status: number,
+  work: (db: Executor, body: unknown) => Promise<unknown>,
+  options?: { takesBody: false },
+) {
   // The answer is whatever the write produced; the route's response schemas say what that may be.
-  return runWrite(deps, call, async (tx, body) => {
-    const data = await work(tx.db, body);
-    return call.ctx.dryRun ? { status: 200, body: { data: { dry_run: true } } } : { status, body: { data } };
-  }, options) as Promise<never>;
+  return runWrite(
+    deps,
+    call,
+    async (tx, body) => {
+      const data = await work(tx.db, body);
+      return call.ctx.dryRun
+        ? { status: 200, body: { data: { dry_run: true } } }
+        : { status, body: { data } };
+    },
+    options,
+  ) as Promise<never>;
 }
 
 export function webhookRoutes(deps: RouteDeps) {
-  const memberId = (params: unknown): number => parseId((params as Record<string, string>).id, "webhook endpoint");
+  const memberId = (params: unknown): number =>
+    parseId((params as Record<string, string>).id, "webhook endpoint");
   const deliveryParsers = { limit: limitParam, offset: offsetParam };
   return admitted("webhooks", "api", deps.admission)
-    .get(PATH, async ({ company, request }) => {
-      parseQuery(request.url, {});
-      return { data: await listEndpoints(deps.db, company.id) };
-    }, {
-      detail: operationDetail({ operationId: "listWebhookEndpoints", summary: "List webhook endpoints", description: "The company's webhook endpoints, oldest first (secrets are never shown again).", tags: TAGS, refusals: ["invalid_query"], responses: { 200: { description: "Every endpoint." } } }),
-      response: { 200: Type.Object({ data: Type.Array(Endpoint) }, { additionalProperties: false, title: "WebhookEndpointList" }) },
-    })
-    .post(PATH, ({ company, request, ctx, set }) => write(deps, { company, request, ctx, set }, 201, (tx, body) => createEndpoint(tx, company.id, body)), {
-      detail: operationDetail({
-        operationId: "createWebhookEndpoint", summary: "Create a webhook endpoint",
-        description: "Every later event whose type matches `events` is POSTed to `url` as JSON (the event as in GET /v1/events) with `ERP-Event-Id` and `ERP-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff for 24 hours (at least 8 attempts). The answer carries the signing secret, once. URLs must be https to a public address: every address the host resolves to is checked when the endpoint is saved and again when each delivery connects, in every spelling (IPv4-mapped and -compatible IPv6, NAT64, 6to4, Teredo, the IANA special-purpose ranges), and a delivery connects only to an address so checked. Redirects are not followed (a 3xx is a failed attempt). http and private addresses only on servers run with WEBHOOK_ALLOW_PRIVATE=1. Deliveries to one endpoint never delay another's: each endpoint (and each company) has its own few sending slots, so a slow or dead receiver holds only its own.",
-        tags: TAGS, query: writeParsers, headers: ["IdempotencyKey", "XDryRun"], body: EndpointInput,
-        refusals: [...WRITE_REFUSALS, ...BODY_REFUSALS],
-        responses: { 201: { description: "Created, with its secret.", headers: ["IdempotentReplayed"] }, 200: { description: "Dry-run: it would be created." } },
-      }),
-      response: { 201: item(EndpointWithSecret, "WebhookEndpointCreated"), 200: item(DryRunWrite, "WebhookDryRunResult") },
-    })
-    .get(`${PATH}/:id`, async ({ company, params, request }) => {
-      parseQuery(request.url, {});
-      return { data: await getEndpoint(deps.db, company.id, memberId(params)) };
-    }, {
-      detail: operationDetail({ operationId: "getWebhookEndpoint", summary: "Get one webhook endpoint", description: "One endpoint, without its secret.", tags: TAGS, refusals: ["invalid_query", "not_found"], responses: { 200: { description: "The endpoint." } } }),
-      response: { 200: item(Endpoint, "WebhookEndpointItem") },
-    })
-    .patch(`${PATH}/:id`, ({ company, request, ctx, set, params }) => write(deps, { company, request, ctx, set }, 200, (tx, body) => updateEndpoint(tx, company.id, memberId(params), body)), {
-      detail: operationDetail({ operationId: "updateWebhookEndpoint", summary: "Update a webhook endpoint", description: "Changes the fields sent (url, events, description, enabled). A disabled endpoint is sent nothing; the events since it was disabled go out once it is enabled again.", tags: TAGS, query: writeParsers, headers: ["IdempotencyKey", "XDryRun"], body: EndpointPatch, refusals: [...WRITE_REFUSALS, ...BODY_REFUSALS, "not_found"], responses: { 200: { description: "The endpoint after the change (or `{dry_run: true}`).", headers: ["IdempotentReplayed"] } } }),
-      response: { 200: t.Union([item(Endpoint, "WebhookEndpointItem"), item(DryRunWrite, "WebhookDryRunResult")]) },
-    })
-    .delete(`${PATH}/:id`, ({ company, request, ctx, set, params }) => write(deps, { company, request, ctx, set }, 200, (tx) => deleteEndpoint(tx, company.id, memberId(params)), { takesBody: false }), {
-      detail: operationDetail({ operationId: "deleteWebhookEndpoint", summary: "Delete a webhook endpoint", description: "Nothing more is sent to it; its pending deliveries are cancelled.", tags: TAGS, query: writeParsers, headers: ["IdempotencyKey", "XDryRun"], refusals: [...WRITE_REFUSALS, "not_found"], responses: { 200: { description: "Deleted (or `{dry_run: true}`).", headers: ["IdempotentReplayed"] } } }),
-      response: { 200: t.Union([item(Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) }, { additionalProperties: false, title: "WebhookEndpointDeleted" }), "WebhookEndpointDeleteResult"), item(DryRunWrite, "WebhookDryRunResult")]) },
-    })
-    .post(`${PATH}/:id/rotate-secret`, ({ company, request, ctx, set, params }) => write(deps, { company, request, ctx, set }, 200, (tx) => rotateSecret(tx, company.id, memberId(params)), { takesBody: false }), {
-      detail: operationDetail({ operationId: "rotateWebhookSecret", summary: "Rotate a webhook endpoint's secret", description: "Makes a new signing secret, shown once in the answer; every delivery from now on is signed with it.", tags: TAGS, query: writeParsers, headers: ["IdempotencyKey", "XDryRun"], refusals: [...WRITE_REFUSALS, "not_found"], responses: { 200: { description: "The new secret.", headers: ["IdempotentReplayed"] } } }),
-      response: { 200: t.Union([item(Type.Object({ id: Type.Integer(), secret: Type.String() }, { additionalProperties: false, title: "WebhookSecret" }), "WebhookSecretResult"), item(DryRunWrite, "WebhookDryRunResult")]) },
-    })
-    .get(`${PATH}/:id/deliveries`, async ({ company, params, request }) => {
-      const { limit, offset } = pageWindow(parseQuery(request.url, deliveryParsers));
-      const page = await listDeliveries(deps.db, company.id, memberId(params), limit, offset);
-      return { data: page.data, meta: { total: page.total, limit, offset } };
-    }, {
-      detail: operationDetail({ operationId: "listWebhookDeliveries", summary: "The deliveries log of a webhook endpoint", description: "Newest first: each event sent (or being sent) to the endpoint, its status (pending, delivered, failed after 24 h of retries, cancelled) and every attempt with the status code and duration.", tags: TAGS, query: deliveryParsers, refusals: ["invalid_query", "not_found"], responses: { 200: { description: "A page of deliveries." } } }),
-      response: { 200: Type.Object({ data: Type.Array(Delivery), meta: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }, { additionalProperties: false }) }, { additionalProperties: false, title: "WebhookDeliveryList" }) },
-    });
+    .get(
+      PATH,
+      async ({ company, request }) => {
+        parseQuery(request.url, {});
+        return { data: await listEndpoints(deps.db, company.id) };
+      },
+      {
+        detail: operationDetail({
+          operationId: "listWebhookEndpoints",
+          summary: "List webhook endpoints",
+          description:
+            "The company's webhook endpoints, oldest first (secrets are never shown again).",
+          tags: TAGS,
+          refusals: ["invalid_query"],
+          responses: { 200: { description: "Every endpoint." } },
+        }),
+        response: {
+          200: Type.Object(
+            { data: Type.Array(Endpoint) },
+            { additionalProperties: false, title: "WebhookEndpointList" },
+          ),
+        },
+      },
+    )
+    .post(
+      PATH,
+      ({ company, request, ctx, set }) =>
+        write(deps, { company, request, ctx, set }, 201, (tx, body) =>
+          createEndpoint(tx, company.id, body),
+        ),
+      {
+        detail: operationDetail({
+          operationId: "createWebhookEndpoint",
+          summary: "Create a webhook endpoint",
+          description:
+            'Every later event whose type matches `events` is POSTed to `url` as JSON (the event as in GET /v1/events) with `ERP-Event-Id` and `ERP-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff for 24 hours (at least 8 attempts). The answer carries the signing secret, once. URLs must be https to a public address: every address the host resolves to is checked when the endpoint is saved and again when each delivery connects, in every spelling (IPv4-mapped and -compatible IPv6, NAT64, 6to4, Teredo, the IANA special-purpose ranges), and a delivery connects only to an address so checked. Redirects are not followed (a 3xx is a failed attempt). http and private addresses only on servers run with WEBHOOK_ALLOW_PRIVATE=1. Deliveries to one endpoint never delay another\'s: each endpoint (and each company) has its own few sending slots, so a slow or dead receiver holds only its own.',
+          tags: TAGS,
+          query: writeParsers,
+          headers: ["IdempotencyKey", "XDryRun"],
+          body: EndpointInput,
+          refusals: [...WRITE_REFUSALS, ...BODY_REFUSALS],
+          responses: {
+            201: { description: "Created, with its secret.", headers: ["IdempotentReplayed"] },
+            200: { description: "Dry-run: it would be created." },
+          },
+        }),
+        response: {
+          201: item(EndpointWithSecret, "WebhookEndpointCreated"),
+          200: item(DryRunWrite, "WebhookDryRunResult"),
+        },
+      },
+    )
+    .get(
+      `${PATH}/:id`,
+      async ({ company, params, request }) => {
+        parseQuery(request.url, {});
+        return { data: await getEndpoint(deps.db, company.id, memberId(params)) };
+      },
+      {
+        detail: operationDetail({
+          operationId: "getWebhookEndpoint",
+          summary: "Get one webhook endpoint",
+          description: "One endpoint, without its secret.",
+          tags: TAGS,
+          refusals: ["invalid_query", "not_found"],
+          responses: { 200: { description: "The endpoint." } },
+        }),
+        response: { 200: item(Endpoint, "WebhookEndpointItem") },
+      },
+    )
+    .patch(
+      `${PATH}/:id`,
+      ({ company, request, ctx, set, params }) =>
+        write(deps, { company, request, ctx, set }, 200, (tx, body) =>
+          updateEndpoint(tx, company.id, memberId(params), body),
+        ),
+      {
+        detail: operationDetail({
+          operationId: "updateWebhookEndpoint",
+          summary: "Update a webhook endpoint",
+          description:
+            "Changes the fields sent (url, events, description, enabled). A disabled endpoint is sent nothing; the events since it was disabled go out once it is enabled again.",
+          tags: TAGS,
+          query: writeParsers,
+          headers: ["IdempotencyKey", "XDryRun"],
+          body: EndpointPatch,
+          refusals: [...WRITE_REFUSALS, ...BODY_REFUSALS, "not_found"],
+          responses: {
+            200: {
+              description: "The endpoint after the change (or `{dry_run: true}`).",
+              headers: ["IdempotentReplayed"],
+            },
+          },
+        }),
+        response: {
+          200: t.Union([
+            item(Endpoint, "WebhookEndpointItem"),
+            item(DryRunWrite, "WebhookDryRunResult"),
+          ]),
+        },
+      },
+    )
+    .delete(
+      `${PATH}/:id`,
+      ({ company, request, ctx, set, params }) =>
+        write(
+          deps,
+          { company, request, ctx, set },
+          200,
+          (tx) => deleteEndpoint(tx, company.id, memberId(params)),
+          { takesBody: false },
+        ),
+      {
+        detail: operationDetail({
+          operationId: "deleteWebhookEndpoint",
+          summary: "Delete a webhook endpoint",
+          description: "Nothing more is sent to it; its pending deliveries are cancelled.",
+          tags: TAGS,
+          query: writeParsers,
+          headers: ["IdempotencyKey", "XDryRun"],
+          refusals: [...WRITE_REFUSALS, "not_found"],
+          responses: {
+            200: {
+              description: "Deleted (or `{dry_run: true}`).",
+              headers: ["IdempotentReplayed"],
+            },
+          },
+        }),
+        response: {
+          200: t.Union([
+            item(
+              Type.Object(
+                { id: Type.Integer(), deleted: Type.Literal(true) },
+                { additionalProperties: false, title: "WebhookEndpointDeleted" },
+              ),
+              "WebhookEndpointDeleteResult",
+            ),
+            item(DryRunWrite, "WebhookDryRunResult"),
+          ]),
+        },
+      },
+    )
+    .post(
+      `${PATH}/:id/rotate-secret`,
+      ({ company, request, ctx, set, params }) =>
+        write(
+          deps,
+          { company, request, ctx, set },
+          200,
+          (tx) => rotateSecret(tx, company.id, memberId(params)),
+          { takesBody: false },
+        ),
+      {
+        detail: operationDetail({
+          operationId: "rotateWebhookSecret",
+          summary: "Rotate a webhook endpoint's secret",
+          description:
+            "Makes a new signing secret, shown once in the answer; every delivery from now on is signed with it.",
+          tags: TAGS,
+          query: writeParsers,
+          headers: ["IdempotencyKey", "XDryRun"],
+          refusals: [...WRITE_REFUSALS, "not_found"],
+          responses: { 200: { description: "The new secret.", headers: ["IdempotentReplayed"] } },
+        }),
+        response: {
+          200: t.Union([
+            item(
+              Type.Object(
+                { id: Type.Integer(), secret: Type.String() },
+                { additionalProperties: false, title: "WebhookSecret" },
+              ),
+              "WebhookSecretResult",
+            ),
+            item(DryRunWrite, "WebhookDryRunResult"),
+          ]),
+        },
+      },
+    )
+    .get(
+      `${PATH}/:id/deliveries`,
+      async ({ company, params, request }) => {
+        const { limit, offset } = pageWindow(parseQuery(request.url, deliveryParsers));
+        const page = await listDeliveries(deps.db, company.id, memberId(params), limit, offset);
+        return { data: page.data, meta: { total: page.total, limit, offset } };
+      },
+      {
+        detail: operationDetail({
+          operationId: "listWebhookDeliveries",
+          summary: "The deliveries log of a webhook endpoint",
+          description:
+            "Newest first: each event sent (or being sent) to the endpoint, its status (pending, delivered, failed after 24 h of retries, cancelled) and every attempt with the status code and duration.",
+          tags: TAGS,
+          query: deliveryParsers,
+          refusals: ["invalid_query", "not_found"],
+          responses: { 200: { description: "A page of deliveries." } },
+        }),
+        response: {
+          200: Type.Object(
+            {
+              data: Type.Array(Delivery),
+              meta: Type.Object(
+                { total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+                { additionalProperties: false },
+              ),
+            },
+            { additionalProperties: false, title: "WebhookDeliveryList" },
+          ),
+        },
+      },
+    );
 }

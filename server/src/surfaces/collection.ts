@@ -58,15 +58,32 @@ function item(spec: RequestSpec): Json {
   const built = {
     name: spec.name,
     event: [
-      ...(spec.guard?.reset ? [{ listen: "prerequest", script: { type: "text/javascript", exec: [`pm.collectionVariables.unset("${spec.guard.flag}");`] } }] : []),
+      ...(spec.guard?.reset
+        ? [
+            {
+              listen: "prerequest",
+              script: {
+                type: "text/javascript",
+                exec: [`pm.collectionVariables.unset("${spec.guard.flag}");`],
+              },
+            },
+          ]
+        : []),
       { listen: "test", script: { type: "text/javascript", exec: guardedTests(spec) } },
     ],
     request: {
       method: spec.method,
       ...(spec.public ? { auth: { type: "noauth" } } : {}),
       header: [...(spec.body ? [JSON_HEADER] : []), ...(spec.headers ?? [])],
-      ...(spec.body ? { body: { mode: "raw", raw: spec.body, options: { raw: { language: "json" } } } } : {}),
-      url: { raw, host: ["{{baseUrl}}"], path: spec.path.split("/").filter(Boolean), ...(query.length ? { query } : {}) },
+      ...(spec.body
+        ? { body: { mode: "raw", raw: spec.body, options: { raw: { language: "json" } } } }
+        : {}),
+      url: {
+        raw,
+        host: ["{{baseUrl}}"],
+        path: spec.path.split("/").filter(Boolean),
+        ...(query.length ? { query } : {}),
+      },
       ...(spec.description ? { description: spec.description } : {}),
     },
   };
@@ -83,7 +100,10 @@ function bodyText(body: Record<string, unknown>): string {
 }
 
 /** The example create body, with required references pointing at records made earlier. */
-function createBody(def: ResourceDefinition, refVariable: (field: string) => string): Record<string, unknown> {
+function createBody(
+  def: ResourceDefinition,
+  refVariable: (field: string) => string,
+): Record<string, unknown> {
   const body = createExample(def);
   for (const [field, spec] of Object.entries(def.fields)) {
     if (spec.type === "ref" && field in body) body[field] = `{{${refVariable(field)}}}`;
@@ -92,20 +112,29 @@ function createBody(def: ResourceDefinition, refVariable: (field: string) => str
 }
 
 /** Requests that make a record to stand on (a parent, a required reference) and remove it after. */
-function supportingRecord(def: ResourceDefinition, variable: string): { create: Json; remove: Json } {
+function supportingRecord(
+  def: ResourceDefinition,
+  variable: string,
+): { create: Json; remove: Json } {
   return {
     create: item({
       name: `Create ${withArticle(def.singular.toLowerCase())} to work with`,
       method: "POST",
       path: `/v1/${def.name}`,
       body: bodyText(createBody(def, () => "")),
-      tests: [expectStatus(201), `pm.collectionVariables.set("${variable}", pm.response.json().data.id);`],
+      tests: [
+        expectStatus(201),
+        `pm.collectionVariables.set("${variable}", pm.response.json().data.id);`,
+      ],
     }),
     remove: item({
       name: `Delete that ${def.singular.toLowerCase()}`,
       method: "DELETE",
       path: `/v1/${def.name}/{{${variable}}}`,
-      tests: [expectStatus(200), `pm.test("deleted", function () { pm.expect(pm.response.json().data.deleted).to.eql(true); });`],
+      tests: [
+        expectStatus(200),
+        `pm.test("deleted", function () { pm.expect(pm.response.json().data.deleted).to.eql(true); });`,
+      ],
     }),
   };
 }
@@ -127,79 +156,114 @@ function resourceFolder(def: ResourceDefinition): Json {
     collection = `/v1/${parent.name}/{{${prefix}_${parent.name}_id}}/${def.name}`;
   }
   for (const [field, spec] of Object.entries(def.fields)) {
-    if (spec.type === "ref" && def.required.includes(field)) support(spec.target, `${prefix}_${field}`);
+    if (spec.type === "ref" && def.required.includes(field))
+      support(spec.target, `${prefix}_${field}`);
   }
   const member = `${collection}/{{${idVariable}}}`;
   const what = def.singular.toLowerCase();
   const steps: Json[] = [];
   const has = (operation: string) => def.operations.includes(operation as never);
   if (has("create")) {
-    steps.push(item({
-      name: `Create ${withArticle(what)}`,
-      method: "POST",
-      path: collection,
-      body: bodyText(createBody(def, (field) => `${prefix}_${field}`)),
-      headers: [{ key: "Idempotency-Key", value: "{{$guid}}" }],
-      tests: [
-        expectStatus(201),
-        `pm.test("created", function () { pm.expect(pm.response.json().data.created).to.eql(true); pm.response.to.have.header("Location"); });`,
-        `pm.collectionVariables.set("${idVariable}", pm.response.json().data.id);`,
-      ],
-    }));
+    steps.push(
+      item({
+        name: `Create ${withArticle(what)}`,
+        method: "POST",
+        path: collection,
+        body: bodyText(createBody(def, (field) => `${prefix}_${field}`)),
+        headers: [{ key: "Idempotency-Key", value: "{{$guid}}" }],
+        tests: [
+          expectStatus(201),
+          `pm.test("created", function () { pm.expect(pm.response.json().data.created).to.eql(true); pm.response.to.have.header("Location"); });`,
+          `pm.collectionVariables.set("${idVariable}", pm.response.json().data.id);`,
+        ],
+      }),
+    );
   }
   if (has("list")) {
-    steps.push(item({
-      name: `List ${def.name}`,
-      method: "GET",
-      path: collection,
-      query: [{ key: "limit", value: "10" }],
-      tests: [expectStatus(200), `pm.test("a page with meta.total", function () { const body = pm.response.json(); pm.expect(body.data).to.be.an("array"); pm.expect(body.meta.total).to.be.at.least(1); });`],
-    }));
-    steps.push(item({
-      name: `List ${def.name} by after_id, without the total`,
-      method: "GET",
-      path: collection,
-      query: [{ key: "after_id", value: "0" }, { key: "limit", value: "10" }, { key: "total", value: "false" }],
-      description: "The first page of seek paging: pass meta.next_after_id as after_id for the next page, until a page has none. Each page costs the same however deep it is.",
-      tests: [expectStatus(200), `pm.test("an after_id page: next_after_id is the last id shown, absent on the last page", function () { const body = pm.response.json(); pm.expect(body.data.length).to.be.at.least(1); pm.expect(body.meta).to.not.have.property("total"); pm.expect(body.meta.after_id).to.eql(0); if (body.meta.next_after_id !== undefined) pm.expect(body.meta.next_after_id).to.eql(body.data[body.data.length - 1].id); });`],
-    }));
+    steps.push(
+      item({
+        name: `List ${def.name}`,
+        method: "GET",
+        path: collection,
+        query: [{ key: "limit", value: "10" }],
+        tests: [
+          expectStatus(200),
+          `pm.test("a page with meta.total", function () { const body = pm.response.json(); pm.expect(body.data).to.be.an("array"); pm.expect(body.meta.total).to.be.at.least(1); });`,
+        ],
+      }),
+    );
+    steps.push(
+      item({
+        name: `List ${def.name} by after_id, without the total`,
+        method: "GET",
+        path: collection,
+        query: [
+          { key: "after_id", value: "0" },
+          { key: "limit", value: "10" },
+          { key: "total", value: "false" },
+        ],
+        description:
+          "The first page of seek paging: pass meta.next_after_id as after_id for the next page, until a page has none. Each page costs the same however deep it is.",
+        tests: [
+          expectStatus(200),
+          `pm.test("an after_id page: next_after_id is the last id shown, absent on the last page", function () { const body = pm.response.json(); pm.expect(body.data.length).to.be.at.least(1); pm.expect(body.meta).to.not.have.property("total"); pm.expect(body.meta.after_id).to.eql(0); if (body.meta.next_after_id !== undefined) pm.expect(body.meta.next_after_id).to.eql(body.data[body.data.length - 1].id); });`,
+        ],
+      }),
+    );
   }
   if (has("get")) {
-    steps.push(item({
-      name: `Get the ${what}`,
-      method: "GET",
-      path: member,
-      tests: [
-        expectStatus(200),
-        `pm.test("the created record", function () { pm.expect(pm.response.json().data.id).to.eql(pm.collectionVariables.get("${idVariable}")); });`,
-        `pm.collectionVariables.set("${prefix}_etag", pm.response.headers.get("ETag"));`,
-      ],
-    }));
+    steps.push(
+      item({
+        name: `Get the ${what}`,
+        method: "GET",
+        path: member,
+        tests: [
+          expectStatus(200),
+          `pm.test("the created record", function () { pm.expect(pm.response.json().data.id).to.eql(pm.collectionVariables.get("${idVariable}")); });`,
+          `pm.collectionVariables.set("${prefix}_etag", pm.response.headers.get("ETag"));`,
+        ],
+      }),
+    );
   }
   if (has("update")) {
-    steps.push(item({
-      name: `Update the ${what}`,
-      method: "PATCH",
-      path: member,
-      body: bodyText(updateExample(def)),
-      headers: has("get") ? [{ key: "If-Match", value: `{{${prefix}_etag}}` }] : [],
-      tests: [expectStatus(200), `pm.test("updated", function () { pm.expect(pm.response.json().data.updated).to.eql(true); });`],
-    }));
+    steps.push(
+      item({
+        name: `Update the ${what}`,
+        method: "PATCH",
+        path: member,
+        body: bodyText(updateExample(def)),
+        headers: has("get") ? [{ key: "If-Match", value: `{{${prefix}_etag}}` }] : [],
+        tests: [
+          expectStatus(200),
+          `pm.test("updated", function () { pm.expect(pm.response.json().data.updated).to.eql(true); });`,
+        ],
+      }),
+    );
   }
   if (has("delete")) {
-    steps.push(item({
-      name: `Dry-run delete the ${what}`,
-      method: "DELETE",
-      path: member,
-      headers: [{ key: "X-Dry-Run", value: "1" }],
-      tests: [expectStatus(200), `pm.test("a soft delete, previewed", function () { const data = pm.response.json().data; pm.expect(data.dry_run).to.eql(true); pm.expect(data.deleted).to.eql(false); pm.expect(data.mode).to.eql("soft"); });`],
-    }));
-    steps.push(item({
-      name: `Delete the ${what}`,
-      method: "DELETE",
-      path: member,
-      tests: [expectStatus(200), `pm.test("deleted", function () { pm.expect(pm.response.json().data.deleted).to.eql(true); });`],
-    }));
+    steps.push(
+      item({
+        name: `Dry-run delete the ${what}`,
+        method: "DELETE",
+        path: member,
+        headers: [{ key: "X-Dry-Run", value: "1" }],
+        tests: [
+          expectStatus(200),
+          `pm.test("a soft delete, previewed", function () { const data = pm.response.json().data; pm.expect(data.dry_run).to.eql(true); pm.expect(data.deleted).to.eql(false); pm.expect(data.mode).to.eql("soft"); });`,
+        ],
+      }),
+    );
+    steps.push(
+      item({
+        name: `Delete the ${what}`,
+        method: "DELETE",
+        path: member,
+        tests: [
+          expectStatus(200),
+          `pm.test("deleted", function () { pm.expect(pm.response.json().data.deleted).to.eql(true); });`,
+        ],
+      }),
+    );
   }
   const items = [...before, ...steps, ...after];
   const needs = [...new Set([def.addon, ...(def.parent ? [def.parent.resource.addon] : [])])];
@@ -207,7 +271,9 @@ function resourceFolder(def: ResourceDefinition): Json {
   return {
     name: def.parent ? `${def.parent.resource.name} ${def.name}` : def.name,
     description: `${def.description} Prerequisite: the company ${prerequisite}; without it the folder's requests answer 402 and its tests report them as skipped.`,
-    item: items.map((entry, index) => guardItem(entry, { flag: `${prefix}_skipped`, prerequisite, reset: index === 0 })),
+    item: items.map((entry, index) =>
+      guardItem(entry, { flag: `${prefix}_skipped`, prerequisite, reset: index === 0 }),
+    ),
   };
 }
 
@@ -221,7 +287,8 @@ function guardItem(entry: Json, guard: NonNullable<RequestSpec["guard"]>): Json 
 function eventsFolder(): Json {
   return {
     name: "events",
-    description: "Following the change feed live: `after=latest` gives the cursor of the newest event, and `wait` long-polls from it (here 1 s, up to 30): the answer comes as soon as an event commits, else empty.",
+    description:
+      "Following the change feed live: `after=latest` gives the cursor of the newest event, and `wait` long-polls from it (here 1 s, up to 30): the answer comes as soon as an event commits, else empty.",
     item: [
       item({
         name: "Start at the newest event",
@@ -238,8 +305,14 @@ function eventsFolder(): Json {
         name: "Wait for the next event",
         method: "GET",
         path: "/v1/events",
-        query: [{ key: "after", value: "{{events_cursor}}" }, { key: "wait", value: "1" }],
-        tests: [expectStatus(200), `pm.test("a page of the events after the cursor", function () { pm.expect(pm.response.json().data).to.be.an("array"); });`],
+        query: [
+          { key: "after", value: "{{events_cursor}}" },
+          { key: "wait", value: "1" },
+        ],
+        tests: [
+          expectStatus(200),
+          `pm.test("a page of the events after the cursor", function () { pm.expect(pm.response.json().data).to.be.an("array"); });`,
+        ],
       }),
     ],
   };
@@ -254,10 +327,21 @@ function readFolders(document: Json, covered: Set<string>): Json[] {
     const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
     const tag = operation.tags?.[0] ?? "other";
     const requests = folders.get(tag) ?? [];
-    requests.push(item({
-      name: operation.summary ?? path, method: "GET", path, public: isPublic, tests: [expectStatus(200)], description: operation.description,
-      guard: { flag: `${path.replace(/[^a-z]+/g, "_")}_skipped`, prerequisite: "needs the add-on this list belongs to", reset: true },
-    }));
+    requests.push(
+      item({
+        name: operation.summary ?? path,
+        method: "GET",
+        path,
+        public: isPublic,
+        tests: [expectStatus(200)],
+        description: operation.description,
+        guard: {
+          flag: `${path.replace(/[^a-z]+/g, "_")}_skipped`,
+          prerequisite: "needs the add-on this list belongs to",
+          reset: true,
+        },
+      }),
+    );
     folders.set(tag, requests);
   }
   return [...folders].map(([name, requests]) => ({ name, item: requests }));
@@ -265,7 +349,10 @@ function readFolders(document: Json, covered: Set<string>): Json[] {
 
 export function collectionDocument(document: Json, serverUrl: string): Json {
   const definitions = [...RESOURCES, ...SUB_RESOURCES];
-  const covered = new Set([...definitions.map((def) => pathsOf(def).collection.replace(/:([^/]+)/g, "{$1}")), "/v1/events"]);
+  const covered = new Set([
+    ...definitions.map((def) => pathsOf(def).collection.replace(/:([^/]+)/g, "{$1}")),
+    "/v1/events",
+  ]);
   return {
     info: {
       name: document.info.title,
@@ -274,23 +361,50 @@ export function collectionDocument(document: Json, serverUrl: string): Json {
     },
     auth: { type: "bearer", bearer: [{ key: "token", value: "{{token}}", type: "string" }] },
     variable: [
-      { key: "baseUrl", value: serverUrl, type: "string", description: "The API's address, as this server was reached (X-Forwarded-Proto/-Host behind a proxy)." },
-      { key: "token", value: "", type: "string", description: "An API token (erp_…) of the company to run as; the requests send it as a Bearer token." },
+      {
+        key: "baseUrl",
+        value: serverUrl,
+        type: "string",
+        description:
+          "The API's address, as this server was reached (X-Forwarded-Proto/-Host behind a proxy).",
+      },
+      {
+        key: "token",
+        value: "",
+        type: "string",
+        description:
+          "An API token (erp_…) of the company to run as; the requests send it as a Bearer token.",
+      },
     ],
     item: [...definitions.map(resourceFolder), eventsFolder(), ...readFolders(document, covered)],
   };
 }
 
-const CollectionSchema = Type.Object({
-  info: Type.Object({ name: Type.String(), schema: Type.String() }, open),
-  item: Type.Array(Type.Object({}, open)),
-}, { ...open, title: "Collection", description: "An API-client collection, format 2.1 (https://schema.getpostman.com/json/collection/v2.1.0/collection.json)." });
+const CollectionSchema = Type.Object(
+  {
+    info: Type.Object({ name: Type.String(), schema: Type.String() }, open),
+    item: Type.Array(Type.Object({}, open)),
+  },
+  {
+    ...open,
+    title: "Collection",
+    description:
+      "An API-client collection, format 2.1 (https://schema.getpostman.com/json/collection/v2.1.0/collection.json).",
+  },
+);
 
 export function collectionRoutes(app: AnyElysia) {
-  return specificationRoute("collection", "/v1/collection.json", {
-    operationId: "getCollection",
-    summary: "API-client collection",
-    description: "Collection format 2.1, built from the same routes on every request. Set the variables `baseUrl` and `token`; each resource folder creates a record, lists (by offset and by after_id), reads, updates, dry-run deletes and deletes it. No token, not metered.",
-    responses: { 200: { description: "The collection." } },
-  }, (request) => collectionDocument(openApiDocument(app), publicOrigin(request)), CollectionSchema);
+  return specificationRoute(
+    "collection",
+    "/v1/collection.json",
+    {
+      operationId: "getCollection",
+      summary: "API-client collection",
+      description:
+        "Collection format 2.1, built from the same routes on every request. Set the variables `baseUrl` and `token`; each resource folder creates a record, lists (by offset and by after_id), reads, updates, dry-run deletes and deletes it. No token, not metered.",
+      responses: { 200: { description: "The collection." } },
+    },
+    (request) => collectionDocument(openApiDocument(app), publicOrigin(request)),
+    CollectionSchema,
+  );
 }

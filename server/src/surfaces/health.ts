@@ -11,30 +11,41 @@ import { operationDetail } from "../http/operation-docs.ts";
 const HEALTH_BUDGET_MS = 2_000;
 
 export function healthRoutes(db: Database) {
-  return new Elysia({ name: "health" }).get("/healthz", async () => {
-    const started = performance.now();
-    try {
-      await withDatabaseBudget(() => db.execute(sql`SELECT 1`), HEALTH_BUDGET_MS);
-    } catch {
-      throw databaseUnavailable();
-    }
-    return { status: "ok" as const, database: "up" as const, database_ms: Math.round(performance.now() - started) };
-  }, {
-    detail: operationDetail({
-      operationId: "getHealth",
-      summary: "Health check",
-      description: `Liveness and the database's state: 200 when a round trip to the database succeeds within ${HEALTH_BUDGET_MS / 1000} s, else 503 database_unavailable (with Retry-After) within that time. Needs no token and is not metered.`,
-      tags: ["health"],
-      public: true,
-      responses: { 200: { description: "The server and its database answer." } },
-      refusals: ["database_unavailable"],
-    }),
-    response: {
-      200: Type.Object({
-        status: Type.Literal("ok"),
-        database: Type.Literal("up"),
-        database_ms: Type.Integer({ description: "How long the database round trip took." }),
-      }, { additionalProperties: false, title: "Health" }),
+  return new Elysia({ name: "health" }).get(
+    "/healthz",
+    async () => {
+      const started = performance.now();
+      try {
+        await withDatabaseBudget(() => db.execute(sql`SELECT 1`), HEALTH_BUDGET_MS);
+      } catch {
+        throw databaseUnavailable();
+      }
+      return {
+        status: "ok" as const,
+        database: "up" as const,
+        database_ms: Math.round(performance.now() - started),
+      };
     },
-  });
+    {
+      detail: operationDetail({
+        operationId: "getHealth",
+        summary: "Health check",
+        description: `Liveness and the database's state: 200 when a round trip to the database succeeds within ${HEALTH_BUDGET_MS / 1000} s, else 503 database_unavailable (with Retry-After) within that time. Needs no token and is not metered.`,
+        tags: ["health"],
+        public: true,
+        responses: { 200: { description: "The server and its database answer." } },
+        refusals: ["database_unavailable"],
+      }),
+      response: {
+        200: Type.Object(
+          {
+            status: Type.Literal("ok"),
+            database: Type.Literal("up"),
+            database_ms: Type.Integer({ description: "How long the database round trip took." }),
+          },
+          { additionalProperties: false, title: "Health" },
+        ),
+      },
+    },
+  );
 }

@@ -5,22 +5,37 @@ import { publicOrigin } from "../http/origin.ts";
 import { documentText, openApiDocument } from "./openapi-document.ts";
 import { open, specificationRoute } from "./specification-route.ts";
 
-const OpenApiDocumentSchema = Type.Object({
-  openapi: Type.String(),
-  info: Type.Object({ title: Type.String(), version: Type.String() }, open),
-  paths: Type.Record(Type.String(), Type.Object({}, open)),
-  components: Type.Object({}, open),
-}, { ...open, title: "OpenApiDocument", description: "An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.1)." });
+const OpenApiDocumentSchema = Type.Object(
+  {
+    openapi: Type.String(),
+    info: Type.Object({ title: Type.String(), version: Type.String() }, open),
+    paths: Type.Record(Type.String(), Type.Object({}, open)),
+    components: Type.Object({}, open),
+  },
+  {
+    ...open,
+    title: "OpenApiDocument",
+    description: "An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.1).",
+  },
+);
 
 /** `app` is the whole application: the document describes every route it serves when asked. */
 export function openApiRoutes(app: AnyElysia) {
-  return specificationRoute("openapi", "/v1/openapi.json", {
-    operationId: "getOpenApiDocument",
-    summary: "This OpenAPI document",
-    description: "Generated from the routes the server serves, on every request. No token, not metered.",
-    responses: { 200: { description: "The OpenAPI 3.1 document." } },
-  },
-  // As text: only the text can list a create's 201 before its dry-run's 200 (documentText).
-  (request) => new Response(documentText(openApiDocument(app, publicOrigin(request))), { headers: { "content-type": "application/json" } }),
-  OpenApiDocumentSchema);
+  return specificationRoute(
+    "openapi",
+    "/v1/openapi.json",
+    {
+      operationId: "getOpenApiDocument",
+      summary: "This OpenAPI document",
+      description:
+        "Generated from the routes the server serves, on every request. No token, not metered.",
+      responses: { 200: { description: "The OpenAPI 3.1 document." } },
+    },
+    // As text: only the text can list a create's 201 before its dry-run's 200 (documentText).
+    (request) =>
+      new Response(documentText(openApiDocument(app, publicOrigin(request))), {
+        headers: { "content-type": "application/json" },
+      }),
+    OpenApiDocumentSchema,
+  );
 }

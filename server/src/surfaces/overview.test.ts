@@ -5,13 +5,26 @@ import { ALL_RESOURCES, RESOURCES, SUB_RESOURCES } from "../resources/registry.t
 import { OVERVIEW } from "./overview.ts";
 
 const paragraphs = OVERVIEW.split("\n\n").map((paragraph) => paragraph.replace(/\s+/g, " "));
-const named = (paragraph: string, names: string[]): string[] => names.filter((name) => !paragraph.includes(name.replace(/-/g, " ")));
+const named = (paragraph: string, names: string[]): string[] =>
+  names.filter((name) => !paragraph.includes(name.replace(/-/g, " ")));
 
 test("the first paragraph names every collection of records", () => {
-  expect(named(paragraphs[0]!, [...RESOURCES, ...SUB_RESOURCES].map((def) => def.name))).toEqual([]);
+  expect(
+    named(
+      paragraphs[0]!,
+      [...RESOURCES, ...SUB_RESOURCES].map((def) => def.name),
+    ),
+  ).toEqual([]);
 });
 
 test("the add-on paragraph names every resource that needs an add-on besides the API's", () => {
-  const addons = paragraphs.find((paragraph) => paragraph.startsWith("## Authentication and add-ons"))!;
-  expect(named(addons, ALL_RESOURCES.filter((def) => def.addon !== "api").map((def) => def.name))).toEqual([]);
+  const addons = paragraphs.find((paragraph) =>
+    paragraph.startsWith("## Authentication and add-ons"),
+  )!;
+  expect(
+    named(
+      addons,
+      ALL_RESOURCES.filter((def) => def.addon !== "api").map((def) => def.name),
+    ),
+  ).toEqual([]);
 });

@@ -7,7 +7,13 @@ import { operationDetail, type OperationDoc } from "../http/operation-docs.ts";
 /** For the schemas of documents whose members are not all spelled out. */
 export const open = { additionalProperties: true };
 
-export function specificationRoute(name: string, path: string, doc: Omit<OperationDoc, "tags" | "public">, answer: (request: Request) => unknown, schema?: TSchema) {
+export function specificationRoute(
+  name: string,
+  path: string,
+  doc: Omit<OperationDoc, "tags" | "public">,
+  answer: (request: Request) => unknown,
+  schema?: TSchema,
+) {
   return new Elysia({ name: `surface:${name}` }).get(path, ({ request }) => answer(request), {
     detail: operationDetail({ ...doc, tags: ["specification"], public: true }),
     ...(schema ? { response: { 200: schema } } : {}),

@@ -16,7 +16,12 @@ function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
   const bytes = address.toByteArray();
   const range = address.range();
   // ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (RFC 6145), ::a.b.c.d (compatible, deprecated).
-  if (range === "ipv4Mapped" || range === "rfc6145" || bytes.slice(0, 12).every((byte) => byte === 0)) return [ipv4At(bytes, 12)];
+  if (
+    range === "ipv4Mapped" ||
+    range === "rfc6145" ||
+    bytes.slice(0, 12).every((byte) => byte === 0)
+  )
+    return [ipv4At(bytes, 12)];
   if (address.match(NAT64_WELL_KNOWN)) return [ipv4At(bytes, 12)];
   // 2002:AABB:CCDD::/48 relays to AA.BB.CC.DD.
   if (range === "6to4") return [ipv4At(bytes, 2)];

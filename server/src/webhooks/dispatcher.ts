@@ -83,7 +83,10 @@ export class WebhookDispatcher {
   #pumping: Promise<void> | undefined;
   #pumpAgain = false;
 
-  constructor(private readonly db: Database, private readonly options: DispatcherOptions = dispatcherOptionsFromEnv()) {}
+  constructor(
+    private readonly db: Database,
+    private readonly options: DispatcherOptions = dispatcherOptionsFromEnv(),
+  ) {}
 
   start(): void {
     const tick = (): void => {
@@ -92,7 +95,11 @@ export class WebhookDispatcher {
         .then((more) => {
           again = more;
         })
-        .catch((error: unknown) => log.throttled("warn", "webhooks", "webhook poll failed; retrying", { error: errorLabel(error) }))
+        .catch((error: unknown) =>
+          log.throttled("warn", "webhooks", "webhook poll failed; retrying", {
+            error: errorLabel(error),
+          }),
+        )
         .finally(() => {
           // A fan-out that filled a page has more events waiting: read on at once.
           if (!this.#stopped) this.#timer = setTimeout(tick, again ? 0 : this.options.pollMs);
@@ -120,11 +127,18 @@ export class WebhookDispatcher {
 
   /** New events of each enabled endpoint's company become its deliveries. True when a page was full. */
   async #fanOut(): Promise<boolean> {
-    const endpoints = await this.db.select().from(webhookEndpoints)
+    const endpoints = await this.db
+      .select()
+      .from(webhookEndpoints)
       .where(and(eq(webhookEndpoints.enabled, true), isNull(webhookEndpoints.deleted_at)));
     let more = false;
     for (const endpoint of endpoints) {
-      const page = await readFeed(this.db, { companyId: endpoint.company_id, after: endpoint.cursor ?? undefined, limit: FAN_OUT_PAGE, resources: ALL_RESOURCES });
+      const page = await readFeed(this.db, {
+        companyId: endpoint.company_id,
+        after: endpoint.cursor ?? undefined,
+        limit: FAN_OUT_PAGE,
+        resources: ALL_RESOURCES,
+      });
       if (page.events.length === 0) continue;
       if (page.events.length === FAN_OUT_PAGE) more = true;
       const patterns = JSON.parse(endpoint.events) as string[];
@@ -132,14 +146,36 @@ export class WebhookDispatcher {
       const now = new Date();
       const inserted = await this.db.transaction(async (tx) => {
         // Compare-and-set: only the process that moves the cursor from where it read it inserts.
-        const [moved] = await tx.update(webhookEndpoints).set({ cursor: page.nextCursor })
-          .where(and(eq(webhookEndpoints.company_id, endpoint.company_id), eq(webhookEndpoints.id, endpoint.id),
-            endpoint.cursor === null ? isNull(webhookEndpoints.cursor) : eq(webhookEndpoints.cursor, endpoint.cursor))) as unknown as [ResultSetHeader];
+        const [moved] = (await tx
+          .update(webhookEndpoints)
+          .set({ cursor: page.nextCursor })
+          .where(
+            and(
+              eq(webhookEndpoints.company_id, endpoint.company_id),
+              eq(webhookEndpoints.id, endpoint.id),
+              endpoint.cursor === null
+                ? isNull(webhookEndpoints.cursor)
+                : eq(webhookEndpoints.cursor, endpoint.cursor),
+            ),
+          )) as unknown as [ResultSetHeader];
         if (moved.affectedRows !== 1 || wanted.length === 0) return false;
-        await tx.insert(webhookDeliveries).ignore().values(wanted.map((event) => ({
-          company_id: endpoint.company_id, endpoint_id: Number(endpoint.id), event_id: event.id, event_type: event.type,
-          payload: JSON.stringify(event), status: "pending", attempts: 0, next_attempt_at: now, created_at: now, updated_at: now,
-        })));
+        await tx
+          .insert(webhookDeliveries)
+          .ignore()
+          .values(
+            wanted.map((event) => ({
+              company_id: endpoint.company_id,
+              endpoint_id: Number(endpoint.id),
+              event_id: event.id,
+              event_type: event.type,
+              payload: JSON.stringify(event),
+              status: "pending",
+              attempts: 0,
+              next_attempt_at: now,
+              created_at: now,
+              updated_at: now,
+            })),
+          );
         return true;
       });
       if (inserted) {
@@ -153,12 +189,14 @@ export class WebhookDispatcher {
 
   /** Enabled endpoints with a due delivery no process holds: one index probe per endpoint (the hint keeps it one). */
   async #dueEndpoints(): Promise<EndpointRef[]> {
-    const [rows] = await this.db.execute(sql`
+    const [rows] = (await this.db.execute(sql`
       SELECT e.company_id, e.id FROM webhook_endpoints e
       WHERE e.enabled = TRUE AND e.deleted_at IS NULL AND EXISTS (
         SELECT 1 FROM webhook_deliveries d FORCE INDEX (webhook_deliveries_due)
         WHERE d.status = 'pending' AND d.company_id = e.company_id AND d.endpoint_id = e.id
-          AND d.next_attempt_at <= NOW(3) AND (d.lease_until IS NULL OR d.lease_until < NOW(3)))`) as unknown as [{ company_id: number; id: number }[]];
+          AND d.next_attempt_at <= NOW(3) AND (d.lease_until IS NULL OR d.lease_until < NOW(3)))`)) as unknown as [
+      { company_id: number; id: number }[],
+    ];
     return rows.map((row) => ({ companyId: Number(row.company_id), endpointId: Number(row.id) }));
   }
 
@@ -170,7 +208,11 @@ export class WebhookDispatcher {
       return;
     }
     this.#pumping = this.#pump()
-      .catch((error: unknown) => log.throttled("warn", "webhooks", "webhook lease failed; retrying", { error: errorLabel(error) }))
+      .catch((error: unknown) =>
+        log.throttled("warn", "webhooks", "webhook lease failed; retrying", {
+          error: errorLabel(error),
+        }),
+      )
       .finally(() => {
         this.#pumping = undefined;
         if (this.#pumpAgain) {
@@ -206,26 +248,58 @@ export class WebhookDispatcher {
    * walks the due index that recording an attempt changes, so the two cannot deadlock.
    */
   async #lease(endpoint: EndpointRef, limit: number): Promise<Leased[]> {
-    const candidates = await this.db.select({ delivery: webhookDeliveries, url: webhookEndpoints.url, secret: webhookEndpoints.secret })
+    const candidates = await this.db
+      .select({
+        delivery: webhookDeliveries,
+        url: webhookEndpoints.url,
+        secret: webhookEndpoints.secret,
+      })
       .from(webhookDeliveries)
-      .innerJoin(webhookEndpoints, and(eq(webhookEndpoints.company_id, webhookDeliveries.company_id), eq(webhookEndpoints.id, webhookDeliveries.endpoint_id),
-        eq(webhookEndpoints.enabled, true), isNull(webhookEndpoints.deleted_at)))
-      .where(and(eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.company_id, endpoint.companyId), eq(webhookDeliveries.endpoint_id, endpoint.endpointId),
-        sql`${webhookDeliveries.next_attempt_at} <= NOW(3)`, or(isNull(webhookDeliveries.lease_until), sql`${webhookDeliveries.lease_until} < NOW(3)`)))
+      .innerJoin(
+        webhookEndpoints,
+        and(
+          eq(webhookEndpoints.company_id, webhookDeliveries.company_id),
+          eq(webhookEndpoints.id, webhookDeliveries.endpoint_id),
+          eq(webhookEndpoints.enabled, true),
+          isNull(webhookEndpoints.deleted_at),
+        ),
+      )
+      .where(
+        and(
+          eq(webhookDeliveries.status, "pending"),
+          eq(webhookDeliveries.company_id, endpoint.companyId),
+          eq(webhookDeliveries.endpoint_id, endpoint.endpointId),
+          sql`${webhookDeliveries.next_attempt_at} <= NOW(3)`,
+          or(isNull(webhookDeliveries.lease_until), sql`${webhookDeliveries.lease_until} < NOW(3)`),
+        ),
+      )
       .orderBy(asc(webhookDeliveries.next_attempt_at))
       .limit(limit);
     if (candidates.length === 0) return [];
     const claim = randomUUID();
     const ids = candidates.map((candidate) => candidate.delivery.id);
-    const [claimed] = await this.db.execute(sql`
+    const [claimed] = (await this.db.execute(sql`
       UPDATE webhook_deliveries SET lease_owner = ${claim}, lease_until = NOW(3) + INTERVAL ${this.options.leaseMs * 1000} MICROSECOND
-      WHERE company_id = ${endpoint.companyId} AND id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})
-        AND status = 'pending' AND (lease_until IS NULL OR lease_until < NOW(3))`) as unknown as [ResultSetHeader];
+      WHERE company_id = ${endpoint.companyId} AND id IN (${sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      )})
+        AND status = 'pending' AND (lease_until IS NULL OR lease_until < NOW(3))`)) as unknown as [
+      ResultSetHeader,
+    ];
     let won = candidates;
     // Another process claimed some in between: keep the ones that carry this claim.
     if (claimed.affectedRows < candidates.length) {
-      const mine = await this.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.company_id, endpoint.companyId), inArray(webhookDeliveries.id, ids), eq(webhookDeliveries.lease_owner, claim)));
+      const mine = await this.db
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(
+          and(
+            eq(webhookDeliveries.company_id, endpoint.companyId),
+            inArray(webhookDeliveries.id, ids),
+            eq(webhookDeliveries.lease_owner, claim),
+          ),
+        );
       const ours = new Set(mine.map((row) => row.id));
       won = candidates.filter((candidate) => ours.has(candidate.delivery.id));
     }
@@ -236,7 +310,14 @@ export class WebhookDispatcher {
     adjust(this.#endpointSends, key, 1);
     adjust(this.#companySends, endpoint.companyId, 1);
     const send: Promise<void> = this.#attempt(item)
-      .catch((error: unknown) => log.throttled("warn", "webhooks", "webhook attempt not recorded; its lease runs out and it is sent again", { error: errorLabel(error) }))
+      .catch((error: unknown) =>
+        log.throttled(
+          "warn",
+          "webhooks",
+          "webhook attempt not recorded; its lease runs out and it is sent again",
+          { error: errorLabel(error) },
+        ),
+      )
       .finally(() => {
         adjust(this.#endpointSends, key, -1);
         adjust(this.#companySends, endpoint.companyId, -1);
@@ -254,36 +335,62 @@ export class WebhookDispatcher {
     if ("refused" in checked) error = `target refused: url ${checked.refused}`;
     else {
       try {
-        statusCode = await postTo(checked.target, {
-          "content-type": "application/json",
-          "user-agent": "construction-erp-webhooks/1",
-          "erp-event-id": delivery.event_id,
-          "erp-signature": signatureHeader(secret, delivery.payload),
-        }, delivery.payload, SEND_TIMEOUT_MS);
+        statusCode = await postTo(
+          checked.target,
+          {
+            "content-type": "application/json",
+            "user-agent": "construction-erp-webhooks/1",
+            "erp-event-id": delivery.event_id,
+            "erp-signature": signatureHeader(secret, delivery.payload),
+          },
+          delivery.payload,
+          SEND_TIMEOUT_MS,
+        );
       } catch (cause) {
-        error = cause instanceof Error ? `${cause.name}: ${cause.message}`.slice(0, 500) : "request failed";
+        error =
+          cause instanceof Error
+            ? `${cause.name}: ${cause.message}`.slice(0, 500)
+            : "request failed";
       }
     }
     const now = new Date();
     const durationMs = Math.round(performance.now() - started);
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
     const attempts = delivery.attempts + 1;
-    const expired = now.getTime() - delivery.created_at.getTime() >= this.options.retryWindowMs && attempts >= MIN_ATTEMPTS;
-    const backoff = Math.min(3_600_000, this.options.backoffMs * 2 ** (attempts - 1)) * (0.75 + Math.random() * 0.5);
+    const expired =
+      now.getTime() - delivery.created_at.getTime() >= this.options.retryWindowMs &&
+      attempts >= MIN_ATTEMPTS;
+    const backoff =
+      Math.min(3_600_000, this.options.backoffMs * 2 ** (attempts - 1)) *
+      (0.75 + Math.random() * 0.5);
     await this.db.transaction(async (tx) => {
       await tx.insert(webhookAttempts).values({
-        company_id: delivery.company_id, delivery_id: Number(delivery.id), status_code: statusCode, error, duration_ms: durationMs, attempted_at: now,
+        company_id: delivery.company_id,
+        delivery_id: Number(delivery.id),
+        status_code: statusCode,
+        error,
+        duration_ms: durationMs,
+        attempted_at: now,
       });
       // Only while this lease still holds: a late answer never overwrites another process's attempt.
-      await tx.update(webhookDeliveries).set({
-        attempts,
-        status: delivered ? "delivered" : expired ? "failed" : "pending",
-        delivered_at: delivered ? now : null,
-        next_attempt_at: new Date(now.getTime() + backoff),
-        lease_owner: null,
-        lease_until: null,
-        updated_at: now,
-      }).where(and(eq(webhookDeliveries.company_id, delivery.company_id), eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.lease_owner, claim)));
+      await tx
+        .update(webhookDeliveries)
+        .set({
+          attempts,
+          status: delivered ? "delivered" : expired ? "failed" : "pending",
+          delivered_at: delivered ? now : null,
+          next_attempt_at: new Date(now.getTime() + backoff),
+          lease_owner: null,
+          lease_until: null,
+          updated_at: now,
+        })
+        .where(
+          and(
+            eq(webhookDeliveries.company_id, delivery.company_id),
+            eq(webhookDeliveries.id, delivery.id),
+            eq(webhookDeliveries.lease_owner, claim),
+          ),
+        );
     });
   }
 }

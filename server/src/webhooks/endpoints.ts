@@ -38,46 +38,104 @@ export function subscribes(patterns: readonly string[], type: string): boolean {
 }
 
 /** Every problem of a body at once, as for the other resources. */
-async function validate(body: unknown, partial: boolean): Promise<Partial<Pick<Row, "url" | "events" | "description" | "enabled">>> {
+async function validate(
+  body: unknown,
+  partial: boolean,
+): Promise<Partial<Pick<Row, "url" | "events" | "description" | "enabled">>> {
   const errors: FieldError[] = [];
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw validationFailed([{ field: "body", code: "invalid_type", message: "The body must be a JSON object, e.g. {\"url\": \"https://example.com/hooks\", \"events\": [\"project.*\"]}." }]);
+    throw validationFailed([
+      {
+        field: "body",
+        code: "invalid_type",
+        message:
+          'The body must be a JSON object, e.g. {"url": "https://example.com/hooks", "events": ["project.*"]}.',
+      },
+    ]);
   }
   const { url, events, description, enabled, ...rest } = body as Record<string, unknown>;
-  for (const name of Object.keys(rest)) errors.push({ field: name, code: "unknown_field", message: `${name} is not a field of webhook endpoints; the writable fields are url, events, description, enabled.` });
+  for (const name of Object.keys(rest))
+    errors.push({
+      field: name,
+      code: "unknown_field",
+      message: `${name} is not a field of webhook endpoints; the writable fields are url, events, description, enabled.`,
+    });
   const values: Partial<Pick<Row, "url" | "events" | "description" | "enabled">> = {};
   if (url === undefined) {
-    if (!partial) errors.push({ field: "url", code: "required", message: "url is required: where to POST the events." });
+    if (!partial)
+      errors.push({
+        field: "url",
+        code: "required",
+        message: "url is required: where to POST the events.",
+      });
   } else if (typeof url !== "string" || url.length > 2048) {
-    errors.push({ field: "url", code: "invalid_type", message: "url must be a URL of at most 2048 characters." });
+    errors.push({
+      field: "url",
+      code: "invalid_type",
+      message: "url must be a URL of at most 2048 characters.",
+    });
   } else {
     const checked = await checkTarget(url);
-    if ("refused" in checked) errors.push({ field: "url", code: "invalid_url", message: `url ${checked.refused}.` });
+    if ("refused" in checked)
+      errors.push({ field: "url", code: "invalid_url", message: `url ${checked.refused}.` });
     else values.url = url;
   }
   if (events === undefined) {
-    if (!partial) errors.push({ field: "events", code: "required", message: "events is required: the event types to send, e.g. [\"project.*\", \"worker.updated\"]." });
-  } else if (!Array.isArray(events) || events.length === 0 || events.some((e) => typeof e !== "string")) {
-    errors.push({ field: "events", code: "invalid_type", message: "events must be a non-empty array of event types, e.g. [\"project.*\"]." });
+    if (!partial)
+      errors.push({
+        field: "events",
+        code: "required",
+        message:
+          'events is required: the event types to send, e.g. ["project.*", "worker.updated"].',
+      });
+  } else if (
+    !Array.isArray(events) ||
+    events.length === 0 ||
+    events.some((e) => typeof e !== "string")
+  ) {
+    errors.push({
+      field: "events",
+      code: "invalid_type",
+      message: 'events must be a non-empty array of event types, e.g. ["project.*"].',
+    });
   } else {
     const unknown = (events as string[]).filter((e) => !SUBSCRIPTIONS.includes(e));
-    if (unknown.length > 0) errors.push({ field: "events", code: "invalid_enum", message: `Unknown event type${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}: use <resource>.<created|updated|deleted|*> with one of ${EVENT_NOUNS.join(", ")}, or *.` });
+    if (unknown.length > 0)
+      errors.push({
+        field: "events",
+        code: "invalid_enum",
+        message: `Unknown event type${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}: use <resource>.<created|updated|deleted|*> with one of ${EVENT_NOUNS.join(", ")}, or *.`,
+      });
     else values.events = JSON.stringify([...new Set(events as string[])]);
   }
   if (description !== undefined) {
-    if (description !== null && (typeof description !== "string" || [...description].length > 500)) errors.push({ field: "description", code: "too_long", message: "description must be text of at most 500 characters, or null." });
+    if (description !== null && (typeof description !== "string" || [...description].length > 500))
+      errors.push({
+        field: "description",
+        code: "too_long",
+        message: "description must be text of at most 500 characters, or null.",
+      });
     else values.description = description as string | null;
   }
   if (enabled !== undefined) {
-    if (typeof enabled !== "boolean") errors.push({ field: "enabled", code: "invalid_type", message: "enabled must be true or false." });
+    if (typeof enabled !== "boolean")
+      errors.push({
+        field: "enabled",
+        code: "invalid_type",
+        message: "enabled must be true or false.",
+      });
     else values.enabled = enabled;
   }
   if (errors.length > 0) throw validationFailed(errors);
   return values;
 }
 
-const live = (companyId: number, id?: number) => and(
-  eq(webhookEndpoints.company_id, companyId), isNull(webhookEndpoints.deleted_at), ...(id === undefined ? [] : [eq(webhookEndpoints.id, id)]));
+const live = (companyId: number, id?: number) =>
+  and(
+    eq(webhookEndpoints.company_id, companyId),
+    isNull(webhookEndpoints.deleted_at),
+    ...(id === undefined ? [] : [eq(webhookEndpoints.id, id)]),
+  );
 
 async function find(db: Executor, companyId: number, id: number): Promise<Row> {
   const [row] = await db.select().from(webhookEndpoints).where(live(companyId, id)).limit(1);
@@ -85,21 +143,38 @@ async function find(db: Executor, companyId: number, id: number): Promise<Row> {
   return row;
 }
 
-export async function createEndpoint(db: Executor, companyId: number, body: unknown): Promise<Endpoint & { secret: string }> {
+export async function createEndpoint(
+  db: Executor,
+  companyId: number,
+  body: unknown,
+): Promise<Endpoint & { secret: string }> {
   const values = await validate(body, false);
   // Events from now on: the cursor starts at the company's latest event.
-  const [latest] = await db.execute(sql`SELECT id FROM events WHERE company_id = ${companyId} ORDER BY seq DESC LIMIT 1`) as unknown as [{ id: string }[]];
+  const [latest] = (await db.execute(
+    sql`SELECT id FROM events WHERE company_id = ${companyId} ORDER BY seq DESC LIMIT 1`,
+  )) as unknown as [{ id: string }[]];
   const secret = newSecret();
   const now = new Date();
   const [result] = await db.insert(webhookEndpoints).values({
-    company_id: companyId, url: values.url!, events: values.events!, description: values.description ?? null, enabled: values.enabled ?? true,
-    secret, cursor: latest[0]?.id ?? null, created_at: now, updated_at: now,
+    company_id: companyId,
+    url: values.url!,
+    events: values.events!,
+    description: values.description ?? null,
+    enabled: values.enabled ?? true,
+    secret,
+    cursor: latest[0]?.id ?? null,
+    created_at: now,
+    updated_at: now,
   });
   return { ...present(await find(db, companyId, Number(result.insertId))), secret };
 }
 
 export async function listEndpoints(db: Executor, companyId: number): Promise<Endpoint[]> {
-  const rows = await db.select().from(webhookEndpoints).where(live(companyId)).orderBy(asc(webhookEndpoints.id));
+  const rows = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(live(companyId))
+    .orderBy(asc(webhookEndpoints.id));
   return rows.map(present);
 }
 
@@ -107,27 +182,58 @@ export async function getEndpoint(db: Executor, companyId: number, id: number): 
   return present(await find(db, companyId, id));
 }
 
-export async function updateEndpoint(db: Executor, companyId: number, id: number, body: unknown): Promise<Endpoint> {
+export async function updateEndpoint(
+  db: Executor,
+  companyId: number,
+  id: number,
+  body: unknown,
+): Promise<Endpoint> {
   await find(db, companyId, id);
   const values = await validate(body, true);
-  if (Object.keys(values).length > 0) await db.update(webhookEndpoints).set({ ...values, updated_at: new Date() }).where(live(companyId, id));
+  if (Object.keys(values).length > 0)
+    await db
+      .update(webhookEndpoints)
+      .set({ ...values, updated_at: new Date() })
+      .where(live(companyId, id));
   return present(await find(db, companyId, id));
 }
 
-export async function deleteEndpoint(db: Executor, companyId: number, id: number): Promise<{ id: number; deleted: true }> {
+export async function deleteEndpoint(
+  db: Executor,
+  companyId: number,
+  id: number,
+): Promise<{ id: number; deleted: true }> {
   await find(db, companyId, id);
   const now = new Date();
-  await db.update(webhookEndpoints).set({ deleted_at: now, updated_at: now }).where(live(companyId, id));
+  await db
+    .update(webhookEndpoints)
+    .set({ deleted_at: now, updated_at: now })
+    .where(live(companyId, id));
   // Nothing more goes to a deleted endpoint.
-  await db.update(webhookDeliveries).set({ status: "cancelled", lease_owner: null, lease_until: null, updated_at: now })
-    .where(and(eq(webhookDeliveries.company_id, companyId), eq(webhookDeliveries.endpoint_id, id), eq(webhookDeliveries.status, "pending")));
+  await db
+    .update(webhookDeliveries)
+    .set({ status: "cancelled", lease_owner: null, lease_until: null, updated_at: now })
+    .where(
+      and(
+        eq(webhookDeliveries.company_id, companyId),
+        eq(webhookDeliveries.endpoint_id, id),
+        eq(webhookDeliveries.status, "pending"),
+      ),
+    );
   return { id, deleted: true };
 }
 
-export async function rotateSecret(db: Executor, companyId: number, id: number): Promise<{ id: number; secret: string }> {
+export async function rotateSecret(
+  db: Executor,
+  companyId: number,
+  id: number,
+): Promise<{ id: number; secret: string }> {
   await find(db, companyId, id);
   const secret = newSecret();
-  await db.update(webhookEndpoints).set({ secret, updated_at: new Date() }).where(live(companyId, id));
+  await db
+    .update(webhookEndpoints)
+    .set({ secret, updated_at: new Date() })
+    .where(live(companyId, id));
   return { id, secret };
 }
 
@@ -140,20 +246,51 @@ export interface DeliveryView {
   next_attempt_at: string | null;
   delivered_at: string | null;
   created_at: string;
-  attempt_log: { attempted_at: string; status_code: number | null; duration_ms: number; error: string | null }[];
+  attempt_log: {
+    attempted_at: string;
+    status_code: number | null;
+    duration_ms: number;
+    error: string | null;
+  }[];
 }
 
 /** The newest deliveries first, each with every attempt. */
-export async function listDeliveries(db: Executor, companyId: number, endpointId: number, limit: number, offset: number): Promise<{ data: DeliveryView[]; total: number }> {
+export async function listDeliveries(
+  db: Executor,
+  companyId: number,
+  endpointId: number,
+  limit: number,
+  offset: number,
+): Promise<{ data: DeliveryView[]; total: number }> {
   await find(db, companyId, endpointId);
-  const where = and(eq(webhookDeliveries.company_id, companyId), eq(webhookDeliveries.endpoint_id, endpointId));
+  const where = and(
+    eq(webhookDeliveries.company_id, companyId),
+    eq(webhookDeliveries.endpoint_id, endpointId),
+  );
   const [rows, totals] = await Promise.all([
-    db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(webhookDeliveries)
+      .where(where)
+      .orderBy(desc(webhookDeliveries.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: sql<number>`COUNT(*)` }).from(webhookDeliveries).where(where),
   ]);
   const ids = rows.map((row) => Number(row.id));
-  const attempts = ids.length === 0 ? [] : await db.select().from(webhookAttempts)
-    .where(and(eq(webhookAttempts.company_id, companyId), inArray(webhookAttempts.delivery_id, ids))).orderBy(asc(webhookAttempts.id));
+  const attempts =
+    ids.length === 0
+      ? []
+      : await db
+          .select()
+          .from(webhookAttempts)
+          .where(
+            and(
+              eq(webhookAttempts.company_id, companyId),
+              inArray(webhookAttempts.delivery_id, ids),
+            ),
+          )
+          .orderBy(asc(webhookAttempts.id));
   return {
     total: Number(totals[0]?.total ?? 0),
     data: rows.map((row) => ({
@@ -165,9 +302,14 @@ export async function listDeliveries(db: Executor, companyId: number, endpointId
       next_attempt_at: row.status === "pending" ? row.next_attempt_at.toISOString() : null,
       delivered_at: row.delivered_at?.toISOString() ?? null,
       created_at: row.created_at.toISOString(),
-      attempt_log: attempts.filter((a) => Number(a.delivery_id) === Number(row.id)).map((a) => ({
-        attempted_at: a.attempted_at.toISOString(), status_code: a.status_code ?? null, duration_ms: a.duration_ms, error: a.error ?? null,
-      })),
+      attempt_log: attempts
+        .filter((a) => Number(a.delivery_id) === Number(row.id))
+        .map((a) => ({
+          attempted_at: a.attempted_at.toISOString(),
+          status_code: a.status_code ?? null,
+          duration_ms: a.duration_ms,
+          error: a.error ?? null,
+        })),
     })),
   };
 }

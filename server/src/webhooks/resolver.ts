@@ -14,8 +14,15 @@ export interface ResolvedAddress {
 async function fromHostsFile(host: string): Promise<string[]> {
   const file = process.env.ERP_WEBHOOK_HOSTS_FILE;
   if (!file) return [];
-  const lines = (await readFile(file, "utf8")).split("\n").map((line) => line.replace(/#.*/, "").trim().split(/\s+/));
-  return lines.filter(([address, ...names]) => address && isIP(address) && names.some((name) => name.toLowerCase() === host)).map(([address]) => address!);
+  const lines = (await readFile(file, "utf8"))
+    .split("\n")
+    .map((line) => line.replace(/#.*/, "").trim().split(/\s+/));
+  return lines
+    .filter(
+      ([address, ...names]) =>
+        address && isIP(address) && names.some((name) => name.toLowerCase() === host),
+    )
+    .map(([address]) => address!);
 }
 
 /** Every address of `host` (a name, or an IP literal without brackets); throws when it has none. */
@@ -23,6 +30,10 @@ export async function resolveHost(host: string): Promise<ResolvedAddress[]> {
   const literal = isIP(host);
   if (literal) return [{ address: host, family: literal as 4 | 6 }];
   const listed = await fromHostsFile(host.toLowerCase());
-  if (listed.length > 0) return listed.map((address) => ({ address, family: isIP(address) as 4 | 6 }));
-  return (await lookup(host, { all: true, verbatim: true })).map((entry) => ({ address: entry.address, family: entry.family as 4 | 6 }));
+  if (listed.length > 0)
+    return listed.map((address) => ({ address, family: isIP(address) as 4 | 6 }));
+  return (await lookup(host, { all: true, verbatim: true })).map((entry) => ({
+    address: entry.address,
+    family: entry.family as 4 | 6,
+  }));
 }

@@ -24,10 +24,20 @@ afterAll(() => {
 });
 
 /** A name no resolver knows, checked as 127.0.0.1. */
-const target = (port: number, path: string): Target => ({ url: new URL(`http://hooks.invalid:${port}${path}`), addresses: [{ address: "127.0.0.1", family: 4 }] });
+const target = (port: number, path: string): Target => ({
+  url: new URL(`http://hooks.invalid:${port}${path}`),
+  addresses: [{ address: "127.0.0.1", family: 4 }],
+});
 
 test("connects to the checked address, sends the URL's name as Host", async () => {
-  expect(await postTo(target(receiverPort, "/hooks"), { "content-type": "application/json" }, "{}", 5_000)).toBe(200);
+  expect(
+    await postTo(
+      target(receiverPort, "/hooks"),
+      { "content-type": "application/json" },
+      "{}",
+      5_000,
+    ),
+  ).toBe(200);
   expect(seen.at(-1)).toEqual({ host: `hooks.invalid:${receiverPort}`, path: "/hooks" });
 });
 
@@ -40,7 +50,10 @@ test("a redirect is the answer: it is not followed", async () => {
 
 test("a receiver that never answers fails the attempt after the timeout", async () => {
   const started = performance.now();
-  const failure = await postTo(target(silent.port, "/hooks"), {}, "{}", 300).then(() => undefined, (error: Error) => error);
+  const failure = await postTo(target(silent.port, "/hooks"), {}, "{}", 300).then(
+    () => undefined,
+    (error: Error) => error,
+  );
   expect(failure?.message).toBe("no answer within 0.3 s");
   expect(performance.now() - started).toBeGreaterThanOrEqual(290);
 });

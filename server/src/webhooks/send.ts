@@ -12,27 +12,42 @@ import type { Target } from "./targets.ts";
 /** The lookup of a request to `target`: its checked addresses, whatever name is asked for. */
 function checkedLookup(target: Target): LookupFunction {
   return (_hostname, options, callback) => {
-    const addresses: LookupAddress[] = target.addresses.map((entry) => ({ address: entry.address, family: entry.family }));
+    const addresses: LookupAddress[] = target.addresses.map((entry) => ({
+      address: entry.address,
+      family: entry.family,
+    }));
     if (options.all) callback(null, addresses);
     else callback(null, addresses[0]!.address, addresses[0]!.family);
   };
 }
 
 /** The status code the target answered within `timeoutMs`; rejects on a network error or timeout. */
-export function postTo(target: Target, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
+export function postTo(
+  target: Target,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const client = target.url.protocol === "https:" ? https : http;
-    const request = client.request(target.url, {
-      method: "POST",
-      headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
-      lookup: checkedLookup(target),
-    }, (response) => {
-      resolve(response.statusCode ?? 0);
-      // The body is not needed; reading it to its end lets the connection serve the next delivery.
-      response.resume();
-      response.on("end", () => clearTimeout(timer));
-    });
-    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    const request = client.request(
+      target.url,
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        lookup: checkedLookup(target),
+      },
+      (response) => {
+        resolve(response.statusCode ?? 0);
+        // The body is not needed; reading it to its end lets the connection serve the next delivery.
+        response.resume();
+        response.on("end", () => clearTimeout(timer));
+      },
+    );
+    const timer = setTimeout(
+      () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
     request.on("error", (error) => {
       clearTimeout(timer);
       reject(error);

@@ -26,8 +26,10 @@ export async function checkTarget(url: string): Promise<TargetCheck> {
     return { refused: "must be an absolute URL like https://example.com/hooks" };
   }
   const allowPrivate = allowPrivateTargets();
-  if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && allowPrivate)) return { refused: "must be an https URL" };
-  if (parsed.username || parsed.password) return { refused: "must not carry a user name or password" };
+  if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && allowPrivate))
+    return { refused: "must be an https URL" };
+  if (parsed.username || parsed.password)
+    return { refused: "must not carry a user name or password" };
   // The URL parser writes IPv6 literals in brackets, and IPv4 in any spelling as a.b.c.d.
   const host = parsed.hostname.replace(/^\[|\]$/g, "");
   let addresses: ResolvedAddress[];
@@ -38,7 +40,10 @@ export async function checkTarget(url: string): Promise<TargetCheck> {
   }
   if (addresses.length === 0) return { refused: `names a host that does not resolve (${host})` };
   if (!allowPrivate && !addresses.every((entry) => isPublicAddress(entry.address))) {
-    return { refused: "names a private, loopback, link-local or other special-purpose address; webhooks go to public addresses only" };
+    return {
+      refused:
+        "names a private, loopback, link-local or other special-purpose address; webhooks go to public addresses only",
+    };
   }
   return { target: { url: parsed, addresses } };
 }

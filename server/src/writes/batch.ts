@@ -51,29 +51,61 @@ interface BatchOptions {
 }
 
 function itemKeyErrors(keys: unknown, items: unknown): FieldError[] {
-  const fail = (message: string): FieldError[] => [{ field: "item_keys", code: "invalid_value", message }];
+  const fail = (message: string): FieldError[] => [
+    { field: "item_keys", code: "invalid_value", message },
+  ];
   if (keys === undefined) return [];
-  if (!Array.isArray(keys)) return [{ field: "item_keys", code: "invalid_type", message: "item_keys must be an array of strings, one per item." }];
-  if (Array.isArray(items) && keys.length !== items.length) return fail(`item_keys must hold one key per item: ${items.length} items, ${keys.length} keys.`);
+  if (!Array.isArray(keys))
+    return [
+      {
+        field: "item_keys",
+        code: "invalid_type",
+        message: "item_keys must be an array of strings, one per item.",
+      },
+    ];
+  if (Array.isArray(items) && keys.length !== items.length)
+    return fail(
+      `item_keys must hold one key per item: ${items.length} items, ${keys.length} keys.`,
+    );
   const bad = keys.findIndex((key) => typeof key !== "string" || !ITEM_KEY.test(key));
   if (bad >= 0) return fail(`item_keys[${bad}] must be 1 to 255 printable ASCII characters.`);
   const seen = new Set<string>();
   const twice = (keys as string[]).findIndex((key) => seen.size === seen.add(key).size);
-  if (twice >= 0) return fail(`item_keys[${twice}] repeats an earlier key; each item needs a key of its own.`);
+  if (twice >= 0)
+    return fail(`item_keys[${twice}] repeats an earlier key; each item needs a key of its own.`);
   return [];
 }
 
 function precedingErrors(preceding: unknown, dryRun: boolean): FieldError[] {
   if (preceding === undefined) return [];
-  const fail = (message: string): FieldError[] => [{ field: "preceding", code: "invalid_value", message }];
-  if (!dryRun) return fail("preceding describes earlier batches of the same dry-run; send it only with a dry-run.");
-  if (typeof preceding !== "object" || preceding === null || Array.isArray(preceding)) return fail("preceding must be an object: {\"created\": 0, \"unique\": {\"code\": [\"P-1\"]}}.");
+  const fail = (message: string): FieldError[] => [
+    { field: "preceding", code: "invalid_value", message },
+  ];
+  if (!dryRun)
+    return fail(
+      "preceding describes earlier batches of the same dry-run; send it only with a dry-run.",
+    );
+  if (typeof preceding !== "object" || preceding === null || Array.isArray(preceding))
+    return fail('preceding must be an object: {"created": 0, "unique": {"code": ["P-1"]}}.');
   const { created = 0, unique = {}, ...rest } = preceding as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) return fail(`preceding has created and unique, not ${Object.keys(rest).join(", ")}.`);
-  if (!Number.isSafeInteger(created) || (created as number) < 0) return fail("preceding.created must be a whole number from 0.");
-  if (typeof unique !== "object" || unique === null || Array.isArray(unique) ||
-    !Object.values(unique).every((values) => Array.isArray(values) && values.length <= MAX_BATCH_ITEMS && values.every((value) => typeof value === "string"))) {
-    return fail(`preceding.unique must map a field to the values (at most ${MAX_BATCH_ITEMS} strings) earlier batches would take.`);
+  if (Object.keys(rest).length > 0)
+    return fail(`preceding has created and unique, not ${Object.keys(rest).join(", ")}.`);
+  if (!Number.isSafeInteger(created) || (created as number) < 0)
+    return fail("preceding.created must be a whole number from 0.");
+  if (
+    typeof unique !== "object" ||
+    unique === null ||
+    Array.isArray(unique) ||
+    !Object.values(unique).every(
+      (values) =>
+        Array.isArray(values) &&
+        values.length <= MAX_BATCH_ITEMS &&
+        values.every((value) => typeof value === "string"),
+    )
+  ) {
+    return fail(
+      `preceding.unique must map a field to the values (at most ${MAX_BATCH_ITEMS} strings) earlier batches would take.`,
+    );
   }
   return [];
 }
@@ -82,23 +114,84 @@ function precedingErrors(preceding: unknown, dryRun: boolean): FieldError[] {
 function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
   const errors: FieldError[] = [];
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw validationFailed([{ field: "body", code: "invalid_type", message: "The body must be an object: {\"items\": [...], \"atomic\": false, \"on_conflict\": \"error\"}." }]);
+    throw validationFailed([
+      {
+        field: "body",
+        code: "invalid_type",
+        message:
+          'The body must be an object: {"items": [...], "atomic": false, "on_conflict": "error"}.',
+      },
+    ]);
   }
-  const { items, atomic = false, on_conflict: onConflict = "error", item_keys: itemKeys, preceding, ...rest } = body as Record<string, unknown>;
-  for (const name of Object.keys(rest)) errors.push({ field: name, code: "unknown_field", message: `${name} is not a batch option; the body has items, atomic, on_conflict, item_keys and preceding.` });
-  if (!Array.isArray(items)) errors.push({ field: "items", code: items === undefined ? "required" : "invalid_type", message: "items must be an array of 1 to 500 records to write." });
-  else if (items.length < 1 || items.length > MAX_BATCH_ITEMS) errors.push({ field: "items", code: items.length < 1 ? "too_short" : "too_long", message: `items must hold 1 to ${MAX_BATCH_ITEMS} records; it has ${items.length}. Split a larger file into several batches.` });
-  if (typeof atomic !== "boolean") errors.push({ field: "atomic", code: "invalid_type", message: "atomic must be true or false." });
-  if (onConflict !== "error" && onConflict !== "update") errors.push({ field: "on_conflict", code: "invalid_enum", message: "on_conflict must be \"error\" (an existing external_id is refused) or \"update\" (it is updated)." });
+  const {
+    items,
+    atomic = false,
+    on_conflict: onConflict = "error",
+    item_keys: itemKeys,
+    preceding,
+    ...rest
+  } = body as Record<string, unknown>;
+  for (const name of Object.keys(rest))
+    errors.push({
+      field: name,
+      code: "unknown_field",
+      message: `${name} is not a batch option; the body has items, atomic, on_conflict, item_keys and preceding.`,
+    });
+  if (!Array.isArray(items))
+    errors.push({
+      field: "items",
+      code: items === undefined ? "required" : "invalid_type",
+      message: "items must be an array of 1 to 500 records to write.",
+    });
+  else if (items.length < 1 || items.length > MAX_BATCH_ITEMS)
+    errors.push({
+      field: "items",
+      code: items.length < 1 ? "too_short" : "too_long",
+      message: `items must hold 1 to ${MAX_BATCH_ITEMS} records; it has ${items.length}. Split a larger file into several batches.`,
+    });
+  if (typeof atomic !== "boolean")
+    errors.push({
+      field: "atomic",
+      code: "invalid_type",
+      message: "atomic must be true or false.",
+    });
+  if (onConflict !== "error" && onConflict !== "update")
+    errors.push({
+      field: "on_conflict",
+      code: "invalid_enum",
+      message:
+        'on_conflict must be "error" (an existing external_id is refused) or "update" (it is updated).',
+    });
   errors.push(...itemKeyErrors(itemKeys, items), ...precedingErrors(preceding, dryRun));
   if (errors.length > 0) throw validationFailed(errors);
-  return { items: items as unknown[], atomic: atomic as boolean, upsert: onConflict === "update", itemKeys: itemKeys as string[] | undefined, preceding: preceding as Preceding | undefined };
+  return {
+    items: items as unknown[],
+    atomic: atomic as boolean,
+    upsert: onConflict === "update",
+    itemKeys: itemKeys as string[] | undefined,
+    preceding: preceding as Preceding | undefined,
+  };
 }
 
-export async function runBatch(tx: WriteTransaction, ids: IdAllocator, request: BatchRequest): Promise<WriteOutcome> {
+export async function runBatch(
+  tx: WriteTransaction,
+  ids: IdAllocator,
+  request: BatchRequest,
+): Promise<WriteOutcome> {
   const { def, company, scope, dryRun } = request;
   const { items, atomic, upsert, itemKeys, preceding } = parseBatch(request.body, dryRun);
-  const { outcomes, plan } = await writeRecords(tx, ids, { def, company, scope, dryRun, items, upsert, itemKeys, itemKeysRead: request.itemKeysRead, atomic, preceding });
+  const { outcomes, plan } = await writeRecords(tx, ids, {
+    def,
+    company,
+    scope,
+    dryRun,
+    items,
+    upsert,
+    itemKeys,
+    itemKeysRead: request.itemKeysRead,
+    atomic,
+    preceding,
+  });
   const results: BatchItemResult[] = outcomes.map((outcome) => ({
     index: outcome.index,
     status: outcome.status,

@@ -8,7 +8,10 @@ import { bindItemKeys } from "./item-keys.ts";
 import type { WritePlan } from "./plan.ts";
 
 export function commitStatements(plan: WritePlan, source: EventSource): Statement[] {
-  const statements = [...bindItemKeys(source.companyId, plan.bindings, plan.expiredKeys), ...plan.statements];
+  const statements = [
+    ...bindItemKeys(source.companyId, plan.bindings, plan.expiredKeys),
+    ...plan.statements,
+  ];
   const counters = moveCounters(source.companyId, plan.changes.length, plan.counts);
   if (counters) statements.push(counters);
   if (plan.changes.length > 0) statements.push(insertEvents(source, plan.changes));

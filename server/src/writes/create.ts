@@ -25,18 +25,39 @@ export interface CreateRequest {
 export const DRY_RUN_CREATED = { data: { id: null, created: false, dry_run: true } };
 
 /** 201 with Location (in `collection`) and the record's ETag (and with `representation`, the record itself). */
-export function createdAnswer(record: StoredRecord, collection: string, representation: boolean, plan: WritePlan): WriteOutcome {
+export function createdAnswer(
+  record: StoredRecord,
+  collection: string,
+  representation: boolean,
+  plan: WritePlan,
+): WriteOutcome {
   return {
     status: 201,
-    body: { data: { id: record.id, created: true, dry_run: false, ...(representation ? { record } : {}) } },
+    body: {
+      data: { id: record.id, created: true, dry_run: false, ...(representation ? { record } : {}) },
+    },
     headers: { location: `${collection}/${record.id}`, etag: etagOf(recordDocument(record)) },
     plan,
   };
 }
 
-export async function createRecord(tx: WriteTransaction, ids: IdAllocator, request: CreateRequest): Promise<WriteOutcome> {
+export async function createRecord(
+  tx: WriteTransaction,
+  ids: IdAllocator,
+  request: CreateRequest,
+): Promise<WriteOutcome> {
   const { def, company, scope, dryRun } = request;
-  const { outcomes: [outcome], plan } = await writeRecords(tx, ids, { def, company, scope, dryRun, items: [request.body], upsert: false });
+  const {
+    outcomes: [outcome],
+    plan,
+  } = await writeRecords(tx, ids, {
+    def,
+    company,
+    scope,
+    dryRun,
+    items: [request.body],
+    upsert: false,
+  });
   if (outcome!.error) throw outcome!.error;
   if (dryRun) return { status: 200, body: DRY_RUN_CREATED };
   return createdAnswer(outcome!.record!, request.collection, request.representation, plan);

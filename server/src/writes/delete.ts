@@ -23,7 +23,10 @@ interface RecordRef {
   id: number;
 }
 
-export async function deleteRecordById(tx: WriteTransaction, request: DeleteRequest): Promise<WriteOutcome> {
+export async function deleteRecordById(
+  tx: WriteTransaction,
+  request: DeleteRequest,
+): Promise<WriteOutcome> {
   const { def, company, scope, id, dryRun } = request;
   const db = tx.db;
   const stored = await findRecord(db, def, scope, id, { forUpdate: true });
@@ -33,20 +36,41 @@ export async function deleteRecordById(tx: WriteTransaction, request: DeleteRequ
   // Lock every live row that decides the delete (a rental being billed right now) in one
   // ordered read, so a concurrent change to one of them is either waited for and seen here,
   // or waits for this delete and finds its row gone.
-  const decisive = new Map(def.dependents.filter((d) => d.effect !== "keep").map((d) => [d.resource, d]));
-  for (const dependent of decisive.values()) await referencingIds(db, dependent.resource.table, company.id, dependent.column, id, {}, true);
+  const decisive = new Map(
+    def.dependents.filter((d) => d.effect !== "keep").map((d) => [d.resource, d]),
+  );
+  for (const dependent of decisive.values())
+    await referencingIds(db, dependent.resource.table, company.id, dependent.column, id, {}, true);
 
-  const found = await Promise.all(def.dependents.map(async (dependent) => ({
-    dependent,
-    ids: await referencingIds(db, dependent.resource.table, company.id, dependent.column, id, dependent.where),
-  })));
-  const refs = (effect: string): RecordRef[] => found
-    .filter(({ dependent }) => dependent.effect === effect)
-    .flatMap(({ dependent, ids }) => ids.map((refId) => ({ resource: dependent.resource.name, id: refId })));
+  const found = await Promise.all(
+    def.dependents.map(async (dependent) => ({
+      dependent,
+      ids: await referencingIds(
+        db,
+        dependent.resource.table,
+        company.id,
+        dependent.column,
+        id,
+        dependent.where,
+      ),
+    })),
+  );
+  const refs = (effect: string): RecordRef[] =>
+    found
+      .filter(({ dependent }) => dependent.effect === effect)
+      .flatMap(({ dependent, ids }) =>
+        ids.map((refId) => ({ resource: dependent.resource.name, id: refId })),
+      );
 
   const blockers = refs("block");
   if (blockers.length > 0) {
-    const reasons = [...new Set(found.filter(({ dependent, ids }) => dependent.effect === "block" && ids.length > 0).map(({ dependent }) => dependent.reason ?? `referenced by ${dependent.resource.name}`))];
+    const reasons = [
+      ...new Set(
+        found
+          .filter(({ dependent, ids }) => dependent.effect === "block" && ids.length > 0)
+          .map(({ dependent }) => dependent.reason ?? `referenced by ${dependent.resource.name}`),
+      ),
+    ];
     throw deleteBlocked(def.singular, id, reasons, blockers);
   }
   const wouldDelete = [{ resource: def.name, id }, ...refs("cascade")];
@@ -55,10 +79,13 @@ export async function deleteRecordById(tx: WriteTransaction, request: DeleteRequ
   const plan = new WritePlan();
   if (!dryRun) {
     const at = new Date();
-    for (const { dependent, ids } of found.filter(({ dependent }) => dependent.effect === "cascade")) {
+    for (const { dependent, ids } of found.filter(
+      ({ dependent }) => dependent.effect === "cascade",
+    )) {
       if (ids.length === 0) continue;
       const { resource } = dependent;
-      for (const record of await findRecords(db, resource, company.id, ids)) plan.changes.push({ resource: resource.name, action: "deleted", record });
+      for (const record of await findRecords(db, resource, company.id, ids))
+        plan.changes.push({ resource: resource.name, action: "deleted", record });
       plan.statements.push(softDeleteRecords(resource.table, company.id, ids, at));
       plan.count(resource, -ids.length);
     }
@@ -68,7 +95,16 @@ export async function deleteRecordById(tx: WriteTransaction, request: DeleteRequ
   }
   return {
     status: 200,
-    body: { data: { id, deleted: !dryRun, dry_run: dryRun, mode: "soft", would_delete: wouldDelete, would_keep: wouldKeep } },
+    body: {
+      data: {
+        id,
+        deleted: !dryRun,
+        dry_run: dryRun,
+        mode: "soft",
+        would_delete: wouldDelete,
+        would_keep: wouldKeep,
+      },
+    },
     plan,
   };
 }

@@ -18,7 +18,11 @@ import { remainingBudgetMs } from "../db/deadline.ts";
 import { databaseErrorKind, duplicateKeyName } from "../db/errors.ts";
 import type { IdAllocator } from "../db/ids.ts";
 import type { GuardedPool } from "../db/pool.ts";
-import { inWriteTransaction, type Statement, type WriteTransaction } from "../db/write-transaction.ts";
+import {
+  inWriteTransaction,
+  type Statement,
+  type WriteTransaction,
+} from "../db/write-transaction.ts";
 import { commitStatements } from "./commit.ts";
 import type { GroupCommits } from "./group-commits.ts";
 import { idempotencyInProgress } from "../refusals/catalogue.ts";
@@ -76,11 +80,17 @@ const MIN_ATTEMPT_MS = 500;
 const MAX_DUPLICATE_ATTEMPTS = 3;
 
 /** A duplicate on a table's own id key: an id of this process's block was already used. */
-const isIdKey = (name: string | undefined): boolean => name !== undefined && (name === "PRIMARY" || (/_id$/.test(name) && !/_external_id$/.test(name)));
+const isIdKey = (name: string | undefined): boolean =>
+  name !== undefined && (name === "PRIMARY" || (/_id$/.test(name) && !/_external_id$/.test(name)));
 
-export async function executeWrite(store: WriteStore, request: WriteRequest, operation: WriteOperation): Promise<WriteAnswer> {
+export async function executeWrite(
+  store: WriteStore,
+  request: WriteRequest,
+  operation: WriteOperation,
+): Promise<WriteAnswer> {
   const { companyId, idempotencyKey: key, fingerprint } = request;
-  if (key !== undefined && fingerprint === undefined) throw new Error("a keyed write needs its fingerprint");
+  if (key !== undefined && fingerprint === undefined)
+    throw new Error("a keyed write needs its fingerprint");
   let duplicates = 0;
   for (let attempt = 1; ; attempt++) {
     if (key !== undefined) {
@@ -97,14 +107,35 @@ export async function executeWrite(store: WriteStore, request: WriteRequest, ope
         if (!request.dryRun) {
           const statements: Statement[] = [];
           // A dry-run is previewed without a trace: the real write may use the key next.
-          if (key !== undefined) statements.push(storeOutcome(companyId, key, fingerprint!, { status: outcome.status, headers, body: JSON.stringify(outcome.body) }));
-          if (plan) statements.push(...commitStatements(plan, { companyId, requestId: request.requestId, idempotencyKey: key }));
+          if (key !== undefined)
+            statements.push(
+              storeOutcome(companyId, key, fingerprint!, {
+                status: outcome.status,
+                headers,
+                body: JSON.stringify(outcome.body),
+              }),
+            );
+          if (plan)
+            statements.push(
+              ...commitStatements(plan, {
+                companyId,
+                requestId: request.requestId,
+                idempotencyKey: key,
+              }),
+            );
           // A write of one record joins its company's group commit; a batch's many rows already
           // share one hand-over of the counter row, and it overlaps best with the batches after it alone.
-          if ((plan?.changes.length ?? 0) <= 1) await store.commits.commit(companyId, tx, statements);
+          if ((plan?.changes.length ?? 0) <= 1)
+            await store.commits.commit(companyId, tx, statements);
           else await tx.commit(statements);
         }
-        return { status: outcome.status, body: outcome.body, headers, replayed: false, events: request.dryRun ? 0 : plan?.changes.length ?? 0 };
+        return {
+          status: outcome.status,
+          body: outcome.body,
+          headers,
+          replayed: false,
+          events: request.dryRun ? 0 : (plan?.changes.length ?? 0),
+        };
       });
     } catch (error) {
       const kind = databaseErrorKind(error);
@@ -112,12 +143,18 @@ export async function executeWrite(store: WriteStore, request: WriteRequest, ope
       if (kind === "duplicate") {
         // The first attempt's duplicate may be an item key it did not read: expected, not counted.
         if (attempt > 1 && ++duplicates > MAX_DUPLICATE_ATTEMPTS) throw error;
-        if (isIdKey(duplicateKeyName(error))) for (const table of plan?.insertedTables ?? []) await store.ids.resync(table);
+        if (isIdKey(duplicateKeyName(error)))
+          for (const table of plan?.insertedTables ?? []) await store.ids.resync(table);
         // A key whose row is past the replay window is bound anew; else the next attempt replays it.
         if (key !== undefined) await dropExpiredOutcome(store.db, companyId, key);
         continue;
       }
-      if (kind === "lock_wait" && key !== undefined && await keyInFlight(store.writer, companyId, key)) throw idempotencyInProgress();
+      if (
+        kind === "lock_wait" &&
+        key !== undefined &&
+        (await keyInFlight(store.writer, companyId, key))
+      )
+        throw idempotencyInProgress();
       if (kind !== "retryable" && kind !== "lock_wait") throw error;
       // Contenders that collided would collide again at once: spread them out a little.
       await Bun.sleep(Math.min(200, 5 * 2 ** attempt) * Math.random());

@@ -2,7 +2,8 @@
 import { createHash } from "node:crypto";
 
 /** Members JSON leaves out of an object (and writes as null in an array). */
-const omitted = (value: unknown): boolean => value === undefined || typeof value === "function" || typeof value === "symbol";
+const omitted = (value: unknown): boolean =>
+  value === undefined || typeof value === "function" || typeof value === "symbol";
 
 /**
  * JSON with every object's keys in code-point order, so `{"a":1,"b":2}` and `{"b":2,"a":1}` read
@@ -15,7 +16,8 @@ export function canonicalJson(value: unknown): string {
   // A batch's items are read twice (the request's fingerprint, then each item's); bodies are never changed.
   let text = written.get(value);
   if (text !== undefined) return text;
-  if (Array.isArray(value)) text = `[${value.map((item) => (omitted(item) ? "null" : canonicalJson(item))).join(",")}]`;
+  if (Array.isArray(value))
+    text = `[${value.map((item) => (omitted(item) ? "null" : canonicalJson(item))).join(",")}]`;
   else {
     const members: string[] = [];
     for (const key of Object.keys(value).sort()) {
@@ -31,6 +33,13 @@ export function canonicalJson(value: unknown): string {
 const written = new WeakMap<object, string>();
 
 /** SHA-256 hex of the request as a key sees it; 64 characters, as the table stores it. */
-export function fingerprintOf(method: string, path: string, dryRun: boolean, body: unknown): string {
-  return createHash("sha256").update(canonicalJson([method.toUpperCase(), path, dryRun, body ?? null])).digest("hex");
+export function fingerprintOf(
+  method: string,
+  path: string,
+  dryRun: boolean,
+  body: unknown,
+): string {
+  return createHash("sha256")
+    .update(canonicalJson([method.toUpperCase(), path, dryRun, body ?? null]))
+    .digest("hex");
 }

@@ -33,14 +33,20 @@ export class GroupCommits {
   readonly #waiting = new Map<number, Member[]>();
 
   /** Commits `statements` on `tx`, with the company's other waiting writes when one is in flight. */
-  async commit(companyId: number, tx: WriteTransaction, statements: readonly Statement[]): Promise<unknown[]> {
+  async commit(
+    companyId: number,
+    tx: WriteTransaction,
+    statements: readonly Statement[],
+  ): Promise<unknown[]> {
     if (tx.open || statements.length === 0) return tx.commit(statements);
     const waiting = this.#waiting.get(companyId);
     if (!waiting) {
       this.#waiting.set(companyId, []);
       return this.#lead(companyId, [{ tx, statements, turn: () => {} }]);
     }
-    const turn = await new Promise<Turn>((resolve) => waiting.push({ tx, statements, turn: resolve }));
+    const turn = await new Promise<Turn>((resolve) =>
+      waiting.push({ tx, statements, turn: resolve }),
+    );
     if ("committed" in turn) return turn.committed;
     if ("lead" in turn) return this.#lead(companyId, turn.lead);
     return tx.commit(statements);
@@ -76,6 +82,7 @@ async function commitGroup(members: Member[]): Promise<unknown[]> {
     return leader.tx.commit(leader.statements);
   }
   let at = leader.statements.length;
-  for (const member of others) member.turn({ committed: results.slice(at, (at += member.statements.length)) });
+  for (const member of others)
+    member.turn({ committed: results.slice(at, (at += member.statements.length)) });
   return results.slice(0, leader.statements.length);
 }

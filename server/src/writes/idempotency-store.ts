@@ -25,26 +25,59 @@ export interface StoredOutcome {
 const affected = (result: unknown): number => (result as [ResultSetHeader])[0].affectedRows;
 
 /** The outcome stored under a key within the replay window, if any. */
-export async function readOutcome(db: Executor, companyId: number, key: string): Promise<StoredOutcome | undefined> {
-  const rows = await executePrepared<{ fingerprint: string; status_code: number; response_headers: string; response_body: string }[]>(db, `
+export async function readOutcome(
+  db: Executor,
+  companyId: number,
+  key: string,
+): Promise<StoredOutcome | undefined> {
+  const rows = await executePrepared<
+    { fingerprint: string; status_code: number; response_headers: string; response_body: string }[]
+  >(
+    db,
+    `
     SELECT fingerprint, status_code, response_headers, response_body FROM idempotency_keys
-    WHERE company_id = ? AND idempotency_key = ? AND created_at > NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR`, [companyId, key]);
+    WHERE company_id = ? AND idempotency_key = ? AND created_at > NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR`,
+    [companyId, key],
+  );
   const row = rows[0];
   if (!row) return undefined;
-  return { fingerprint: row.fingerprint, response: { status: row.status_code, headers: JSON.parse(row.response_headers) as Record<string, string>, body: row.response_body } };
+  return {
+    fingerprint: row.fingerprint,
+    response: {
+      status: row.status_code,
+      headers: JSON.parse(row.response_headers) as Record<string, string>,
+      body: row.response_body,
+    },
+  };
 }
 
 /** The INSERT of an outcome; the first statement of its write's commit. */
-export function storeOutcome(companyId: number, key: string, fingerprint: string, response: StoredResponse): Statement {
+export function storeOutcome(
+  companyId: number,
+  key: string,
+  fingerprint: string,
+  response: StoredResponse,
+): Statement {
   return {
     text: `INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status_code, response_headers, response_body, created_at)
       VALUES (?, ?, ?, ?, ?, ?, NOW(3))`,
-    values: [companyId, key, fingerprint, response.status, JSON.stringify(response.headers), response.body],
+    values: [
+      companyId,
+      key,
+      fingerprint,
+      response.status,
+      JSON.stringify(response.headers),
+      response.body,
+    ],
   };
 }
 
 /** Drops the key's row if it is past the replay window, so the key can be bound again. */
-export async function dropExpiredOutcome(db: Executor, companyId: number, key: string): Promise<boolean> {
+export async function dropExpiredOutcome(
+  db: Executor,
+  companyId: number,
+  key: string,
+): Promise<boolean> {
   const result = await db.execute(sql`
     DELETE FROM idempotency_keys WHERE company_id = ${companyId} AND idempotency_key = ${key}
       AND created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR`);

@@ -21,19 +21,28 @@ export interface Replay {
 /** The stored outcome as the answer to a retry, or 409 when the key was bound to another request. */
 export function replay(stored: StoredOutcome, fingerprint: string): Replay {
   if (stored.fingerprint !== fingerprint) throw idempotencyKeyReuse();
-  return { status: stored.response.status, body: JSON.parse(stored.response.body), headers: { ...stored.response.headers, "idempotent-replayed": "true" } };
+  return {
+    status: stored.response.status,
+    body: JSON.parse(stored.response.body),
+    headers: { ...stored.response.headers, "idempotent-replayed": "true" },
+  };
 }
 
 /**
  * True when another transaction has inserted the key's outcome and not committed yet: the key's
  * request is still running. Read uncommitted, for this one statement, is the only way to see it.
  */
-export async function keyInFlight(writer: GuardedPool, companyId: number, key: string): Promise<boolean> {
+export async function keyInFlight(
+  writer: GuardedPool,
+  companyId: number,
+  key: string,
+): Promise<boolean> {
   const connection = await writer.getConnection();
   try {
     const [results] = await connection.query(
       "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; SELECT 1 AS found FROM idempotency_keys WHERE company_id = ? AND idempotency_key = ?; ROLLBACK",
-      [companyId, key]);
+      [companyId, key],
+    );
     return ((results as unknown[][])[1] ?? []).length > 0;
   } finally {
     connection.release();

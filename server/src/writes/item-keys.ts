@@ -32,32 +32,44 @@ export interface NewBinding {
 
 /** What an item key is bound to: the resource, whether the batch upserts, and the item's body. */
 export function itemFingerprint(resource: string, upsert: boolean, body: unknown): string {
-  return createHash("sha256").update(canonicalJson([resource, upsert, body ?? null])).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson([resource, upsert, body ?? null]))
+    .digest("hex");
 }
 
 /** The keys already bound among `keys`, with what each is bound to. */
-export function boundItemKeys(companyId: number, keys: readonly string[]): { statement: Statement; read(rows: Record<string, unknown>[]): Map<string, BoundKey> } {
+export function boundItemKeys(
+  companyId: number,
+  keys: readonly string[],
+): { statement: Statement; read(rows: Record<string, unknown>[]): Map<string, BoundKey> } {
   return {
     statement: {
       text: `SELECT item_key, fingerprint, status_code, record_id, action, created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR AS expired
         FROM batch_item_keys WHERE company_id = ? AND item_key IN (?)`,
       values: [companyId, keys],
     },
-    read: (rows) => new Map(rows.map((row) => [
-      Buffer.isBuffer(row.item_key) ? row.item_key.toString("latin1") : String(row.item_key),
-      {
-        fingerprint: String(row.fingerprint),
-        status: Number(row.status_code),
-        id: Number(row.record_id),
-        action: row.action as ItemAction,
-        expired: Number(row.expired) === 1,
-      },
-    ])),
+    read: (rows) =>
+      new Map(
+        rows.map((row) => [
+          Buffer.isBuffer(row.item_key) ? row.item_key.toString("latin1") : String(row.item_key),
+          {
+            fingerprint: String(row.fingerprint),
+            status: Number(row.status_code),
+            id: Number(row.record_id),
+            action: row.action as ItemAction,
+            expired: Number(row.expired) === 1,
+          },
+        ]),
+      ),
   };
 }
 
 /** Binds the keys of the items written (after their expired rows, if any, are dropped). */
-export function bindItemKeys(companyId: number, bindings: readonly NewBinding[], expired: readonly string[]): Statement[] {
+export function bindItemKeys(
+  companyId: number,
+  bindings: readonly NewBinding[],
+  expired: readonly string[],
+): Statement[] {
   const statements: Statement[] = [];
   if (expired.length > 0) {
     statements.push({
@@ -66,8 +78,17 @@ export function bindItemKeys(companyId: number, bindings: readonly NewBinding[],
     });
   }
   if (bindings.length > 0) {
-    const rows = bindings.map((binding) => [companyId, binding.key, binding.fingerprint, binding.status, binding.id, binding.action]);
-    statements.push({ text: `INSERT INTO batch_item_keys (company_id, item_key, fingerprint, status_code, record_id, action) VALUES ${sqlRows(rows)}` });
+    const rows = bindings.map((binding) => [
+      companyId,
+      binding.key,
+      binding.fingerprint,
+      binding.status,
+      binding.id,
+      binding.action,
+    ]);
+    statements.push({
+      text: `INSERT INTO batch_item_keys (company_id, item_key, fingerprint, status_code, record_id, action) VALUES ${sqlRows(rows)}`,
+    });
   }
   return statements;
 }
@@ -76,8 +97,10 @@ export function bindItemKeys(companyId: number, bindings: readonly NewBinding[],
 export async function purgeExpiredItemKeys(db: Executor, batch = 1000): Promise<number> {
   let total = 0;
   for (;;) {
-    const [result] = await db.execute(sql`
-      DELETE FROM batch_item_keys WHERE created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR LIMIT ${batch}`) as unknown as [ResultSetHeader];
+    const [result] = (await db.execute(sql`
+      DELETE FROM batch_item_keys WHERE created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR LIMIT ${batch}`)) as unknown as [
+      ResultSetHeader,
+    ];
     total += result.affectedRows;
     if (result.affectedRows < batch) return total;
   }

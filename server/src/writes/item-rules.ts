@@ -3,7 +3,12 @@
 // transition, the resource's own rules, unique fields and the plan quota. The same functions serve
 // a single create, a PATCH, an upsert and every item of a batch, in that order of checks.
 import type { Company } from "../auth/company.ts";
-import { invalidInitialStatus, invalidTransition, uniqueViolation, validationFailed } from "../refusals/catalogue.ts";
+import {
+  invalidInitialStatus,
+  invalidTransition,
+  uniqueViolation,
+  validationFailed,
+} from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
 import type { FieldSpec, ResourceDefinition, StoredRecord } from "../resources/definition.ts";
 import { createDefaults, referenceFields, uniqueFields } from "../resources/fields.ts";
@@ -14,9 +19,11 @@ import type { QuotaLedger } from "./quotas.ts";
 import type { Holder, UniqueValues } from "./unique-values.ts";
 
 function heldBy(def: ResourceDefinition, holder: Holder): string {
-  return "id" in holder ? `${def.singular.toLowerCase()} ${holder.id}`
-    : "item" in holder ? `item ${holder.item} of this batch`
-    : "a record an earlier batch of this dry-run creates";
+  return "id" in holder
+    ? `${def.singular.toLowerCase()} ${holder.id}`
+    : "item" in holder
+      ? `item ${holder.item} of this batch`
+      : "a record an earlier batch of this dry-run creates";
 }
 
 /** What the rules of one write read besides its body. */
@@ -27,18 +34,40 @@ export interface RuleContext {
   unique: UniqueValues;
 }
 
-function referenceError(ctx: RuleContext, name: string, spec: FieldSpec & { type: "ref" }, id: number): FieldError | undefined {
+function referenceError(
+  ctx: RuleContext,
+  name: string,
+  spec: FieldSpec & { type: "ref" },
+  id: number,
+): FieldError | undefined {
   const target = spec.target;
   if (!ctx.company.addons.has(target.addon)) {
-    return { field: name, code: "invalid_reference", message: `${name} points at ${target.name}, which needs the ${target.addon} add-on your company does not have.` };
+    return {
+      field: name,
+      code: "invalid_reference",
+      message: `${name} points at ${target.name}, which needs the ${target.addon} add-on your company does not have.`,
+    };
   }
   const found = ctx.lookups.reference(target.table, id);
-  if (!found) return { field: name, code: "unknown_reference", message: `No ${target.name} record with id ${id} exists in your company.` };
+  if (!found)
+    return {
+      field: name,
+      code: "unknown_reference",
+      message: `No ${target.name} record with id ${id} exists in your company.`,
+    };
   if (spec.requiredStatus && found.status !== spec.requiredStatus) {
-    return { field: name, code: "invalid_reference", message: `The ${target.name} record ${id} is ${String(found.status)}; it must be ${spec.requiredStatus}.` };
+    return {
+      field: name,
+      code: "invalid_reference",
+      message: `The ${target.name} record ${id} is ${String(found.status)}; it must be ${spec.requiredStatus}.`,
+    };
   }
   if (spec.refusedStatus && found.status === spec.refusedStatus) {
-    return { field: name, code: "invalid_reference", message: `The ${target.name} record ${id} is ${spec.refusedStatus}; it cannot be used here.` };
+    return {
+      field: name,
+      code: "invalid_reference",
+      message: `The ${target.name} record ${id} is ${spec.refusedStatus}; it cannot be used here.`,
+    };
   }
   return undefined;
 }
@@ -75,7 +104,8 @@ function checkTransition(def: ResourceDefinition, id: number, from: unknown, to:
 function checkUnique(ctx: RuleContext, values: Record<string, unknown>, self?: number): void {
   for (const field of uniqueFields(ctx.def)) {
     const holder = ctx.unique.holder(field, values[field]);
-    if (holder && !("id" in holder && holder.id === self)) throw uniqueViolation(field, values[field], heldBy(ctx.def, holder), ctx.def.name);
+    if (holder && !("id" in holder && holder.id === self))
+      throw uniqueViolation(field, values[field], heldBy(ctx.def, holder), ctx.def.name);
   }
 }
 
@@ -83,7 +113,12 @@ function checkUnique(ctx: RuleContext, values: Record<string, unknown>, self?: n
  * A create's record (defaults filled in, the parent's column set), or the refusal: field errors
  * all at once (422), then the initial status, unique fields and the quota.
  */
-export function createRules(ctx: RuleContext, body: unknown, parent: Record<string, unknown>, quota: QuotaLedger): Record<string, unknown> {
+export function createRules(
+  ctx: RuleContext,
+  body: unknown,
+  parent: Record<string, unknown>,
+  quota: QuotaLedger,
+): Record<string, unknown> {
   const { values, errors } = validateBody(ctx.def, body, false);
   const record = { ...createDefaults(ctx.def), ...values, ...parent };
   errors.push(...checkDateOrder(ctx.def, record), ...referenceErrors(ctx, record));
@@ -112,7 +147,9 @@ export function updateRules(ctx: RuleContext, stored: StoredRecord, body: unknow
   for (const [field, to] of Object.entries(values)) {
     if (stored[field] !== to) changes[field] = { from: stored[field] ?? null, to };
   }
-  const changed = Object.fromEntries(Object.entries(changes).map(([field, change]) => [field, change.to]));
+  const changed = Object.fromEntries(
+    Object.entries(changes).map(([field, change]) => [field, change.to]),
+  );
   const merged: StoredRecord = { ...stored, ...changed };
   errors.push(...checkDateOrder(ctx.def, merged), ...referenceErrors(ctx, changed));
   if (errors.length > 0) throw validationFailed(errors);

@@ -49,19 +49,36 @@ type Row = Record<string, unknown>;
 
 const quote = (name: string): string => `\`${name}\``;
 
-const isId = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
+const isId = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
 
-const fieldsOf = (body: unknown): Record<string, unknown> => (typeof body === "object" && body !== null && !Array.isArray(body) ? body as Record<string, unknown> : {});
+const fieldsOf = (body: unknown): Record<string, unknown> =>
+  typeof body === "object" && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : {};
 
 /** The whole-record SELECT of a resource, its columns named as the API names its fields. */
 function recordColumns(def: ResourceDefinition): [string, MySqlColumn][] {
-  return readableFieldNames(def).map((name): [string, MySqlColumn] => [name, column(def.table, name)]);
+  return readableFieldNames(def).map((name): [string, MySqlColumn] => [
+    name,
+    column(def.table, name),
+  ]);
 }
 
-function selectRecords(def: ResourceDefinition, where: string, values: unknown[], lock: string): Statement {
-  const columns = recordColumns(def).map(([name, col]) => `${quote(col.name)} AS ${quote(name)}`).join(", ");
+function selectRecords(
+  def: ResourceDefinition,
+  where: string,
+  values: unknown[],
+  lock: string,
+): Statement {
+  const columns = recordColumns(def)
+    .map(([name, col]) => `${quote(col.name)} AS ${quote(name)}`)
+    .join(", ");
   const live = hasSoftDelete(def.table) ? " AND deleted_at IS NULL" : "";
-  return { text: `SELECT ${columns} FROM ${quote(getTableName(def.table))} WHERE company_id = ?${live} AND (${where})${lock}`, values };
+  return {
+    text: `SELECT ${columns} FROM ${quote(getTableName(def.table))} WHERE company_id = ?${live} AND (${where})${lock}`,
+    values,
+  };
 }
 
 /** A row of selectRecords as the API shows the record (the text protocol's values mapped as drizzle maps them). */
@@ -69,7 +86,12 @@ export function toStoredRecord(def: ResourceDefinition, row: Row): StoredRecord 
   const record: Row = {};
   for (const [name, col] of recordColumns(def)) {
     const value = row[name];
-    record[name] = value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : col.mapFromDriverValue(value);
+    record[name] =
+      value === null || value === undefined
+        ? null
+        : value instanceof Date
+          ? value.toISOString()
+          : col.mapFromDriverValue(value);
   }
   return record as StoredRecord;
 }
@@ -103,12 +125,15 @@ export async function lookUp(tx: WriteTransaction, request: LookupRequest): Prom
     const found = new Map<number, { status?: unknown }>();
     references.set(table, found);
     const live = hasSoftDelete(table) ? " AND deleted_at IS NULL" : "";
-    read({
-      text: `SELECT id${status ? ", status" : ""} FROM ${quote(getTableName(table))} WHERE company_id = ? AND id IN (?)${live}${share}`,
-      values: [company.id, [...ids]],
-    }, (rows) => {
-      for (const row of rows) found.set(Number(row.id), status ? { status: row.status } : {});
-    });
+    read(
+      {
+        text: `SELECT id${status ? ", status" : ""} FROM ${quote(getTableName(table))} WHERE company_id = ? AND id IN (?)${live}${share}`,
+        values: [company.id, [...ids]],
+      },
+      (rows) => {
+        for (const row of rows) found.set(Number(row.id), status ? { status: row.status } : {});
+      },
+    );
   }
 
   // Live records holding the unique values used; upserts and PATCHes read their records whole.
@@ -117,25 +142,44 @@ export async function lookUp(tx: WriteTransaction, request: LookupRequest): Prom
   const conditions: string[] = [];
   const values: unknown[] = [company.id];
   for (const field of uniqueFields(def)) {
-    const used = [...new Set([...bodies.map((body) => body[field]), ...(field === "external_id" ? request.externalIds ?? [] : [])].filter((value) => typeof value === "string"))];
+    const used = [
+      ...new Set(
+        [
+          ...bodies.map((body) => body[field]),
+          ...(field === "external_id" ? (request.externalIds ?? []) : []),
+        ].filter((value) => typeof value === "string"),
+      ),
+    ];
     if (used.length === 0) continue;
     conditions.push(`${quote(column(def.table, field).name)} IN (?)`);
     values.push(used);
   }
   if (request.recordId !== undefined) {
     const parent = def.parent && request.parentId !== undefined ? def.parent : undefined;
-    conditions.push(parent ? `(id = ? AND ${quote(column(def.table, parent.column).name)} = ?)` : "id = ?");
+    conditions.push(
+      parent ? `(id = ? AND ${quote(column(def.table, parent.column).name)} = ?)` : "id = ?",
+    );
     values.push(request.recordId, ...(parent ? [request.parentId] : []));
   }
   if (conditions.length > 0) {
-    read(selectRecords(def, conditions.join(" OR "), values, request.externalIds || request.recordId !== undefined ? update : ""), (rows) => {
-      for (const row of rows) {
-        const record = toStoredRecord(def, row);
-        for (const field of uniqueFields(def)) unique.take(field, record[field], { id: record.id });
-        if (request.recordId === record.id) records.set(record.id, record);
-        if (request.externalIds && typeof record.external_id === "string") records.set(record.external_id, record);
-      }
-    });
+    read(
+      selectRecords(
+        def,
+        conditions.join(" OR "),
+        values,
+        request.externalIds || request.recordId !== undefined ? update : "",
+      ),
+      (rows) => {
+        for (const row of rows) {
+          const record = toStoredRecord(def, row);
+          for (const field of uniqueFields(def))
+            unique.take(field, record[field], { id: record.id });
+          if (request.recordId === record.id) records.set(record.id, record);
+          if (request.externalIds && typeof record.external_id === "string")
+            records.set(record.external_id, record);
+        }
+      },
+    );
   }
 
   // The quota counter of a limited plan; a company from before counters gets one first.
@@ -160,7 +204,10 @@ export async function lookUp(tx: WriteTransaction, request: LookupRequest): Prom
   const results = await tx.run(statements);
   results.forEach((rows, index) => readers[index]!(rows as Row[]));
   if (counterMissing) {
-    const [, rows] = await tx.run([startLiveCount(company.id, countedOf(def)), liveCountRead(company.id, countedOf(def), !request.dryRun)]);
+    const [, rows] = await tx.run([
+      startLiveCount(company.id, countedOf(def)),
+      liveCountRead(company.id, countedOf(def), !request.dryRun),
+    ]);
     quotaUsed = Number((rows as Row[])[0]?.value ?? 0);
   }
   return {

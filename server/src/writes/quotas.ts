@@ -13,13 +13,21 @@ export class QuotaLedger {
   #taken = 0;
 
   /** `used` is the locked counter of a limited plan, undefined when the plan does not limit the resource. */
-  constructor(private readonly company: Company, private readonly used: number | undefined) {}
+  constructor(
+    private readonly company: Company,
+    private readonly used: number | undefined,
+  ) {}
 
   /** Takes a slot for a create of `def`, or refuses it (402 quota_exceeded). */
   take(def: ResourceDefinition): void {
     const resource = def.quota;
     const limit = resource ? this.company.limits[resource] : null;
-    if (resource && limit !== null && this.used !== undefined && this.used + this.#taken + 1 > limit) {
+    if (
+      resource &&
+      limit !== null &&
+      this.used !== undefined &&
+      this.used + this.#taken + 1 > limit
+    ) {
       throw quotaExceeded(this.company.plan, resource, this.used + this.#taken, limit);
     }
     this.#taken += 1;

@@ -22,11 +22,19 @@ function shapeOf(def: ResourceDefinition): Shape {
   let shape = shapes.get(def);
   if (!shape) {
     const all = getTableColumns(def.table) as Record<string, Column>;
-    const names = new Set(["id", "company_id", ...Object.keys(def.readOnly), ...(def.parent ? [def.parent.column] : []), ...writableFields(def).map(([name]) => name)]);
+    const names = new Set([
+      "id",
+      "company_id",
+      ...Object.keys(def.readOnly),
+      ...(def.parent ? [def.parent.column] : []),
+      ...writableFields(def).map(([name]) => name),
+    ]);
     if (hasTimestamps(def)) names.add("created_at").add("updated_at");
     if (Object.hasOwn(all, "live")) names.add("live");
     const columns = [...names].map((name): [string, Column] => [name, all[name]!]);
-    const updatable = [...names].filter((name) => !["id", "company_id", "created_at", "live"].includes(name));
+    const updatable = [...names].filter(
+      (name) => !["id", "company_id", "created_at", "live"].includes(name),
+    );
     shapes.set(def, (shape = { table: getTableName(def.table), columns, updatable }));
   }
   return shape;
@@ -59,16 +67,30 @@ export function insertRecords(def: ResourceDefinition, rows: readonly NewRow[]):
       return driverValue(column, row.values[name]);
     });
   });
-  return { text: `INSERT INTO ${quote(table)} (${columns.map(([, column]) => quote(column.name)).join(", ")}) VALUES ${sqlRows(values)}` };
+  return {
+    text: `INSERT INTO ${quote(table)} (${columns.map(([, column]) => quote(column.name)).join(", ")}) VALUES ${sqlRows(values)}`,
+  };
 }
 
 /** Sets the changed fields (and updated_at) of one record. */
-export function updateRecord(def: ResourceDefinition, companyId: number, id: number, changed: Record<string, unknown>, at: Date): Statement {
+export function updateRecord(
+  def: ResourceDefinition,
+  companyId: number,
+  id: number,
+  changed: Record<string, unknown>,
+  at: Date,
+): Statement {
   const { table, columns } = shapeOf(def);
   const set = columns.filter(([name]) => name in changed || name === "updated_at");
   return {
     text: `UPDATE ${quote(table)} SET ${set.map(([, column]) => `${quote(column.name)} = ?`).join(", ")} WHERE company_id = ? AND id = ?`,
-    values: [...set.map(([name, column]) => driverValue(column, name === "updated_at" ? at : changed[name])), companyId, id],
+    values: [
+      ...set.map(([name, column]) =>
+        driverValue(column, name === "updated_at" ? at : changed[name]),
+      ),
+      companyId,
+      id,
+    ],
   };
 }
 
@@ -76,23 +98,37 @@ export function updateRecord(def: ResourceDefinition, companyId: number, id: num
  * Writes many records whole in one statement: each row names an existing record by its key, so
  * `ON DUPLICATE KEY UPDATE` updates it (the rows were read and locked by this transaction).
  */
-export function updateRecords(def: ResourceDefinition, companyId: number, records: readonly StoredRecord[], at: Date): Statement {
+export function updateRecords(
+  def: ResourceDefinition,
+  companyId: number,
+  records: readonly StoredRecord[],
+  at: Date,
+): Statement {
   const { table, columns, updatable } = shapeOf(def);
   const written = columns.filter(([name]) => name !== "live");
-  const values = records.map((record) => written.map(([name, column]) => {
-    if (name === "company_id") return companyId;
-    if (name === "updated_at") return driverValue(column, at);
-    if (name === "created_at") return driverValue(column, new Date(String(record.created_at)));
-    return driverValue(column, record[name]);
-  }));
-  const updates = written.filter(([name]) => updatable.includes(name)).map(([, column]) => `${quote(column.name)} = VALUES(${quote(column.name)})`);
+  const values = records.map((record) =>
+    written.map(([name, column]) => {
+      if (name === "company_id") return companyId;
+      if (name === "updated_at") return driverValue(column, at);
+      if (name === "created_at") return driverValue(column, new Date(String(record.created_at)));
+      return driverValue(column, record[name]);
+    }),
+  );
+  const updates = written
+    .filter(([name]) => updatable.includes(name))
+    .map(([, column]) => `${quote(column.name)} = VALUES(${quote(column.name)})`);
   return {
     text: `INSERT INTO ${quote(table)} (${written.map(([, column]) => quote(column.name)).join(", ")}) VALUES ${sqlRows(values)} ON DUPLICATE KEY UPDATE ${updates.join(", ")}`,
   };
 }
 
 /** Marks records deleted: gone from the API, kept for history, out of the unique keys. */
-export function softDeleteRecords(table: ResourceTable, companyId: number, ids: readonly number[], at: Date): Statement {
+export function softDeleteRecords(
+  table: ResourceTable,
+  companyId: number,
+  ids: readonly number[],
+  at: Date,
+): Statement {
   const name = getTableName(table);
   const live = Object.hasOwn(table, "live") ? ", live = NULL" : "";
   const columns = getTableColumns(table) as Record<string, Column>;

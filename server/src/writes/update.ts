@@ -26,7 +26,11 @@ export interface UpdateRequest {
 }
 
 /** 200 with the changes and the record after them; a real write also answers the record's new ETag. */
-export function updatedAnswer(record: StoredRecord, changes: Record<string, FieldChange>, dryRun: boolean): WriteOutcome {
+export function updatedAnswer(
+  record: StoredRecord,
+  changes: Record<string, FieldChange>,
+  dryRun: boolean,
+): WriteOutcome {
   const written = !dryRun && Object.keys(changes).length > 0;
   return {
     status: 200,
@@ -36,13 +40,28 @@ export function updatedAnswer(record: StoredRecord, changes: Record<string, Fiel
   };
 }
 
-export async function updateRecordById(tx: WriteTransaction, request: UpdateRequest): Promise<WriteOutcome> {
+export async function updateRecordById(
+  tx: WriteTransaction,
+  request: UpdateRequest,
+): Promise<WriteOutcome> {
   const { def, company, scope, id, dryRun } = request;
-  const lookups = await lookUp(tx, { def, company, dryRun, bodies: [request.body], recordId: id, parentId: scope.parentId, creates: false });
+  const lookups = await lookUp(tx, {
+    def,
+    company,
+    dryRun,
+    bodies: [request.body],
+    recordId: id,
+    parentId: scope.parentId,
+    creates: false,
+  });
   const stored = lookups.records.get(id);
   if (!stored) throw notFound(def.singular.toLowerCase(), id);
   checkIfMatch(request.ifMatch, stored);
-  const { changes, changed, merged } = updateRules({ def, company, lookups, unique: lookups.unique }, stored, request.body);
+  const { changes, changed, merged } = updateRules(
+    { def, company, lookups, unique: lookups.unique },
+    stored,
+    request.body,
+  );
   const plan = new WritePlan();
   let record = merged;
   if (!dryRun && Object.keys(changes).length > 0) {

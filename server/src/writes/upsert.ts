@@ -32,16 +32,40 @@ function withExternalId(body: unknown, externalId: string): unknown {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
   const given = (body as Record<string, unknown>).external_id;
   if (given !== undefined && given !== externalId) {
-    throw validationFailed([{ field: "external_id", code: "invalid_value", message: `external_id in the body ("${String(given)}") must match the one in the path ("${externalId}"), or be left out.` }]);
+    throw validationFailed([
+      {
+        field: "external_id",
+        code: "invalid_value",
+        message: `external_id in the body ("${String(given)}") must match the one in the path ("${externalId}"), or be left out.`,
+      },
+    ]);
   }
   return { ...body, external_id: externalId };
 }
 
-export async function upsertByExternalId(tx: WriteTransaction, ids: IdAllocator, request: UpsertRequest): Promise<WriteOutcome> {
+export async function upsertByExternalId(
+  tx: WriteTransaction,
+  ids: IdAllocator,
+  request: UpsertRequest,
+): Promise<WriteOutcome> {
   const { def, company, scope, dryRun } = request;
   const body = withExternalId(request.body, request.externalId);
-  const { outcomes: [outcome], plan } = await writeRecords(tx, ids, { def, company, scope, dryRun, items: [body], upsert: true, ifMatch: request.ifMatch });
+  const {
+    outcomes: [outcome],
+    plan,
+  } = await writeRecords(tx, ids, {
+    def,
+    company,
+    scope,
+    dryRun,
+    items: [body],
+    upsert: true,
+    ifMatch: request.ifMatch,
+  });
   if (outcome!.error) throw outcome!.error;
-  if (outcome!.status === 201) return dryRun ? { status: 200, body: DRY_RUN_CREATED } : createdAnswer(outcome!.record!, request.collection, request.representation, plan);
+  if (outcome!.status === 201)
+    return dryRun
+      ? { status: 200, body: DRY_RUN_CREATED }
+      : createdAnswer(outcome!.record!, request.collection, request.representation, plan);
   return { ...updatedAnswer(outcome!.record!, outcome!.changes ?? {}, dryRun), plan };
 }

@@ -88,7 +88,9 @@ interface Step {
 }
 
 const fieldsOf = (item: unknown): Record<string, unknown> | undefined =>
-  typeof item === "object" && item !== null && !Array.isArray(item) ? item as Record<string, unknown> : undefined;
+  typeof item === "object" && item !== null && !Array.isArray(item)
+    ? (item as Record<string, unknown>)
+    : undefined;
 
 function externalIdOf(item: unknown): string | undefined {
   const value = fieldsOf(item)?.external_id;
@@ -96,34 +98,62 @@ function externalIdOf(item: unknown): string | undefined {
 }
 
 /** A new record as a read shows it, before its id is known. */
-function newRecord(def: ResourceDefinition, values: Record<string, unknown>, at: string): StoredRecord {
+function newRecord(
+  def: ResourceDefinition,
+  values: Record<string, unknown>,
+  at: string,
+): StoredRecord {
   const record: Record<string, unknown> = {};
-  for (const name of readableFieldNames(def)) record[name] = name === "created_at" || name === "updated_at" ? at : values[name] ?? null;
+  for (const name of readableFieldNames(def))
+    record[name] = name === "created_at" || name === "updated_at" ? at : (values[name] ?? null);
   return record as StoredRecord;
 }
 
 /** Whether a refused item's key is bound: its stored result, not the refusal, is the item's answer. */
-async function refusedItemBound(tx: WriteTransaction, companyId: number, outcomes: readonly ItemOutcome[], itemKeys: readonly string[] | undefined): Promise<boolean> {
-  const keys = outcomes.flatMap(({ error, index }) => error && itemKeys?.[index] !== undefined ? [itemKeys[index]] : []);
+async function refusedItemBound(
+  tx: WriteTransaction,
+  companyId: number,
+  outcomes: readonly ItemOutcome[],
+  itemKeys: readonly string[] | undefined,
+): Promise<boolean> {
+  const keys = outcomes.flatMap(({ error, index }) =>
+    error && itemKeys?.[index] !== undefined ? [itemKeys[index]] : [],
+  );
   if (keys.length === 0) return false;
   const bound = boundItemKeys(companyId, keys);
   const [rows] = await tx.run([bound.statement]);
   return bound.read(rows as Record<string, unknown>[]).size > 0;
 }
 
-export async function writeRecords(tx: WriteTransaction, ids: IdAllocator, writes: RecordWrites): Promise<{ outcomes: ItemOutcome[]; plan: WritePlan }> {
+export async function writeRecords(
+  tx: WriteTransaction,
+  ids: IdAllocator,
+  writes: RecordWrites,
+): Promise<{ outcomes: ItemOutcome[]; plan: WritePlan }> {
   const { def, company, scope, dryRun, items, upsert } = writes;
-  const fixed = def.parent && scope.parentId !== undefined ? { [def.parent.column]: scope.parentId } : {};
+  const fixed =
+    def.parent && scope.parentId !== undefined ? { [def.parent.column]: scope.parentId } : {};
   const lookups = await lookUp(tx, {
-    def, company, dryRun, bodies: items, fixed, creates: true,
-    externalIds: upsert ? items.map(externalIdOf).filter((id): id is string => id !== undefined) : undefined,
+    def,
+    company,
+    dryRun,
+    bodies: items,
+    fixed,
+    creates: true,
+    externalIds: upsert
+      ? items.map(externalIdOf).filter((id): id is string => id !== undefined)
+      : undefined,
     itemKeys: writes.itemKeysRead === false ? undefined : writes.itemKeys,
   });
   const ctx: RuleContext = { def, company, lookups, unique: lookups.unique };
   const precedingCreated = writes.preceding?.created ?? 0;
-  const quota = new QuotaLedger(company, lookups.quotaUsed === undefined ? undefined : lookups.quotaUsed + precedingCreated);
+  const quota = new QuotaLedger(
+    company,
+    lookups.quotaUsed === undefined ? undefined : lookups.quotaUsed + precedingCreated,
+  );
   for (const [field, values] of Object.entries(writes.preceding?.unique ?? {})) {
-    for (const value of values) if (!ctx.unique.holder(field, value)) ctx.unique.take(field, value, { preceding: true });
+    for (const value of values)
+      if (!ctx.unique.holder(field, value)) ctx.unique.take(field, value, { preceding: true });
   }
   const at = new Date();
   const stamp = at.toISOString();
@@ -134,31 +164,55 @@ export async function writeRecords(tx: WriteTransaction, ids: IdAllocator, write
   /** Stored records this write changes, as it leaves them. */
   const changedRecords = new Map<number, { record: StoredRecord; fields: Set<string> }>();
   /** Records by external id as the items so far leave them: stored ones, and ones created here. */
-  const byExternalId = new Map<string, { record: StoredRecord; created?: NewRecord; createdBy?: number }>();
-  for (const [externalId, record] of lookups.records) if (typeof externalId === "string") byExternalId.set(externalId, { record });
+  const byExternalId = new Map<
+    string,
+    { record: StoredRecord; created?: NewRecord; createdBy?: number }
+  >();
+  for (const [externalId, record] of lookups.records)
+    if (typeof externalId === "string") byExternalId.set(externalId, { record });
 
   for (const [index, item] of items.entries()) {
     const key = writes.itemKeys?.[index];
     const fingerprint = key === undefined ? undefined : itemFingerprint(def.name, upsert, item);
     const bound = key === undefined ? undefined : lookups.boundKeys.get(key);
     if (bound && !bound.expired) {
-      outcomes.push(bound.fingerprint === fingerprint
-        ? { index, status: bound.status, id: bound.id, action: bound.action, replayed: true }
-        : { index, status: 409, id: null, error: itemKeyReuse() });
+      outcomes.push(
+        bound.fingerprint === fingerprint
+          ? { index, status: bound.status, id: bound.id, action: bound.action, replayed: true }
+          : { index, status: 409, id: null, error: itemKeyReuse() },
+      );
       continue;
     }
     if (key !== undefined && bound?.expired) plan.expiredKeys.push(key);
     try {
       const externalId = externalIdOf(item);
       if (upsert && externalId === undefined) {
-        throw validationFailed([{ field: "external_id", code: "required", message: "With on_conflict \"update\" every item needs its external_id, which finds the record to update." }]);
+        throw validationFailed([
+          {
+            field: "external_id",
+            code: "required",
+            message:
+              'With on_conflict "update" every item needs its external_id, which finds the record to update.',
+          },
+        ]);
       }
       const existing = upsert ? byExternalId.get(externalId!) : undefined;
-      if (upsert && !existing && "preceding" in (ctx.unique.holder("external_id", externalId) ?? {})) {
+      if (
+        upsert &&
+        !existing &&
+        "preceding" in (ctx.unique.holder("external_id", externalId) ?? {})
+      ) {
         // An earlier batch of this dry-run creates the record: the real run updates it. Its fields
         // are checked as an update's are; the record itself is not there to compare with.
         const values = unseenUpdateRules(ctx, item);
-        const outcome = { index, status: 200, id: null, action: "updated" as const, record: newRecord(def, values, stamp), changes: {} };
+        const outcome = {
+          index,
+          status: 200,
+          id: null,
+          action: "updated" as const,
+          record: newRecord(def, values, stamp),
+          changes: {},
+        };
         outcomes.push(outcome);
         continue;
       }
@@ -167,8 +221,13 @@ export async function writeRecords(tx: WriteTransaction, ids: IdAllocator, write
         const update = updateRules(ctx, existing.record, item);
         const changed = Object.keys(update.changes).length > 0;
         // A dry-run shows the record as it would be, its updated_at still the stored one.
-        const record = !changed ? existing.record : dryRun ? update.merged : { ...update.merged, updated_at: stamp };
-        const holder = existing.createdBy !== undefined ? { item: existing.createdBy } : { id: record.id };
+        const record = !changed
+          ? existing.record
+          : dryRun
+            ? update.merged
+            : { ...update.merged, updated_at: stamp };
+        const holder =
+          existing.createdBy !== undefined ? { item: existing.createdBy } : { id: record.id };
         for (const field of uniqueFields(def)) {
           if (!(field in update.changed)) continue;
           ctx.unique.free(field, existing.record[field]);
@@ -182,7 +241,14 @@ export async function writeRecords(tx: WriteTransaction, ids: IdAllocator, write
           for (const field of Object.keys(update.changed)) entry.fields.add(field);
           changedRecords.set(record.id, entry);
         }
-        const outcome = { index, status: 200, id: existing.created ? null : record.id, action: changed ? "updated" as const : "unchanged" as const, record, changes: update.changes };
+        const outcome = {
+          index,
+          status: 200,
+          id: existing.created ? null : record.id,
+          action: changed ? ("updated" as const) : ("unchanged" as const),
+          record,
+          changes: update.changes,
+        };
         outcomes.push(outcome);
         steps.push({ outcome, target: existing.created, key, fingerprint });
         continue;
@@ -204,24 +270,54 @@ export async function writeRecords(tx: WriteTransaction, ids: IdAllocator, write
       outcomes.push({ index, status: error.status, id: null, error });
     }
   }
-  if (writes.itemKeysRead === false && await refusedItemBound(tx, company.id, outcomes, writes.itemKeys)) {
+  if (
+    writes.itemKeysRead === false &&
+    (await refusedItemBound(tx, company.id, outcomes, writes.itemKeys))
+  ) {
     return writeRecords(tx, ids, { ...writes, itemKeysRead: true });
   }
-  if (dryRun || (writes.atomic && outcomes.some((outcome) => outcome.error))) return { outcomes, plan };
+  if (dryRun || (writes.atomic && outcomes.some((outcome) => outcome.error)))
+    return { outcomes, plan };
 
   // The creates are known: their ids, then what the write sends.
   if (created.length > 0) {
     const first = await ids.take(getTableName(def.table), created.length);
     created.forEach((record, offset) => (record.id = first + offset));
-    plan.insert(def, insertRecords(def, created.map((record) => ({ id: record.id!, companyId: company.id, values: record.values, at }))));
+    plan.insert(
+      def,
+      insertRecords(
+        def,
+        created.map((record) => ({
+          id: record.id!,
+          companyId: company.id,
+          values: record.values,
+          at,
+        })),
+      ),
+    );
     plan.count(def, created.length);
   }
   const changed = [...changedRecords.values()];
   if (changed.length === 1) {
     const [{ record, fields }] = changed as [{ record: StoredRecord; fields: Set<string> }];
-    plan.statements.push(updateRecord(def, company.id, record.id, Object.fromEntries([...fields].map((field) => [field, record[field]])), at));
+    plan.statements.push(
+      updateRecord(
+        def,
+        company.id,
+        record.id,
+        Object.fromEntries([...fields].map((field) => [field, record[field]])),
+        at,
+      ),
+    );
   } else if (changed.length > 1) {
-    plan.statements.push(updateRecords(def, company.id, changed.map(({ record }) => record), at));
+    plan.statements.push(
+      updateRecords(
+        def,
+        company.id,
+        changed.map(({ record }) => record),
+        at,
+      ),
+    );
   }
   for (const { outcome, target, key, fingerprint } of steps) {
     if (target) {
@@ -229,9 +325,22 @@ export async function writeRecords(tx: WriteTransaction, ids: IdAllocator, write
       outcome.record = { ...outcome.record, id: target.id! };
     }
     if (outcome.action !== "unchanged") {
-      plan.changes.push({ resource: def.name, action: outcome.action, record: outcome.record, ...(outcome.changes ? { changes: outcome.changes } : {}), ...(key !== undefined ? { key } : {}) });
+      plan.changes.push({
+        resource: def.name,
+        action: outcome.action,
+        record: outcome.record,
+        ...(outcome.changes ? { changes: outcome.changes } : {}),
+        ...(key !== undefined ? { key } : {}),
+      });
     }
-    if (key !== undefined) plan.bindings.push({ key, fingerprint: fingerprint!, status: outcome.status, id: outcome.id!, action: outcome.action });
+    if (key !== undefined)
+      plan.bindings.push({
+        key,
+        fingerprint: fingerprint!,
+        status: outcome.status,
+        id: outcome.id!,
+        action: outcome.action,
+      });
   }
   return { outcomes, plan };
 }

@@ -15,7 +15,10 @@ export const remove: ResourceCommand = {
     command.argument("<id>", "record id", parseId);
     addWriteOptions(command);
     command.option("--if-match <etag>", "only if the record still has this ETag (else 412)");
-    command.option("-y, --yes", "delete without asking; required when stdin is not a terminal (scripts)");
+    command.option(
+      "-y, --yes",
+      "delete without asking; required when stdin is not a terminal (scripts)",
+    );
   },
   async run(spec, command, [id], options) {
     const format = formatOf(command);
@@ -23,7 +26,9 @@ export const remove: ResourceCommand = {
     if (!flags.yes && !flags.dryRun) {
       // Like gh: a script never deletes by accident; off a terminal only --yes confirms.
       if (!process.stdin.isTTY || !process.stderr.isTTY) {
-        throw new UsageError(`not deleting ${spec.name} ${String(id)}: there is no terminal to confirm on; pass --yes to delete (or --dry-run to preview)`);
+        throw new UsageError(
+          `not deleting ${spec.name} ${String(id)}: there is no terminal to confirm on; pass --yes to delete (or --dry-run to preview)`,
+        );
       }
       const answer = prompt(`Delete ${spec.name} ${String(id)}? Type y to confirm:`);
       if (answer?.trim().toLowerCase() !== "y") {
@@ -32,7 +37,10 @@ export const remove: ResourceCommand = {
         return;
       }
     }
-    const result = await resourceClient(clientOf(command), spec.name).delete(id as number, writeOptions(flags));
+    const result = await resourceClient(clientOf(command), spec.name).delete(
+      id as number,
+      writeOptions(flags),
+    );
     await printOne(format, { ...result });
     noteDryRun(flags.dryRun);
   },

@@ -11,14 +11,21 @@ export const get: ResourceCommand = {
   configure(command) {
     command.argument("<id>", "record id", parseId);
     command.option("--fields <a,b>", "only these fields (plus id)", parseFields);
-    command.option("-i, --include", "also print the response's status and headers on stderr (the ETag for --if-match)");
+    command.option(
+      "-i, --include",
+      "also print the response's status and headers on stderr (the ETag for --if-match)",
+    );
   },
   async run(spec, command, [id], options) {
     const format = formatOf(command);
     const { data: record, response } = await resourceClient(clientOf(command), spec.name)
-      .get(id as number, { fields: options.fields as string[] | undefined }).withResponse();
+      .get(id as number, { fields: options.fields as string[] | undefined })
+      .withResponse();
     if (options.include) {
-      const lines = [`HTTP ${response.status}`, ...[...response.headers].map(([name, value]) => `${name}: ${value}`)];
+      const lines = [
+        `HTTP ${response.status}`,
+        ...[...response.headers].map(([name, value]) => `${name}: ${value}`),
+      ];
       process.stderr.write(`${lines.join("\n")}\n\n`);
     }
     await printOne(format, record);

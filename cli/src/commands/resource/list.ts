@@ -14,7 +14,11 @@ export const list: ResourceCommand = {
   configure(command, spec) {
     addFilterOptions(command, spec);
     command
-      .option("--limit <n>", "page size (the API caps it at 100; default 50, or 100 with --all)", parseLimit)
+      .option(
+        "--limit <n>",
+        "page size (the API caps it at 100; default 50, or 100 with --all)",
+        parseLimit,
+      )
       .option("--offset <n>", "start at this position (one page; not with --all)", parseOffset)
       .option("--all", "follow every page");
   },
@@ -24,10 +28,18 @@ export const list: ResourceCommand = {
     const client = resourceClient(clientOf(command), spec.name);
     const { limit, offset, all } = options as { limit?: number; offset?: number; all?: boolean };
     if (all) {
-      if (offset !== undefined) throw new UsageError("--all follows every page from the first record; --offset is for one page");
+      if (offset !== undefined)
+        throw new UsageError(
+          "--all follows every page from the first record; --offset is for one page",
+        );
       // Paged on after_id (every page costs the server the same, however deep), without counting a total.
       const sink = recordSink(format);
-      for await (const record of client.list({ ...filterQuery(spec, options), limit: limit ?? 100, total: false })) await sink.write(record);
+      for await (const record of client.list({
+        ...filterQuery(spec, options),
+        limit: limit ?? 100,
+        total: false,
+      }))
+        await sink.write(record);
       return sink.end();
     }
     const page = await client.listPage({ ...filterQuery(spec, options), limit, offset });
@@ -35,7 +47,9 @@ export const list: ResourceCommand = {
     const { offset: start = 0, total = 0 } = page.meta;
     const shownTo = start + page.data.length;
     if (shownTo < total) {
-      process.stderr.write(`${start + 1}–${shownTo} of ${total}; --offset ${shownTo} for the next page, --all for every page\n`);
+      process.stderr.write(
+        `${start + 1}–${shownTo} of ${total}; --offset ${shownTo} for the next page, --all for every page\n`,
+      );
     }
   },
 };

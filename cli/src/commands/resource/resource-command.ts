@@ -7,7 +7,12 @@ export interface ResourceCommand {
   summary(spec: ResourceSpec): string;
   /** Adds this subcommand's arguments and options (the global ones are on the program). */
   configure(command: Command, spec: ResourceSpec): void;
-  run(spec: ResourceSpec, command: Command, args: unknown[], options: Record<string, unknown>): Promise<void>;
+  run(
+    spec: ResourceSpec,
+    command: Command,
+    args: unknown[],
+    options: Record<string, unknown>,
+  ): Promise<void>;
   /** Help after the options: the fields it takes, examples. */
   help?(spec: ResourceSpec): string;
 }

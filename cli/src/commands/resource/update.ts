@@ -6,13 +6,21 @@ import { parseId } from "../../parsers.ts";
 import { resourceClient } from "../../resources.ts";
 import { updateHelp } from "./help.ts";
 import type { ResourceCommand } from "./resource-command.ts";
-import { addBodyOptions, addWriteOptions, noteDryRun, type WriteFlags, writeOptions } from "./write-options.ts";
+import {
+  addBodyOptions,
+  addWriteOptions,
+  noteDryRun,
+  type WriteFlags,
+  writeOptions,
+} from "./write-options.ts";
 
 export const update: ResourceCommand = {
   name: "update",
   summary: (spec) => `change fields of one of the ${spec.name} (key=value …, key= clears a field)`,
   configure(command) {
-    command.argument("<id>", "record id", parseId).argument("[fields...]", "key=value pairs (key= clears, key:=JSON for a raw JSON value)");
+    command
+      .argument("<id>", "record id", parseId)
+      .argument("[fields...]", "key=value pairs (key= clears, key:=JSON for a raw JSON value)");
     addBodyOptions(command);
     addWriteOptions(command);
     command.option("--if-match <etag>", "only if the record still has this ETag (else 412)");
@@ -22,7 +30,11 @@ export const update: ResourceCommand = {
     const format = formatOf(command);
     const body = readBody(options, fields as string[]);
     const flags = options as WriteFlags;
-    const result = await resourceClient(clientOf(command), spec.name).update(id as number, body, writeOptions(flags));
+    const result = await resourceClient(clientOf(command), spec.name).update(
+      id as number,
+      body,
+      writeOptions(flags),
+    );
     await printOne(format, { ...result });
     noteDryRun(flags.dryRun);
   },

@@ -10,7 +10,10 @@ export function addBodyOptions(command: Command): void {
 export function addWriteOptions(command: Command): void {
   command
     .option("--dry-run", "validate and show what would happen; nothing is written")
-    .option("--idempotency-key <key>", "repeat-safe key: the same key and body never write twice (default: a new one per call)");
+    .option(
+      "--idempotency-key <key>",
+      "repeat-safe key: the same key and body never write twice (default: a new one per call)",
+    );
 }
 
 export interface WriteFlags {
@@ -20,7 +23,11 @@ export interface WriteFlags {
 }
 
 /** SDK write options from the flags; unset flags stay unset so the SDK's defaults apply. */
-export function writeOptions(flags: WriteFlags): { dryRun: boolean; idempotencyKey?: string; ifMatch?: string } {
+export function writeOptions(flags: WriteFlags): {
+  dryRun: boolean;
+  idempotencyKey?: string;
+  ifMatch?: string;
+} {
   return {
     dryRun: flags.dryRun === true,
     ...(flags.idempotencyKey !== undefined ? { idempotencyKey: flags.idempotencyKey } : {}),
