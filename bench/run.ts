@@ -307,7 +307,10 @@ function table(rows: string[][]): string {
 
 function printTopFunctions(profileDir: string): void {
   const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
-  if (!file) return console.log("(no CPU profile written)");
+  if (!file) {
+    console.log("(no CPU profile written)");
+    return;
+  }
   const profile = JSON.parse(readFileSync(path.join(profileDir, file), "utf8")) as {
     nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
     samples: number[];

@@ -218,7 +218,9 @@ describe("bulk imports", () => {
     // read while the fifth was in flight): with the overrun in the last batch but one, that is
     // every row left, as the dry-run counts them.
     const rows = Array.from({ length: 300 }, (_, i) => `Project ${i + 1},P-${i + 1},`);
-    const set = (row: number, line: string): void => void (rows[row - 1] = line);
+    const set = (row: number, line: string): void => {
+      rows[row - 1] = line;
+    };
     set(5, "Refused first,DUP-A,OPEN"); // refused, so its code stays free for row 75
     set(30, "First B,DUP-B,");
     set(75, "First A,DUP-A,");

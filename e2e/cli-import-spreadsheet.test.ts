@@ -108,7 +108,10 @@ describe("erp import of a spreadsheet's CSV", () => {
       stub = Bun.serve({
         port: 0,
         hostname: "127.0.0.1",
-        fetch: () => (requests++, new Response("not expected", { status: 500 })),
+        fetch: () => {
+          requests++;
+          return new Response("not expected", { status: 500 });
+        },
       });
     });
     afterAll(() => void stub.stop(true));

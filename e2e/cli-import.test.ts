@@ -32,7 +32,7 @@ const total = async (resource: string): Promise<number> => {
 
 describe("erp import", () => {
   const csv = () =>
-    [
+    `${[
       "name,client_id,budget_amount,address,status,code",
       `"Harbour depot, phase 1",${clientId},1250.50,"1 Quay St\nDock 4",ACTIVE,HD-1`,
       `"The ""Big"" One",,99,,,`,
@@ -41,7 +41,7 @@ describe("erp import", () => {
       "Ghost client,999999,,,,",
       "Too,few",
       `Last one,${clientId},0.5,,DRAFT,L-1`,
-    ].join("\r\n") + "\r\n";
+    ].join("\r\n")}\r\n`;
 
   test("a CSV with bad rows: good rows are created, each bad one is a report line, exit 3", async () => {
     const file = write("projects.csv", csv());

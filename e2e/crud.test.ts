@@ -391,7 +391,7 @@ describe("errors", () => {
 
   test("refused writes change nothing", async () => {
     const before = (await api().get("/v1/projects?limit=1")).body.meta.total;
-    await api().post("/v1/projects", { name: "" + "x".repeat(300) });
+    await api().post("/v1/projects", { name: `${"x".repeat(300)}` });
     await api().post("/v1/projects", { name: "ok", client_id: 999999999 });
     expect((await api().get("/v1/projects?limit=1")).body.meta.total).toBe(before);
   });

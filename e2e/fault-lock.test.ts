@@ -3,7 +3,7 @@
 // other tables, other companies and /healthz keep answering; once the lock goes, all is well.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import mysql from "mysql2/promise";
-import { Api, type ApiResponse } from "@erp/testing/api";
+import type { Api, ApiResponse } from "@erp/testing/api";
 import { newCompany } from "@erp/testing/company";
 import { testDatabaseUrl } from "@erp/testing/server";
 import { useServer } from "@erp/testing/suite";

@@ -175,11 +175,11 @@ describe("tenant walls", () => {
 
   test("filters with A's ids, searches for A's text and the feed find nothing of A's", async () => {
     const lists = [
-      "/v1/projects?client_id=" + ids.clients,
-      "/v1/estimates?client_id=" + ids.clients,
-      "/v1/workers?trade_id=" + ids.trades,
-      "/v1/subcontractors?trade_id=" + ids.trades,
-      "/v1/equipment?category_id=" + ids["equipment-categories"],
+      `/v1/projects?client_id=${ids.clients}`,
+      `/v1/estimates?client_id=${ids.clients}`,
+      `/v1/workers?trade_id=${ids.trades}`,
+      `/v1/subcontractors?trade_id=${ids.trades}`,
+      `/v1/equipment?category_id=${ids["equipment-categories"]}`,
       ...SAMPLES.map(
         (s) => `/v1/${s.resource}?q=${encodeURIComponent(SECRET)}&include_deleted=true`,
       ),

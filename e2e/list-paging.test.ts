@@ -1,7 +1,7 @@
 // Lists at scale: after_id paging (every record once while others write), total=false, and
 // meta.total exact whatever the writes (concurrent creates, batches, a failed atomic batch,
 // upserts, deletes), compared with a COUNT(*) in the database.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { type Api, type ApiResponse, create } from "@erp/testing/api";
 import { newCompany, testDb } from "@erp/testing/company";
@@ -62,7 +62,7 @@ describe("after_id paging", () => {
     // Writers create and delete freely until the reader is done; the reader waits for two more
     // writes after each page, so every page is read between writes.
     let writes = 0;
-    let waiting: (() => void)[] = [];
+    const waiting: (() => void)[] = [];
     const wrote = () => {
       writes += 1;
       for (const wake of waiting.splice(0)) wake();

@@ -12,7 +12,8 @@ switch (command) {
     await cluster.start();
     const urls = cluster.urls("erp");
     console.log("Three nodes are synced. Start one server per node, e.g.:");
-    urls.forEach((url, i) => console.log(`  DATABASE_URL=${url} PORT=${3000 + i} bun run start`));
+    for (const [i, url] of urls.entries())
+      console.log(`  DATABASE_URL=${url} PORT=${3000 + i} bun run start`);
     break;
   }
   case "stop":

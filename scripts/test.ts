@@ -1,4 +1,4 @@
-// `bun run test`: type-checks, then runs every test against a throw-away database it drops afterwards.
+// `bun run test`: type-checks and lints, then runs every test against a throw-away database it drops afterwards.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ensureDeps } from "./lib/ensure-deps.ts";
@@ -8,8 +8,10 @@ const bun = process.execPath;
 const inherit = ["inherit", "inherit", "inherit"] as const;
 
 ensureDeps();
-const typecheck = Bun.spawnSync([bun, "run", "typecheck"], { cwd: root, stdio: [...inherit] });
-if (typecheck.exitCode !== 0) process.exit(typecheck.exitCode || 1);
+for (const check of ["typecheck", "lint"]) {
+  const run = Bun.spawnSync([bun, "run", check], { cwd: root, stdio: [...inherit] });
+  if (run.exitCode !== 0) process.exit(run.exitCode || 1);
+}
 
 const { provisionDatabaseServer, createDatabase, dropDatabase, withDatabase } = await import(
   "./lib/provision.ts"

@@ -35,7 +35,12 @@ export function clientOf(
     token,
     ...rest,
     headers: { "user-agent": "erp-cli" },
-    fetch: onRequest ? (url, init) => (onRequest(), send(url, init)) : send,
+    fetch: onRequest
+      ? (url, init) => {
+          onRequest();
+          return send(url, init);
+        }
+      : send,
   });
 }
 

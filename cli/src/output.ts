@@ -85,8 +85,11 @@ function csvSink(bom: boolean): RecordSink {
   return {
     write(record) {
       const flat = flatten(record);
-      const header =
-        columns === undefined ? (bom ? "\uFEFF" : "") + csvLine((columns = Object.keys(flat))) : "";
+      let header = "";
+      if (columns === undefined) {
+        columns = Object.keys(flat);
+        header = (bom ? "\uFEFF" : "") + csvLine(columns);
+      }
       return writeOut(header + csvLine(columns.map((column) => flat[column])));
     },
     end: async () => {},
@@ -140,7 +143,7 @@ function renderTable(columns: readonly string[], rows: readonly string[][]): str
       .map((cell, i) => pad(cell, widths[i] ?? 0))
       .join("  ")
       .trimEnd();
-  return [bold(line(columns.map((c) => c.toUpperCase()))), ...cells.map(line)].join("\n") + "\n";
+  return `${[bold(line(columns.map((c) => c.toUpperCase()))), ...cells.map(line)].join("\n")}\n`;
 }
 
 /** Nested objects become dotted columns (`changes.status.to`), so tables and CSV stay two-dimensional. */
@@ -168,17 +171,15 @@ function text(cell: unknown): string {
 
 /** One RFC 4180 line: fields with a comma, quote or line break are quoted, quotes doubled. */
 export function csvLine(values: readonly unknown[]): string {
-  return (
-    values
-      .map((value) => {
-        const cell =
-          value === null || value === undefined
-            ? ""
-            : typeof value === "object"
-              ? JSON.stringify(value)
-              : String(value);
-        return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
-      })
-      .join(",") + "\r\n"
-  );
+  return `${values
+    .map((value) => {
+      const cell =
+        value === null || value === undefined
+          ? ""
+          : typeof value === "object"
+            ? JSON.stringify(value)
+            : String(value);
+      return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+    })
+    .join(",")}\r\n`;
 }

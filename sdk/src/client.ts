@@ -36,6 +36,7 @@ export interface ClientOptions {
 export interface ErpClient extends CollectionClients {}
 
 /** The typed client of the Construction ERP API. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor sets every property
 export class ErpClient {
   readonly #transport: Transport;
   /** The change feed: `list({ after })` and `follow()`. */

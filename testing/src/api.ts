@@ -38,7 +38,7 @@ export class Api {
     }
     const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     if (text.length > 0) {
       try {
         parsed = JSON.parse(text);

@@ -4,7 +4,9 @@
 // is the driver's for the backslash-escape mode every connection uses: a backslash, a quote, NUL
 // and Ctrl-Z are escaped; other characters, line breaks and double quotes (JSON is full of them)
 // are valid as they are inside a single-quoted literal.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and Ctrl-Z are what must be escaped
 const SPECIAL = /[\0\x1a'\\]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
 const SPECIALS = /[\0\x1a'\\]/g;
 const ESCAPES: Record<string, string> = { "\0": "\\0", "\x1a": "\\Z", "'": "\\'", "\\": "\\\\" };
 

@@ -44,7 +44,8 @@ export class WriteTransaction {
   constructor(private readonly pool: GuardedPool) {}
 
   #connect(): Promise<GuardedConnection> {
-    return (this.#connection ??= this.pool.getConnection());
+    this.#connection ??= this.pool.getConnection();
+    return this.#connection;
   }
 
   /** Drizzle over this transaction's connection, for the reads and writes that build their SQL with it. */

@@ -19,7 +19,8 @@ export function eventType(resource: string, action: RecordChange["action"]): str
     const noun = definitionNamed(resource)
       .singular.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1")
       .toLowerCase();
-    types.set(key, (type = `${noun}.${action}`));
+    type = `${noun}.${action}`;
+    types.set(key, type);
   }
   return type;
 }

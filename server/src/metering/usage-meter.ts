@@ -52,11 +52,10 @@ export class UsageMeter implements RequestCounter {
     const period = this.#periodOf(receivedAt);
     const slot = `${companyId}/${period}`;
     let counts = this.#pending.get(slot);
-    if (!counts)
-      this.#pending.set(
-        slot,
-        (counts = { companyId, period, requests: 0, dryRunRequests: 0, replays: 0 }),
-      );
+    if (!counts) {
+      counts = { companyId, period, requests: 0, dryRunRequests: 0, replays: 0 };
+      this.#pending.set(slot, counts);
+    }
     return counts;
   }
 

@@ -82,7 +82,8 @@ function hotPage(def: ResourceDefinition): { text: string; fields: [string, MySq
     const live = hasSoftDelete(def.table) ? " AND `deleted_at` IS NULL" : "";
     const text = `SELECT ${list} FROM \`${getTableName(def.table)}\`
       WHERE \`company_id\` = ?${live} AND \`id\` > ? ORDER BY \`id\` LIMIT ? OFFSET ?`;
-    hotPages.set(def, (page = { text, fields }));
+    page = { text, fields };
+    hotPages.set(def, page);
   }
   return page;
 }

@@ -106,7 +106,8 @@ function hotRead(def: ResourceDefinition): {
     const live = hasSoftDelete(def.table) ? " AND `deleted_at` IS NULL" : "";
     const text = `SELECT ${list} FROM \`${getTableName(def.table)}\`
       WHERE \`company_id\` = ? AND \`id\` = ?${live} LIMIT 1`;
-    hotReads.set(def, (read = { text, locking: `${text} FOR UPDATE`, fields }));
+    read = { text, locking: `${text} FOR UPDATE`, fields };
+    hotReads.set(def, read);
   }
   return read;
 }

@@ -13,6 +13,7 @@ import { pathsOf } from "../routes/route-context.ts";
 import { openApiDocument } from "./openapi-document.ts";
 import { open, specificationRoute } from "./specification-route.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON document built and walked freely
 type Json = Record<string, any>;
 
 const SCHEMA_URL = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json";

@@ -11,6 +11,7 @@ import { OVERVIEW } from "./overview.ts";
 
 export const OPENAPI_VERSION = "3.1.1";
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON document built and walked freely
 type Json = Record<string, any>;
 
 const METHODS = new Set(["get", "post", "put", "patch", "delete"]);
@@ -205,7 +206,8 @@ export function openApiDocument(app: AnyElysia, origin = "/"): Json {
     const path = route.path.replace(/:([^/]+)/g, "{$1}");
     const operation = operationOf(route, generated.paths[path]?.[method], components);
     for (const tag of operation.tags ?? []) if (!tags.includes(tag)) tags.push(tag);
-    (paths[path] ??= {})[method] = operation;
+    paths[path] ??= {};
+    paths[path][method] = operation;
   }
   return {
     openapi: OPENAPI_VERSION,

@@ -82,7 +82,10 @@ async function commitGroup(members: Member[]): Promise<unknown[]> {
     return leader.tx.commit(leader.statements);
   }
   let at = leader.statements.length;
-  for (const member of others)
-    member.turn({ committed: results.slice(at, (at += member.statements.length)) });
+  for (const member of others) {
+    const end = at + member.statements.length;
+    member.turn({ committed: results.slice(at, end) });
+    at = end;
+  }
   return results.slice(0, leader.statements.length);
 }

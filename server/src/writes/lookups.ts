@@ -202,7 +202,7 @@ export async function lookUp(tx: WriteTransaction, request: LookupRequest): Prom
   }
 
   const results = await tx.run(statements);
-  results.forEach((rows, index) => readers[index]!(rows as Row[]));
+  for (const [index, rows] of results.entries()) readers[index]!(rows as Row[]);
   if (counterMissing) {
     const [, rows] = await tx.run([
       startLiveCount(company.id, countedOf(def)),

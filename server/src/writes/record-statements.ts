@@ -35,7 +35,8 @@ function shapeOf(def: ResourceDefinition): Shape {
     const updatable = [...names].filter(
       (name) => !["id", "company_id", "created_at", "live"].includes(name),
     );
-    shapes.set(def, (shape = { table: getTableName(def.table), columns, updatable }));
+    shape = { table: getTableName(def.table), columns, updatable };
+    shapes.set(def, shape);
   }
   return shape;
 }

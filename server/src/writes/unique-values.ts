@@ -15,7 +15,10 @@ export class UniqueValues {
   take(field: string, value: unknown, holder: Holder): void {
     if (typeof value !== "string") return;
     let values = this.#held.get(field);
-    if (!values) this.#held.set(field, (values = new Map()));
+    if (!values) {
+      values = new Map();
+      this.#held.set(field, values);
+    }
     values.set(value, holder);
   }
 

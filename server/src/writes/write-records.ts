@@ -282,7 +282,7 @@ export async function writeRecords(
   // The creates are known: their ids, then what the write sends.
   if (created.length > 0) {
     const first = await ids.take(getTableName(def.table), created.length);
-    created.forEach((record, offset) => (record.id = first + offset));
+    for (const [offset, record] of created.entries()) record.id = first + offset;
     plan.insert(
       def,
       insertRecords(
