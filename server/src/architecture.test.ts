@@ -1,9 +1,19 @@
-// The import graph has no circles. The folders of server/src are layers: imports between folders
-// never form a cycle, so each folder can be read (and tested) with only the ones below it in mind.
-// Files never import each other in a circle either, in the server, the SDK or the CLI: each file
-// can be understood from the files it imports, type imports included.
+// The import graph follows the layers of docs/architecture.md. The folders of server/src are
+// layers: a folder imports only from those its row of the table there allows, and imports between
+// folders never form a cycle, so each folder can be read (and tested) with only the ones below it
+// in mind. Files never import each other in a circle either, in the server, the SDK or the CLI:
+// each file can be understood from the files it imports, type imports included.
 import { expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 
 const ROOT = import.meta.dir;
@@ -24,15 +34,13 @@ function importsOf(file: string): string[] {
     .filter((target) => existsSync(target));
 }
 
-const folderOf = (file: string): string => path.dirname(path.relative(ROOT, file));
-
 /** folder → the folders its files import from. */
-function folderGraph(): Map<string, Set<string>> {
+function folderGraph(root = ROOT): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
-  for (const file of sources(ROOT)) {
+  for (const file of sources(root)) {
     for (const target of importsOf(file)) {
-      const from = folderOf(file);
-      const to = folderOf(target);
+      const from = path.dirname(path.relative(root, file));
+      const to = path.dirname(path.relative(root, target));
       if (from === to) continue;
       if (!graph.has(from)) graph.set(from, new Set());
       graph.get(from)!.add(to);
@@ -73,6 +81,80 @@ function findCycle(graph: Map<string, Set<string>>): string[] | undefined {
   }
   return undefined;
 }
+
+/** The "may use" column of the layer table in docs/architecture.md: folder → folders it may import. */
+function layerTable(markdown: string): Map<string, Set<string> | "all"> {
+  const table = new Map<string, Set<string> | "all">();
+  for (const [, folder, uses] of markdown.matchAll(
+    /^\| (`[a-z]+\/`|top level) \|.*\| ([^|]+) \|$/gm,
+  )) {
+    const name = folder === "top level" ? "." : folder!.slice(1, -2);
+    const allowed = uses!.trim();
+    table.set(
+      name,
+      allowed === "all" ? "all" : new Set(allowed === "—" ? [] : allowed.split(", ")),
+    );
+  }
+  return table;
+}
+
+/** Each import between folders the table does not allow, and each folder it does not list. */
+function layerViolations(
+  graph: Map<string, Set<string>>,
+  table: Map<string, Set<string> | "all">,
+): string[] {
+  const violations: string[] = [];
+  for (const [from, targets] of graph) {
+    const allowed = table.get(from);
+    if (!allowed) violations.push(`${from}/ is not in the layer table`);
+    else if (allowed !== "all")
+      for (const to of targets) if (!allowed.has(to)) violations.push(`${from}/ imports ${to}/`);
+  }
+  return violations;
+}
+
+const LAYERS = layerTable(readFileSync(path.join(REPOSITORY, "docs/architecture.md"), "utf8"));
+
+test("every import between folders of server/src is one the layer table of docs/architecture.md allows", () => {
+  expect(LAYERS.get("db")).toEqual(new Set(["base"]));
+  expect(LAYERS.get(".")).toBe("all");
+  expect(LAYERS.size).toBeGreaterThan(10);
+  expect(layerViolations(folderGraph(), LAYERS)).toEqual([]);
+});
+
+test("a lower layer importing an upper one is caught (fixture)", () => {
+  const fixture = mkdtempSync(path.join(tmpdir(), "layers-"));
+  try {
+    const write = (file: string, text: string): void => {
+      mkdirSync(path.dirname(path.join(fixture, file)), { recursive: true });
+      writeFileSync(path.join(fixture, file), text);
+    };
+    write("base/config.ts", "export const config = {};\n");
+    write(
+      "routes/get-route.ts",
+      'import { config } from "../base/config.ts";\nexport const route = config;\n',
+    );
+    write(
+      "db/pool.ts",
+      'import { config } from "../base/config.ts";\nexport const pool = config;\n',
+    );
+    expect(layerViolations(folderGraph(fixture), LAYERS)).toEqual([]);
+    write(
+      "db/pool.ts",
+      'import { route } from "../routes/get-route.ts";\nexport const pool = route;\n',
+    );
+    expect(layerViolations(folderGraph(fixture), LAYERS)).toEqual(["db/ imports routes/"]);
+    write(
+      "extras/thing.ts",
+      'import { config } from "../base/config.ts";\nexport const thing = config;\n',
+    );
+    expect(layerViolations(folderGraph(fixture), LAYERS)).toContain(
+      "extras/ is not in the layer table",
+    );
+  } finally {
+    rmSync(fixture, { recursive: true, force: true });
+  }
+});
 
 test("the folders of server/src import each other without a cycle", () => {
   const graph = folderGraph();
