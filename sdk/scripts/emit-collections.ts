@@ -242,8 +242,11 @@ function hintOf(name: string, schema: Json): string {
   if (type === "array") return "JSON array (key:=[…])";
   if (schema.format === "email") return "email";
   if (schema.format === "date") return "date YYYY-MM-DD";
-  if (typeof schema.pattern === "string") return `text matching ${schema.pattern}`;
-  return typeof schema.maxLength === "number" ? `text ≤${schema.maxLength}` : "text";
+  const pattern = typeof schema.pattern === "string" ? schema.pattern : undefined;
+  // A pattern of code points (the one that keeps control characters out) reads as noise in help.
+  if (pattern && !pattern.includes("\\u")) return `text matching ${pattern}`;
+  const text = typeof schema.maxLength === "number" ? `text ≤${schema.maxLength}` : "text";
+  return pattern ? `${text}, no control characters` : text;
 }
 
 /** The member path parameter (`{id}`, `{rental_id}`) of a collection path, if it has members. */

@@ -3,38 +3,7 @@
 
 import type { LookupClient } from "../resources/lookup-client.ts";
 import type { ResourceClient } from "../resources/resource-client.ts";
-import type {
-  Client,
-  ClientCreate,
-  ClientFilters,
-  ClientUpdate,
-  Equipment,
-  EquipmentCategory,
-  EquipmentCreate,
-  EquipmentFilters,
-  EquipmentUpdate,
-  Estimate,
-  EstimateCreate,
-  EstimateFilters,
-  EstimateUpdate,
-  Project,
-  ProjectCreate,
-  ProjectFilters,
-  ProjectUpdate,
-  Rental,
-  RentalCreate,
-  RentalFilters,
-  RentalUpdate,
-  Subcontractor,
-  SubcontractorCreate,
-  SubcontractorFilters,
-  SubcontractorUpdate,
-  Trade,
-  Worker,
-  WorkerCreate,
-  WorkerFilters,
-  WorkerUpdate,
-} from "./types.ts";
+import type { Client, ClientCreate, ClientFilters, ClientUpdate, Equipment, EquipmentCategory, EquipmentCreate, EquipmentFilters, EquipmentUpdate, Estimate, EstimateCreate, EstimateFilters, EstimateUpdate, Project, ProjectCreate, ProjectFilters, ProjectUpdate, Rental, RentalCreate, RentalFilters, RentalUpdate, Subcontractor, SubcontractorCreate, SubcontractorFilters, SubcontractorUpdate, Trade, Worker, WorkerCreate, WorkerFilters, WorkerUpdate } from "./types.ts";
 
 /** What the SDK and the CLI know of each collection. */
 export interface CollectionSpec {
@@ -49,20 +18,12 @@ export interface CollectionSpec {
   /** Fields a create must carry. */
   readonly required: readonly string[];
   /** The fields a create and an update take, each with a hint of what it holds, for help texts. */
-  readonly fields: {
-    readonly create: Readonly<Record<string, string>>;
-    readonly update: Readonly<Record<string, string>>;
-  };
+  readonly fields: { readonly create: Readonly<Record<string, string>>; readonly update: Readonly<Record<string, string>> };
   /** How an import's columns map to fields: other header names, unique fields, and columns naming a referenced record. */
   readonly import: {
     readonly aliases: Readonly<Record<string, string>>;
     readonly unique: readonly string[];
-    readonly references: Readonly<
-      Record<
-        string,
-        { readonly column: string; readonly path: string; readonly match: readonly string[] }
-      >
-    >;
+    readonly references: Readonly<Record<string, { readonly column: string; readonly path: string; readonly match: readonly string[] }>>;
   };
   /** Sub-collections of one member, by SDK method name: the path segment under `{path}/{id}/`. */
   readonly children: Readonly<Record<string, string>>;
@@ -71,367 +32,68 @@ export interface CollectionSpec {
 /** Every collection of the API, by SDK property. */
 export const COLLECTIONS = {
   projects: {
-    path: "/v1/projects",
-    command: "projects",
-    kind: "records",
-    idFilters: ["client_id"],
-    required: ["name"],
-    children: {},
+    path: "/v1/projects", command: "projects", kind: "records", idFilters: ["client_id"], required: ["name"], children: {},
     fields: {
-      create: {
-        name: "text ≤200, required",
-        code: "text ≤32",
-        client_id: "id",
-        billing_mode: "FIXED_PRICE|TIME_AND_MATERIALS|COST_PLUS",
-        budget_estimate_id: "id",
-        budget_amount: "amount, e.g. 1250.00",
-        currency: "text matching ^[A-Z]{3}$",
-        start_date: "date YYYY-MM-DD",
-        end_date: "date YYYY-MM-DD",
-        address: "text ≤500",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "DRAFT|ACTIVE",
-      },
-      update: {
-        name: "text ≤200",
-        code: "text ≤32",
-        client_id: "id",
-        billing_mode: "FIXED_PRICE|TIME_AND_MATERIALS|COST_PLUS",
-        budget_estimate_id: "id",
-        budget_amount: "amount, e.g. 1250.00",
-        currency: "text matching ^[A-Z]{3}$",
-        start_date: "date YYYY-MM-DD",
-        end_date: "date YYYY-MM-DD",
-        address: "text ≤500",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "DRAFT|ACTIVE|ON_HOLD|COMPLETED|CANCELLED",
-      },
+      create: { name: "text ≤200, required", code: "text ≤32", client_id: "id", billing_mode: "FIXED_PRICE|TIME_AND_MATERIALS|COST_PLUS", budget_estimate_id: "id", budget_amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", start_date: "date YYYY-MM-DD", end_date: "date YYYY-MM-DD", address: "text ≤500", external_id: "text ≤255, no control characters", status: "DRAFT|ACTIVE" },
+      update: { name: "text ≤200", code: "text ≤32", client_id: "id", billing_mode: "FIXED_PRICE|TIME_AND_MATERIALS|COST_PLUS", budget_estimate_id: "id", budget_amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", start_date: "date YYYY-MM-DD", end_date: "date YYYY-MM-DD", address: "text ≤500", external_id: "text ≤255, no control characters", status: "DRAFT|ACTIVE|ON_HOLD|COMPLETED|CANCELLED" },
     },
-    import: {
-      aliases: {
-        project: "name",
-        project_name: "name",
-        job: "name",
-        job_name: "name",
-        project_code: "code",
-        project_number: "code",
-        job_code: "code",
-        job_number: "code",
-        budget: "budget_amount",
-        site: "address",
-        site_address: "address",
-        location: "address",
-      },
-      unique: ["code", "external_id"],
-      references: {
-        client_id: { column: "client", path: "/v1/clients", match: ["name", "external_id"] },
-        budget_estimate_id: {
-          column: "budget_estimate",
-          path: "/v1/estimates",
-          match: ["title", "external_id"],
-        },
-      },
-    },
+    import: {"aliases":{"project":"name","project_name":"name","job":"name","job_name":"name","project_code":"code","project_number":"code","job_code":"code","job_number":"code","budget":"budget_amount","site":"address","site_address":"address","location":"address"},"unique":["code","external_id"],"references":{"client_id":{"column":"client","path":"/v1/clients","match":["name","external_id"]},"budget_estimate_id":{"column":"budget_estimate","path":"/v1/estimates","match":["title","external_id"]}}},
   },
   workers: {
-    path: "/v1/workers",
-    command: "workers",
-    kind: "records",
-    idFilters: ["trade_id"],
-    required: ["name"],
-    children: {},
+    path: "/v1/workers", command: "workers", kind: "records", idFilters: ["trade_id"], required: ["name"], children: {},
     fields: {
-      create: {
-        name: "text ≤200, required",
-        email: "email",
-        phone: "text ≤40",
-        trade_id: "id",
-        hourly_rate: "amount, e.g. 1250.00",
-        hired_on: "date YYYY-MM-DD",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "ACTIVE|INACTIVE",
-      },
-      update: {
-        name: "text ≤200",
-        email: "email",
-        phone: "text ≤40",
-        trade_id: "id",
-        hourly_rate: "amount, e.g. 1250.00",
-        hired_on: "date YYYY-MM-DD",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "ACTIVE|INACTIVE",
-      },
+      create: { name: "text ≤200, required", email: "email", phone: "text ≤40", trade_id: "id", hourly_rate: "amount, e.g. 1250.00", hired_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
+      update: { name: "text ≤200", email: "email", phone: "text ≤40", trade_id: "id", hourly_rate: "amount, e.g. 1250.00", hired_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
     },
-    import: {
-      aliases: {
-        full_name: "name",
-        worker: "name",
-        worker_name: "name",
-        employee: "name",
-        employee_name: "name",
-        e_mail: "email",
-        email_address: "email",
-        mail: "email",
-        phone_number: "phone",
-        telephone: "phone",
-        tel: "phone",
-        mobile: "phone",
-        mobile_phone: "phone",
-        cell: "phone",
-        cell_phone: "phone",
-        rate: "hourly_rate",
-        hourly: "hourly_rate",
-        pay_rate: "hourly_rate",
-        wage: "hourly_rate",
-        hire_date: "hired_on",
-        hired: "hired_on",
-        date_hired: "hired_on",
-        start_date: "hired_on",
-      },
-      unique: ["external_id"],
-      references: { trade_id: { column: "trade", path: "/v1/trades", match: ["name"] } },
-    },
+    import: {"aliases":{"full_name":"name","worker":"name","worker_name":"name","employee":"name","employee_name":"name","e_mail":"email","email_address":"email","mail":"email","phone_number":"phone","telephone":"phone","tel":"phone","mobile":"phone","mobile_phone":"phone","cell":"phone","cell_phone":"phone","rate":"hourly_rate","hourly":"hourly_rate","pay_rate":"hourly_rate","wage":"hourly_rate","hire_date":"hired_on","hired":"hired_on","date_hired":"hired_on","start_date":"hired_on"},"unique":["external_id"],"references":{"trade_id":{"column":"trade","path":"/v1/trades","match":["name"]}}},
   },
   clients: {
-    path: "/v1/clients",
-    command: "clients",
-    kind: "records",
-    idFilters: [],
-    required: ["name"],
-    children: {},
+    path: "/v1/clients", command: "clients", kind: "records", idFilters: [], required: ["name"], children: {},
     fields: {
-      create: {
-        name: "text ≤200, required",
-        email: "email",
-        phone: "text ≤40",
-        tax_id: "text ≤32",
-        billing_address: "text ≤500",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "ACTIVE|INACTIVE",
-      },
-      update: {
-        name: "text ≤200",
-        email: "email",
-        phone: "text ≤40",
-        tax_id: "text ≤32",
-        billing_address: "text ≤500",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "ACTIVE|INACTIVE",
-      },
+      create: { name: "text ≤200, required", email: "email", phone: "text ≤40", tax_id: "text ≤32", billing_address: "text ≤500", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
+      update: { name: "text ≤200", email: "email", phone: "text ≤40", tax_id: "text ≤32", billing_address: "text ≤500", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
     },
-    import: {
-      aliases: {
-        client: "name",
-        client_name: "name",
-        company: "name",
-        company_name: "name",
-        customer: "name",
-        customer_name: "name",
-        e_mail: "email",
-        email_address: "email",
-        mail: "email",
-        phone_number: "phone",
-        telephone: "phone",
-        tel: "phone",
-        mobile: "phone",
-        mobile_phone: "phone",
-        cell: "phone",
-        cell_phone: "phone",
-        tax_number: "tax_id",
-        vat: "tax_id",
-        vat_number: "tax_id",
-        vat_id: "tax_id",
-        ein: "tax_id",
-        tin: "tax_id",
-        address: "billing_address",
-        billing: "billing_address",
-      },
-      unique: ["external_id"],
-      references: {},
-    },
+    import: {"aliases":{"client":"name","client_name":"name","company":"name","company_name":"name","customer":"name","customer_name":"name","e_mail":"email","email_address":"email","mail":"email","phone_number":"phone","telephone":"phone","tel":"phone","mobile":"phone","mobile_phone":"phone","cell":"phone","cell_phone":"phone","tax_number":"tax_id","vat":"tax_id","vat_number":"tax_id","vat_id":"tax_id","ein":"tax_id","tin":"tax_id","address":"billing_address","billing":"billing_address"},"unique":["external_id"],"references":{}},
   },
   estimates: {
-    path: "/v1/estimates",
-    command: "estimates",
-    kind: "records",
-    idFilters: ["client_id"],
-    required: ["title"],
-    children: {},
+    path: "/v1/estimates", command: "estimates", kind: "records", idFilters: ["client_id"], required: ["title"], children: {},
     fields: {
-      create: {
-        title: "text ≤200, required",
-        client_id: "id",
-        amount: "amount, e.g. 1250.00",
-        currency: "text matching ^[A-Z]{3}$",
-        valid_until: "date YYYY-MM-DD",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "DRAFT",
-      },
-      update: {
-        title: "text ≤200",
-        client_id: "id",
-        amount: "amount, e.g. 1250.00",
-        currency: "text matching ^[A-Z]{3}$",
-        valid_until: "date YYYY-MM-DD",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "DRAFT|SENT|ACCEPTED|REJECTED|CONVERTED",
-      },
+      create: { title: "text ≤200, required", client_id: "id", amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", valid_until: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "DRAFT" },
+      update: { title: "text ≤200", client_id: "id", amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", valid_until: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "DRAFT|SENT|ACCEPTED|REJECTED|CONVERTED" },
     },
-    import: {
-      aliases: {
-        name: "title",
-        estimate: "title",
-        estimate_title: "title",
-        description: "title",
-        valid_to: "valid_until",
-        expires_on: "valid_until",
-        expiry_date: "valid_until",
-      },
-      unique: ["external_id"],
-      references: {
-        client_id: { column: "client", path: "/v1/clients", match: ["name", "external_id"] },
-      },
-    },
+    import: {"aliases":{"name":"title","estimate":"title","estimate_title":"title","description":"title","valid_to":"valid_until","expires_on":"valid_until","expiry_date":"valid_until"},"unique":["external_id"],"references":{"client_id":{"column":"client","path":"/v1/clients","match":["name","external_id"]}}},
   },
   subcontractors: {
-    path: "/v1/subcontractors",
-    command: "subcontractors",
-    kind: "records",
-    idFilters: ["trade_id"],
-    required: ["name"],
-    children: {},
+    path: "/v1/subcontractors", command: "subcontractors", kind: "records", idFilters: ["trade_id"], required: ["name"], children: {},
     fields: {
-      create: {
-        name: "text ≤200, required",
-        trade_id: "id",
-        email: "email",
-        phone: "text ≤40",
-        tax_id: "text ≤32",
-        insurance_expires_on: "date YYYY-MM-DD",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "ACTIVE|INACTIVE",
-      },
-      update: {
-        name: "text ≤200",
-        trade_id: "id",
-        email: "email",
-        phone: "text ≤40",
-        tax_id: "text ≤32",
-        insurance_expires_on: "date YYYY-MM-DD",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "ACTIVE|INACTIVE",
-      },
+      create: { name: "text ≤200, required", trade_id: "id", email: "email", phone: "text ≤40", tax_id: "text ≤32", insurance_expires_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
+      update: { name: "text ≤200", trade_id: "id", email: "email", phone: "text ≤40", tax_id: "text ≤32", insurance_expires_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
     },
-    import: {
-      aliases: {
-        subcontractor: "name",
-        company: "name",
-        company_name: "name",
-        firm: "name",
-        e_mail: "email",
-        email_address: "email",
-        mail: "email",
-        phone_number: "phone",
-        telephone: "phone",
-        tel: "phone",
-        mobile: "phone",
-        mobile_phone: "phone",
-        cell: "phone",
-        cell_phone: "phone",
-        tax_number: "tax_id",
-        vat: "tax_id",
-        vat_number: "tax_id",
-        vat_id: "tax_id",
-        ein: "tax_id",
-        tin: "tax_id",
-        insurance_expiry: "insurance_expires_on",
-        insurance_expires: "insurance_expires_on",
-        insurance_expiration: "insurance_expires_on",
-      },
-      unique: ["external_id"],
-      references: { trade_id: { column: "trade", path: "/v1/trades", match: ["name"] } },
-    },
+    import: {"aliases":{"subcontractor":"name","company":"name","company_name":"name","firm":"name","e_mail":"email","email_address":"email","mail":"email","phone_number":"phone","telephone":"phone","tel":"phone","mobile":"phone","mobile_phone":"phone","cell":"phone","cell_phone":"phone","tax_number":"tax_id","vat":"tax_id","vat_number":"tax_id","vat_id":"tax_id","ein":"tax_id","tin":"tax_id","insurance_expiry":"insurance_expires_on","insurance_expires":"insurance_expires_on","insurance_expiration":"insurance_expires_on"},"unique":["external_id"],"references":{"trade_id":{"column":"trade","path":"/v1/trades","match":["name"]}}},
   },
   equipment: {
-    path: "/v1/equipment",
-    command: "equipment",
-    kind: "records",
-    idFilters: ["category_id"],
-    required: ["name"],
-    children: { rentals: "rentals" },
+    path: "/v1/equipment", command: "equipment", kind: "records", idFilters: ["category_id"], required: ["name"], children: { rentals: "rentals" },
     fields: {
-      create: {
-        name: "text ≤200, required",
-        category_id: "id",
-        serial_number: "text ≤64",
-        daily_rate: "amount, e.g. 1250.00",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "AVAILABLE|IN_USE|MAINTENANCE|RETIRED",
-      },
-      update: {
-        name: "text ≤200",
-        category_id: "id",
-        serial_number: "text ≤64",
-        daily_rate: "amount, e.g. 1250.00",
-        external_id:
-          "text matching ^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069]+$",
-        status: "AVAILABLE|IN_USE|MAINTENANCE|RETIRED",
-      },
+      create: { name: "text ≤200, required", category_id: "id", serial_number: "text ≤64", daily_rate: "amount, e.g. 1250.00", external_id: "text ≤255, no control characters", status: "AVAILABLE|IN_USE|MAINTENANCE|RETIRED" },
+      update: { name: "text ≤200", category_id: "id", serial_number: "text ≤64", daily_rate: "amount, e.g. 1250.00", external_id: "text ≤255, no control characters", status: "AVAILABLE|IN_USE|MAINTENANCE|RETIRED" },
     },
-    import: {
-      aliases: {
-        equipment: "name",
-        equipment_name: "name",
-        machine: "name",
-        item: "name",
-        serial: "serial_number",
-        serial_no: "serial_number",
-        sn: "serial_number",
-        rate: "daily_rate",
-        day_rate: "daily_rate",
-      },
-      unique: ["serial_number", "external_id"],
-      references: {
-        category_id: { column: "category", path: "/v1/equipment-categories", match: ["name"] },
-      },
-    },
+    import: {"aliases":{"equipment":"name","equipment_name":"name","machine":"name","item":"name","serial":"serial_number","serial_no":"serial_number","sn":"serial_number","rate":"daily_rate","day_rate":"daily_rate"},"unique":["serial_number","external_id"],"references":{"category_id":{"column":"category","path":"/v1/equipment-categories","match":["name"]}}},
   },
   trades: {
-    path: "/v1/trades",
-    command: "trades",
-    kind: "lookup",
-    idFilters: [],
-    required: [],
-    children: {},
+    path: "/v1/trades", command: "trades", kind: "lookup", idFilters: [], required: [], children: {},
     fields: {
       create: {},
       update: {},
     },
-    import: { aliases: {}, unique: [], references: {} },
+    import: {"aliases":{},"unique":[],"references":{}},
   },
   equipmentCategories: {
-    path: "/v1/equipment-categories",
-    command: "equipment-categories",
-    kind: "lookup",
-    idFilters: [],
-    required: [],
-    children: {},
+    path: "/v1/equipment-categories", command: "equipment-categories", kind: "lookup", idFilters: [], required: [], children: {},
     fields: {
       create: {},
       update: {},
     },
-    import: { aliases: {}, unique: [], references: {} },
+    import: {"aliases":{},"unique":[],"references":{}},
   },
 } as const satisfies Record<string, CollectionSpec>;
 
@@ -449,26 +111,9 @@ export interface CollectionClients {
   /** `/v1/estimates` */
   readonly estimates: ResourceClient<Estimate, EstimateCreate, EstimateUpdate, EstimateFilters>;
   /** `/v1/subcontractors` */
-  readonly subcontractors: ResourceClient<
-    Subcontractor,
-    SubcontractorCreate,
-    SubcontractorUpdate,
-    SubcontractorFilters
-  >;
+  readonly subcontractors: ResourceClient<Subcontractor, SubcontractorCreate, SubcontractorUpdate, SubcontractorFilters>;
   /** `/v1/equipment` */
-  readonly equipment: ResourceClient<
-    Equipment,
-    EquipmentCreate,
-    EquipmentUpdate,
-    EquipmentFilters
-  > & {
-    rentals(
-      id: number,
-    ): Pick<
-      ResourceClient<Rental, RentalCreate, RentalUpdate, RentalFilters>,
-      "list" | "listPage" | "get" | "create" | "update"
-    >;
-  };
+  readonly equipment: ResourceClient<Equipment, EquipmentCreate, EquipmentUpdate, EquipmentFilters> & { rentals(id: number): Pick<ResourceClient<Rental, RentalCreate, RentalUpdate, RentalFilters>, "list" | "listPage" | "get" | "create" | "update"> };
   /** `/v1/trades` */
   readonly trades: LookupClient<Trade>;
   /** `/v1/equipment-categories` */

@@ -568,38 +568,10 @@ export interface EquipmentCategory {
 }
 
 /** `<resource>.<action>`: project.created, rental.updated, equipment.deleted, … */
-export type EventType =
-  | "project.created"
-  | "project.updated"
-  | "project.deleted"
-  | "worker.created"
-  | "worker.updated"
-  | "worker.deleted"
-  | "client.created"
-  | "client.updated"
-  | "client.deleted"
-  | "estimate.created"
-  | "estimate.updated"
-  | "estimate.deleted"
-  | "subcontractor.created"
-  | "subcontractor.updated"
-  | "subcontractor.deleted"
-  | "equipment.created"
-  | "equipment.updated"
-  | "equipment.deleted"
-  | "rental.created"
-  | "rental.updated"
-  | "rental.deleted";
+export type EventType = "project.created" | "project.updated" | "project.deleted" | "worker.created" | "worker.updated" | "worker.deleted" | "client.created" | "client.updated" | "client.deleted" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "rental.created" | "rental.updated" | "rental.deleted";
 
 /** The resource's path segment: projects, workers, …, rentals. */
-export type EventResource =
-  | "projects"
-  | "workers"
-  | "clients"
-  | "estimates"
-  | "subcontractors"
-  | "equipment"
-  | "rentals";
+export type EventResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment" | "rentals";
 
 export interface Event {
   /** The event's id; it is also a cursor (`after`). */
@@ -611,13 +583,10 @@ export interface Event {
     /** The record after the change (for a delete, as it was). */
     record: Record<string, unknown>;
     /** For an update: each changed field. */
-    changes?: Record<
-      string,
-      {
-        from: unknown;
-        to: unknown;
-      }
-    >;
+    changes?: Record<string, {
+      from: unknown;
+      to: unknown;
+    }>;
   };
   /** The X-Request-Id of the write. */
   request_id: string;
@@ -628,36 +597,7 @@ export interface Event {
 }
 
 /** An event type (`project.created`), every action on one resource (`project.*`), or every event (`*`). */
-export type WebhookSubscription =
-  | "project.created"
-  | "project.updated"
-  | "project.deleted"
-  | "worker.created"
-  | "worker.updated"
-  | "worker.deleted"
-  | "client.created"
-  | "client.updated"
-  | "client.deleted"
-  | "estimate.created"
-  | "estimate.updated"
-  | "estimate.deleted"
-  | "subcontractor.created"
-  | "subcontractor.updated"
-  | "subcontractor.deleted"
-  | "equipment.created"
-  | "equipment.updated"
-  | "equipment.deleted"
-  | "rental.created"
-  | "rental.updated"
-  | "rental.deleted"
-  | "project.*"
-  | "worker.*"
-  | "client.*"
-  | "estimate.*"
-  | "subcontractor.*"
-  | "equipment.*"
-  | "rental.*"
-  | "*";
+export type WebhookSubscription = "project.created" | "project.updated" | "project.deleted" | "worker.created" | "worker.updated" | "worker.deleted" | "client.created" | "client.updated" | "client.deleted" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "rental.created" | "rental.updated" | "rental.deleted" | "project.*" | "worker.*" | "client.*" | "estimate.*" | "subcontractor.*" | "equipment.*" | "rental.*" | "*";
 
 export interface WebhookEndpoint {
   id: number;
@@ -982,39 +922,7 @@ export interface WorkerUpdateOutcome {
 }
 
 /** Every problem `code` the API's operations declare. */
-export type ApiErrorCode =
-  | "batch_failed"
-  | "billing_mode_locked"
-  | "cursor_expired"
-  | "database_unavailable"
-  | "delete_blocked"
-  | "estimate_not_draft"
-  | "feature_off"
-  | "idempotency_in_progress"
-  | "idempotency_key_reuse"
-  | "internal"
-  | "invalid_idempotency_key"
-  | "invalid_query"
-  | "invalid_transition"
-  | "malformed_json"
-  | "not_found"
-  | "payload_too_large"
-  | "precondition_failed"
-  | "quota_exceeded"
-  | "rate_limited"
-  | "rental_billed"
-  | "unauthorized"
-  | "unique_violation"
-  | "unsupported_media_type"
-  | "validation_failed";
+export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
 
 /** The codes of 409 Conflict answers. */
-export type ConflictCode =
-  | "billing_mode_locked"
-  | "delete_blocked"
-  | "estimate_not_draft"
-  | "idempotency_in_progress"
-  | "idempotency_key_reuse"
-  | "invalid_transition"
-  | "rental_billed"
-  | "unique_violation";
+export type ConflictCode = "billing_mode_locked" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "rental_billed" | "unique_violation";
