@@ -13,6 +13,12 @@ for (const check of ["typecheck", "lint"]) {
   if (run.exitCode !== 0) process.exit(run.exitCode || 1);
 }
 
+// The SDK's suite also runs on Deno; like the database, a missing tool is installed, not assumed.
+if (!Bun.which("deno")) {
+  process.stderr.write("[deps] deno is missing; installing it with npm i -g deno\n");
+  Bun.spawnSync(["npm", "install", "--global", "deno"], { cwd: root, stdio: [...inherit] });
+}
+
 const { provisionDatabaseServer, createDatabase, dropDatabase, withDatabase } = await import(
   "./lib/provision.ts"
 );

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { newCompany } from "@erp/testing/company";
 import { useServer } from "@erp/testing/suite";
 import { checks } from "./checks.ts";
+import { DENO } from "./deno.ts";
 
 const runner = join(import.meta.dir, "run-checks.ts");
 const suite = useServer();
@@ -31,39 +32,30 @@ function expectAllPassed(result: { code: number; output: string }): void {
   expect(result.code).toBe(0);
 }
 
-/** Deno, installed from npm when missing; undefined (and a loud warning) when that fails too. */
-function findDeno(): string | undefined {
-  const found = Bun.which("deno");
-  if (found) return found;
-  Bun.spawnSync(["npm", "install", "--global", "deno"], { stdout: "inherit", stderr: "inherit" });
-  const installed = Bun.which("deno") ?? undefined;
-  if (!installed)
-    console.warn(
-      "\n!!! deno is not installed and `npm i -g deno` failed: the Deno run of the SDK suite is SKIPPED !!!\n",
-    );
-  return installed;
-}
-
 describe("SDK on a live server (Node and Deno)", () => {
   let bundle: string;
-  let deno: string | undefined;
 
   beforeAll(async () => {
     bundle = join(mkdtempSync(join(tmpdir(), "sdk-node-")), "run-checks.mjs");
     const build = await Bun.build({ entrypoints: [runner], target: "node", format: "esm" });
     if (!build.success) throw new AggregateError(build.logs, "bun build --target=node failed");
     await Bun.write(bundle, build.outputs[0]!);
-    deno = findDeno();
   });
 
   test("Node runs every live check from a bun build --target=node bundle", async () => {
     expectAllPassed(await runChecks(["node", bundle]));
   });
 
-  test("Deno runs every live check from the TypeScript sources", async () => {
-    if (!deno) return;
+  test.skipIf(!DENO)("Deno runs every live check from the TypeScript sources", async () => {
     expectAllPassed(
-      await runChecks([deno, "run", "--no-prompt", "--allow-net=127.0.0.1", "--allow-env", runner]),
+      await runChecks([
+        DENO!,
+        "run",
+        "--no-prompt",
+        "--allow-net=127.0.0.1",
+        "--allow-env",
+        runner,
+      ]),
     );
   });
 });

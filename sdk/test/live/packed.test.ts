@@ -9,6 +9,7 @@ import path from "node:path";
 import { launchChromium } from "@erp/testing/browser";
 import { newCompany } from "@erp/testing/company";
 import { useServer } from "@erp/testing/suite";
+import { DENO } from "./deno.ts";
 
 setDefaultTimeout(180_000);
 
@@ -127,14 +128,9 @@ describe("the packed SDK", () => {
   test("a plain Node project installs the tarball and runs the smoke script", () =>
     smoke(["node", "smoke.mjs"]));
   test("a Bun project runs it from the same install", () => smoke([process.execPath, "smoke.mjs"]));
-  test("a Deno project runs it from the same install", async () => {
-    const deno = Bun.which("deno");
-    if (!deno)
-      return console.warn(
-        "!!! deno is not installed: the packed SDK's Deno run is SKIPPED (sdk/test/live/on-node-and-deno installs it)",
-      );
+  test.skipIf(!DENO)("a Deno project runs it from the same install", async () => {
     await smoke([
-      deno,
+      DENO!,
       "run",
       "--no-prompt",
       "--allow-net=127.0.0.1",
@@ -220,11 +216,12 @@ describe("the packed SDK", () => {
     }
   });
 
-  test("deno publish --dry-run accepts the sources (explicit types, no slow types)", () => {
-    const deno = Bun.which("deno");
-    if (!deno) return console.warn("!!! deno is not installed: the publish dry-run is SKIPPED");
-    const result = run([deno, "publish", "--dry-run", "--allow-dirty"], SDK);
-    if (result.code !== 0) console.error(result.output);
-    expect(result.code).toBe(0);
-  });
+  test.skipIf(!DENO)(
+    "deno publish --dry-run accepts the sources (explicit types, no slow types)",
+    () => {
+      const result = run([DENO!, "publish", "--dry-run", "--allow-dirty"], SDK);
+      if (result.code !== 0) console.error(result.output);
+      expect(result.code).toBe(0);
+    },
+  );
 });
