@@ -1,5 +1,5 @@
 // Type-level tests: each @ts-expect-error line must fail to compile, every other line must compile.
-// Checked by sdk/test/type-errors.test.ts with tsc; excluded from the root tsconfig on purpose.
+// Checked by sdk/test/unit/type-errors.test.ts with tsc; excluded from the root tsconfig on purpose.
 import { ConflictError, type CreateResult, type DryRunCreated, ErpClient, type Event, type Project } from "./mod.ts";
 
 const erp = new ErpClient({ baseUrl: "http://localhost:3000", token: "erp_x" });

@@ -38,7 +38,7 @@ export const LOCK_WAIT_SECONDS = 5;
  * lock waits far inside a request's budget. Valid on MySQL 8 and MariaDB alike (the isolation
  * level's variable is named differently on each, its SET statement is not). Write connections
  * also turn autocommit off: their first statement opens the transaction, so a write sends no
- * BEGIN (JDBC's model), and it always ends with the COMMIT or ROLLBACK of writes/transaction.ts.
+ * BEGIN (JDBC's model), and it always ends with the COMMIT or ROLLBACK of db/write-transaction.ts.
  */
 function sessionSettings(galera: boolean, autocommit: boolean): string[] {
   const variables = [

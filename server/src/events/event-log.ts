@@ -1,5 +1,5 @@
 // The outbox: each change of a committed write becomes an event in the write's own transaction.
-// The write's last statements move the company's event counter (writes/counters.ts), which
+// The write's last statements move the company's event counter (db/company-counters.ts), which
 // leaves the last new event number in LAST_INSERT_ID(), and insert the events numbered from it.
 // The counter row stays locked from that moment to the COMMIT sent in the same round trip, so
 // numbers follow commit order with no gaps: a reader that sees number N sees every number before.
