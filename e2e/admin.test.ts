@@ -1,4 +1,4 @@
-// `bun run admin`: companies and tokens as CONTRACT.md 1 names them, used against a live server.
+// `bun run admin`: companies and tokens as README.md names them, used against a live server.
 import { describe, expect, test } from "bun:test";
 import { eventually } from "@erp/testing/api";
 import { ROOT, testDatabaseUrl } from "@erp/testing/server";
@@ -68,7 +68,7 @@ describe("bun run admin", () => {
     expect(issued.token).toMatch(/^erp_/);
     expect((await suite.api.as(issued.token).get("/v1/clients")).status).toBe(200);
     expect((await admin("token", "revoke", "--token", issued.token)).code).toBe(0);
-    // Authentication may be cached for up to 5 s (CONTRACT 6).
+    // Authentication may be cached for up to 5 s (docs/limits.md).
     expect(
       (await eventually(() => suite.api.as(issued.token).get("/v1/clients"), 401)).status,
     ).toBe(401);

@@ -1,4 +1,4 @@
-// Batch writes (CONTRACT 10) and upserts by external id (CONTRACT 11).
+// Batch writes and upserts by external id (docs/writes-and-retries.md).
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import type { Api } from "@erp/testing/api";

@@ -1,4 +1,4 @@
-// The cluster suite (CONTRACT 14): three servers, each on its own node of a local three-node
+// The cluster suite (docs/operations.md): three servers, each on its own node of a local three-node
 // MariaDB Galera cluster, started together on an empty database. Keys run once, quotas are exact,
 // rate limits answer only 201 or 429, a write aborted by another node commits nothing, one file
 // imported through the three servers at once lands exactly once, a node killed under load loses and
@@ -192,7 +192,7 @@ describe("three servers on a three-node Galera cluster", () => {
       `[cluster] 90 writes of a 30/min company through 3 servers: ${JSON.stringify(Object.fromEntries(counts))}`,
     );
     expect([...counts.keys()].sort()).toEqual(["201", "429"]);
-    // Each server counts in memory and shares about once a second (CONTRACT 6): the overshoot is
+    // Each server counts in memory and shares about once a second (docs/limits.md): the overshoot is
     // at most what the other servers let through in that second.
     expect(counts.get("201")!).toBeGreaterThanOrEqual(30);
     expect(counts.get("201")!).toBeLessThanOrEqual(60);

@@ -1,4 +1,4 @@
-// Crash safety of idempotent writes (CONTRACT.md 6): a server killed with SIGKILL in the middle
+// Crash safety of idempotent writes (docs/writes-and-retries.md): a server killed with SIGKILL in the middle
 // of keyed writes, restarted, and the same requests retried: every write exists exactly once.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";

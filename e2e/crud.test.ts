@@ -1,4 +1,4 @@
-// The uniform CRUD of SPEC.md 4.1-4.3 for all six resources, over HTTP on a real database.
+// The uniform CRUD (docs/api.md) for all six resources, over HTTP on a real database.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { create, eventually } from "@erp/testing/api";
 import { newCompany, newToken, revoke, type TestCompany } from "@erp/testing/company";
@@ -265,7 +265,7 @@ describe("authentication", () => {
     const token = await newToken(company.companyId);
     expect((await suite.api.as(token).get("/v1/clients")).status).toBe(200);
     await revoke(token);
-    // Authentication may be cached for up to 5 s (CONTRACT 6).
+    // Authentication may be cached for up to 5 s (docs/limits.md).
     expect((await eventually(() => suite.api.as(token).get("/v1/clients"), 401)).status).toBe(401);
     for (const headers of [
       {} as Record<string, string>,

@@ -1,4 +1,4 @@
-// Deletes (CONTRACT.md 4): always soft, refused by protected history, cascading unbilled
+// Deletes (docs/concepts.md): always soft, refused by protected history, cascading unbilled
 // rentals, and listing what a delete removes and what it keeps.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { create, type Api } from "@erp/testing/api";

@@ -1,4 +1,4 @@
-// Dry-run (SPEC.md 4.4, CONTRACT.md 3, 6): every rule of the real write runs, nothing is
+// Dry-run (docs/writes-and-retries.md): every rule of the real write runs, nothing is
 // written and no id is consumed; a dry-run and the real write never disagree.
 import { describe, expect, test } from "bun:test";
 import { create, type Api, type ApiResponse } from "@erp/testing/api";

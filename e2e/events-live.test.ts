@@ -1,4 +1,4 @@
-// The live change feed (CONTRACT.md 12): `after=latest` starts at the newest event and `wait=N`
+// The live change feed (docs/events-and-webhooks.md): `after=latest` starts at the newest event and `wait=N`
 // long-polls, answered as soon as an event commits on any server, empty after N s, and at once
 // when the server shuts down; `erp listen` starts from the newest event without reading the feed.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";

@@ -1,4 +1,4 @@
-// The change feed and audit trail (CONTRACT.md 12): one event per committed change, in commit
+// The change feed and audit trail (docs/events-and-webhooks.md): one event per committed change, in commit
 // order, followed by cursor exactly once even while several servers commit at once.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";

@@ -1,4 +1,4 @@
-// Fault suite (CONTRACT 5 and 6): the database crashes under a keyed write load. Every answer must
+// Fault suite (docs/errors.md): the database crashes under a keyed write load. Every answer must
 // be the truth: a success, or 503 database_unavailable with Retry-After (never a 4xx a client would
 // give up on, never another 5xx); the same server serves again by itself once the database is back;
 // clients retrying with their keys leave every row exactly once.

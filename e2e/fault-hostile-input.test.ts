@@ -1,6 +1,6 @@
 // Fault suite: hostile input on every route. Generated requests (fast-check) over every operation of
 // the served OpenAPI document, plus the known nasty cases: the server never answers 5xx, never shows
-// a stack trace, a file path or SQL, always answers a CONTRACT error code, and its memory stays bounded.
+// a stack trace, a file path or SQL, always answers a documented error code (docs/errors.md), and its memory stays bounded.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
@@ -12,7 +12,7 @@ import { useServer } from "@erp/testing/suite";
 
 setDefaultTimeout(180_000);
 
-/** CONTRACT section 5. */
+/** Every code of docs/errors.md. */
 const CODES = new Set([
   "malformed_json",
   "invalid_query",
@@ -228,7 +228,7 @@ function pathFor(template: string, idPart: string | undefined): string {
 }
 
 describe("hostile input", () => {
-  test("generated requests on every operation: no 5xx, no internals, always a CONTRACT code", async () => {
+  test("generated requests on every operation: no 5xx, no internals, always a documented code", async () => {
     const rssBefore = rssMb();
     const request = fc.record({
       op: fc.constantFrom(...operations),

@@ -1,4 +1,4 @@
-// Fault suite (CONTRACT 5): a lock held on a hot table or row. Requests that need it end within the
+// Fault suite (docs/errors.md): a lock held on a hot table or row. Requests that need it end within the
 // 10 s bound with 503 database_unavailable and Retry-After (nothing changed), instead of hanging;
 // other tables, other companies and /healthz keep answering; once the lock goes, all is well.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Idempotency keys (SPEC.md 4.5, CONTRACT.md 6): one run per key and company, the outcome
+// Idempotency keys (docs/writes-and-retries.md): one run per key and company, the outcome
 // replayed with Idempotent-Replayed: true, reuse and concurrency refused with 409.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";

@@ -1,4 +1,4 @@
-// Batch item keys (CONTRACT 10): each item runs at most once per key, across batches of any
+// Batch item keys (docs/writes-and-retries.md): each item runs at most once per key, across batches of any
 // composition; a bound key answers its stored result, another item under it is refused, refusals
 // and dry-runs bind nothing. Keys are taken to be new and checked at commit (a bound one fails it
 // and the batch runs again with the keys read), so these tests also pin down that second path.

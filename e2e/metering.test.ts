@@ -1,4 +1,4 @@
-// Metering and GET /v1/usage (CONTRACT.md 6): exact counts per company and month, replays
+// Metering and GET /v1/usage (docs/limits.md): exact counts per company and month, replays
 // apart, lagging at most 2 s, summed across processes, flushed by a graceful shutdown.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";

@@ -1,4 +1,4 @@
-// Plan quotas (CONTRACT.md 5, 6): projects and workers beyond the plan are 402 quota_exceeded;
+// Plan quotas (docs/limits.md): projects and workers beyond the plan are 402 quota_exceeded;
 // live records count, and the limit holds exactly under parallel creates, across processes.
 import { describe, expect, test } from "bun:test";
 import { Api, create } from "@erp/testing/api";

@@ -1,4 +1,4 @@
-// Rate limits (CONTRACT.md 6): requests a minute per company (plan default, admin override),
+// Rate limits (docs/limits.md): requests a minute per company (plan default, admin override),
 // RateLimit-* headers on data responses, 429 rate_limited with Retry-After, one budget
 // shared by every server process.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Equipment rentals (CONTRACT.md 2): a sub-collection of one piece of equipment, rented to a
+// Equipment rentals (docs/concepts.md): a sub-collection of one piece of equipment, rented to a
 // live project of the company; `billed: true` makes a rental history that never changes.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { create, type Api } from "@erp/testing/api";

@@ -1,4 +1,4 @@
-// `Prefer: return=representation` (CONTRACT 3): a create, PATCH or upsert answers with the whole
+// `Prefer: return=representation` (docs/api.md): a create, PATCH or upsert answers with the whole
 // record as GET shows it, and every one of them with the ETag GET would give, so a client that
 // creates a record and then edits it needs no GET in between.
 import { beforeAll, describe, expect, test } from "bun:test";

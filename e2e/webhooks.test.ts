@@ -1,4 +1,4 @@
-// Webhooks (CONTRACT 13): every event reaches a local receiver, signed, through its failures and
+// Webhooks (docs/events-and-webhooks.md): every event reaches a local receiver, signed, through its failures and
 // through the SIGKILL of a server that was delivering; the SSRF guard; secret rotation; the log.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ErpClient, verifyWebhook } from "../sdk/mod.ts";

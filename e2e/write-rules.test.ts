@@ -1,4 +1,4 @@
-// Write rules of CONTRACT.md 2 and 3: states and transitions, billing-mode lock, estimates
+// Write rules (docs/concepts.md): states and transitions, billing-mode lock, estimates
 // out of draft, live references of the same company, unique codes and If-Match.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { create, type Api } from "@erp/testing/api";

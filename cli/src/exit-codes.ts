@@ -1,4 +1,4 @@
-// The process exit codes of `erp`, named once (CONTRACT.md 9); scripts branch on these numbers.
+// The process exit codes of `erp`, named once (docs/cli.md); scripts branch on these numbers.
 export const EXIT = {
   /** Everything worked. */
   OK: 0,

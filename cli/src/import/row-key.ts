@@ -1,4 +1,4 @@
-// The item keys of imported rows (CONTRACT 9 and 10), the same on every run of the same data.
+// The item keys of imported rows (docs/cli.md), the same on every run of the same data.
 import { createHash } from "node:crypto";
 
 /**

@@ -1,4 +1,4 @@
-// `bun run admin …`: company and token administration (CONTRACT.md 1).
+// `bun run admin …`: company and token administration (README.md).
 import { Command, InvalidArgumentError, Option } from "commander";
 import { issueToken, revokeToken } from "../auth/tokens.ts";
 import { PLAN_NAMES, type Plan } from "../auth/plans.ts";

@@ -1,4 +1,4 @@
-// Token → company lookups remembered per process for a few seconds (CONTRACT 6: a revoked token
+// Token → company lookups remembered per process for a few seconds (docs/limits.md: a revoked token
 // or a change of plan, add-ons or limits takes effect within 5 s), so a request spends no round
 // trip on authentication. Unknown tokens are not remembered: a new token works at once. Entries
 // are keyed by the token as sent, so a remembered token costs no hash (the database only ever

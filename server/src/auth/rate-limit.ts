@@ -2,7 +2,7 @@
 // a shared write per request: each process counts what it admits in memory, writes its own
 // count about once a second (its own row, so processes and cluster nodes never contend for one),
 // and reads the others' sum. On one process the limit is exact; across processes a window may
-// admit about one second of extra traffic (CONTRACT 6). Refused requests and replays do not count.
+// admit about one second of extra traffic (docs/limits.md). Refused requests and replays do not count.
 import { errorLabel } from "../db/errors.ts";
 import { sql } from "drizzle-orm";
 import { envMilliseconds } from "../base/config.ts";

@@ -1,5 +1,5 @@
 // How long the current request may still wait on the database. Every request runs inside a
-// budget (CONTRACT 5: an answer within 10 s, 503 when the database does not give one); every
+// budget (docs/errors.md: an answer within 10 s, 503 when the database does not give one); every
 // pool acquisition and statement of that request draws on it. Work outside a request (meters,
 // housekeeping) gets a budget per statement.
 import { AsyncLocalStorage } from "node:async_hooks";

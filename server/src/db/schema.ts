@@ -41,7 +41,7 @@ const timestamps = {
 // 1 while the record is live, NULL once soft-deleted: unique keys that include it ignore
 // deleted records, because a unique index admits any number of NULLs.
 const live = () => tinyint("live").default(1);
-// The client's own id for a record (CONTRACT 11), unique among the company's live records.
+// The client's own id for a record (docs/writes-and-retries.md), unique among the company's live records.
 const externalId = () => varchar("external_id", { length: 255 });
 
 // The indexes a list's filters count and page with, each led by company_id. An equality filter's is
@@ -329,7 +329,7 @@ export const idBlocks = mysqlTable("id_blocks", {
   next_id: bigint("next_id", { mode: "number", unsigned: true }).notNull(),
 });
 
-// The item keys of batches (CONTRACT 10): each item written under a key binds it to the item's
+// The item keys of batches (docs/writes-and-retries.md): each item written under a key binds it to the item's
 // fingerprint and its result, in the batch's own transaction, for 24 h; a later batch of any
 // composition finds the key bound and answers the stored result instead of writing again.
 export const batchItemKeys = keyBindings("batch_item_keys", "item_key", {
@@ -366,7 +366,7 @@ export const events = mysqlTable(
   ],
 );
 
-// Webhook endpoints (CONTRACT 13). `cursor` is the id of the last event turned into deliveries for
+// Webhook endpoints (docs/events-and-webhooks.md). `cursor` is the id of the last event turned into deliveries for
 // this endpoint; whichever process advances it does so with a compare-and-set on this row, so a
 // cluster certifies one of two racing advances and the delivery rows' unique key drops doubles.
 export const webhookEndpoints = companyTable("webhook_endpoints", {

@@ -1,4 +1,4 @@
-// The catalogue of refusals (CONTRACT 5): every code the API refuses a request with, its HTTP
+// The catalogue of refusals (docs/errors.md): every code the API refuses a request with, its HTTP
 // status, and the constructors that make each refusal with the sentence it says. Nothing else
 // makes a Refusal; the OpenAPI document reads each declared code's status from here, and
 // docs/errors.md explains every code.

@@ -109,7 +109,7 @@ export function contradictions(def: DeclaredResource): string[] {
   return found;
 }
 
-/** What every table with an `external_id` column offers (CONTRACT 11): the field and its filter. */
+/** What every table with an `external_id` column offers (docs/writes-and-retries.md): the field and its filter. */
 const EXTERNAL_ID: FieldDeclaration = {
   type: "text",
   unique: true,

@@ -1,4 +1,4 @@
-// The documented shapes of a batch (CONTRACT 10): its body and its per-item results.
+// The documented shapes of a batch (docs/writes-and-retries.md): its body and its per-item results.
 import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { itemEnvelope } from "../http/envelopes.ts";

@@ -1,4 +1,4 @@
-// /v1/webhook-endpoints (CONTRACT 13): endpoints, secret rotation and the deliveries log. Writes run
+// /v1/webhook-endpoints (docs/events-and-webhooks.md): endpoints, secret rotation and the deliveries log. Writes run
 // like every other write (one transaction, Idempotency-Key, X-Dry-Run: they then roll back).
 import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";

@@ -1,4 +1,4 @@
-// ERP-Signature: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (CONTRACT 13),
+// ERP-Signature: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (docs/events-and-webhooks.md),
 // the scheme Stripe made familiar; receivers check it with the SDK's verifyWebhook().
 import { createHmac, randomBytes } from "node:crypto";
 

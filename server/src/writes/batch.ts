@@ -1,4 +1,4 @@
-// Batch writes (CONTRACT 10): up to 500 items of one resource in one transaction, in order, each
+// Batch writes (docs/writes-and-retries.md): up to 500 items of one resource in one transaction, in order, each
 // seeing the effect of the ones before it (quotas, unique fields, upserts of the same external id),
 // at the cost of a bounded number of statements whatever the size (write-records.ts). A refused
 // item is reported and the batch goes on, unless the batch is atomic: then any refusal refuses the

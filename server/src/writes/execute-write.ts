@@ -6,7 +6,7 @@
 // write: a 409, an update instead of a create, or the other write's stored outcome), for as long
 // as the request's budget lasts. With an Idempotency-Key, a stored outcome with the same
 // fingerprint is replayed and another fingerprint is 409 idempotency_key_reuse; only a real write
-// that succeeded stores its outcome, in its own commit (CONTRACT 6).
+// that succeeded stores its outcome, in its own commit (docs/writes-and-retries.md).
 //
 // A batch's item keys are taken to be new on its first attempt, the common case, and not read
 // first: the commit binds them, so a key already bound fails it as a duplicate and the next

@@ -1,4 +1,4 @@
-// Idempotency keys on writes (CONTRACT 6): their format, the replay of a stored outcome, and how
+// Idempotency keys on writes (docs/writes-and-retries.md): their format, the replay of a stored outcome, and how
 // a duplicate that arrives while the first request still runs is recognised.
 import type { GuardedPool } from "../db/pool.ts";
 import { idempotencyKeyReuse, invalidIdempotencyKey } from "../refusals/catalogue.ts";

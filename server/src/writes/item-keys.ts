@@ -1,4 +1,4 @@
-// Batch item keys (CONTRACT 10): an item written under a key binds the key to the item (its
+// Batch item keys (docs/writes-and-retries.md): an item written under a key binds the key to the item (its
 // resource, the batch's on_conflict and its body, key order ignored) and to its result, in the
 // batch's transaction, for 24 hours. A later batch of any composition that carries the key again
 // gets the stored result back instead of a second write; another item under the key is refused.

@@ -1,4 +1,4 @@
-// Upsert by external id (CONTRACT 11): the company's live record with this external_id is updated
+// Upsert by external id (docs/writes-and-retries.md): the company's live record with this external_id is updated
 // with the fields given (every PATCH rule applies), or, when there is none, one is created with
 // them (every create rule applies): write-records.ts with one item. Two upserts racing to create
 // the same external id meet on the unique index: the loser runs again, finds the winner's record

@@ -31,7 +31,7 @@ export interface RecordWrites {
   items: readonly unknown[];
   /** Upserts: an item whose external_id names a live record updates it. */
   upsert: boolean;
-  /** A key per item (CONTRACT 10): an item runs at most once per key. */
+  /** A key per item (docs/writes-and-retries.md): an item runs at most once per key. */
   itemKeys?: readonly string[];
   /**
    * False: the item keys are taken to be new and not read first. A key bound already then fails the
