@@ -12,7 +12,7 @@ export interface Project {
   id: number;
   /** Text of at most 200 characters. */
   name: string;
-  /** Text of at most 32 characters, unique per company among live records. */
+  /** Text of at most 32 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   code: string | null;
   /** The id of a live clients record of your company. */
   client_id: number | null;
@@ -30,7 +30,7 @@ export interface Project {
   end_date: string | null;
   /** Text of at most 500 characters. */
   address: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
   /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED. */
   status: ProjectStatus;
@@ -45,7 +45,7 @@ export interface Project {
 export interface ProjectCreate {
   /** Text of at most 200 characters. */
   name: string;
-  /** Text of at most 32 characters, unique per company among live records. */
+  /** Text of at most 32 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   code?: string | null;
   /** The id of a live clients record of your company. */
   client_id?: number | null;
@@ -63,7 +63,7 @@ export interface ProjectCreate {
   end_date?: string | null;
   /** Text of at most 500 characters. */
   address?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of DRAFT, ACTIVE. */
   status?: ProjectCreateStatus;
@@ -76,7 +76,7 @@ export interface ProjectFilters {
   status?: ProjectStatus;
   /** Only records whose client_id is this id. */
   client_id?: number;
-  /** Only records whose external_id is exactly this. */
+  /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
@@ -87,7 +87,7 @@ export interface ProjectFilters {
 export interface ProjectUpdate {
   /** Text of at most 200 characters. */
   name?: string;
-  /** Text of at most 32 characters, unique per company among live records. */
+  /** Text of at most 32 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   code?: string | null;
   /** The id of a live clients record of your company. */
   client_id?: number | null;
@@ -105,7 +105,7 @@ export interface ProjectUpdate {
   end_date?: string | null;
   /** Text of at most 500 characters. */
   address?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED. */
   status?: ProjectStatus;
@@ -128,7 +128,7 @@ export interface Worker {
   hourly_rate: string | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: WorkerStatus;
@@ -153,7 +153,7 @@ export interface WorkerCreate {
   hourly_rate?: string | number | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: WorkerStatus;
@@ -166,7 +166,7 @@ export interface WorkerFilters {
   status?: WorkerStatus;
   /** Only records whose trade_id is this id. */
   trade_id?: number;
-  /** Only records whose external_id is exactly this. */
+  /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
@@ -187,7 +187,7 @@ export interface WorkerUpdate {
   hourly_rate?: string | number | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: WorkerStatus;
@@ -208,7 +208,7 @@ export interface Client {
   tax_id: string | null;
   /** Text of at most 500 characters. */
   billing_address: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: ClientStatus;
@@ -231,7 +231,7 @@ export interface ClientCreate {
   tax_id?: string | null;
   /** Text of at most 500 characters. */
   billing_address?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: ClientStatus;
@@ -242,7 +242,7 @@ export interface ClientFilters {
   q?: string;
   /** One of ACTIVE, INACTIVE; any case is accepted. */
   status?: ClientStatus;
-  /** Only records whose external_id is exactly this. */
+  /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
@@ -261,7 +261,7 @@ export interface ClientUpdate {
   tax_id?: string | null;
   /** Text of at most 500 characters. */
   billing_address?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: ClientStatus;
@@ -284,7 +284,7 @@ export interface Estimate {
   currency: string;
   /** A calendar date, YYYY-MM-DD. */
   valid_until: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED. */
   status: EstimateStatus;
@@ -307,7 +307,7 @@ export interface EstimateCreate {
   currency?: string;
   /** A calendar date, YYYY-MM-DD. */
   valid_until?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of DRAFT. */
   status?: EstimateCreateStatus;
@@ -320,7 +320,7 @@ export interface EstimateFilters {
   status?: EstimateStatus;
   /** Only records whose client_id is this id. */
   client_id?: number;
-  /** Only records whose external_id is exactly this. */
+  /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
@@ -339,7 +339,7 @@ export interface EstimateUpdate {
   currency?: string;
   /** A calendar date, YYYY-MM-DD. */
   valid_until?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED. */
   status?: EstimateStatus;
@@ -362,7 +362,7 @@ export interface Subcontractor {
   tax_id: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: SubcontractorStatus;
@@ -387,7 +387,7 @@ export interface SubcontractorCreate {
   tax_id?: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: SubcontractorStatus;
@@ -400,7 +400,7 @@ export interface SubcontractorFilters {
   status?: SubcontractorStatus;
   /** Only records whose trade_id is this id. */
   trade_id?: number;
-  /** Only records whose external_id is exactly this. */
+  /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
@@ -421,7 +421,7 @@ export interface SubcontractorUpdate {
   tax_id?: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on?: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of ACTIVE, INACTIVE. */
   status?: SubcontractorStatus;
@@ -436,11 +436,11 @@ export interface Equipment {
   name: string;
   /** The id of a live equipment-categories record of your company. */
   category_id: number | null;
-  /** Text of at most 64 characters, unique per company among live records. */
+  /** Text of at most 64 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   serial_number: string | null;
   /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
   daily_rate: string | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status: EquipmentStatus;
@@ -457,11 +457,11 @@ export interface EquipmentCreate {
   name: string;
   /** The id of a live equipment-categories record of your company. */
   category_id?: number | null;
-  /** Text of at most 64 characters, unique per company among live records. */
+  /** Text of at most 64 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   serial_number?: string | null;
   /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
   daily_rate?: string | number | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status?: EquipmentStatus;
@@ -474,7 +474,7 @@ export interface EquipmentFilters {
   status?: EquipmentStatus;
   /** Only records whose category_id is this id. */
   category_id?: number;
-  /** Only records whose external_id is exactly this. */
+  /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
@@ -487,11 +487,11 @@ export interface EquipmentUpdate {
   name?: string;
   /** The id of a live equipment-categories record of your company. */
   category_id?: number | null;
-  /** Text of at most 64 characters, unique per company among live records. */
+  /** Text of at most 64 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   serial_number?: string | null;
   /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
   daily_rate?: string | number | null;
-  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records. */
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status?: EquipmentStatus;

@@ -41,8 +41,29 @@ const timestamps = {
 // 1 while the record is live, NULL once soft-deleted: unique keys that include it ignore
 // deleted records, because a unique index admits any number of NULLs.
 const live = () => tinyint("live").default(1);
+
+/**
+ * A text column whose values are unique: compared byte for byte (utf8mb4_bin), so the index holds
+ * equal only what the server does (`ABC` and `abc`, `cafe` and `café`, two emoji are distinct).
+ * The collation pads spaces on MariaDB and MySQL 8 alike: values differing only in trailing spaces
+ * are equal (writes/unique-values.ts compares them so). drizzle has no column collation, so the
+ * column states it in its SQL type, which drizzle-kit writes into the migrations.
+ */
+function exactText<N extends string>(name: N, length: number) {
+  const builder = varchar(name, { length });
+  const buildable = builder as unknown as { build(table: unknown): { getSQLType(): string } };
+  const build = buildable.build.bind(builder);
+  buildable.build = (table) => {
+    const column = build(table);
+    const type = column.getSQLType();
+    column.getSQLType = () => `${type} COLLATE utf8mb4_bin`;
+    return column;
+  };
+  return builder;
+}
+
 // The client's own id for a record (docs/writes-and-retries.md), unique among the company's live records.
-const externalId = () => varchar("external_id", { length: 255 });
+const externalId = () => exactText("external_id", 255);
 
 // The indexes a list's filters count and page with, each led by company_id. An equality filter's is
 // (company_id, filter, deleted_at): the count of its live records reads the index alone, and its
@@ -160,7 +181,7 @@ export const projects = recordTable(
   "projects",
   {
     name: varchar("name", { length: 200 }).notNull(),
-    code: varchar("code", { length: 32 }),
+    code: exactText("code", 32),
     client_id: ref("client_id"),
     billing_mode: varchar("billing_mode", { length: 24 }).notNull(),
     budget_estimate_id: ref("budget_estimate_id"),
@@ -208,7 +229,7 @@ export const equipment = recordTable(
   {
     name: varchar("name", { length: 200 }).notNull(),
     category_id: ref("category_id"),
-    serial_number: varchar("serial_number", { length: 64 }),
+    serial_number: exactText("serial_number", 64),
     daily_rate: money("daily_rate"),
   },
   (t) => [

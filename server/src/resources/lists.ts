@@ -1,5 +1,5 @@
 // One page of a resource's list: its filters, offset or after_id paging, and its total.
-import { and, asc, count, eq, getTableName, gt, gte, like, or, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, getTableName, gt, gte, or, sql, type SQL } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
 import { executePrepared, unsignedInteger } from "../db/statements.ts";
@@ -62,7 +62,15 @@ function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCri
     conditions.push(eq(column(def.table, name), value));
   if (criteria.q !== undefined && def.search.length > 0) {
     const pattern = `%${escapeLike(criteria.q)}%`;
-    conditions.push(or(...def.search.map((name) => like(column(def.table, name), pattern)))!);
+    // Unique values compare bytes (db/schema.ts), searches do not: each column is compared
+    // under one case- and accent-insensitive collation, whatever its own.
+    conditions.push(
+      or(
+        ...def.search.map(
+          (name) => sql`${column(def.table, name)} COLLATE utf8mb4_unicode_ci LIKE ${pattern}`,
+        ),
+      )!,
+    );
   }
   return conditions;
 }

@@ -20,11 +20,16 @@ export function timestampSchema(description = "RFC 3339 UTC timestamp."): TSchem
   });
 }
 
+/** How unique values compare (docs/concepts.md): as the database's binary unique keys do. */
+const UNIQUENESS =
+  ", unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are " +
+  "three values), except that trailing spaces do not count (`abc ` is `abc`)";
+
 export function describeField(spec: FieldSpec): string {
   const own = spec.description ? `${spec.description} ` : "";
   switch (spec.type) {
     case "text":
-      return `${own}${spec.identifier ? `Text of 1-${spec.max} characters` : `Text of at most ${spec.max} characters`}${spec.unique ? ", unique per company among live records" : ""}.`;
+      return `${own}${spec.identifier ? `Text of 1-${spec.max} characters` : `Text of at most ${spec.max} characters`}${spec.unique ? UNIQUENESS : ""}.`;
     case "email":
       return `${own}An email address.`;
     case "money":

@@ -38,7 +38,10 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
   for (const filter of def.filters) {
     parsers[filter] =
       def.fields[filter]?.type === "text"
-        ? described(textParam, `Only records whose ${filter} is exactly this.`)
+        ? described(
+            textParam,
+            `Only records whose ${filter} is exactly this: case and accents count, trailing spaces do not.`,
+          )
         : described(integerParam(1), `Only records whose ${filter} is this id.`);
   }
   if (hasTimestamps(def))

@@ -151,6 +151,7 @@ export async function writeRecords(
     company,
     lookups.quotaUsed === undefined ? undefined : lookups.quotaUsed + precedingCreated,
   );
+  const precedingExternalIds = new Set(writes.preceding?.unique?.external_id ?? []);
   for (const [field, values] of Object.entries(writes.preceding?.unique ?? {})) {
     for (const value of values)
       if (!ctx.unique.holder(field, value)) ctx.unique.take(field, value, { preceding: true });
@@ -200,10 +201,12 @@ export async function writeRecords(
       if (
         upsert &&
         !existing &&
+        precedingExternalIds.has(externalId!) &&
         "preceding" in (ctx.unique.holder("external_id", externalId) ?? {})
       ) {
         // An earlier batch of this dry-run creates the record: the real run updates it. Its fields
-        // are checked as an update's are; the record itself is not there to compare with.
+        // are checked as an update's are; the record itself is not there to compare with. Only
+        // the very external id finds it (one that differs in trailing spaces is a conflict).
         const values = unseenUpdateRules(ctx, item);
         const outcome = {
           index,
