@@ -1,5 +1,10 @@
 import { expect, test } from "bun:test";
-import { DatabaseDeadlineError, databaseErrorKind, databaseErrorName } from "./errors.ts";
+import {
+  DatabaseDeadlineError,
+  databaseErrorKind,
+  databaseErrorName,
+  duplicateValueKey,
+} from "./errors.ts";
 
 test("driver errors are classified by code, through wrapping causes", () => {
   expect(databaseErrorKind({ errno: 1062 })).toBe("duplicate");
@@ -20,4 +25,26 @@ test("the name for logs is the driver's code, never its message", () => {
     { cause: { code: "ER_LOCK_DEADLOCK", errno: 1213, message: "secret" } },
   );
   expect(databaseErrorName(error)).toBe("ER_LOCK_DEADLOCK 1213");
+});
+
+test("a duplicate on a value a client chose names its field and table; keys of ids, tokens and lookups do not", () => {
+  const duplicate = (key: string) => ({
+    errno: 1062,
+    sqlMessage: `Duplicate entry '5-x-1' for key '${key}'`,
+  });
+  expect(duplicateValueKey(duplicate("workers_external_id"))).toEqual({
+    field: "external_id",
+    table: "workers",
+  });
+  expect(duplicateValueKey(duplicate("equipment.equipment_serial"))).toEqual({
+    field: "serial_number",
+    table: "equipment",
+  });
+  expect(duplicateValueKey(duplicate("projects_code"))).toEqual({
+    field: "code",
+    table: "projects",
+  });
+  for (const key of ["PRIMARY", "projects_id", "api_tokens_hash", "trades_name"])
+    expect(duplicateValueKey(duplicate(key))).toBeUndefined();
+  expect(duplicateValueKey({ errno: 1213 })).toBeUndefined();
 });

@@ -1,5 +1,8 @@
 // What a database error means for the request that met it, from the driver's codes (never from
 // its message, which may quote SQL and values). Drizzle wraps driver errors: walk the causes.
+import { is } from "drizzle-orm";
+import { getTableConfig, MySqlTable } from "drizzle-orm/mysql-core";
+import * as schema from "./schema.ts";
 
 /** unavailable: the database cannot answer now (503); retryable: the transaction was rolled back
  * whole by a deadlock, a lock wait or a cluster certification conflict, so running it again is
@@ -102,4 +105,33 @@ export function duplicateKeyName(error: unknown): string | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/** A unique value a client chose: the field, and the table whose live records it is unique among. */
+export interface ValueKey {
+  field: string;
+  table: string;
+}
+
+/**
+ * The unique keys on values a client chooses (external_id, code, serial_number), by name. They
+ * are the unique keys that include `live`, which ignore deleted records (db/schema.ts).
+ */
+const VALUE_KEYS = new Map(
+  Object.values(schema).flatMap((table) => {
+    if (!is(table, MySqlTable)) return [];
+    const { name: tableName, indexes } = getTableConfig(table);
+    return indexes.flatMap(({ config }): [string, ValueKey][] => {
+      const columns = config.columns.map((column) => ("name" in column ? column.name : ""));
+      const field = columns.find((name) => name !== "company_id" && name !== "live");
+      if (!config.unique || !columns.includes("live") || !field) return [];
+      return [[config.name, { field, table: tableName }]];
+    });
+  }),
+);
+
+/** The unique value a duplicate-key error is about, when a client chose it. */
+export function duplicateValueKey(error: unknown): ValueKey | undefined {
+  const key = duplicateKeyName(error);
+  return key === undefined ? undefined : VALUE_KEYS.get(key);
 }

@@ -76,3 +76,31 @@ test("a bug is 500 internal; an unknown method on a known path is 405", async ()
   expect(wrongMethod.status).toBe(405);
   expect(wrongMethod.headers.get("allow")).toBe("GET");
 });
+
+test("a unique value the index refused is 409 unique_violation on its field; another duplicate is a bug", async () => {
+  const duplicate = (key: string) =>
+    new Error("Failed query: INSERT INTO projects …", {
+      cause: {
+        errno: 1062,
+        code: "ER_DUP_ENTRY",
+        sqlMessage: `Duplicate entry '7-abc-1' for key '${key}'`,
+      },
+    });
+  for (const [key, field] of [
+    ["projects_external_id", "external_id"],
+    ["projects.projects_code", "code"],
+    ["equipment_serial", "serial_number"],
+  ] as const) {
+    const response = await appFailingWith("handler", duplicate(key)).handle(post());
+    const body = (await response.json()) as { code: string; errors: { field: string }[] };
+    expect({
+      status: response.status,
+      code: body.code,
+      fields: body.errors.map((error) => error.field),
+    }).toEqual({ status: 409, code: "unique_violation", fields: [field] });
+  }
+  expect(await answer(appFailingWith("handler", duplicate("PRIMARY")), post())).toMatchObject({
+    status: 500,
+    code: "internal",
+  });
+});

@@ -1,6 +1,11 @@
 // The one error handler: every failure, ours or Elysia's, leaves as an RFC 9457 problem.
 import { Elysia } from "elysia";
-import { databaseErrorKind, databaseErrorName, errorLabel } from "../db/errors.ts";
+import {
+  databaseErrorKind,
+  databaseErrorName,
+  duplicateValueKey,
+  errorLabel,
+} from "../db/errors.ts";
 import { log } from "../base/log.ts";
 import {
   databaseUnavailable,
@@ -8,6 +13,7 @@ import {
   malformedJson,
   methodNotAllowed,
   routeNotFound,
+  uniqueValueTaken,
 } from "../refusals/catalogue.ts";
 import { Refusal } from "../refusals/refusal.ts";
 import { problemResponse } from "./problem.ts";
@@ -16,10 +22,16 @@ import { contextOf } from "./request-context.ts";
 /** Which methods a path is served for; lets an unknown method say 405, not 404. */
 export type MethodLookup = (pathname: string) => string[];
 
-/** Our own refusals pass through; a database that cannot answer is 503; anything else is a bug. */
+/**
+ * Our own refusals pass through; a database that cannot answer is 503; a unique value the index
+ * refused (a write that took it at the same moment and outran every new attempt) is the 409 the
+ * server's own check gives; anything else is a bug.
+ */
 function classify(error: unknown): Refusal {
   if (error instanceof Refusal) return error;
   const kind = databaseErrorKind(error);
+  const taken = kind === "duplicate" ? duplicateValueKey(error) : undefined;
+  if (taken) return uniqueValueTaken(taken.field, taken.table);
   // A lock wait or conflict still unresolved when the budget ran out: the database did not answer in time.
   if (kind === "unavailable" || kind === "lock_wait" || kind === "retryable")
     return databaseUnavailable();

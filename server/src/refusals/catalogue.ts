@@ -175,6 +175,21 @@ export const uniqueViolation = (
       },
     ],
   });
+/** A unique value the database's index refused, where the server's own check did not see its holder. */
+export const uniqueValueTaken = (field: string, among: string): Refusal =>
+  refusal(
+    "unique_violation",
+    `${field} is already used by another live record: another write took the same value at the same moment.`,
+    {
+      errors: [
+        {
+          field,
+          code: "unique_violation",
+          message: `${field} must be unique among your company's live ${among}.`,
+        },
+      ],
+    },
+  );
 export const billingModeLocked = (id: number, status: unknown): Refusal =>
   refusal(
     "billing_mode_locked",
