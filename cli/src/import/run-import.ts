@@ -29,6 +29,13 @@ const MAX_BATCH_BYTES = 512 * 1024;
 /** Members of an NDJSON row that an export writes and no create accepts. */
 const READ_ONLY = ["id", "created_at", "updated_at", "deleted_at", "error"];
 
+/** A unique value as the server compares it (docs/concepts.md): trailing spaces do not count. */
+function uniqueKeyOf(value: string): string {
+  let end = value.length;
+  while (end > 0 && value.charCodeAt(end - 1) === 0x20) end--;
+  return value.slice(0, end);
+}
+
 export interface ImportJob {
   resource: string;
   spec: CollectionSpec;
@@ -272,13 +279,18 @@ export class ImportRun {
     return true;
   }
 
-  /** The values a batch's rows give the resource's unique fields (`field\0value`). */
+  /**
+   * The values a batch's rows give the resource's unique fields (`field\0value`), as the server
+   * compares them: trailing spaces do not count.
+   */
   #uniqueValues(batch: Batch): Set<string> {
     if (!batch.unique) {
       batch.unique = new Set();
       for (const field of this.#job.spec.import.unique) {
-        for (const { body } of batch.items)
-          if (typeof body[field] === "string") batch.unique.add(`${field}\u0000${body[field]}`);
+        for (const { body } of batch.items) {
+          const value = body[field];
+          if (typeof value === "string") batch.unique.add(`${field}\u0000${uniqueKeyOf(value)}`);
+        }
       }
     }
     return batch.unique;
@@ -379,13 +391,13 @@ export class ImportRun {
   #precedingFor(items: readonly Pending[]): { created: number; unique: Record<string, string[]> } {
     const unique: Record<string, string[]> = {};
     for (const [field, taken] of this.#preceding.unique) {
-      const used = [
-        ...new Set(
-          items
-            .map((pending) => pending.body[field])
-            .filter((value): value is string => typeof value === "string" && taken.has(value)),
+      const keys = new Set(
+        items.flatMap(({ body: { [field]: value } }) =>
+          typeof value === "string" ? [uniqueKeyOf(value)] : [],
         ),
-      ];
+      );
+      // A value the same but for trailing spaces is the same value to the server: tell it that one too.
+      const used = [...taken].filter((value) => keys.has(uniqueKeyOf(value)));
       if (used.length > 0) unique[field] = used;
     }
     return { created: this.#preceding.created, unique };
