@@ -227,7 +227,7 @@ export function crudDetail(
       return operationDetail({
         ...common,
         summary: `Create or update ${withArticle(what)} by external id`,
-        description: `When no live ${what} of your company has this external_id, creates one from the body (201, as a create); else updates it with the fields given (200, as a PATCH: transition and lock rules apply). With If-Match, the record must exist and match. ${DRY_RUN_NOTE}`,
+        description: `When no live ${what} of your company has this external_id, creates one from the body (201, as a create); else updates it with the fields given (200, as a PATCH: transition and lock rules apply). The external_id matches exactly (case and accents count); one that differs from a live record's only in trailing spaces is that record's value, not a new one: 409 unique_violation. With If-Match, the record must exist and match. ${DRY_RUN_NOTE}`,
         headers: [...writeHeaders, "IfMatch", "Prefer"],
         body: createBodySchema(def),
         responses: {
