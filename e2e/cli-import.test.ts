@@ -187,6 +187,24 @@ describe("erp import", () => {
     expect(await total("estimates")).toBe(before);
   });
 
+  test("unique values compare as the server compares them: a dry-run in batches predicts the import", async () => {
+    const key = `cli-${crypto.randomUUID().slice(0, 8)}`;
+    // A value differing only in trailing spaces is the same value; one differing in case is not.
+    const stdin = [key, `${key} `, key.toUpperCase()]
+      .map((externalId, row) => JSON.stringify({ name: `Unique ${row}`, external_id: externalId }))
+      .join("\n");
+    const run = async (...flags: string[]) =>
+      summaryOf(
+        (
+          await cli(["import", "workers", "-", "--batch-size", "1", ...flags, "-o", "json"], {
+            stdin,
+          })
+        ).stdout,
+      );
+    expect(await run("--dry-run")).toMatchObject({ dry_run: true, valid: 2, rejected: 1 });
+    expect(await run()).toMatchObject({ dry_run: false, created: 2, rejected: 1 });
+  });
+
   test("a refused token stops the import at once with exit 1", async () => {
     const bad = erpFor(suite.server.baseUrl, "erp_wrong");
     const result = await bad(["import", "clients", "-", "-o", "json"], {
