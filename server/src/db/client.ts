@@ -3,6 +3,7 @@ import mysql from "mysql2/promise";
 import { drizzle, type MySql2Database } from "drizzle-orm/mysql2";
 import { log } from "../base/log.ts";
 import { errorLabel } from "./errors.ts";
+import { observedPool } from "./observed-pool.ts";
 import { guardPool, type GuardedPool } from "./pool.ts";
 import * as schema from "./schema.ts";
 
@@ -13,6 +14,8 @@ export type Executor = Database | Transaction;
 export interface DatabaseHandle {
   db: Database;
   pool: mysql.Pool;
+  /** The driver's pool under `writer` (its state is a metric). */
+  writePool: mysql.Pool;
   /** The pool under `db` (autocommit), for statements sent without drizzle. */
   reader: GuardedPool;
   /** Connections for write transactions: autocommit off, several statements per round trip. */
@@ -111,13 +114,14 @@ function createPool(url: string, options: ConnectOptions, writes: boolean): mysq
 export function connectDatabase(url: string, options: ConnectOptions = {}): DatabaseHandle {
   const pool = createPool(url, options, false);
   const writes = createPool(url, options, true);
-  const reader = guardPool(pool);
+  const reader = observedPool("read", guardPool(pool));
   const db = drizzle(reader as unknown as mysql.Pool, { schema, mode: "default" });
   return {
     db,
     pool,
+    writePool: writes,
     reader,
-    writer: guardPool(writes, { guardCommits: options.galera ?? false }),
+    writer: observedPool("write", guardPool(writes, { guardCommits: options.galera ?? false })),
     close: async () => void (await Promise.all([pool.end(), writes.end()])),
   };
 }

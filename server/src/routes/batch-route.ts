@@ -1,6 +1,7 @@
 // POST /v1/{resource}/batch: many creates or upserts in one request and one transaction.
 import type { AdmittedApp } from "../auth/admission.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import { batchItems } from "../telemetry/metrics.ts";
 import { runBatch } from "../writes/batch.ts";
 import { BatchResult } from "./batch-schemas.ts";
 import { crudDetail } from "./crud-docs.ts";
@@ -10,21 +11,42 @@ export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rout
   const { collection } = pathsOf(def);
   app.post(
     `${collection}/batch`,
-    ({ company, request, ctx, set }) =>
-      runWrite(deps, { company, request, ctx, set }, (tx, body, { itemKeysRead }) =>
-        runBatch(tx, deps.store.ids, {
-          def,
-          company,
-          body,
-          dryRun: ctx.dryRun,
-          requestId: ctx.requestId,
-          itemKeysRead,
-          scope: { companyId: company.id },
-        }),
+    async ({ company, request, ctx, set }) =>
+      countBatchItems(
+        await runWrite(deps, { company, request, ctx, set }, (tx, body, { itemKeysRead }) =>
+          runBatch(tx, deps.store.ids, {
+            def,
+            company,
+            body,
+            dryRun: ctx.dryRun,
+            requestId: ctx.requestId,
+            itemKeysRead,
+            scope: { companyId: company.id },
+          }),
+        ),
       ),
     {
       detail: crudDetail(def, "batch", writeParsers),
       response: { 200: BatchResult },
     },
   );
+}
+
+/** Counts a batch's answered items by outcome (a replayed batch's answer counts again). */
+function countBatchItems(answer: unknown): unknown {
+  const data = (answer as { data?: { dry_run?: boolean; results?: BatchItemOutcome[] } }).data;
+  if (data?.dry_run === false)
+    for (const result of data.results ?? [])
+      batchItems
+        .labels(
+          result.error ? "failed" : result.replayed ? "replayed" : (result.action ?? "failed"),
+        )
+        .inc();
+  return answer;
+}
+
+interface BatchItemOutcome {
+  action?: string;
+  replayed?: boolean;
+  error?: unknown;
 }

@@ -7,6 +7,7 @@
 // A lease is a row value, not a lock, so it holds across cluster nodes; a process that dies lets
 // it run out and another sends again (at least once). Failures are retried with exponential
 // backoff for 24 h, then marked failed.
+import { observeWebhookAttempt } from "../telemetry/webhook-attempts.ts";
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { ResultSetHeader } from "mysql2";
@@ -354,8 +355,15 @@ export class WebhookDispatcher {
       }
     }
     const now = new Date();
-    const durationMs = Math.round(performance.now() - started);
+    const ended = performance.now();
+    const durationMs = Math.round(ended - started);
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    observeWebhookAttempt({
+      startMs: performance.timeOrigin + started,
+      endMs: performance.timeOrigin + ended,
+      delivered,
+      statusCode,
+    });
     const attempts = delivery.attempts + 1;
     const expired =
       now.getTime() - delivery.created_at.getTime() >= this.options.retryWindowMs &&

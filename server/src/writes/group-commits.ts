@@ -15,6 +15,7 @@
 // reaches only that member, and the others' commits are not lost. The group runs on its first
 // member's connection, within that member's request and its database budget.
 import type { Statement, WriteTransaction } from "../db/write-transaction.ts";
+import { groupCommitSize } from "../telemetry/metrics.ts";
 
 /** Writes in one group at most: the rest wait for the next (a group that fails runs its members one by one). */
 const MAX_GROUP = 64;
@@ -70,6 +71,7 @@ export class GroupCommits {
 /** One text for the whole group; the leader's results are returned, the others' handed to them. */
 async function commitGroup(members: Member[]): Promise<unknown[]> {
   const [leader, ...others] = members as [Member, ...Member[]];
+  groupCommitSize.observe(members.length);
   if (others.length === 0) return leader.tx.commit(leader.statements);
   let results: unknown[];
   try {

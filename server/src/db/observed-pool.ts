@@ -1,0 +1,66 @@
+// Every statement timed where the server sends it: its latency for the metrics, its time added to
+// the request's db_ms, and, when traces are exported, a span under the request's span.
+import { statementDuration } from "../telemetry/metrics.ts";
+import { newSpanId } from "../telemetry/trace-context.ts";
+import { recordSpan, tracing } from "../telemetry/tracing.ts";
+import { addDatabaseTime, currentTrace } from "./deadline.ts";
+import type { GuardedConnection, GuardedPool } from "./pool.ts";
+
+type Run = GuardedPool["query"];
+
+/** The statement's first words, never its values: a span's name and `db.operation`. */
+function operationOf(input: Parameters<Run>[0]): string {
+  const text = typeof input === "string" ? input : input.sql;
+  return /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? "SQL";
+}
+
+function timed(pool: "read" | "write", run: Run): Run {
+  const histogram = statementDuration.labels(pool);
+  return async (input, values) => {
+    const startMs = performance.timeOrigin + performance.now();
+    let failed = false;
+    try {
+      return await run(input, values);
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      const endMs = performance.timeOrigin + performance.now();
+      histogram.observe((endMs - startMs) / 1000);
+      addDatabaseTime(endMs - startMs);
+      const trace = tracing() ? currentTrace() : undefined;
+      if (trace)
+        recordSpan({
+          name: `${operationOf(input)} ${pool}`,
+          kind: "client",
+          traceId: trace.traceId,
+          spanId: newSpanId(),
+          parentSpanId: trace.spanId,
+          startMs,
+          endMs,
+          error: failed,
+          attributes: { "db.system": "mysql", "db.operation": operationOf(input) },
+        });
+    }
+  };
+}
+
+function observedConnection(
+  pool: "read" | "write",
+  connection: GuardedConnection,
+): GuardedConnection {
+  return Object.assign(Object.create(connection) as GuardedConnection, {
+    query: timed(pool, connection.query.bind(connection)),
+    execute: timed(pool, connection.execute.bind(connection)),
+  });
+}
+
+/** The pool with each statement observed; connections it hands out are observed too. */
+export function observedPool(pool: "read" | "write", guarded: GuardedPool): GuardedPool {
+  return {
+    ...guarded,
+    getConnection: async () => observedConnection(pool, await guarded.getConnection()),
+    query: timed(pool, guarded.query),
+    execute: timed(pool, guarded.execute),
+  };
+}
