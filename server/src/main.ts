@@ -17,9 +17,15 @@ import { UsageMeter } from "./metering/usage-meter.ts";
 import { FeedWaiters } from "./events/feed-waiters.ts";
 import { allowHoldingOpen } from "./http/hold-open.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { observeRequests } from "./http/observe-requests.ts";
+import { listenForMetrics } from "./telemetry/metrics-listener.ts";
+import { readLogFormat } from "./telemetry/request-log.ts";
+import { startTracing } from "./telemetry/tracing.ts";
+import { registerServerGauges } from "./server-gauges.ts";
 
 const config = loadConfig();
 setLogLevel(config.logLevel);
+const logFormat = readLogFormat(process.env.LOG_FORMAT);
 await migrateWhenReachable(config.databaseUrl);
 const database = connectDatabase(config.databaseUrl, {
   galera: await isGaleraNode(config.databaseUrl),
@@ -65,6 +71,9 @@ const demoToken =
   process.env.ERP_SKIP_DEMO === "1" ? undefined : await seedDemoCompany(database.db);
 /** The request Bun received, for the few the app sees under another URL (routable-request.ts). */
 const received = new WeakMap<Request, Request>();
+const stopTracing = await startTracing();
+registerServerGauges(database);
+const observe = observeRequests(app.routes, logFormat);
 const server = Bun.serve({
   port: config.port,
   hostname: config.host,
@@ -78,15 +87,21 @@ const server = Bun.serve({
   fetch: (request) => {
     const routable = routableRequest(request);
     if (routable !== request) received.set(routable, request);
-    return withDatabaseBudget(() => app.handle(routable));
+    return observe(routable, (usage) =>
+      withDatabaseBudget(() => app.handle(routable), undefined, usage),
+    );
   },
   error: (error) => lastResort(error),
 });
 allowHoldingOpen((request, seconds) => server.timeout(received.get(request) ?? request, seconds));
+const metrics = listenForMetrics(process.env.METRICS_LISTEN);
+// Before the line below: a harness that waits for it has read this one (METRICS_LISTEN=…:0).
+if (metrics) console.log(`metrics: ${metrics.url}`);
 const url = `http://localhost:${server.port}`;
 // Test harnesses read this exact line to learn the port when PORT=0.
 console.log(`listening on ${url}`);
 console.log(`docs: ${url}/v1/docs`);
+
 if (demoToken) console.log(`demo company token (shown once): ${demoToken}`);
 
 /** How long shutdown waits for in-flight requests before it stops waiting. */
@@ -107,6 +122,9 @@ async function shutdown(signal: string): Promise<void> {
   ]);
   if (!drained) log.warn("in-flight requests still running at shutdown", { waited_ms: DRAIN_MS });
   await webhooks.stop();
+  metrics?.stop();
+  observe.flush();
+  await stopTracing?.();
   await meter.close();
   await limiter.stop();
   await database.close();

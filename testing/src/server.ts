@@ -13,9 +13,13 @@ export function testDatabaseUrl(): string {
 export interface RunningServer {
   baseUrl: string;
   port: number;
+  /** Its Prometheus endpoint (each test server gets a free port for it). */
+  metricsUrl: string | undefined;
   process: Subprocess<"ignore", "pipe", "pipe">;
   /** Everything the server wrote to stderr so far. */
   logs(): string;
+  /** Everything it wrote to stdout so far: its start lines, then one line per request. */
+  output(): string;
   /** Sends the signal (SIGTERM by default) and waits for the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
@@ -35,6 +39,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       HOST: "127.0.0.1",
       ERP_SKIP_DEMO: "1",
       LOG_LEVEL: "warn",
+      METRICS_LISTEN: "127.0.0.1:0",
       ...options.env,
     },
     stdin: "ignore",
@@ -50,12 +55,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       stderr += new TextDecoder().decode(value);
     }
   })();
-  const port = await readPort(child.stdout, () => stderr);
+  const out = { text: "" };
+  const { port, metricsUrl } = await readPort(child.stdout, () => stderr, out);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     port,
+    metricsUrl,
     process: child,
     logs: () => stderr,
+    output: () => out.text,
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return child.exited;
@@ -63,20 +71,38 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 }
 
-async function readPort(stdout: ReadableStream<Uint8Array>, logs: () => string): Promise<number> {
+interface Started {
+  port: number;
+  metricsUrl: string | undefined;
+}
+
+/** Reads stdout until the server says where it listens; everything it writes stays in `out`. */
+async function readPort(
+  stdout: ReadableStream<Uint8Array>,
+  logs: () => string,
+  out: { text: string },
+): Promise<Started> {
   const reader = stdout.getReader();
-  let seen = "";
+  const decoder = new TextDecoder();
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     const { value, done } = await reader.read();
     if (done) break;
-    seen += new TextDecoder().decode(value);
-    const match = /listening on http:\/\/[^:]+:(\d+)/.exec(seen);
+    out.text += decoder.decode(value, { stream: true });
+    const match = /listening on http:\/\/[^:]+:(\d+)/.exec(out.text);
     if (match) {
-      reader.releaseLock();
-      void stdout.pipeTo(new WritableStream()).catch(() => {});
-      return Number(match[1]);
+      void (async () => {
+        for (;;) {
+          const next = await reader.read().catch(() => ({ done: true, value: undefined }));
+          if (next.done) return;
+          out.text += decoder.decode(next.value, { stream: true });
+        }
+      })();
+      return {
+        port: Number(match[1]),
+        metricsUrl: /^metrics: (http:\/\/\S+)$/m.exec(out.text)?.[1],
+      };
     }
   }
-  throw new Error(`the server did not start:\n${seen}\n${logs()}`);
+  throw new Error(`the server did not start:\n${out.text}\n${logs()}`);
 }

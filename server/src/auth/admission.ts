@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import { requestContext, WRITE_METHODS, type RequestContext } from "../http/request-context.ts";
 import type { Addon } from "./addons.ts";
 import { authenticate, requireAddons } from "./bearer.ts";
+import { noteCompany } from "../telemetry/request-facts.ts";
 import type { Company } from "./company.ts";
 import type { CompanyCache } from "./company-cache.ts";
 import type { RateLimiter, ResponseHeaders } from "./rate-limit.ts";
@@ -35,6 +36,7 @@ export class Admission {
     headers: ResponseHeaders,
   ): Promise<Company> {
     const company = await authenticate(this.companies, request);
+    noteCompany(request, company.id);
     this.counter?.count(
       company.id,
       ctx.receivedAt,

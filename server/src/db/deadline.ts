@@ -8,11 +8,31 @@ import { envMilliseconds } from "../base/config.ts";
 /** A request's whole database budget; the rest of the 10 s is left for the answer itself. */
 export const REQUEST_BUDGET_MS = envMilliseconds("ERP_DB_BUDGET_MS", 9_000);
 
-const scope = new AsyncLocalStorage<{ deadline: number }>();
+/** What a request's statements report to it: their time summed (its log line's db_ms). */
+export interface DatabaseUsage {
+  ms: number;
+  /** The request's trace, the parent of its statements' spans. */
+  readonly trace?: { readonly traceId: string; readonly spanId: string };
+}
+
+const scope = new AsyncLocalStorage<{ deadline: number; usage: DatabaseUsage | undefined }>();
 
 /** Runs `fn` (a whole request) with a database deadline `budgetMs` from now. */
-export function withDatabaseBudget<T>(fn: () => T, budgetMs: number = REQUEST_BUDGET_MS): T {
-  return scope.run({ deadline: Date.now() + budgetMs }, fn);
+export function withDatabaseBudget<T>(
+  fn: () => T,
+  budgetMs: number = REQUEST_BUDGET_MS,
+  usage?: DatabaseUsage,
+): T {
+  return scope.run({ deadline: Date.now() + budgetMs, usage }, fn);
+}
+
+/** The trace of the request the current statement runs for, if any. */
+export const currentTrace = (): DatabaseUsage["trace"] => scope.getStore()?.usage?.trace;
+
+/** Adds a statement's time to the current request's usage, if it keeps one. */
+export function addDatabaseTime(ms: number): void {
+  const usage = scope.getStore()?.usage;
+  if (usage) usage.ms += ms;
 }
 
 /** Milliseconds the current request may still wait; outside a request, a fresh budget. */

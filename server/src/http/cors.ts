@@ -10,11 +10,13 @@ const ALLOWED_HEADERS = [
   "If-Match",
   "If-None-Match",
   "X-Request-Id",
+  "traceparent",
 ];
 const EXPOSED_HEADERS = [
   "ETag",
   "Location",
   "X-Request-Id",
+  "traceparent",
   "Idempotent-Replayed",
   "RateLimit-Limit",
   "RateLimit-Remaining",

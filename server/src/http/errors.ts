@@ -7,6 +7,7 @@ import {
   errorLabel,
 } from "../db/errors.ts";
 import { log } from "../base/log.ts";
+import { traceparentOf } from "../telemetry/trace-context.ts";
 import {
   databaseUnavailable,
   internal,
@@ -77,6 +78,7 @@ function report(refusal: Refusal, error: unknown, request: Request, requestId: s
     (error instanceof Error ? (error.stack ?? error.message) : String(error));
   log.throttled("error", `internal:${name}:${detail.split("\n")[0]}`, "request failed", {
     request_id: requestId,
+    trace_id: contextOf(request).trace.traceId,
     method: request.method,
     path: new URL(request.url).pathname,
     error: detail,
@@ -91,7 +93,10 @@ export function errorHandler(methodsFor: MethodLookup) {
       const failure = unwrapped(code, error);
       const refusal = routeError(code, failure, request, methodsFor);
       if (refusal.status >= 500) report(refusal, failure, request, context.requestId);
-      const carried: Record<string, string> = { "x-request-id": context.requestId };
+      const carried: Record<string, string> = {
+        "x-request-id": context.requestId,
+        traceparent: traceparentOf(context.trace),
+      };
       for (const [name, value] of Object.entries(set.headers)) {
         if (/^ratelimit-|^retry-after$|^access-control-/i.test(name) && typeof value === "string")
           carried[name] = value;

@@ -73,6 +73,15 @@ export const HEADER_PARAMETERS = {
       "Your id for this request: 1-128 characters of A-Z, a-z, 0-9 and `._:-`. Echoed in the response, in errors and in the events the request writes. Absent or in any other shape, it is replaced by a generated one (never echoed or stored).",
     schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._:-]{1,128}$" },
   },
+  Traceparent: {
+    name: "traceparent",
+    in: "header",
+    required: false,
+    description:
+      "W3C Trace Context: the request joins your trace (its span's parent is the one named " +
+      "here). Absent or malformed, the request starts a trace of its own.",
+    schema: { type: "string", pattern: "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$" },
+  },
   IdempotencyKey: {
     name: "Idempotency-Key",
     in: "header",
@@ -122,6 +131,12 @@ export const RESPONSE_HEADERS = {
       "The request's id: the one you sent in X-Request-Id when it matches ^[A-Za-z0-9._:-]{1,128}$, else a generated one.",
     schema: { type: "string" },
   },
+  Traceparent: {
+    description:
+      "W3C Trace Context of this request: your trace id (or a new one) and the span of this " +
+      "request, as the server's logs and traces name them.",
+    schema: { type: "string" },
+  },
   ETag: {
     description:
       "Strong validator of this exact body; send it back in If-None-Match (reads) or If-Match (writes).",
@@ -160,6 +175,7 @@ type ResponseHeader = keyof typeof RESPONSE_HEADERS;
 
 const RESPONSE_HEADER_NAMES: Record<ResponseHeader, string> = {
   XRequestId: "X-Request-Id",
+  Traceparent: "traceparent",
   ETag: "ETag",
   Location: "Location",
   IdempotentReplayed: "Idempotent-Replayed",
@@ -235,6 +251,7 @@ export interface OperationDoc {
 function responseHeaders(names: readonly ResponseHeader[], authenticated: boolean) {
   const all: ResponseHeader[] = [
     "XRequestId",
+    "Traceparent",
     ...names,
     ...(authenticated ? (["RateLimitLimit", "RateLimitRemaining", "RateLimitReset"] as const) : []),
   ];
@@ -268,7 +285,9 @@ export function operationDetail(doc: OperationDoc): DocumentDecoration {
       required: false,
       ...parser.doc,
     })),
-    ...[...(doc.headers ?? []), "XRequestId" as const].map((name) => ref("parameters", name)),
+    ...[...(doc.headers ?? []), "XRequestId" as const, "Traceparent" as const].map((name) =>
+      ref("parameters", name),
+    ),
   ];
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(doc.responses)) {

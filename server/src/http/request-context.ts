@@ -2,6 +2,7 @@
 // its Idempotency-Key, If-Match and Prefer. Nothing is written to it later: what handling a request
 // produces (its company, a replay) travels as values.
 import { Elysia } from "elysia";
+import { type TraceContext, traceOf, traceparentOf } from "../telemetry/trace-context.ts";
 import { searchParamsOf } from "./query.ts";
 
 export interface RequestContext {
@@ -13,6 +14,8 @@ export interface RequestContext {
   readonly ifMatch: string | null;
   /** `Prefer: return=representation` (RFC 7240): the answer to a create or upsert carries the whole record. */
   readonly representation: boolean;
+  /** Its W3C trace: the caller's `traceparent` continued, else a new trace. */
+  readonly trace: TraceContext;
 }
 
 /** The methods that write; only they take an Idempotency-Key. */
@@ -46,6 +49,7 @@ export function contextOf(request: Request): RequestContext {
       representation: /(^|[\s,;])return=representation\b/i.test(
         request.headers.get("prefer") ?? "",
       ),
+      trace: traceOf(request.headers.get("traceparent")),
     };
     contexts.set(request, context);
   }
@@ -54,6 +58,8 @@ export function contextOf(request: Request): RequestContext {
 
 export const requestContext = new Elysia({ name: "request-context" })
   .onRequest(({ request, set }) => {
-    set.headers["x-request-id"] = contextOf(request).requestId;
+    const ctx = contextOf(request);
+    set.headers["x-request-id"] = ctx.requestId;
+    set.headers.traceparent = traceparentOf(ctx.trace);
   })
   .derive({ as: "global" }, ({ request }) => ({ ctx: contextOf(request) }));
