@@ -7,6 +7,8 @@ const ROOT = path.resolve(import.meta.dir, "..");
 
 export interface SpawnedServer {
   baseUrl: string;
+  /** Its Prometheus endpoint, when it serves one. */
+  metricsUrl?: string;
   process: Subprocess<"ignore", "pipe", "inherit">;
 }
 
@@ -42,7 +44,8 @@ export async function spawnServer(
     if (port) {
       reader.releaseLock();
       void child.stdout.pipeTo(new WritableStream()).catch(() => {});
-      return { baseUrl: `http://127.0.0.1:${port}`, process: child };
+      const metricsUrl = /^metrics: (\S+)$/m.exec(seen)?.[1];
+      return { baseUrl: `http://127.0.0.1:${port}`, metricsUrl, process: child };
     }
   }
 }

@@ -153,6 +153,7 @@ describe("the documents match the routes served", () => {
       "include_deleted",
       "#/components/parameters/IfNoneMatch",
       "#/components/parameters/XRequestId",
+      "#/components/parameters/Traceparent",
     ]);
   });
 

@@ -1,0 +1,162 @@
+// Bench leg: what metrics, traces and request logs cost. Two servers of ours on one database, one
+// with all three off (LOG_FORMAT=off, METRICS_LISTEN=off, no OTLP endpoint), one with all three on
+// (JSON request logs, /metrics scraped every second, spans exported over OTLP to a local receiver),
+// take GET one and create in alternating rounds; the goal is >= 0.95 of the off server's rate.
+// `bun run bench` runs it after the scenarios; `bun bench/observability.ts [--quick]` runs it alone.
+import autocannon from "autocannon";
+import { connectDatabase, createCompany, migrateDatabase } from "@erp/server/admin";
+import {
+  createDatabase,
+  dropDatabase,
+  provisionDatabaseServer,
+  withDatabase,
+} from "../scripts/lib/provision.ts";
+import { type SpawnedServer, spawnServer } from "./spawn-server.ts";
+
+export interface ObservabilityFigures {
+  scenario: string;
+  off_rps: number[];
+  on_rps: number[];
+  /** Median of the on server's rounds over the median of the off server's. */
+  ratio: number;
+  spans_received: number;
+}
+
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+async function rate(baseUrl: string, requests: autocannon.Request[], seconds: number) {
+  const result = await autocannon({
+    url: baseUrl,
+    connections: 32,
+    duration: seconds,
+    requests,
+  });
+  const good = Object.entries(result.statusCodeStats ?? {})
+    .filter(([code]) => code === "200" || code === "201")
+    .reduce((sum, [, stat]) => sum + (stat as { count: number }).count, 0);
+  return Math.round(good / seconds);
+}
+
+export async function observabilityCost(
+  databaseUrl: string,
+  quick: boolean,
+): Promise<ObservabilityFigures[]> {
+  const seconds = quick ? 1 : 4;
+  const rounds = quick ? 1 : 3;
+  let spans = 0;
+  const receiver = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const body = (await request.json()) as {
+        resourceSpans: { scopeSpans: { spans: unknown[] }[] }[];
+      };
+      for (const resource of body.resourceSpans)
+        for (const scope of resource.scopeSpans) spans += scope.spans.length;
+      return Response.json({});
+    },
+  });
+  const off = await spawnServer("server/src/main.ts", databaseUrl, {
+    env: { LOG_FORMAT: "off", METRICS_LISTEN: "off" },
+  });
+  const on = await spawnServer("server/src/main.ts", databaseUrl, {
+    env: {
+      LOG_FORMAT: "json",
+      METRICS_LISTEN: "127.0.0.1:0",
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
+    },
+  });
+  const metricsUrl = on.metricsUrl;
+  const scraper = setInterval(() => {
+    if (metricsUrl)
+      void fetch(metricsUrl).then(
+        (r) => r.text(),
+        () => "",
+      );
+  }, 1000);
+  const db = connectDatabase(databaseUrl, { connectionLimit: 2 });
+  try {
+    const { token } = await createCompany(db.db, {
+      name: "Observability bench",
+      plan: "enterprise",
+      addons: ["api"],
+    });
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const made = await fetch(`${off.baseUrl}/v1/workers`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: "Read again and again" }),
+    });
+    const id = ((await made.json()) as { data: { id: number } }).data.id;
+    const scenarios: { name: string; requests: autocannon.Request[] }[] = [
+      { name: "GET one", requests: [{ method: "GET", path: `/v1/workers/${id}`, headers }] },
+      {
+        name: "create",
+        requests: [
+          { method: "POST", path: "/v1/workers", headers, body: '{"name":"Observed worker"}' },
+        ],
+      },
+    ];
+    const figures: ObservabilityFigures[] = [];
+    for (const scenario of scenarios) {
+      const servers: [string, SpawnedServer][] = [
+        ["off", off],
+        ["on", on],
+      ];
+      for (const [, server] of servers)
+        await rate(server.baseUrl, scenario.requests, quick ? 1 : 2);
+      const rates: Record<string, number[]> = { off: [], on: [] };
+      for (let round = 0; round < rounds; round++) {
+        // Alternate which goes first, so neither always meets the other's leftovers.
+        const order = round % 2 === 0 ? servers : [...servers].reverse();
+        for (const [name, server] of order)
+          rates[name]!.push(await rate(server.baseUrl, scenario.requests, seconds));
+      }
+      figures.push({
+        scenario: scenario.name,
+        off_rps: rates.off!,
+        on_rps: rates.on!,
+        ratio: Math.round((median(rates.on!) / Math.max(1, median(rates.off!))) * 100) / 100,
+        spans_received: spans,
+      });
+    }
+    return figures;
+  } finally {
+    clearInterval(scraper);
+    off.process.kill();
+    on.process.kill();
+    await Promise.all([off.process.exited, on.process.exited]);
+    await receiver.stop(true);
+    await db.close();
+  }
+}
+
+export function describeObservability(figures: ObservabilityFigures[]): string {
+  return figures
+    .map(
+      (f) =>
+        `Metrics + traces + JSON logs on, ${f.scenario}: ${f.ratio} of the same server with them ` +
+        `off (on ${f.on_rps.join("/")} req/s, off ${f.off_rps.join("/")}; goal >= 0.95; ` +
+        `${f.spans_received} spans received by then)`,
+    )
+    .join("\n");
+}
+
+if (import.meta.main) {
+  const quick = process.argv.includes("--quick");
+  const server = await provisionDatabaseServer({
+    envUrl: process.env.BENCH_DATABASE_URL || undefined,
+    envName: "BENCH_DATABASE_URL",
+  });
+  const name = `erp_bench_obs_${Date.now()}`;
+  await createDatabase(server.url, name);
+  try {
+    const url = withDatabase(server.url, name);
+    await migrateDatabase(url);
+    console.log(describeObservability(await observabilityCost(url, quick)));
+  } finally {
+    await dropDatabase(server.url, name);
+    await server.stop();
+  }
+}
