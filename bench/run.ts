@@ -28,6 +28,7 @@ import { describeScale, SCALE_SIZES, scaleLeg } from "./scale.ts";
 import { describeLongPolls, idleLongPolls } from "./long-poll.ts";
 import { spawnServer } from "./spawn-server.ts";
 import { webhookDispatch } from "./webhook-dispatch.ts";
+import { describeObservability, observabilityCost } from "./observability.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const QUICK = process.argv.includes("--quick");
@@ -443,6 +444,7 @@ try {
   const scale = await scaleLeg(db, api.baseUrl, QUICK ? SCALE_SIZES.quick : SCALE_SIZES.full);
   const longPolls = await idleLongPolls(db, api.baseUrl, api.process.pid, QUICK);
   const webhooks = await webhookDispatch(server.url, WEBHOOK_EVENTS);
+  const observability = await observabilityCost(url, QUICK);
 
   const rows = [
     [
@@ -481,6 +483,7 @@ try {
   console.log(describeBulkImport(imports));
   console.log(describeScale(scale));
   console.log(describeLongPolls(longPolls));
+  console.log(describeObservability(observability));
   console.log(
     `Webhook dispatch to a healthy receiver: ${webhooks.events.toLocaleString("en")} deliveries in ${webhooks.seconds} s, ${webhooks.deliveriesPerSecond} deliveries/s`,
   );
@@ -496,7 +499,7 @@ try {
   };
   await Bun.write(
     path.join(ROOT, "bench/results.json"),
-    `${JSON.stringify({ environment, scenarios: summary, replay_vs_create: replayVsCreate, server_rss_mb: serverRss, rss_requests: RSS_REQUESTS, bulk_import: imports, scale, long_polls: longPolls, webhook_dispatch: webhooks }, null, 2)}\n`,
+    `${JSON.stringify({ environment, scenarios: summary, replay_vs_create: replayVsCreate, server_rss_mb: serverRss, rss_requests: RSS_REQUESTS, bulk_import: imports, scale, long_polls: longPolls, webhook_dispatch: webhooks, observability }, null, 2)}\n`,
   );
   console.log("written: bench/results.json");
 } finally {
