@@ -25,12 +25,14 @@ function constantTimeEqual(a: string, b: string): boolean {
 
 /**
  * True when `signatureHeader` is a valid signature of exactly `rawBody` (the bytes received, before
- * any JSON parsing) with `secret`, made within the tolerance; false otherwise.
+ * any JSON parsing) with `secret` (or any of several, e.g. the old and the new one during a
+ * rotation), made within the tolerance; false otherwise. A header may carry several `v1` values:
+ * any that verifies will do.
  */
 export async function verifyWebhook(
   rawBody: string | Uint8Array,
   signatureHeader: string | null | undefined,
-  secret: string,
+  secret: string | readonly string[],
   options: VerifyWebhookOptions = {},
 ): Promise<boolean> {
   if (!signatureHeader) return false;
@@ -45,15 +47,18 @@ export async function verifyWebhook(
   const now = (options.now ?? new Date()).getTime() / 1000;
   if (Math.abs(now - timestamp) > (options.toleranceSeconds ?? 300)) return false;
   const body = typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody);
-  const key = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const expected = hex(
-    await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`)),
-  );
-  return signatures.some((signature) => constantTimeEqual(signature, expected));
+  for (const one of typeof secret === "string" ? [secret] : secret) {
+    const key = await crypto.subtle.importKey(
+      "raw",
+      encoder.encode(one),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    const expected = hex(
+      await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`)),
+    );
+    if (signatures.some((signature) => constantTimeEqual(signature, expected))) return true;
+  }
+  return false;
 }

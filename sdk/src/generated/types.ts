@@ -643,7 +643,8 @@ export interface WebhookAttempt {
 export interface Delivery {
   id: number;
   event_id: string;
-  event_type: EventType;
+  /** The event's type, or `ping` for a test sent with POST …/test. */
+  event_type: EventType | "ping";
   status: DeliveryStatus;
   attempts: number;
   /** RFC 3339 UTC timestamp. */
@@ -900,6 +901,12 @@ export interface WebhookEndpointWithSecret {
   updated_at: string;
   /** The signing secret (whsec_…). Shown only here: keep it. */
   secret: string;
+}
+
+export interface WebhookReplayResult {
+  /** Events queued again (or that would be, in a dry-run). */
+  queued: number;
+  dry_run: boolean;
 }
 
 /** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */

@@ -396,6 +396,9 @@ export const webhookEndpoints = companyTable("webhook_endpoints", {
   description: varchar("description", { length: 500 }),
   enabled: boolean("enabled").notNull().default(true),
   secret: varchar("secret", { length: 80 }).notNull(),
+  // The secret a rotation replaced, still signing deliveries beside the new one until then.
+  previous_secret: varchar("previous_secret", { length: 80 }),
+  previous_secret_until: datetime("previous_secret_until", { mode: "date", fsp: 3 }),
   cursor: varchar("cursor", { length: 40 }),
   ...timestamps,
 });

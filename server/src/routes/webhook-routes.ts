@@ -10,8 +10,10 @@ import { parseQuery } from "../http/query.ts";
 import { SUBSCRIPTIONS } from "../events/event-types.ts";
 import { EventTypeSchema } from "./event-routes.ts";
 import { timestampSchema } from "../resources/schemas.ts";
+import { replayEndpoint, testEndpoint } from "../webhooks/endpoint-actions.ts";
 import {
   createEndpoint,
+  MAX_OVERLAP_SECONDS,
   deleteEndpoint,
   getEndpoint,
   listDeliveries,
@@ -108,7 +110,9 @@ const Delivery = Type.Object(
   {
     id: Type.Integer(),
     event_id: Type.String(),
-    event_type: EventTypeSchema,
+    event_type: t.Union([EventTypeSchema, Type.Literal("ping")], {
+      description: "The event's type, or `ping` for a test sent with POST …/test.",
+    }),
     status: Type.Union([
       Type.Literal("pending"),
       Type.Literal("delivered"),
@@ -122,6 +126,57 @@ const Delivery = Type.Object(
     attempt_log: Type.Array(Attempt),
   },
   { additionalProperties: false, title: "WebhookDelivery" },
+);
+
+const RotationInput = Type.Object(
+  {
+    expires_in: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_OVERLAP_SECONDS,
+        default: 0,
+        description: "Seconds the old secret keeps signing deliveries beside the new one.",
+      }),
+    ),
+  },
+  { additionalProperties: false, title: "WebhookSecretRotation", examples: [{ expires_in: 3600 }] },
+);
+const TestResult = Type.Object(
+  {
+    delivery_id: Type.Integer(),
+    event_id: Type.String(),
+    status: Type.Union([Type.Literal("delivered"), Type.Literal("failed")]),
+    status_code: t.Union([Type.Integer(), t.Null()], {
+      description: "What the endpoint answered; null when it did not answer.",
+    }),
+    duration_ms: Type.Integer(),
+    error: t.Union([Type.String(), t.Null()]),
+    attempted_at: timestamp,
+  },
+  { additionalProperties: false, title: "WebhookTestResult" },
+);
+const ReplayInput = Type.Object(
+  {
+    after: Type.Optional(
+      Type.String({ description: "An event id or next_cursor: the events after it." }),
+    ),
+    since: Type.Optional(
+      Type.String({ format: "date-time", description: "The events from this moment on." }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    title: "WebhookReplay",
+    description: "Exactly one of `after` and `since`.",
+    examples: [{ since: "2026-11-26T08:00:00Z" }],
+  },
+);
+const ReplayResult = Type.Object(
+  {
+    queued: Type.Integer({ description: "Events queued again (or that would be, in a dry-run)." }),
+    dry_run: Type.Boolean(),
+  },
+  { additionalProperties: false, title: "WebhookReplayResult" },
 );
 
 const item = (schema: TSchema, title: string) =>
@@ -299,30 +354,37 @@ export function webhookRoutes(deps: RouteDeps) {
     .post(
       `${PATH}/:id/rotate-secret`,
       ({ company, request, ctx, set, params }) =>
-        write(
-          deps,
-          { company, request, ctx, set },
-          200,
-          (tx) => rotateSecret(tx, company.id, memberId(params)),
-          { takesBody: false },
+        write(deps, { company, request, ctx, set }, 200, (tx, body) =>
+          rotateSecret(tx, company.id, memberId(params), body),
         ),
       {
         detail: operationDetail({
           operationId: "rotateWebhookSecret",
           summary: "Rotate a webhook endpoint's secret",
           description:
-            "Makes a new signing secret, shown once in the answer; every delivery from now on is signed with it.",
+            "Makes a new signing secret, shown once in the answer. With `expires_in` (seconds, at " +
+            "most 7 days) the old secret keeps signing every delivery beside the new one until " +
+            "then (`ERP-Signature: t=…,v1=<new>,v1=<old>`), so a receiver that verifies either " +
+            "never drops an event while it is redeployed with the new one; without it (or 0) the " +
+            "old secret stops at once.",
           tags: TAGS,
           query: writeParsers,
           headers: ["IdempotencyKey", "XDryRun"],
-          refusals: [...WRITE_REFUSALS, "not_found"],
+          body: RotationInput,
+          refusals: [...WRITE_REFUSALS, ...BODY_REFUSALS, "not_found"],
           responses: { 200: { description: "The new secret.", headers: ["IdempotentReplayed"] } },
         }),
         response: {
           200: t.Union([
             item(
               Type.Object(
-                { id: Type.Integer(), secret: Type.String() },
+                {
+                  id: Type.Integer(),
+                  secret: Type.String(),
+                  previous_secret_expires_at: t.Union([timestamp, t.Null()], {
+                    description: "Until when the old secret signs too; null: it stopped at once.",
+                  }),
+                },
                 { additionalProperties: false, title: "WebhookSecret" },
               ),
               "WebhookSecretResult",
@@ -330,6 +392,71 @@ export function webhookRoutes(deps: RouteDeps) {
             item(DryRunWrite, "WebhookDryRunResult"),
           ]),
         },
+      },
+    )
+    .post(
+      `${PATH}/:id/test`,
+      async ({ company, request, ctx, params }) => {
+        parseQuery(request.url, writeParsers);
+        const id = memberId(params);
+        if (ctx.dryRun) {
+          await getEndpoint(deps.db, company.id, id);
+          return { data: { dry_run: true as const } };
+        }
+        return { data: await testEndpoint(deps.db, company.id, id) };
+      },
+      {
+        detail: operationDetail({
+          operationId: "testWebhookEndpoint",
+          summary: "Send a test ping to a webhook endpoint",
+          description:
+            'POSTs a signed `ping` event (`{id, type: "ping", data: {endpoint_id}, ' +
+            "created_at}`, signed like every delivery) to the endpoint now, enabled or not, and " +
+            "answers the attempt. It appears in the deliveries log, never in the change feed, " +
+            "and is not retried.",
+          tags: TAGS,
+          query: writeParsers,
+          headers: ["XDryRun"],
+          refusals: ["invalid_query", "not_found"],
+          responses: { 200: { description: "The attempt (or `{dry_run: true}`: nothing sent)." } },
+        }),
+        response: {
+          200: t.Union([
+            item(TestResult, "WebhookTestAttempt"),
+            item(DryRunWrite, "WebhookDryRunResult"),
+          ]),
+        },
+      },
+    )
+    .post(
+      `${PATH}/:id/replay`,
+      ({ company, request, ctx, set, params }) =>
+        runWrite(deps, { company, request, ctx, set }, async (tx, body) => ({
+          status: 200,
+          body: {
+            data: await replayEndpoint(tx.db, company.id, memberId(params), body, ctx.dryRun),
+          },
+        })) as Promise<never>,
+      {
+        detail: operationDetail({
+          operationId: "replayWebhookEvents",
+          summary: "Replay past events to a webhook endpoint",
+          description:
+            "Queues again every event the endpoint subscribes to after `after` (an event id) or " +
+            "from `since` (a time), once each and in feed order, as new deliveries with a fresh " +
+            "retry window: after an outage longer than the retry window, or to rebuild a " +
+            "receiver's state. Events within the 30-day retention only (an older cursor is 410). " +
+            "A dry-run tells how many it would queue.",
+          tags: TAGS,
+          query: writeParsers,
+          headers: ["IdempotencyKey", "XDryRun"],
+          body: ReplayInput,
+          refusals: [...WRITE_REFUSALS, ...BODY_REFUSALS, "not_found", "cursor_expired"],
+          responses: {
+            200: { description: "How many were queued.", headers: ["IdempotentReplayed"] },
+          },
+        }),
+        response: { 200: item(ReplayResult, "WebhookReplayAnswer") },
       },
     )
     .get(

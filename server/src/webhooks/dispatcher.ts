@@ -7,7 +7,6 @@
 // A lease is a row value, not a lock, so it holds across cluster nodes; a process that dies lets
 // it run out and another sends again (at least once). Failures are retried with exponential
 // backoff for 24 h, then marked failed.
-import { observeWebhookAttempt } from "../telemetry/webhook-attempts.ts";
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { ResultSetHeader } from "mysql2";
@@ -19,12 +18,10 @@ import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/sche
 import { readFeed } from "../events/event-feed.ts";
 import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
 import { subscribes } from "./endpoints.ts";
-import { postTo } from "./send.ts";
-import { signatureHeader } from "./signature.ts";
-import { checkTarget } from "./targets.ts";
+import { attemptDelivery } from "./attempt.ts";
+import { signingSecrets } from "./signature.ts";
 
 const ALL_RESOURCES = [...RESOURCES, ...SUB_RESOURCES].map((def) => def.name);
-const SEND_TIMEOUT_MS = 10_000;
 const FAN_OUT_PAGE = 200;
 /** Sends in flight at once in one process: per endpoint, per company, in all. */
 const ENDPOINT_SLOTS = 8;
@@ -58,7 +55,8 @@ type Delivery = typeof webhookDeliveries.$inferSelect;
 interface Leased {
   delivery: Delivery;
   url: string;
-  secret: string;
+  /** Every secret that signs it now (two during a rotation's overlap). */
+  secrets: string[];
   /** The lease this process holds on the delivery. */
   claim: string;
 }
@@ -254,6 +252,8 @@ export class WebhookDispatcher {
         delivery: webhookDeliveries,
         url: webhookEndpoints.url,
         secret: webhookEndpoints.secret,
+        previous_secret: webhookEndpoints.previous_secret,
+        previous_secret_until: webhookEndpoints.previous_secret_until,
       })
       .from(webhookDeliveries)
       .innerJoin(
@@ -304,7 +304,12 @@ export class WebhookDispatcher {
       const ours = new Set(mine.map((row) => row.id));
       won = candidates.filter((candidate) => ours.has(candidate.delivery.id));
     }
-    return won.map((candidate) => ({ ...candidate, claim }));
+    return won.map(({ delivery, url, ...secrets }) => ({
+      delivery,
+      url,
+      secrets: signingSecrets(secrets),
+      claim,
+    }));
   }
 
   #startSend(key: string, endpoint: EndpointRef, item: Leased): void {
@@ -328,42 +333,14 @@ export class WebhookDispatcher {
     this.#sends.add(send);
   }
 
-  async #attempt({ delivery, url, secret, claim }: Leased): Promise<void> {
-    const started = performance.now();
-    let statusCode: number | null = null;
-    let error: string | null = null;
-    const checked = await checkTarget(url);
-    if ("refused" in checked) error = `target refused: url ${checked.refused}`;
-    else {
-      try {
-        statusCode = await postTo(
-          checked.target,
-          {
-            "content-type": "application/json",
-            "user-agent": "construction-erp-webhooks/1",
-            "erp-event-id": delivery.event_id,
-            "erp-signature": signatureHeader(secret, delivery.payload),
-          },
-          delivery.payload,
-          SEND_TIMEOUT_MS,
-        );
-      } catch (cause) {
-        error =
-          cause instanceof Error
-            ? `${cause.name}: ${cause.message}`.slice(0, 500)
-            : "request failed";
-      }
-    }
-    const now = new Date();
-    const ended = performance.now();
-    const durationMs = Math.round(ended - started);
-    const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
-    observeWebhookAttempt({
-      startMs: performance.timeOrigin + started,
-      endMs: performance.timeOrigin + ended,
+  async #attempt({ delivery, url, secrets, claim }: Leased): Promise<void> {
+    const {
       delivered,
       statusCode,
-    });
+      error,
+      durationMs,
+      attemptedAt: now,
+    } = await attemptDelivery(url, delivery.event_id, delivery.payload, secrets);
     const attempts = delivery.attempts + 1;
     const expired =
       now.getTime() - delivery.created_at.getTime() >= this.options.retryWindowMs &&

@@ -223,18 +223,78 @@ export async function deleteEndpoint(
   return { id, deleted: true };
 }
 
+/** The longest overlap a rotation may ask for: 7 days. */
+export const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
+
+export interface RotatedSecret {
+  id: number;
+  secret: string;
+  /** Until when deliveries are signed with the old secret too; null when it stopped at once. */
+  previous_secret_expires_at: string | null;
+}
+
+function overlapSeconds(body: unknown): number {
+  if (body === null || body === undefined) return 0;
+  const fail = (field: string, code: string, message: string) =>
+    validationFailed([{ field, code, message }]);
+  if (typeof body !== "object" || Array.isArray(body))
+    throw fail(
+      "body",
+      "invalid_type",
+      'The body must be a JSON object, e.g. {"expires_in": 3600}.',
+    );
+  const { expires_in: expiresIn, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0)
+    throw validationFailed(
+      unknown.map((name) => ({
+        field: name,
+        code: "unknown_field",
+        message: `${name} is not a field of a rotation; the only one is expires_in.`,
+      })),
+    );
+  if (expiresIn === undefined) return 0;
+  if (
+    typeof expiresIn !== "number" ||
+    !Number.isInteger(expiresIn) ||
+    expiresIn < 0 ||
+    expiresIn > MAX_OVERLAP_SECONDS
+  )
+    throw fail(
+      "expires_in",
+      "invalid_value",
+      `expires_in must be a whole number of seconds from 0 to ${MAX_OVERLAP_SECONDS} (7 days): ` +
+        "how long the old secret still signs deliveries beside the new one.",
+    );
+  return expiresIn;
+}
+
+/**
+ * A new secret; with `expires_in` the old one keeps signing every delivery beside it until then
+ * (`ERP-Signature: t=…,v1=<new>,v1=<old>`), so a receiver redeployed with the new secret meanwhile
+ * never fails to verify one.
+ */
 export async function rotateSecret(
   db: Executor,
   companyId: number,
   id: number,
-): Promise<{ id: number; secret: string }> {
-  await find(db, companyId, id);
+  body: unknown,
+): Promise<RotatedSecret> {
+  const expiresIn = overlapSeconds(body);
+  const endpoint = await find(db, companyId, id);
   const secret = newSecret();
+  const now = new Date();
+  const until = expiresIn > 0 ? new Date(now.getTime() + expiresIn * 1000) : null;
   await db
     .update(webhookEndpoints)
-    .set({ secret, updated_at: new Date() })
+    .set({
+      secret,
+      previous_secret: until ? endpoint.secret : null,
+      previous_secret_until: until,
+      updated_at: now,
+    })
     .where(live(companyId, id));
-  return { id, secret };
+  return { id, secret, previous_secret_expires_at: until?.toISOString() ?? null };
 }
 
 export interface DeliveryView {
