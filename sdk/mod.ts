@@ -55,3 +55,7 @@ export type {
   EventsClient,
   FollowOptions,
 } from "./src/resources/events-client.ts";
+export {
+  type ReplayFrom,
+  WebhookEndpointsClient,
+} from "./src/resources/webhook-endpoints-client.ts";

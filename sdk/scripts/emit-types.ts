@@ -82,11 +82,18 @@ function writeOutcomeRefs(document: OpenApiDocument): string[] {
       for (const [status, response] of Object.entries(responses)) {
         if (!status.startsWith("2")) continue;
         const envelope = jsonSchemaOf(document, response);
-        const data =
-          typeof envelope === "object"
-            ? (envelope.properties as Record<string, JsonSchema> | undefined)?.data
-            : undefined;
-        if (typeof data === "object" && typeof data.$ref === "string") refs.add(data.$ref);
+        // An answer that is one of several envelopes (a write or its dry-run) names each one.
+        const envelopes =
+          typeof envelope === "object" && Array.isArray(envelope.anyOf)
+            ? (envelope.anyOf as JsonSchema[]).map((member) => resolve(document, member))
+            : [envelope];
+        for (const one of envelopes) {
+          const data =
+            typeof one === "object"
+              ? (one.properties as Record<string, JsonSchema> | undefined)?.data
+              : undefined;
+          if (typeof data === "object" && typeof data.$ref === "string") refs.add(data.$ref);
+        }
       }
     }
   }

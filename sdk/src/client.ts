@@ -10,6 +10,7 @@ import {
 } from "./generated/collections.ts";
 import type { Usage } from "./generated/types.ts";
 import { EventsClient } from "./resources/events-client.ts";
+import { WebhookEndpointsClient } from "./resources/webhook-endpoints-client.ts";
 import { ResourceClient } from "./resources/resource-client.ts";
 
 /** How to reach the API and how hard to try. */
@@ -41,6 +42,8 @@ export class ErpClient {
   readonly #transport: Transport;
   /** The change feed: `list({ after })` and `follow()`. */
   readonly events: EventsClient;
+  /** Webhook endpoints: `test(id)`, `replay(id, { after })`, `rotateSecret(id, { expiresIn })`. */
+  readonly webhookEndpoints: WebhookEndpointsClient;
 
   constructor(options: ClientOptions) {
     this.#transport = new Transport({
@@ -53,6 +56,7 @@ export class ErpClient {
       etagCacheSize: options.etagCacheSize ?? 500,
     });
     this.events = new EventsClient(this.#transport);
+    this.webhookEndpoints = new WebhookEndpointsClient(this.#transport);
     for (const [property, spec] of Object.entries(COLLECTIONS)) {
       Object.defineProperty(this, property, {
         value: collectionClient(this.#transport, spec),

@@ -682,6 +682,8 @@ export type WriteAction = "created" | "updated" | "unchanged";
 
 export type WriteMode = "soft";
 
+export type WriteStatus = "delivered" | "failed";
+
 export interface FieldError {
   /** The body field (dotted path) or `body`. */
   field: string;
@@ -887,6 +889,11 @@ export interface WebhookDryRun {
   dry_run: true;
 }
 
+export interface WebhookEndpointDeleted {
+  id: number;
+  deleted: true;
+}
+
 export interface WebhookEndpointWithSecret {
   id: number;
   /** Where events are POSTed: https, or http to a private address when the server allows it. */
@@ -907,6 +914,25 @@ export interface WebhookReplayResult {
   /** Events queued again (or that would be, in a dry-run). */
   queued: number;
   dry_run: boolean;
+}
+
+export interface WebhookSecret {
+  id: number;
+  secret: string;
+  /** RFC 3339 UTC timestamp. */
+  previous_secret_expires_at: string | null;
+}
+
+export interface WebhookTestResult {
+  delivery_id: number;
+  event_id: string;
+  status: WriteStatus;
+  /** What the endpoint answered; null when it did not answer. */
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  /** RFC 3339 UTC timestamp. */
+  attempted_at: string;
 }
 
 /** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
