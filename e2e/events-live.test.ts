@@ -102,6 +102,39 @@ describe("long-poll", () => {
     ]);
   });
 
+  test("narrowed by type on a server that writes nothing: other events from another server pass, the matching one answers within 1 s", async () => {
+    const other = await startServer();
+    try {
+      const { api, token } = await companyApi();
+      const writer = new Api(other.baseUrl, token);
+      const cursor = await latest(api);
+      let answered: number | undefined;
+      const waiting = api
+        .get(`/v1/events?after=${cursor}&type=project.created&wait=20`)
+        .then((page) => {
+          answered = performance.now();
+          return page;
+        });
+      // Events of other types and resources, some of them past the waiters' next rounds.
+      for (let i = 0; i < 5; i++) {
+        expect((await writer.post("/v1/workers", { name: `Not awaited ${i}` })).status).toBe(201);
+        await Bun.sleep(150);
+      }
+      expect(answered).toBeUndefined();
+      const project = await writer.post("/v1/projects", { name: "Awaited" });
+      expect(project.status).toBe(201);
+      const committed = performance.now();
+      const page = await waiting;
+      expect(page.status).toBe(200);
+      expect(page.body.data.map((event: FeedEvent) => [event.type, event.record_id])).toEqual([
+        ["project.created", project.body.data.id],
+      ]);
+      expect(answered! - committed).toBeLessThan(1_000);
+    } finally {
+      await other.stop();
+    }
+  });
+
   test("200 writes over three servers: followers using wait=30 see each within 1 s of its commit, in order, exactly once", async () => {
     // Three servers write; one follower is on a writing server (woken by its commits at once),
     // another on a fourth server that writes nothing (woken by the shared loop's reads only).

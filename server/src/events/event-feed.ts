@@ -7,7 +7,7 @@ import { withDatabaseBudget } from "../db/deadline.ts";
 import { cursorExpired, invalidQuery } from "../refusals/catalogue.ts";
 import { PURGED_COUNTER, readCounter } from "../db/company-counters.ts";
 import { cursorAt, sequenceOf } from "./event-ids.ts";
-import type { FeedWaiters } from "./feed-waiters.ts";
+import type { EventFilter, FeedWaiters } from "./feed-waiters.ts";
 
 export interface Event {
   id: string;
@@ -119,9 +119,20 @@ export async function latestCursor(db: Executor, companyId: number): Promise<str
   return rows[0]?.newest ?? cursorAt(Number(rows[0]?.purged_through ?? 0));
 }
 
+/** What a page of the feed would show, as a test of one event's type and resource. */
+export function filterOf(query: FeedQuery): EventFilter {
+  const resources = new Set(query.record ? [query.record.resource] : query.resources);
+  const type = query.type;
+  const prefix = type?.endsWith(".*") ? type.slice(0, -1) : undefined;
+  return (kind) =>
+    resources.has(kind.resource) &&
+    (type === undefined ||
+      (prefix === undefined ? kind.type === type : kind.type.startsWith(prefix)));
+}
+
 /**
  * readFeed, but an empty page waits up to `seconds` for an event after the cursor and is read
- * again when one commits. The wait holds no connection and draws on no database budget; each
+ * again when one it would show commits (other events leave it waiting). The wait holds no connection and draws on no database budget; each
  * read after it gets a budget of its own. Empty when the time is up, the client left (`signal`)
  * or the server shuts down.
  */
@@ -135,8 +146,9 @@ export async function waitForFeed(
   const deadline = Date.now() + seconds * 1000;
   let page = await readFeed(db, query);
   let seen = query.after === undefined ? 0 : sequenceOf(query.after)!;
+  const wants = filterOf(query);
   while (page.events.length === 0) {
-    const newest = await waiters.wait(query.companyId, seen, deadline - Date.now(), signal);
+    const newest = await waiters.wait(query.companyId, seen, wants, deadline - Date.now(), signal);
     if (newest === undefined) break;
     seen = newest;
     page = await withDatabaseBudget(() => readFeed(db, query));

@@ -25,6 +25,22 @@ export function eventType(resource: string, action: RecordChange["action"]): str
   return type;
 }
 
+/** The type and resource of an event: what a long-poll's filter is matched against. */
+export interface EventKind {
+  type: string;
+  resource: string;
+}
+
+/** The kinds of event that changes become, each once. */
+export function eventKinds(changes: readonly RecordChange[]): EventKind[] {
+  const kinds = new Map<string, EventKind>();
+  for (const { resource, action } of changes) {
+    const type = eventType(resource, action);
+    if (!kinds.has(type)) kinds.set(type, { type, resource });
+  }
+  return [...kinds.values()];
+}
+
 /** Who wrote the changes: the request, and the key it (or each batch item) carried. */
 export interface EventSource {
   companyId: number;

@@ -4,6 +4,8 @@ import type { Admission } from "../auth/admission.ts";
 import type { Company } from "../auth/company.ts";
 import type { Database, Executor } from "../db/client.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
+import type { RecordChange } from "../events/changes.ts";
+import { eventKinds } from "../events/event-log.ts";
 import type { FeedWaiters } from "../events/feed-waiters.ts";
 import { notFound, type RefusalCode } from "../refusals/catalogue.ts";
 import { readJsonBody } from "../http/body.ts";
@@ -114,6 +116,8 @@ export async function runWrite(
   // Refuses unknown parameters and a malformed dry_run; the dry-run itself is the context's.
   parseQuery(request.url, writeParsers);
   const key = ctx.idempotencyKey;
+  // What the attempt that ran last changed: when the write committed, its events.
+  let changes: readonly RecordChange[] = [];
   const answer = await executeWrite(
     deps.store,
     {
@@ -126,11 +130,16 @@ export async function runWrite(
           ? undefined
           : fingerprintOf(request.method, new URL(request.url).pathname, ctx.dryRun, body),
     },
-    (tx, attempt) => operation(tx, body, attempt),
+    async (tx, attempt) => {
+      const outcome = await operation(tx, body, attempt);
+      changes = outcome.plan?.changes ?? [];
+      return outcome;
+    },
   );
   if (answer.replayed) deps.admission.refund(company, ctx);
-  // Committed by now: followers of the feed on this process need not wait for their next round.
-  if (answer.events > 0) deps.waiters.committed(company.id);
+  // Committed by now: followers of the feed on this process that want these events need not wait
+  // for their next round.
+  if (answer.events > 0) deps.waiters.committed(company.id, eventKinds(changes));
   set.status = answer.status;
   Object.assign(set.headers, answer.headers);
   const data = (answer.body as { data?: { record?: unknown } } | undefined)?.data;
