@@ -2,11 +2,12 @@
 // body nested deeper than 32 levels is 400 before anything walks it, with or without a key; an
 // external id in the path is percent-decoded exactly once and held, like the body's, to 1-255
 // characters without control or bidi characters; a client's X-Request-Id is used only in its one
-// allowed shape. Sent over raw sockets where fetch() would rewrite the request.
+// allowed shape; a body still trickling in 10 s after its request is 408. Sent over raw sockets
+// where fetch() would rewrite the request.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Api } from "@erp/testing/api";
 import { newCompany } from "@erp/testing/company";
-import { chunkedUpload, lengthUpload, rawRequest } from "@erp/testing/raw-http";
+import { chunkedUpload, lengthUpload, rawRequest, trickledUpload } from "@erp/testing/raw-http";
 import { useServer } from "@erp/testing/suite";
 
 setDefaultTimeout(120_000);
@@ -78,6 +79,40 @@ describe("bodies", () => {
       expect(JSON.parse(answer.body)).toMatchObject({ status: 413, code: "payload_too_large" });
     }
     expect((await api.get("/v1/workers?limit=1")).status).toBe(200);
+  });
+
+  test("a body trickled in one byte every 400 ms, by Content-Length and chunked: 408 request_timeout problem about 10 s after the request, nothing written", async () => {
+    const headers = { Authorization: `Bearer ${api.token}`, "Content-Type": "application/json" };
+    const name = `Trickled ${crypto.randomUUID()}`;
+    // Some 80 bytes: at 2.5 bytes a second, far from complete after 10 s.
+    const body = JSON.stringify({ name, email: "trickle@example.com" });
+    const answers = await Promise.all(
+      [false, true].map((chunked) =>
+        trickledUpload(suite.server.port, "/v1/workers", headers, body, {
+          intervalMs: 400,
+          chunked,
+        }),
+      ),
+    );
+    for (const [index, answer] of answers.entries()) {
+      const how = index === 0 ? "Content-Length" : "chunked";
+      console.log(
+        `[fault: edges] trickled (${how}): ${answer.status} after ${answer.answeredAfterMs} ms, ${answer.bytesWritten} bytes written`,
+      );
+      expect([how, answer.status]).toEqual([how, 408]);
+      expect(answer.head.toLowerCase()).toContain("content-type: application/problem+json");
+      expect(answer.head.toLowerCase()).toContain("connection: close");
+      expect(JSON.parse(answer.body)).toMatchObject({
+        type: "about:blank",
+        title: "Request Timeout",
+        status: 408,
+        code: "request_timeout",
+      });
+      expect(answer.answeredAfterMs).toBeGreaterThan(9_000);
+      expect(answer.answeredAfterMs).toBeLessThan(11_000);
+    }
+    const found = await api.get(`/v1/workers?q=${encodeURIComponent(name)}`);
+    expect(found.body.data).toEqual([]);
   });
 
   test("depth 33, 50,000 and 200,000, with and without an Idempotency-Key, on every kind of write: 400 malformed_json, never 5xx", async () => {

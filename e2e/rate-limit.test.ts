@@ -33,12 +33,72 @@ describe("rate limits", () => {
     const first = await api.get("/v1/clients");
     expect(limits(first)).toEqual({ limit: "120", remaining: "119" });
     expectReset(first);
+    // Refused: given back before the answer, whose header shows it.
     const missing = await api.get("/v1/clients/999999999");
     expect(missing.status).toBe(404);
-    expect(limits(missing)).toEqual({ limit: "120", remaining: "118" });
+    expect(limits(missing)).toEqual({ limit: "120", remaining: "119" });
+    expectReset(missing);
     const invalid = await api.post("/v1/clients", {});
     expect(invalid.status).toBe(422);
-    expect(limits(invalid)).toEqual({ limit: "120", remaining: "117" });
+    expect(limits(invalid)).toEqual({ limit: "120", remaining: "119" });
+  });
+
+  test("400, 404, 409, 412, 415 and 422 leave RateLimit-Remaining where the last success left it; a replay's own header shows its refund", async () => {
+    await freshRateWindow();
+    const api = suite.api.as((await newCompany({ plan: "free" })).token);
+    const remaining = (response: ApiResponse) =>
+      Number(response.headers.get("ratelimit-remaining"));
+    const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
+    const created = await api.post("/v1/clients", { name: "Kept", external_id: "k-1" }, keyed("a"));
+    expect(created.status).toBe(201);
+    const after = remaining(created);
+    expect(after).toBe(119);
+    const refusals: [string, ApiResponse][] = [
+      ["400 invalid_query", await api.get("/v1/clients?no_such_parameter=1")],
+      [
+        "400 malformed_json",
+        await api.request("POST", "/v1/clients", {
+          rawBody: "{not json",
+          headers: { "content-type": "application/json" },
+        }),
+      ],
+      ["404 not_found", await api.get("/v1/clients/999999999")],
+      ["404 not_found (write)", await api.patch("/v1/clients/999999999", { name: "x" })],
+      [
+        "409 unique_violation",
+        await api.post("/v1/clients", { name: "Again", external_id: "k-1" }),
+      ],
+      [
+        "409 idempotency_key_reuse",
+        await api.post("/v1/clients", { name: "Other body" }, keyed("a")),
+      ],
+      [
+        "412 precondition_failed",
+        await api.patch(
+          `/v1/clients/${created.body.data.id}`,
+          { name: "x" },
+          { headers: { "if-match": '"stale"' } },
+        ),
+      ],
+      [
+        "415 unsupported_media_type",
+        await api.request("POST", "/v1/clients", {
+          rawBody: "name=x",
+          headers: { "content-type": "text/plain" },
+        }),
+      ],
+      ["422 validation_failed", await api.post("/v1/clients", { name: "" })],
+    ];
+    for (const [what, response] of refusals) {
+      expect([what, response.status]).toEqual([what, Number(what.slice(0, 3))]);
+      expect([what, response.body.code]).toEqual([what, what.split(" ")[1]]);
+      expect([what, remaining(response)]).toEqual([what, after]);
+    }
+    const replay = await api.post("/v1/clients", { name: "Kept", external_id: "k-1" }, keyed("a"));
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(remaining(replay)).toBe(after);
+    // Counting goes on from there: a success costs one.
+    expect(remaining(await api.get("/v1/clients"))).toBe(after - 1);
   });
 
   test("over the limit is 429 rate_limited with Retry-After, and the write does not run", async () => {

@@ -153,6 +153,39 @@ export async function lengthUpload(
   return finish(connection, bytesWritten);
 }
 
+/**
+ * Sends `body` one byte every `intervalMs` (declared by Content-Length, or each byte a chunk of
+ * its own), as a slow or hostile client does, until the server answers or closes or `giveUpMs`
+ * passes. Returns the answer, how much was written and when the answer came (ms after the head).
+ */
+export async function trickledUpload(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { intervalMs: number; chunked?: boolean; giveUpMs?: number },
+): Promise<RawResponse & { bytesWritten: number; answeredAfterMs: number }> {
+  const connection = await connect(port);
+  const framing: Record<string, string> = options.chunked
+    ? { "Transfer-Encoding": "chunked" }
+    : { "Content-Length": String(Buffer.byteLength(body)) };
+  connection.socket.write(headLines("POST", path, { ...framing, ...headers }));
+  const started = performance.now();
+  const deadline = started + (options.giveUpMs ?? 30_000);
+  let bytesWritten = 0;
+  while (!answered(connection) && performance.now() < deadline) {
+    if (bytesWritten < body.length) {
+      const byte = body[bytesWritten]!;
+      connection.socket.write(options.chunked ? `1\r\n${byte}\r\n` : byte);
+      bytesWritten += 1;
+    }
+    const next = performance.now() + options.intervalMs;
+    while (!answered(connection) && performance.now() < next) await Bun.sleep(10);
+  }
+  const answeredAfterMs = Math.round(performance.now() - started);
+  return { ...(await finish(connection, bytesWritten)), answeredAfterMs };
+}
+
 function parse(received: string): RawResponse {
   const final = finalPart(received);
   const split = final.indexOf("\r\n\r\n");

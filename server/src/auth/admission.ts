@@ -1,6 +1,8 @@
 // Admits a data request before its body is read or validated: token, add-on, then rate limit. An
-// admitted request counts against its company's rate limit and, on metered routes, in its usage.
+// admitted request counts against its company's rate limit unless it is refused later or replayed
+// (it gives its unit back: http/give-back.ts), and, on metered routes, in its usage.
 import { Elysia } from "elysia";
+import { giveBack, onGiveBack } from "../http/give-back.ts";
 import { requestContext, WRITE_METHODS, type RequestContext } from "../http/request-context.ts";
 import type { Addon } from "./addons.ts";
 import { authenticate, requireAddons } from "./bearer.ts";
@@ -43,13 +45,15 @@ export class Admission {
       ctx.dryRun && WRITE_METHODS.has(request.method),
     );
     requireAddons(company, addon);
-    await this.limiter.admit(company, headers);
+    const back = await this.limiter.admit(company, headers);
+    // A refusal from here on gives the request back (http/errors.ts).
+    if (back) onGiveBack(request, back);
     return company;
   }
 
   /** A replay costs the company nothing: its request goes back to the rate limit and counts as a replay. */
-  refund(company: Company, ctx: RequestContext): void {
-    this.limiter.refund(company.id);
+  refund(request: Request, company: Company, ctx: RequestContext): void {
+    giveBack(request);
     this.counter?.countAsReplay(company.id, ctx.receivedAt);
   }
 }

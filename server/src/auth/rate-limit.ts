@@ -2,7 +2,8 @@
 // a shared write per request: each process counts what it admits in memory, writes its own
 // count about once a second (its own row, so processes and cluster nodes never contend for one),
 // and reads the others' sum. On one process the limit is exact; across processes a window may
-// admit about one second of extra traffic (docs/limits.md). Refused requests and replays do not count.
+// admit about one second of extra traffic. Refused requests and replays do not count
+// (docs/limits.md): they give their unit back.
 import { errorLabel } from "../db/errors.ts";
 import { sql } from "drizzle-orm";
 import { envMilliseconds } from "../base/config.ts";
@@ -41,11 +42,13 @@ export class RateLimiter {
 
   /**
    * Admits one request of the company or throws 429 rate_limited with Retry-After; sets
-   * RateLimit-Limit, -Remaining and -Reset (seconds until the window ends) either way.
+   * RateLimit-Limit, -Remaining and -Reset (seconds until the window ends) either way. Returns how
+   * the admitted request gives its unit back (refused or replayed: it does not count), which also
+   * sets RateLimit-Remaining to the count without it; nothing for an unlimited plan.
    */
-  async admit(company: Company, headers: ResponseHeaders): Promise<void> {
+  async admit(company: Company, headers: ResponseHeaders): Promise<(() => void) | undefined> {
     const limit = company.limits.requestsPerMinute;
-    if (limit === null) return;
+    if (limit === null) return undefined;
     const at = this.now();
     const window = this.#window(company.id, at);
     window.othersRead ??= this.#readOthers([company.id], window.windowStart).catch(
@@ -73,12 +76,11 @@ export class RateLimiter {
       "ratelimit-remaining": String(limit - used - 1),
       "ratelimit-reset": reset,
     });
-  }
-
-  /** Gives back an admitted request that turned out to be a replay. */
-  refund(companyId: number): void {
-    const window = this.#windows.get(companyId);
-    if (window && window.local > 0) window.local -= 1;
+    return () => {
+      // A window that ended meanwhile is no longer counted: nothing to give back to it.
+      if (window.local > 0) window.local -= 1;
+      headers["ratelimit-remaining"] = String(Math.max(0, limit - window.local - window.others));
+    };
   }
 
   start(): void {

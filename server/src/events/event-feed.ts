@@ -132,9 +132,9 @@ export function filterOf(query: FeedQuery): EventFilter {
 
 /**
  * readFeed, but an empty page waits up to `seconds` for an event after the cursor and is read
- * again when one it would show commits (other events leave it waiting). The wait holds no connection and draws on no database budget; each
- * read after it gets a budget of its own. Empty when the time is up, the client left (`signal`)
- * or the server shuts down.
+ * again when one it would show commits (other events leave it waiting). The wait holds no
+ * connection and draws on no database budget; each read after it gets a budget of its own. Empty
+ * when the time is up, the client left (`signal`) or the server shuts down.
  */
 export async function waitForFeed(
   db: Executor,

@@ -1,11 +1,24 @@
-// Write bodies: JSON only, at most 1 MiB and 32 levels deep, parsed once; every refusal is a
-// problem response. The depth is bounded before the body is parsed, so nothing that walks a body
-// later (validation, the idempotency fingerprint) can exhaust the stack.
-import { malformedJson, payloadTooLarge, unsupportedMediaType } from "../refusals/catalogue.ts";
+// Write bodies: JSON only, at most 1 MiB and 32 levels deep, arrived within 10 s of the request,
+// parsed once; every refusal is a problem response. The depth is bounded before the body is
+// parsed, so nothing that walks a body later (validation, the idempotency fingerprint) can
+// exhaust the stack.
+import {
+  malformedJson,
+  payloadTooLarge,
+  requestTimeout,
+  unsupportedMediaType,
+} from "../refusals/catalogue.ts";
+import { Refusal } from "../refusals/refusal.ts";
+import { holdOpen } from "./hold-open.ts";
+import { contextOf } from "./request-context.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Objects and arrays nested in each other; `{"a": [1]}` is 2 levels. */
 export const MAX_JSON_DEPTH = 32;
+/** How long after the request arrived its body may still be arriving (docs/limits.md). */
+export const BODY_TIMEOUT_MS = 10_000;
+/** Past the body's time, what the refusal may take to go out before the runtime closes the connection. */
+const ANSWER_SECONDS = 5;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 
 const QUOTE = 0x22;
@@ -31,14 +44,37 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
+/**
+ * What `pending` (a read of the body) gives, or 408 request_timeout once the body's time since the
+ * request arrived is up: `abandon` then stops the read. A body trickled in byte by byte would
+ * otherwise hold the request until the runtime closes its connection without an answer.
+ */
+async function inTime<T>(request: Request, pending: Promise<T>, abandon: () => void): Promise<T> {
+  const left = contextOf(request).receivedAt + BODY_TIMEOUT_MS - Date.now();
+  holdOpen(request, Math.ceil(Math.max(0, left) / 1000) + ANSWER_SECONDS);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(requestTimeout(BODY_TIMEOUT_MS / 1000)), Math.max(0, left));
+  });
+  try {
+    return await Promise.race([pending, late]);
+  } catch (error) {
+    if (error instanceof Refusal && error.code === "request_timeout") abandon();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The body's bytes, read as they arrive and abandoned the moment they pass `limit`. */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
+  const cancel = () => void reader.cancel().catch(() => {});
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { value, done } = await reader.read();
+    const { value, done } = await inTime(request, reader.read(), cancel);
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
@@ -64,10 +100,12 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (contentType !== null && !JSON_TYPE.test(contentType)) throw unsupportedMediaType(contentType);
   // A declared length within the limit is all the runtime reads: taken at once, without a stream's
   // per-chunk cost. A body without one (chunked) is read as it arrives, up to the limit.
-  const bytes =
-    declared !== null && /^\d+$/.test(declared)
-      ? new Uint8Array(await request.arrayBuffer())
-      : await readLimited(request, MAX_BODY_BYTES);
+  let bytes: Uint8Array;
+  if (declared !== null && /^\d+$/.test(declared)) {
+    const whole = request.arrayBuffer();
+    // Given up on when late: the connection closes under it.
+    bytes = new Uint8Array(await inTime(request, whole, () => void whole.catch(() => {})));
+  } else bytes = await readLimited(request, MAX_BODY_BYTES);
   if (bytes.byteLength === 0) return undefined;
   if (contentType === null) throw unsupportedMediaType(null);
   let text: string;

@@ -17,6 +17,7 @@ import {
   uniqueValueTaken,
 } from "../refusals/catalogue.ts";
 import { Refusal } from "../refusals/refusal.ts";
+import { giveBack } from "./give-back.ts";
 import { problemResponse } from "./problem.ts";
 import { contextOf } from "./request-context.ts";
 
@@ -93,6 +94,8 @@ export function errorHandler(methodsFor: MethodLookup) {
       const failure = unwrapped(code, error);
       const refusal = routeError(code, failure, request, methodsFor);
       if (refusal.status >= 500) report(refusal, failure, request, context.requestId);
+      // A refused request does not count against the rate limit; a failure of ours does.
+      else giveBack(request);
       const carried: Record<string, string> = {
         "x-request-id": context.requestId,
         traceparent: traceparentOf(context.trace),

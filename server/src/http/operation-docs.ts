@@ -192,6 +192,9 @@ const ERROR_STATUSES: Record<number, { text: string; headers?: ResponseHeader[] 
   401: { text: "Unauthorized: token missing, unknown or revoked", headers: ["WWWAuthenticate"] },
   402: { text: "Payment Required" },
   404: { text: "Not Found" },
+  408: {
+    text: "Request Timeout: the body did not arrive within 10 s of the request; the connection is closed",
+  },
   409: { text: "Conflict", headers: ["RetryAfter"] },
   410: { text: "Gone: the cursor points before what is kept" },
   412: { text: "Precondition Failed: ETag carries the record's current tag", headers: ["ETag"] },

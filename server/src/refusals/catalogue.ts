@@ -10,6 +10,7 @@ const TITLES = {
   402: "Payment Required",
   404: "Not Found",
   405: "Method Not Allowed",
+  408: "Request Timeout",
   409: "Conflict",
   410: "Gone",
   412: "Precondition Failed",
@@ -32,6 +33,7 @@ export const CATALOGUE = {
   not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   invalid_transition: 409,
   billing_mode_locked: 409,
   estimate_not_draft: 409,
@@ -71,6 +73,13 @@ export const invalidIdempotencyKey = (): Refusal =>
   );
 export const payloadTooLarge = (maxBytes: number): Refusal =>
   refusal("payload_too_large", `The request body is larger than ${maxBytes} bytes (1 MiB).`);
+export const requestTimeout = (seconds: number): Refusal =>
+  refusal(
+    "request_timeout",
+    `The request body did not arrive within ${seconds} s of the request; send the request again with its whole body at once.`,
+    // The rest of the body may still be on its way: the connection cannot carry another request.
+    { headers: { connection: "close" } },
+  );
 export const unsupportedMediaType = (contentType: string | null): Refusal =>
   refusal(
     "unsupported_media_type",

@@ -78,6 +78,7 @@ export const WRITE_REFUSALS: readonly RefusalCode[] = [
 export const BODY_REFUSALS: readonly RefusalCode[] = [
   "malformed_json",
   "payload_too_large",
+  "request_timeout",
   "unsupported_media_type",
   "validation_failed",
 ];
@@ -136,7 +137,7 @@ export async function runWrite(
       return outcome;
     },
   );
-  if (answer.replayed) deps.admission.refund(company, ctx);
+  if (answer.replayed) deps.admission.refund(request, company, ctx);
   // Committed by now: followers of the feed on this process that want these events need not wait
   // for their next round.
   if (answer.events > 0) deps.waiters.committed(company.id, eventKinds(changes));
