@@ -3,8 +3,10 @@
 // companies, each on its own connection, held for 30 s: the server's CPU (% of one core) and RSS,
 // and the database's statements per second (MariaDB's `Questions` counter, which counts every
 // client of the database server), beside the same figures for the idle server just before.
-// `bun run bench` runs it after the scenarios; `bun bench/long-poll.ts [--quick]` runs it alone on
-// a throw-away database. --quick: 100 long-polls over 10 companies, held for 3 s.
+// Then filtered followers of a busy company (filteredLongPolls, below): what the events they do
+// not want cost. `bun run bench` runs both after the scenarios; `bun bench/long-poll.ts [--quick]
+// [--filtered-only]` runs them alone on a throw-away database. --quick: 100 long-polls over 10
+// companies, held for 3 s.
 import { readFileSync } from "node:fs";
 import type { Subprocess } from "bun";
 import {
@@ -19,6 +21,7 @@ import {
   provisionDatabaseServer,
   withDatabase,
 } from "../scripts/lib/provision.ts";
+import { follower, type FollowerCounts, type FollowersMessage } from "./long-poll-followers.ts";
 import { spawnServer } from "./spawn-server.ts";
 
 export interface LongPollFigures {
@@ -78,49 +81,6 @@ async function measureWindow(
   };
 }
 
-/** One follower on its own keep-alive connection: asks again with each page's next_cursor. */
-async function follower(
-  port: number,
-  token: string,
-  cursor: string,
-  counts: { answered: number; errors: number },
-) {
-  let received = "";
-  let after = cursor;
-  const ask = (socket: { write(data: string): number }) =>
-    socket.write(
-      `GET /v1/events?after=${after}&wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`,
-    );
-  const socket = await Bun.connect({
-    hostname: "127.0.0.1",
-    port,
-    socket: {
-      data(connection, chunk) {
-        received += new TextDecoder().decode(chunk);
-        const headEnd = received.indexOf("\r\n\r\n");
-        if (headEnd === -1) return;
-        const length = Number(/content-length: *(\d+)/i.exec(received.slice(0, headEnd))?.[1] ?? 0);
-        if (received.length < headEnd + 4 + length) return;
-        const status = Number(received.slice(9, 12));
-        const body = received.slice(headEnd + 4, headEnd + 4 + length);
-        received = received.slice(headEnd + 4 + length);
-        if (status !== 200) {
-          counts.errors += 1;
-          return;
-        }
-        counts.answered += 1;
-        after = (JSON.parse(body) as { meta: { next_cursor: string } }).meta.next_cursor;
-        ask(connection);
-      },
-      error: () => {
-        counts.errors += 1;
-      },
-    },
-  });
-  ask(socket);
-  return socket;
-}
-
 /** Runs the leg against a running server (`pid` is its process) on the database `db` reaches. */
 export async function idleLongPolls(
   db: DatabaseHandle,
@@ -178,6 +138,205 @@ export function describeLongPolls(figures: LongPollFigures): string {
   );
 }
 
+export interface FilteredLongPollFigures {
+  polls: number;
+  filter: string;
+  writes_per_second: number;
+  /** The writing company's creates and another company's GETs, without the long-polls. */
+  without: BusyWindowFigures;
+  with: BusyWindowFigures;
+  /** Long-polls answered and asked again during the window with them (their wait ran out). */
+  answered: number;
+  errors: number;
+}
+
+interface BusyWindowFigures extends WindowFigures {
+  writes: number;
+  write_errors: number;
+  /** What the failed writes were answered (status or network error), with how many each. */
+  write_failures: Record<string, number>;
+  other_gets: number;
+  other_get_errors: number;
+  other_get_p50_ms: number;
+  other_get_p99_ms: number;
+}
+
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted.length === 0
+    ? 0
+    : Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! * 10) / 10;
+
+/**
+ * Over `seconds`: `writesPerSecond` worker creates of the writing company (paced, not waiting for
+ * each other) and another company's GET of one worker every 20 ms (one at a time), with the
+ * server's CPU, RSS and the database's statements as measureWindow takes them.
+ */
+async function busyWindow(
+  db: DatabaseHandle,
+  pid: number,
+  seconds: number,
+  baseUrl: string,
+  writer: string,
+  reader: { token: string; path: string },
+  writesPerSecond: number,
+): Promise<BusyWindowFigures> {
+  let stop = false;
+  const writes = { done: 0, errors: 0 };
+  const failures: Record<string, number> = {};
+  const failed = (what: string) => {
+    writes.errors += 1;
+    failures[what] = (failures[what] ?? 0) + 1;
+  };
+  const pending: Promise<void>[] = [];
+  const writing = (async () => {
+    const started = performance.now();
+    for (let n = 0; !stop; n++) {
+      const due = started + (n * 1000) / writesPerSecond;
+      await Bun.sleep(Math.max(0, due - performance.now()));
+      if (stop) break;
+      pending.push(
+        fetch(`${baseUrl}/v1/workers`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${writer}`, "content-type": "application/json" },
+          body: JSON.stringify({ name: `Writer ${n}` }),
+        }).then(
+          async (response) => {
+            await response.arrayBuffer();
+            if (response.status === 201) writes.done += 1;
+            else failed(String(response.status));
+          },
+          (error: unknown) => failed(error instanceof Error ? error.name : "error"),
+        ),
+      );
+    }
+  })();
+  const latencies: number[] = [];
+  let getErrors = 0;
+  const reading = (async () => {
+    while (!stop) {
+      const started = performance.now();
+      try {
+        const response = await fetch(`${baseUrl}${reader.path}`, {
+          headers: { authorization: `Bearer ${reader.token}` },
+        });
+        await response.arrayBuffer();
+        if (response.status === 200) latencies.push(performance.now() - started);
+        else getErrors += 1;
+      } catch {
+        getErrors += 1;
+      }
+      await Bun.sleep(Math.max(0, 20 - (performance.now() - started)));
+    }
+  })();
+  const window = await measureWindow(db, pid, seconds);
+  stop = true;
+  await Promise.all([writing, reading]);
+  await Promise.all(pending);
+  latencies.sort((a, b) => a - b);
+  return {
+    ...window,
+    writes: writes.done,
+    write_errors: writes.errors,
+    write_failures: failures,
+    other_gets: latencies.length,
+    other_get_errors: getErrors,
+    other_get_p50_ms: percentile(latencies, 0.5),
+    other_get_p99_ms: percentile(latencies, 0.99),
+  };
+}
+
+/**
+ * Filtered followers of a busy company: 1,000 long-polls of one company narrowed to
+ * `type=project.created` while that company creates 20 workers a second (events none of them
+ * wants), and another company's GETs; the same load without the long-polls just before.
+ * --quick: 100 long-polls, 3 s windows.
+ */
+export async function filteredLongPolls(
+  db: DatabaseHandle,
+  baseUrl: string,
+  pid: number,
+  quick: boolean,
+): Promise<FilteredLongPollFigures> {
+  const polls = quick ? 100 : 1_000;
+  const seconds = quick ? 3 : 30;
+  const writesPerSecond = 20;
+  const filter = "&type=project.created";
+  const port = Number(new URL(baseUrl).port);
+  const writing = await createCompany(db.db, {
+    name: "Busy Co",
+    plan: "enterprise",
+    addons: ["api"],
+  });
+  const other = await createCompany(db.db, {
+    name: "Other Co",
+    plan: "enterprise",
+    addons: ["api"],
+  });
+  const created = await fetch(`${baseUrl}/v1/workers`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${other.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Read again and again" }),
+  });
+  const workerId = ((await created.json()) as { data: { id: number } }).data.id;
+  const reader = { token: other.token, path: `/v1/workers/${workerId}` };
+  const run = (window: number) =>
+    busyWindow(db, pid, window, baseUrl, writing.token, reader, writesPerSecond);
+  // Warm-up (compiles the write and read paths), then the load without the long-polls.
+  await run(quick ? 1 : 5);
+  const without = await run(seconds);
+  const start = await fetch(`${baseUrl}/v1/events?after=latest`, {
+    headers: { authorization: `Bearer ${writing.token}` },
+  });
+  const cursor = ((await start.json()) as { meta: { next_cursor: string } }).meta.next_cursor;
+  // The followers run on a thread of their own: answering and parsing a thousand long-polls here
+  // would delay the timings of the other company's GETs, which are the server's to keep.
+  const followers = new Worker(new URL("./long-poll-followers.ts", import.meta.url));
+  const ask = (message: FollowersMessage) =>
+    new Promise<FollowerCounts>((resolve) => {
+      followers.onmessage = (event: MessageEvent<FollowerCounts>) => resolve(event.data);
+      followers.postMessage(message);
+    });
+  try {
+    await ask({ open: { port, token: writing.token, cursor, filter, count: polls } });
+    await Bun.sleep(2_000);
+    const before = await ask({ report: true });
+    const busy = await run(seconds);
+    const after = await ask({ close: true });
+    return {
+      polls,
+      filter: filter.slice(1),
+      writes_per_second: writesPerSecond,
+      without,
+      with: busy,
+      answered: after.answered - before.answered,
+      errors: after.errors,
+    };
+  } finally {
+    followers.terminate();
+  }
+}
+
+export function describeFilteredLongPolls(figures: FilteredLongPollFigures): string {
+  const { without, with: busy } = figures;
+  const added = Math.round((busy.statements_per_second - without.statements_per_second) * 10) / 10;
+  const ratio =
+    without.other_get_p99_ms > 0
+      ? Math.round((busy.other_get_p99_ms / without.other_get_p99_ms) * 100) / 100
+      : 0;
+  const get = (window: BusyWindowFigures) =>
+    `${window.other_get_p50_ms}/${window.other_get_p99_ms}`;
+  return (
+    `${figures.polls.toLocaleString("en")} long-polls (${figures.filter}) of a company writing ` +
+    `${figures.writes_per_second} workers/s, ${busy.seconds} s: database ` +
+    `${busy.statements_per_second} statements/s against ${without.statements_per_second} without ` +
+    `them (+${added}, target < 100); another company's GET p50/p99 ${get(busy)} ms against ` +
+    `${get(without)} ms (p99 ${ratio}x, target ≤ 1.5x); server CPU ${busy.cpu_percent}% of a core ` +
+    `(${without.cpu_percent}% without); ${busy.writes} writes (${busy.write_errors} failed${busy.write_errors ? ` ${JSON.stringify(busy.write_failures)}` : ""}), ` +
+    `${busy.other_gets} GETs (${busy.other_get_errors} failed), ${figures.answered} long-polls ` +
+    `answered, ${figures.errors} errors`
+  );
+}
+
 if (import.meta.main) {
   const quick = process.argv.includes("--quick");
   const server = await provisionDatabaseServer({
@@ -194,7 +353,11 @@ if (import.meta.main) {
     db = connectDatabase(url, { connectionLimit: 2 });
     const ours = await spawnServer("server/src/main.ts", url);
     api = ours.process;
-    console.log(describeLongPolls(await idleLongPolls(db, ours.baseUrl, api.pid, quick)));
+    if (!process.argv.includes("--filtered-only"))
+      console.log(describeLongPolls(await idleLongPolls(db, ours.baseUrl, api.pid, quick)));
+    console.log(
+      describeFilteredLongPolls(await filteredLongPolls(db, ours.baseUrl, api.pid, quick)),
+    );
   } finally {
     api?.kill("SIGTERM");
     await api?.exited;

@@ -3,7 +3,8 @@
 // under autocannon (32 connections) and reports requests/s, p50, p99 and the ratio, the database
 // statements per request (MariaDB's `Questions` counter), the server's RSS after 100,000 requests
 // and the CLI's import rate and RSS, then the scale leg (bench/scale.ts) and the cost of 1,000 idle
-// long-polls (bench/long-poll.ts). Prints a table and writes bench/results.json.
+// long-polls and of 1,000 filtered ones of a busy company (bench/long-poll.ts). Prints a table and
+// writes bench/results.json.
 // Flags: --quick (short rounds, for the smoke test), --profile (CPU profile of our server).
 import autocannon from "autocannon";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -25,7 +26,12 @@ import {
 } from "../scripts/lib/provision.ts";
 import { bulkImport, describeBulkImport } from "./bulk-import.ts";
 import { describeScale, SCALE_SIZES, scaleLeg } from "./scale.ts";
-import { describeLongPolls, idleLongPolls } from "./long-poll.ts";
+import {
+  describeFilteredLongPolls,
+  describeLongPolls,
+  filteredLongPolls,
+  idleLongPolls,
+} from "./long-poll.ts";
 import { spawnServer } from "./spawn-server.ts";
 import { webhookDispatch } from "./webhook-dispatch.ts";
 import { describeObservability, observabilityCost } from "./observability.ts";
@@ -443,6 +449,7 @@ try {
   );
   const scale = await scaleLeg(db, api.baseUrl, QUICK ? SCALE_SIZES.quick : SCALE_SIZES.full);
   const longPolls = await idleLongPolls(db, api.baseUrl, api.process.pid, QUICK);
+  const filteredPolls = await filteredLongPolls(db, api.baseUrl, api.process.pid, QUICK);
   const webhooks = await webhookDispatch(server.url, WEBHOOK_EVENTS);
   const observability = await observabilityCost(url, QUICK);
 
@@ -483,6 +490,7 @@ try {
   console.log(describeBulkImport(imports));
   console.log(describeScale(scale));
   console.log(describeLongPolls(longPolls));
+  console.log(describeFilteredLongPolls(filteredPolls));
   console.log(describeObservability(observability));
   console.log(
     `Webhook dispatch to a healthy receiver: ${webhooks.events.toLocaleString("en")} deliveries in ${webhooks.seconds} s, ${webhooks.deliveriesPerSecond} deliveries/s`,
@@ -499,7 +507,7 @@ try {
   };
   await Bun.write(
     path.join(ROOT, "bench/results.json"),
-    `${JSON.stringify({ environment, scenarios: summary, replay_vs_create: replayVsCreate, server_rss_mb: serverRss, rss_requests: RSS_REQUESTS, bulk_import: imports, scale, long_polls: longPolls, webhook_dispatch: webhooks, observability }, null, 2)}\n`,
+    `${JSON.stringify({ environment, scenarios: summary, replay_vs_create: replayVsCreate, server_rss_mb: serverRss, rss_requests: RSS_REQUESTS, bulk_import: imports, scale, long_polls: longPolls, filtered_long_polls: filteredPolls, webhook_dispatch: webhooks, observability }, null, 2)}\n`,
   );
   console.log("written: bench/results.json");
 } finally {

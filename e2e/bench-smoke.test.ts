@@ -62,5 +62,8 @@ function checkResults(code: number, stdout: string): void {
   expect(stdout).toContain("Scale: large/small first page");
   expect(results.long_polls.errors).toBe(0);
   expect(results.long_polls.holding.rss_mb).toBeGreaterThan(0);
+  expect(results.filtered_long_polls.errors).toBe(0);
+  expect(results.filtered_long_polls.with.writes).toBeGreaterThan(0);
+  expect(results.filtered_long_polls.with.write_errors).toBe(0);
   expect(results.webhook_dispatch.deliveriesPerSecond).toBeGreaterThan(0);
 }
