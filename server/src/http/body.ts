@@ -17,6 +17,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 32;
 /** How long after the request arrived its body may still be arriving (docs/limits.md). */
 export const BODY_TIMEOUT_MS = 10_000;
+/**
+ * The least time a read of the body gets: a request that waited before it read its body (its
+ * admission on a slow database) is not refused for a body that is already there.
+ */
+const MIN_READ_MS = 1_000;
 /** Past the body's time, what the refusal may take to go out before the runtime closes the connection. */
 const ANSWER_SECONDS = 5;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
@@ -44,17 +49,26 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
+/** When the body must have arrived (epoch ms), fixed once as its read starts. */
+function bodyDeadline(request: Request): number {
+  const deadline = Math.max(
+    contextOf(request).receivedAt + BODY_TIMEOUT_MS,
+    Date.now() + MIN_READ_MS,
+  );
+  holdOpen(request, Math.ceil((deadline - Date.now()) / 1000) + ANSWER_SECONDS);
+  return deadline;
+}
+
 /**
- * What `pending` (a read of the body) gives, or 408 request_timeout once the body's time since the
- * request arrived is up: `abandon` then stops the read. A body trickled in byte by byte would
- * otherwise hold the request until the runtime closes its connection without an answer.
+ * What `pending` (a read of the body) gives, or 408 request_timeout once `deadline` passed:
+ * `abandon` then stops the read. A body trickled in byte by byte would otherwise hold the request
+ * until the runtime closes its connection without an answer.
  */
-async function inTime<T>(request: Request, pending: Promise<T>, abandon: () => void): Promise<T> {
-  const left = contextOf(request).receivedAt + BODY_TIMEOUT_MS - Date.now();
-  holdOpen(request, Math.ceil(Math.max(0, left) / 1000) + ANSWER_SECONDS);
+async function inTime<T>(deadline: number, pending: Promise<T>, abandon: () => void): Promise<T> {
+  const left = Math.max(0, deadline - Date.now());
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(requestTimeout(BODY_TIMEOUT_MS / 1000)), Math.max(0, left));
+    timer = setTimeout(() => reject(requestTimeout(BODY_TIMEOUT_MS / 1000)), left);
   });
   try {
     return await Promise.race([pending, late]);
@@ -69,12 +83,13 @@ async function inTime<T>(request: Request, pending: Promise<T>, abandon: () => v
 /** The body's bytes, read as they arrive and abandoned the moment they pass `limit`. */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
+  const deadline = bodyDeadline(request);
   const reader = request.body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { value, done } = await inTime(request, reader.read(), cancel);
+    const { value, done } = await inTime(deadline, reader.read(), cancel);
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
@@ -104,7 +119,8 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (declared !== null && /^\d+$/.test(declared)) {
     const whole = request.arrayBuffer();
     // Given up on when late: the connection closes under it.
-    bytes = new Uint8Array(await inTime(request, whole, () => void whole.catch(() => {})));
+    const deadline = bodyDeadline(request);
+    bytes = new Uint8Array(await inTime(deadline, whole, () => void whole.catch(() => {})));
   } else bytes = await readLimited(request, MAX_BODY_BYTES);
   if (bytes.byteLength === 0) return undefined;
   if (contentType === null) throw unsupportedMediaType(null);
