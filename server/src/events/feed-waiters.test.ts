@@ -29,10 +29,10 @@ function fakeDatabase() {
           type: event.type,
           resource: event.resource,
           newest: 0,
-          count: 0,
+          how_many: 0,
         };
         group.newest = event.seq;
-        group.count = (group.count as number) + 1;
+        group.how_many = (group.how_many as number) + 1;
         groups.set(event.type, group);
       }
       return [[...groups.values()]];

@@ -45,16 +45,16 @@ export async function newEventTypes(
       sql`(company_id = ${companyId} AND seq > ${after} AND seq <= ${after + span})`,
   );
   const [rows] = (await db.execute(sql`
-    SELECT company_id, type, resource, MAX(seq) AS newest, COUNT(*) AS count FROM events
+    SELECT company_id, type, resource, MAX(seq) AS newest, COUNT(*) AS how_many FROM events
     WHERE ${sql.join(within, sql` OR `)}
     GROUP BY company_id, type, resource`)) as unknown as [
-    { company_id: number; type: string; resource: string; newest: number; count: number }[],
+    { company_id: number; type: string; resource: string; newest: number; how_many: number }[],
   ];
   return rows.map((row) => ({
     companyId: Number(row.company_id),
     type: row.type,
     resource: row.resource,
     newest: Number(row.newest),
-    count: Number(row.count),
+    count: Number(row.how_many),
   }));
 }
