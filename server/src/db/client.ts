@@ -6,6 +6,7 @@ import { errorLabel } from "./errors.ts";
 import { observedPool } from "./observed-pool.ts";
 import { guardPool, type GuardedPool } from "./pool.ts";
 import * as schema from "./schema.ts";
+import { Supervisor } from "./supervisor.ts";
 
 export type Database = MySql2Database<typeof schema>;
 export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
@@ -31,6 +32,9 @@ export interface ConnectOptions {
    */
   galera?: boolean;
 }
+
+/** Connections of the write pool's supervisor: its statements take milliseconds. */
+const SUPERVISOR_CONNECTIONS = 2;
 
 /** Seconds a statement waits for a row or table lock before it gives up (and is retried). */
 export const LOCK_WAIT_SECONDS = 5;
@@ -114,6 +118,12 @@ function createPool(url: string, options: ConnectOptions, writes: boolean): mysq
 export function connectDatabase(url: string, options: ConnectOptions = {}): DatabaseHandle {
   const pool = createPool(url, options, false);
   const writes = createPool(url, options, true);
+  // Outside both pools, so that it never waits behind the statements it is there to stop.
+  const supervision = createPool(
+    url,
+    { ...options, connectionLimit: SUPERVISOR_CONNECTIONS },
+    false,
+  );
   const reader = observedPool("read", guardPool(pool));
   const db = drizzle(reader as unknown as mysql.Pool, { schema, mode: "default" });
   return {
@@ -121,8 +131,14 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
     pool,
     writePool: writes,
     reader,
-    writer: observedPool("write", guardPool(writes, { guardCommits: options.galera ?? false })),
-    close: async () => void (await Promise.all([pool.end(), writes.end()])),
+    writer: observedPool(
+      "write",
+      guardPool(writes, {
+        guardCommits: options.galera ?? false,
+        supervisor: new Supervisor(guardPool(supervision)),
+      }),
+    ),
+    close: async () => void (await Promise.all([pool.end(), writes.end(), supervision.end()])),
   };
 }
 

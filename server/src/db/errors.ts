@@ -47,6 +47,20 @@ export class DatabaseDeadlineError extends Error {
   }
 }
 
+/**
+ * Thrown when a write's COMMIT was sent and whether it committed could not be established (the
+ * database stopped answering meanwhile and did not come back in time): never a 503 that says
+ * nothing was written (docs/writes-and-retries.md).
+ */
+export class CommitOutcomeUnknownError extends Error {
+  // No `cause`: the error that led here (a lost connection, a deadlock) must not be read as the
+  // kind of this one, which is neither safe to run again nor a write that did not happen.
+  constructor() {
+    super("the database stopped answering while a commit was on its way");
+    this.name = "CommitOutcomeUnknownError";
+  }
+}
+
 function own(error: object): DatabaseErrorKind | undefined {
   const { code, errno, fatal } = error as { code?: unknown; errno?: unknown; fatal?: unknown };
   if (errno === DUPLICATE_ERRNO) return "duplicate";

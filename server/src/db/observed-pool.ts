@@ -52,6 +52,8 @@ function observedConnection(
   return Object.assign(Object.create(connection) as GuardedConnection, {
     query: timed(pool, connection.query.bind(connection)),
     execute: timed(pool, connection.execute.bind(connection)),
+    // A write's commit text goes here (db/write-transaction.ts): timed like any statement.
+    unbounded: timed(pool, (input) => connection.unbounded(input as string)),
   });
 }
 

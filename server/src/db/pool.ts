@@ -4,8 +4,9 @@
 import type { Pool as CorePool, PoolConnection as CorePoolConnection } from "mysql2";
 import type { FieldPacket, Pool, PoolConnection, QueryOptions } from "mysql2/promise";
 import { DatabaseDeadlineError } from "./errors.ts";
-import { remainingBudgetMs, withDatabaseBudget } from "./deadline.ts";
+import { remainingBudgetMs } from "./deadline.ts";
 import { settleBy, unwatch, watch } from "./deadline-watch.ts";
+import type { Supervisor } from "./supervisor.ts";
 
 type QueryInput = string | QueryOptions;
 type QueryResult = [unknown, FieldPacket[]];
@@ -14,6 +15,11 @@ type QueryResult = [unknown, FieldPacket[]];
 export interface GuardedConnection {
   query(input: QueryInput, values?: unknown): Promise<QueryResult>;
   execute(input: QueryInput, values?: unknown): Promise<QueryResult>;
+  /**
+   * A statement with no deadline of its own: the caller bounds the wait and decides what happens
+   * to a statement still running at its end (a commit text must not be cut off, db/write-transaction.ts).
+   */
+  unbounded(text: string): Promise<QueryResult>;
   release(): void;
   /** The server's id of this connection (for KILL QUERY). */
   readonly threadId?: number;
@@ -26,14 +32,11 @@ export interface GuardedPool {
   getConnection(): Promise<GuardedConnection>;
   query(input: QueryInput, values?: unknown): Promise<QueryResult>;
   execute(input: QueryInput, values?: unknown): Promise<QueryResult>;
-  /** Interrupts the statement a connection of this database runs (in a budget of its own). */
-  killQuery(threadId: number): Promise<void>;
+  /** The connections outside this pool that interrupt its stuck statements (write pools have them). */
+  readonly supervisor?: Supervisor;
   /** On a Galera node: write transactions open with a savepoint that their COMMIT text releases first (db/write-transaction.ts). */
   readonly guardCommits: boolean;
 }
-
-/** How long the interruption of a statement may take. */
-const KILL_BUDGET_MS = 2_000;
 
 /** A statement's options of its own, so the driver never sees a caller's object changed. */
 const optionsOf = (input: QueryInput): QueryOptions =>
@@ -87,6 +90,7 @@ function guard(connection: PoolConnection): GuardedConnection {
   return {
     query: (input, values) => run("query", input, values),
     execute: (input, values) => run("execute", input, values),
+    unbounded: (text) => connection.query(text) as Promise<QueryResult>,
     release: () => {
       if (!destroyed) connection.release();
     },
@@ -149,7 +153,10 @@ function runOnce(
   });
 }
 
-export function guardPool(pool: Pool, options: { guardCommits?: boolean } = {}): GuardedPool {
+export function guardPool(
+  pool: Pool,
+  options: { guardCommits?: boolean; supervisor?: Supervisor } = {},
+): GuardedPool {
   const once = (
     method: "query" | "execute",
     input: QueryInput,
@@ -159,11 +166,7 @@ export function guardPool(pool: Pool, options: { guardCommits?: boolean } = {}):
     getConnection: async () => guard(await acquire(pool)),
     query: (input, values) => once("query", input, values),
     execute: (input, values) => once("execute", input, values),
-    killQuery: (threadId) =>
-      withDatabaseBudget(
-        async () => void (await once("query", "KILL QUERY ?", [threadId])),
-        KILL_BUDGET_MS,
-      ),
+    supervisor: options.supervisor,
     guardCommits: options.guardCommits ?? false,
   };
 }

@@ -12,9 +12,12 @@
 // transaction, the savepoint does not exist, the release fails, and the text stops before the
 // COMMIT (the ROLLBACK then discards the tail). Still one round trip.
 import { drizzle } from "drizzle-orm/mysql2";
+import { log } from "../base/log.ts";
 import type { Pool } from "mysql2/promise";
 import type { Executor } from "./client.ts";
 import { remainingBudgetMs } from "./deadline.ts";
+import { settleBy, unwatch, watch } from "./deadline-watch.ts";
+import { CommitOutcomeUnknownError, DatabaseDeadlineError } from "./errors.ts";
 import { fillPlaceholders } from "./sql-literal.ts";
 import type { GuardedConnection, GuardedPool } from "./pool.ts";
 
@@ -26,11 +29,42 @@ export interface Statement {
 
 export const COMMIT: Statement = { text: "COMMIT" };
 /** How long before the request's budget ends a waiting commit is interrupted. */
-const INTERRUPT_MARGIN_MS = 600;
+const INTERRUPT_MARGIN_MS = 300;
+/** How long a commit whose answer was lost may take to settle once the budget is spent. */
+const SETTLE_MS = 8_000;
 const ROLLBACK: Statement = { text: "ROLLBACK" };
 /** On Galera: the savepoint a transaction opens with, and its release just before the COMMIT. */
 const SET_GUARD: Statement = { text: "SAVEPOINT write_guard" };
 const RELEASE_GUARD: Statement = { text: "RELEASE SAVEPOINT write_guard" };
+
+/** The statements as one text, each value filled in. */
+const textOf = (statements: readonly Statement[]): string =>
+  statements
+    .map(({ text, values }) =>
+      values && values.length > 0 ? fillPlaceholders(text, values) : text,
+    )
+    .join(";\n");
+
+/** Each statement's result of a text of `count` statements (the driver nests them only for several). */
+const resultsOf = (result: unknown, count: number): unknown[] =>
+  count === 1 ? [result] : (result as unknown[]);
+
+/** The database's answer to a statement interrupted by a KILL (ours or anyone's). */
+const INTERRUPTED = 1317;
+
+/** An error the database answered with, the connection intact: the text is over. */
+function answeredByDatabase(error: unknown): boolean {
+  const { errno, fatal } = error as { errno?: unknown; fatal?: unknown };
+  return typeof errno === "number" && errno > 0 && fatal !== true;
+}
+
+/**
+ * A statement the database refused on its own: the text stopped there. A lost or cut connection
+ * says nothing of what the database did, and an interrupted statement may be a COMMIT that
+ * finished before it noticed.
+ */
+const refusedByDatabase = (error: unknown): boolean =>
+  answeredByDatabase(error) && (error as { errno?: unknown }).errno !== INTERRUPTED;
 
 export class WriteTransaction {
   #db: Executor | undefined;
@@ -70,15 +104,8 @@ export class WriteTransaction {
   async run(statements: readonly Statement[]): Promise<unknown[]> {
     if (statements.length === 0) return [];
     const all = [...this.#opening(), ...statements];
-    const text = all
-      .map(({ text, values }) =>
-        values && values.length > 0 ? fillPlaceholders(text, values) : text,
-      )
-      .join(";\n");
-    const [result] = await (await this.#connect()).query(text);
-    return (all.length === 1 ? [result] : (result as unknown[])).slice(
-      all.length - statements.length,
-    );
+    const [result] = await (await this.#connect()).query(textOf(all));
+    return resultsOf(result, all.length).slice(all.length - statements.length);
   }
 
   /** Marks the transaction open; on Galera, the first time, the savepoint to send first. */
@@ -90,34 +117,71 @@ export class WriteTransaction {
 
   /**
    * Runs the statements and COMMIT in one round trip (nothing at all when nothing ran or is to
-   * run). The COMMIT is already on its way, so a request whose budget runs out while a statement
-   * waits (a lock) must not just drop the connection: the server would go on and commit after
-   * the client was told nothing changed. It interrupts the statement instead (KILL QUERY), which
-   * ends the text before the COMMIT, and learns from the text's own answer what happened.
+   * run), and answers only once the outcome is known: the COMMIT is on its way, so a text still
+   * waiting (on a lock) when the request's budget runs out must not just be dropped, or the
+   * database would go on and commit after the client was told nothing changed. Shortly before
+   * the budget ends its statement is interrupted (KILL QUERY, from the supervisor's connection,
+   * outside the pool it may be waiting behind), which ends the text before its COMMIT or finds it
+   * committed. When the text's answer cannot be trusted to tell (it was interrupted: the COMMIT
+   * itself may have finished; or its connection was lost), the database's thread is made sure to
+   * be over and `probe`, a read of the text's own rows, tells whether it committed. A commit that
+   * cannot be settled so (the database stays away) throws CommitOutcomeUnknownError.
+   *
+   * Returns each statement's result; none (undefined each) for a commit the probe found.
    */
-  async commit(statements: readonly Statement[]): Promise<unknown[]> {
+  async commit(statements: readonly Statement[], probe?: Statement): Promise<unknown[]> {
     if (statements.length === 0 && !this.#open) return [];
-    const { threadId } = await this.#connect();
+    const connection = await this.#connect();
+    const supervisor = this.pool.supervisor;
+    if (!supervisor) throw new Error("a write pool needs its supervisor (db/client.ts)");
+    const budget = remainingBudgetMs();
+    if (budget <= 0) throw new DatabaseDeadlineError("a commit");
+    const opening = this.#opening();
+    const all = [...opening, ...statements, ...(this.pool.guardCommits ? [RELEASE_GUARD] : [])];
+    all.push(COMMIT);
+    const sentAt = Date.now();
+    const { threadId } = connection;
+    const pending = connection.unbounded(textOf(all));
     const interrupt =
       threadId === undefined
         ? undefined
-        : setTimeout(
-            () => {
-              this.#interrupted = true;
-              this.pool.killQuery(threadId).catch(() => undefined);
-            },
-            Math.max(0, remainingBudgetMs() - INTERRUPT_MARGIN_MS),
-          );
+        : watch(sentAt + budget - INTERRUPT_MARGIN_MS, () => {
+            this.#interrupted = true;
+            supervisor.killQuery(threadId).catch(() => undefined);
+          });
+    let answered = true;
     try {
-      const results = await this.run([
-        ...statements,
-        ...(this.pool.guardCommits ? [RELEASE_GUARD] : []),
-        COMMIT,
-      ]);
+      const [result] = await settleBy(pending, sentAt + budget, () => {
+        answered = false;
+        return new DatabaseDeadlineError("a commit");
+      });
       this.#open = false;
-      return results.slice(0, statements.length);
+      return resultsOf(result, all.length).slice(
+        opening.length,
+        opening.length + statements.length,
+      );
+    } catch (error) {
+      if (interrupt) unwatch(interrupt);
+      // The database's own refusal of a statement, nothing interrupted: the text stopped there, so
+      // its COMMIT never ran (the transaction stays open until the caller's ROLLBACK).
+      if (answered && refusedByDatabase(error) && !this.#interrupted) throw error;
+      // The text is over when the database answered it; else its thread is ended first.
+      answered &&= answeredByDatabase(error);
+      // Whatever comes, this connection is not used again.
+      this.#interrupted = true;
+      this.#open = false;
+      if (!answered) connection.discard();
+      if (threadId === undefined || !probe) throw error;
+      const committed = await supervisor
+        .committed(threadId, probe, { ended: answered, sentAt, until: Date.now() + SETTLE_MS })
+        .catch(() => {
+          throw new CommitOutcomeUnknownError();
+        });
+      log.info("a commit's answer did not tell its outcome; read from its rows", { committed });
+      if (!committed) throw error;
+      return statements.map(() => undefined);
     } finally {
-      clearTimeout(interrupt);
+      if (interrupt) unwatch(interrupt);
     }
   }
 

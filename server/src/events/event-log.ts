@@ -55,10 +55,10 @@ export interface EventSource {
 export function insertEvents(
   source: EventSource,
   changes: readonly (RecordChange & { key?: string })[],
+  suffixes: readonly string[] = randomSuffixes(changes.length),
 ): Statement {
   const company = sqlLiteral(source.companyId);
   const request = `${sqlLiteral(source.requestId)}, NOW(3))`;
-  const suffixes = randomSuffixes(changes.length);
   const rows = changes.map((change, index) => {
     const seq = `LAST_INSERT_ID() - ${changes.length - 1 - index}`;
     const data = JSON.stringify({

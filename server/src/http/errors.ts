@@ -1,6 +1,7 @@
 // The one error handler: every failure, ours or Elysia's, leaves as an RFC 9457 problem.
 import { Elysia } from "elysia";
 import {
+  CommitOutcomeUnknownError,
   databaseErrorKind,
   databaseErrorName,
   duplicateValueKey,
@@ -9,6 +10,7 @@ import {
 import { log } from "../base/log.ts";
 import { traceparentOf } from "../telemetry/trace-context.ts";
 import {
+  commitOutcomeUnknown,
   databaseUnavailable,
   internal,
   malformedJson,
@@ -31,6 +33,7 @@ export type MethodLookup = (pathname: string) => string[];
  */
 function classify(error: unknown): Refusal {
   if (error instanceof Refusal) return error;
+  if (error instanceof CommitOutcomeUnknownError) return commitOutcomeUnknown();
   const kind = databaseErrorKind(error);
   const taken = kind === "duplicate" ? duplicateValueKey(error) : undefined;
   if (taken) return uniqueValueTaken(taken.field, taken.table);

@@ -205,7 +205,7 @@ const ERROR_STATUSES: Record<number, { text: string; headers?: ResponseHeader[] 
   422: { text: "Unprocessable Content: every failing field is listed in `errors`" },
   429: { text: "Too Many Requests: over your company's rate limit", headers: ["RetryAfter"] },
   503: {
-    text: "Service Unavailable: the database cannot be reached; retry after Retry-After",
+    text: "Service Unavailable: the database cannot be reached or did not answer in time; retry after Retry-After. `database_unavailable`: nothing was changed. `commit_outcome_unknown` (a write): the database stopped answering while the write was being committed and whether it was is not known; send it again with the same Idempotency-Key",
     headers: ["RetryAfter"],
   },
 };

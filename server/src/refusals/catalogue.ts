@@ -51,6 +51,7 @@ export const CATALOGUE = {
   rate_limited: 429,
   internal: 500,
   database_unavailable: 503,
+  commit_outcome_unknown: 503,
 } as const satisfies Record<string, keyof typeof TITLES>;
 
 export type RefusalCode = keyof typeof CATALOGUE;
@@ -278,6 +279,12 @@ export const databaseUnavailable = (): Refusal =>
   refusal(
     "database_unavailable",
     "The database cannot be reached or did not answer in time; nothing was changed by this request. Retry shortly (see Retry-After).",
+    { headers: { "retry-after": RETRY_AFTER_SECONDS } },
+  );
+export const commitOutcomeUnknown = (): Refusal =>
+  refusal(
+    "commit_outcome_unknown",
+    "The database stopped answering while this write was being committed, so whether it was committed is not known. Send it again with the same Idempotency-Key: a write that was committed is answered as it was the first time, one that was not is made (without a key, look for the record first).",
     { headers: { "retry-after": RETRY_AFTER_SECONDS } },
   );
 export const internal = (): Refusal =>

@@ -73,6 +73,7 @@ export const WRITE_REFUSALS: readonly RefusalCode[] = [
   "invalid_idempotency_key",
   "idempotency_key_reuse",
   "idempotency_in_progress",
+  "commit_outcome_unknown",
 ];
 /** What a write that takes a body may be refused for because of it. */
 export const BODY_REFUSALS: readonly RefusalCode[] = [

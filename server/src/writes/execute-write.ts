@@ -27,7 +27,12 @@ import { commitStatements } from "./commit.ts";
 import type { GroupCommits } from "./group-commits.ts";
 import { idempotencyInProgress } from "../refusals/catalogue.ts";
 import { keyInFlight, replay } from "./idempotency.ts";
-import { dropExpiredOutcome, readOutcome, storeOutcome } from "./idempotency-store.ts";
+import {
+  dropExpiredOutcome,
+  readOutcome,
+  storedOutcomeProbe,
+  storeOutcome,
+} from "./idempotency-store.ts";
 import type { WritePlan } from "./plan.ts";
 
 /** Where writes go: the read pool (outcome look-ups), the write pool, this process's ids and its group commits. */
@@ -106,8 +111,9 @@ export async function executeWrite(
         const headers = outcome.headers ?? {};
         if (!request.dryRun) {
           const statements: Statement[] = [];
+          let probe: Statement | undefined;
           // A dry-run is previewed without a trace: the real write may use the key next.
-          if (key !== undefined)
+          if (key !== undefined) {
             statements.push(
               storeOutcome(companyId, key, fingerprint!, {
                 status: outcome.status,
@@ -115,19 +121,22 @@ export async function executeWrite(
                 body: JSON.stringify(outcome.body),
               }),
             );
-          if (plan)
-            statements.push(
-              ...commitStatements(plan, {
-                companyId,
-                requestId: request.requestId,
-                idempotencyKey: key,
-              }),
-            );
+            probe = storedOutcomeProbe(companyId, key, fingerprint!);
+          }
+          if (plan) {
+            const commit = commitStatements(plan, {
+              companyId,
+              requestId: request.requestId,
+              idempotencyKey: key,
+            });
+            statements.push(...commit.statements);
+            probe = commit.probe ?? probe;
+          }
           // A write of one record joins its company's group commit; a batch's many rows already
           // share one hand-over of the counter row, and it overlaps best with the batches after it alone.
           if ((plan?.changes.length ?? 0) <= 1)
-            await store.commits.commit(companyId, tx, statements);
-          else await tx.commit(statements);
+            await store.commits.commit(companyId, tx, statements, probe);
+          else await tx.commit(statements, probe);
         }
         return {
           status: outcome.status,

@@ -14,18 +14,24 @@
 // as it would have without the group: a member's own failure (a duplicate it must answer for)
 // reaches only that member, and the others' commits are not lost. The group runs on its first
 // member's connection, within that member's request and its database budget.
+import { CommitOutcomeUnknownError } from "../db/errors.ts";
 import type { Statement, WriteTransaction } from "../db/write-transaction.ts";
 import { groupCommitSize } from "../telemetry/metrics.ts";
 
 /** Writes in one group at most: the rest wait for the next (a group that fails runs its members one by one). */
 const MAX_GROUP = 64;
 
-/** How a waiting write learns its turn: committed in a group, to lead the next group, or to commit alone. */
-type Turn = { committed: unknown[] } | { lead: Member[] } | { alone: true };
+/**
+ * How a waiting write learns its turn: committed in a group, to lead the next group, to commit
+ * alone, or that its group's outcome could not be established (then neither is it known for it).
+ */
+type Turn = { committed: unknown[] } | { lead: Member[] } | { alone: true } | { unknown: Error };
 
 interface Member {
   tx: WriteTransaction;
   statements: readonly Statement[];
+  /** A read that finds the write's own rows once committed (db/write-transaction.ts). */
+  probe: Statement | undefined;
   turn: (turn: Turn) => void;
 }
 
@@ -38,19 +44,21 @@ export class GroupCommits {
     companyId: number,
     tx: WriteTransaction,
     statements: readonly Statement[],
+    probe?: Statement,
   ): Promise<unknown[]> {
-    if (tx.open || statements.length === 0) return tx.commit(statements);
+    if (tx.open || statements.length === 0) return tx.commit(statements, probe);
     const waiting = this.#waiting.get(companyId);
     if (!waiting) {
       this.#waiting.set(companyId, []);
-      return this.#lead(companyId, [{ tx, statements, turn: () => {} }]);
+      return this.#lead(companyId, [{ tx, statements, probe, turn: () => {} }]);
     }
     const turn = await new Promise<Turn>((resolve) =>
-      waiting.push({ tx, statements, turn: resolve }),
+      waiting.push({ tx, statements, probe, turn: resolve }),
     );
     if ("committed" in turn) return turn.committed;
     if ("lead" in turn) return this.#lead(companyId, turn.lead);
-    return tx.commit(statements);
+    if ("unknown" in turn) throw turn.unknown;
+    return tx.commit(statements, probe);
   }
 
   /** Commits the group led by `members[0]`, then hands the company's next group to its first write. */
@@ -72,16 +80,24 @@ export class GroupCommits {
 async function commitGroup(members: Member[]): Promise<unknown[]> {
   const [leader, ...others] = members as [Member, ...Member[]];
   groupCommitSize.observe(members.length);
-  if (others.length === 0) return leader.tx.commit(leader.statements);
+  if (others.length === 0) return leader.tx.commit(leader.statements, leader.probe);
   let results: unknown[];
   try {
-    results = await leader.tx.commit(members.flatMap((member) => member.statements));
+    // One transaction: any member's rows tell whether all of them committed.
+    const probe = members.find((member) => member.probe)?.probe;
+    results = await leader.tx.commit(
+      members.flatMap((member) => member.statements),
+      probe,
+    );
   } catch (error) {
-    for (const member of others) member.turn({ alone: true });
+    // A group whose outcome is unknown may have committed: no member may write again.
+    const turn: Turn =
+      error instanceof CommitOutcomeUnknownError ? { unknown: error } : { alone: true };
+    for (const member of others) member.turn(turn);
     // An interrupted text (the leader's budget ran out) leaves its connection unfit for another.
     if (leader.tx.interrupted) throw error;
     await leader.tx.rollback();
-    return leader.tx.commit(leader.statements);
+    return leader.tx.commit(leader.statements, leader.probe);
   }
   let at = leader.statements.length;
   for (const member of others) {

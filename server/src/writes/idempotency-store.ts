@@ -72,6 +72,15 @@ export function storeOutcome(
   };
 }
 
+/** The read that finds the outcome `storeOutcome` inserts, once its commit committed. */
+export function storedOutcomeProbe(companyId: number, key: string, fingerprint: string): Statement {
+  return {
+    text: `SELECT 1 FROM idempotency_keys WHERE company_id = ? AND idempotency_key = ? AND fingerprint = ?
+      AND created_at > NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR`,
+    values: [companyId, key, fingerprint],
+  };
+}
+
 /** Drops the key's row if it is past the replay window, so the key can be bound again. */
 export async function dropExpiredOutcome(
   db: Executor,
