@@ -955,7 +955,7 @@ export interface WorkerUpdateOutcome {
 }
 
 /** Every problem `code` the API's operations declare. */
-export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
+export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
 
 /** The codes of 409 Conflict answers. */
 export type ConflictCode = "billing_mode_locked" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "rental_billed" | "unique_violation";

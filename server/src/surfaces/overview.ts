@@ -86,7 +86,9 @@ list of every failing field in \`errors\` (all of them in one answer, each with 
 sentence to act on). Each operation lists the statuses and codes it can answer with. An unknown
 path is 404 \`route_not_found\`, a known path with another method 405 \`method_not_allowed\` with
 \`Allow\`. When the database cannot be reached or does not answer within 10 s, at any stage of a
-request, the answer is 503 \`database_unavailable\` with \`Retry-After\` and nothing was changed;
+request, the answer is 503 \`database_unavailable\` with \`Retry-After\` and nothing was changed
+(a write whose COMMIT was on its way is answered with its real outcome; only if the database stays
+away is it 503 \`commit_outcome_unknown\`: send it again with the same \`Idempotency-Key\`);
 deadlocks and cluster conflicts are retried inside the server and never reach you.
 
 ## Limits and metering
