@@ -49,7 +49,7 @@ export class Supervisor {
    * gone, so whatever its text was doing is over. A database that restarted after `sentAt` (epoch
    * ms) ended it already; and a thread id it hands out again would be another connection's.
    */
-  async #endThread(threadId: number, sentAt: number): Promise<void> {
+  async #endThread(threadId: number, sentAt: number, until: number): Promise<void> {
     const [uptime] = await this.#query<{ Value: string }>("SHOW GLOBAL STATUS LIKE 'Uptime'");
     // The uptime is whole seconds: a start within the second after `sentAt` counts as before it.
     if (Date.now() - Number(uptime?.Value ?? 0) * 1_000 > sentAt + 1_000) return;
@@ -66,6 +66,7 @@ export class Supervisor {
         [threadId],
       );
       if (running.length === 0) return;
+      if (Date.now() >= until) throw new Error(`thread ${threadId} did not end after its KILL`);
       await Bun.sleep(PAUSE_MS / 4);
     }
   }
@@ -74,7 +75,7 @@ export class Supervisor {
    * Whether a commit text that ran on thread `threadId` committed: true when `probe` (a read of
    * the text's own rows) finds them once the text is over. `ended` says the thread answered the
    * text (it is over, the thread idle); otherwise the thread is ended first. Tries again
-   * while the database does not answer, until `untilMs` (epoch ms); then throws.
+   * while the database does not answer, until `until` (epoch ms); then throws.
    */
   async committed(
     threadId: number,
@@ -84,7 +85,7 @@ export class Supervisor {
     let ended = options.ended;
     for (;;) {
       try {
-        if (!ended) await this.#endThread(threadId, options.sentAt);
+        if (!ended) await this.#endThread(threadId, options.sentAt, options.until);
         ended = true;
         return (await this.#query(probe.text, probe.values)).length > 0;
       } catch (error) {
