@@ -1,9 +1,10 @@
-// Fault suite (CONTRACT 5): a 503 means nothing was written. A session holds a company's counter
-// row (every write needs it) while more writes than the write pool has connections arrive, and
-// lets go around the request's deadline: at each release time from 0.5 s before the database
-// budget runs out to 2.5 s after it, in 100 ms steps, with one server and with two. A write whose
-// COMMIT was sent while the lock held is answered only once its outcome is known, so every answer
-// is true: each 2xx's row exists and no 503's row does (each request writes a name of its own).
+// Fault suite (docs/writes-and-retries.md): a 503 means nothing was written. A session holds a
+// company's counter row (every write needs it) while more writes than the write pool has
+// connections arrive, and lets go around the request's deadline: at each release time from 0.5 s
+// before the database budget runs out to 2.5 s after it, in 100 ms steps, with one server and
+// with two. A write whose COMMIT was sent while the lock held is answered only once its outcome is
+// known, so every answer is true: each 2xx's row exists and no 503's row does (each request
+// writes a name of its own).
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import mysql from "mysql2/promise";
 import type { RowDataPacket } from "mysql2";
