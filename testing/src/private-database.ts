@@ -97,6 +97,16 @@ export class PrivateDatabase {
     await this.#exited;
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open and nothing answers, as in a partition. */
+  freeze(): void {
+    if (this.running) this.#child!.kill("SIGSTOP");
+  }
+
+  /** Lets a frozen server go on (SIGCONT) from where it stopped. */
+  thaw(): void {
+    if (this.running) this.#child!.kill("SIGCONT");
+  }
+
   /** Runs statements on the private server as root (creating databases, inspecting rows). */
   async query<T = unknown>(sql: string, params: unknown[] = [], database?: string): Promise<T> {
     const connection = await mysql.createConnection({
@@ -115,6 +125,7 @@ export class PrivateDatabase {
 
   /** Stops the server and deletes its data. */
   async destroy(): Promise<void> {
+    this.thaw();
     await this.stop("SIGKILL");
     rmSync(this.dir, { recursive: true, force: true });
   }

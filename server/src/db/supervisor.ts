@@ -29,10 +29,16 @@ interface StatementPool {
 export class Supervisor {
   constructor(private readonly pool: StatementPool) {}
 
-  async #query<T>(text: string, values: readonly unknown[] = []): Promise<T[]> {
+  /** One statement, given up at `until` (epoch ms) at the latest. */
+  async #query<T>(
+    text: string,
+    values: readonly unknown[] = [],
+    until = Number.POSITIVE_INFINITY,
+  ): Promise<T[]> {
+    const budget = Math.max(1, Math.min(STATEMENT_BUDGET_MS, until - Date.now()));
     const [rows] = await withDatabaseBudget(
       () => this.pool.query(values.length > 0 ? fillPlaceholders(text, values) : text),
-      STATEMENT_BUDGET_MS,
+      budget,
     );
     return rows as T[];
   }
@@ -50,11 +56,15 @@ export class Supervisor {
    * ms) ended it already; and a thread id it hands out again would be another connection's.
    */
   async #endThread(threadId: number, sentAt: number, until: number): Promise<void> {
-    const [uptime] = await this.#query<{ Value: string }>("SHOW GLOBAL STATUS LIKE 'Uptime'");
+    const [uptime] = await this.#query<{ Value: string }>(
+      "SHOW GLOBAL STATUS LIKE 'Uptime'",
+      [],
+      until,
+    );
     // The uptime is whole seconds: a start within the second after `sentAt` counts as before it.
     if (Date.now() - Number(uptime?.Value ?? 0) * 1_000 > sentAt + 1_000) return;
     try {
-      await this.#query("KILL CONNECTION ?", [threadId]);
+      await this.#query("KILL CONNECTION ?", [threadId], until);
     } catch (error) {
       if ((error as { errno?: unknown }).errno === NO_SUCH_THREAD) return;
       throw error;
@@ -64,6 +74,7 @@ export class Supervisor {
       const running = await this.#query(
         "SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ?",
         [threadId],
+        until,
       );
       if (running.length === 0) return;
       if (Date.now() >= until) throw new Error(`thread ${threadId} did not end after its KILL`);
@@ -87,7 +98,7 @@ export class Supervisor {
       try {
         if (!ended) await this.#endThread(threadId, options.sentAt, options.until);
         ended = true;
-        return (await this.#query(probe.text, probe.values)).length > 0;
+        return (await this.#query(probe.text, probe.values, options.until)).length > 0;
       } catch (error) {
         if (databaseErrorKind(error) !== "unavailable" || Date.now() + PAUSE_MS >= options.until)
           throw error;

@@ -30,8 +30,11 @@ export interface Statement {
 export const COMMIT: Statement = { text: "COMMIT" };
 /** How long before the request's budget ends a waiting commit is interrupted. */
 const INTERRUPT_MARGIN_MS = 300;
-/** How long a commit whose answer was lost may take to settle once the budget is spent. */
-const SETTLE_MS = 8_000;
+/**
+ * How long past the request's budget the outcome of a commit whose answer did not tell may still
+ * be looked for: the answer still leaves within the 10 s every request is promised.
+ */
+const SETTLE_GRACE_MS = 300;
 const ROLLBACK: Statement = { text: "ROLLBACK" };
 /** On Galera: the savepoint a transaction opens with, and its release just before the COMMIT. */
 const SET_GUARD: Statement = { text: "SAVEPOINT write_guard" };
@@ -124,8 +127,9 @@ export class WriteTransaction {
    * outside the pool it may be waiting behind), which ends the text before its COMMIT or finds it
    * committed. When the text's answer cannot be trusted to tell (it was interrupted: the COMMIT
    * itself may have finished; or its connection was lost), the database's thread is made sure to
-   * be over and `probe`, a read of the text's own rows, tells whether it committed. A commit that
-   * cannot be settled so (the database stays away) throws CommitOutcomeUnknownError.
+   * be over and `probe`, a read of the text's own rows, tells whether it committed (the database
+   * may be back from a crash by then). A commit that cannot be settled so within the request's
+   * bound (the database stays away) throws CommitOutcomeUnknownError.
    *
    * Returns each statement's result; none (undefined each) for a commit the probe found.
    */
@@ -173,7 +177,11 @@ export class WriteTransaction {
       if (!answered) connection.discard();
       if (threadId === undefined || !probe) throw error;
       const committed = await supervisor
-        .committed(threadId, probe, { ended: answered, sentAt, until: Date.now() + SETTLE_MS })
+        .committed(threadId, probe, {
+          ended: answered,
+          sentAt,
+          until: Math.max(sentAt + budget, Date.now()) + SETTLE_GRACE_MS,
+        })
         .catch(() => {
           throw new CommitOutcomeUnknownError();
         });
