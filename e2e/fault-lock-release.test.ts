@@ -120,7 +120,7 @@ async function sweep(label: string, servers: RunningServer[]): Promise<void> {
   for (let ms = FIRST_RELEASE_MS; ms <= LAST_RELEASE_MS; ms += STEP_MS) releases.push(ms);
   const untrue: string[] = [];
   const unexpected: string[] = [];
-  const tally = { written: 0, unavailable: 0 };
+  const tally = { written: 0, unavailable: 0, unknown: 0 };
   let next = 0;
   await Promise.all(
     Array.from({ length: LANES }, async () => {
@@ -140,6 +140,10 @@ async function sweep(label: string, servers: RunningServer[]): Promise<void> {
               counts.committedUnavailable += 1;
               untrue.push(`${releaseMs} ms: 503 for ${answer.name}, yet its row was committed`);
             }
+          } else if (answer.status === 503 && answer.code === "commit_outcome_unknown") {
+            // True whatever happened (it claims neither outcome), but with the database answering
+            // it should be rare: a server too starved to settle the outcome within the bound.
+            tally.unknown += 1;
           } else unexpected.push(`${releaseMs} ms: ${answer.status} ${answer.code ?? ""}`);
         }
         tally.written += counts.written;
@@ -156,12 +160,19 @@ async function sweep(label: string, servers: RunningServer[]): Promise<void> {
   );
   console.log(
     `[fault: lock release] ${label}: ${releases.length} release times, ${tally.written} 2xx, ` +
-      `${tally.unavailable} 503, untrue answers ${untrue.length}, other answers ${unexpected.length}; ` +
+      `${tally.unavailable} 503, ${tally.unknown} 503 commit_outcome_unknown, untrue answers ${untrue.length}, ` +
+      `other answers ${unexpected.length}; ` +
       `commits settled by reading their rows: ${settled.filter((line) => line.includes("true")).length} committed, ` +
       `${settled.filter((line) => line.includes("false")).length} not`,
   );
+  const unsettled = servers.flatMap(
+    (server) => server.logs().match(/outcome could not be read back.*/g) ?? [],
+  );
+  if (unsettled.length > 0)
+    console.log(`[fault: lock release] ${label}: outcomes unknown:\n${unsettled.join("\n")}`);
   expect(untrue).toEqual([]);
   expect(unexpected).toEqual([]);
+  expect(tally.unknown).toBeLessThanOrEqual((releases.length * sends.length) / 10);
 }
 
 test("a counter row held past the deadline: with one server and with two, every 2xx wrote its row and no 503 did", async () => {

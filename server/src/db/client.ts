@@ -34,7 +34,7 @@ export interface ConnectOptions {
 }
 
 /** Connections of the write pool's supervisor: its statements take milliseconds. */
-const SUPERVISOR_CONNECTIONS = 2;
+const SUPERVISOR_CONNECTIONS = 4;
 
 /** Seconds a statement waits for a row or table lock before it gives up (and is retried). */
 export const LOCK_WAIT_SECONDS = 5;

@@ -17,7 +17,7 @@ import type { Pool } from "mysql2/promise";
 import type { Executor } from "./client.ts";
 import { remainingBudgetMs } from "./deadline.ts";
 import { settleBy, unwatch, watch } from "./deadline-watch.ts";
-import { CommitOutcomeUnknownError, DatabaseDeadlineError } from "./errors.ts";
+import { CommitOutcomeUnknownError, DatabaseDeadlineError, errorLabel } from "./errors.ts";
 import { fillPlaceholders } from "./sql-literal.ts";
 import type { GuardedConnection, GuardedPool } from "./pool.ts";
 
@@ -29,12 +29,12 @@ export interface Statement {
 
 export const COMMIT: Statement = { text: "COMMIT" };
 /** How long before the request's budget ends a waiting commit is interrupted. */
-const INTERRUPT_MARGIN_MS = 300;
+const INTERRUPT_MARGIN_MS = 400;
 /**
  * How long past the request's budget the outcome of a commit whose answer did not tell may still
  * be looked for: the answer still leaves within the 10 s every request is promised.
  */
-const SETTLE_GRACE_MS = 300;
+const SETTLE_GRACE_MS = 600;
 const ROLLBACK: Statement = { text: "ROLLBACK" };
 /** On Galera: the savepoint a transaction opens with, and its release just before the COMMIT. */
 const SET_GUARD: Statement = { text: "SAVEPOINT write_guard" };
@@ -182,7 +182,13 @@ export class WriteTransaction {
           sentAt,
           until: Math.max(sentAt + budget, Date.now()) + SETTLE_GRACE_MS,
         })
-        .catch(() => {
+        .catch((failure: unknown) => {
+          log.warn("a commit's outcome could not be read back in time", {
+            error: errorLabel(failure),
+            ended: answered,
+            after_ms: Date.now() - sentAt,
+            budget_ms: budget,
+          });
           throw new CommitOutcomeUnknownError();
         });
       log.info("a commit's answer did not tell its outcome; read from its rows", { committed });
