@@ -3,8 +3,9 @@
 // connections arrive, and lets go around the request's deadline: at each release time from 0.5 s
 // before the database budget runs out to 2.5 s after it, in 100 ms steps, with one server and
 // with two. A write whose COMMIT was sent while the lock held is answered only once its outcome is
-// known, so every answer is true: each 2xx's row exists and no 503's row does (each request
-// writes a name of its own).
+// known, so every answer is true: each 2xx's row exists and no 503 database_unavailable's row
+// does (each request writes a name of its own); 503 commit_outcome_unknown, which claims neither,
+// stays rare while the database answers.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import mysql from "mysql2/promise";
 import type { RowDataPacket } from "mysql2";

@@ -175,6 +175,7 @@ export class WriteTransaction {
       this.#interrupted = true;
       this.#open = false;
       if (!answered) connection.discard();
+      // A text with nothing to look for writes no record, event or key a client could see.
       if (threadId === undefined || !probe) throw error;
       const committed = await supervisor
         .committed(threadId, probe, {
