@@ -10,6 +10,7 @@ import { registerLogin } from "./commands/login.ts";
 import { registerRentals } from "./commands/rentals.ts";
 import { registerResources } from "./commands/resources.ts";
 import { registerUsage } from "./commands/usage.ts";
+import { registerWebhooks } from "./commands/webhooks.ts";
 import { EXIT } from "./exit-codes.ts";
 import { OUTPUT_FORMATS } from "./output.ts";
 import { reportError } from "./report-error.ts";
@@ -61,6 +62,7 @@ registerUsage(program);
 registerLogin(program);
 registerAuth(program);
 registerRentals(program);
+registerWebhooks(program);
 registerEvents(program);
 registerCompletion(program);
 
