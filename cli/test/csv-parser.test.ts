@@ -22,6 +22,18 @@ describe("CsvParser", () => {
     ]);
   });
 
+  test("empty lines are no record, but counted; a BOM is noted", () => {
+    const parser = new CsvParser();
+    parser.push(FILE);
+    parser.end();
+    expect(parser.blankLines).toBe(1);
+    expect(parser.bom).toBe(true);
+    const trailing = new CsvParser();
+    trailing.push("a\n\nb\n\n");
+    trailing.end();
+    expect([trailing.blankLines, trailing.bom]).toEqual([2, false]);
+  });
+
   test("every way of cutting the file in two gives the same records", () => {
     const whole = parse([FILE]);
     for (let cut = 0; cut <= FILE.length; cut++)

@@ -1,5 +1,6 @@
 // `erp import <resource> <file|->`: creates (or with --upsert updates) one record per CSV or NDJSON
 // row, in ordered batches, exactly once whatever happens.
+import { writeSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { resolveConnection } from "../config.ts";
 import { clientOf, formatOf, globalOptions } from "../context.ts";
@@ -11,7 +12,9 @@ import { RejectsFile } from "../import/rejects.ts";
 import { type ImportSummary, ImportRun } from "../import/run-import.ts";
 import { Progress } from "../import/progress.ts";
 import { Report } from "../import/report.ts";
+import { RowReader } from "../import/row-body.ts";
 import { IMPORT_FORMATS, type ImportFormat, openSource } from "../import/rows.ts";
+import { type DateFormat, parseDateFormat } from "../import/values.ts";
 import { printOne } from "../output.ts";
 import { oneOf, parseConcurrency } from "../parsers.ts";
 import { describeApiError } from "../report-error.ts";
@@ -23,6 +26,9 @@ interface ImportFlags {
   upsert?: boolean;
   concurrency: number;
   batchSize: number;
+  dateFormat?: DateFormat;
+  decimalComma?: boolean;
+  skipRepeated?: boolean;
   report?: string;
   rejects?: string;
   map: string[];
@@ -35,34 +41,39 @@ const BATCH_RETRIES = 10;
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
+/**
+ * A script runner (`bun run erp`, `npm run`) passes the terminal's Ctrl-C on to the CLI, which the
+ * terminal signalled too (it signals the whole process group): one keystroke then arrives twice,
+ * well within this, and must not read as the second Ctrl-C that quits without finishing.
+ */
+const SAME_KEYSTROKE_MS = process.env.npm_lifecycle_event === undefined ? 0 : 500;
+
+const QUIT_AT_ONCE =
+  "quit at once; the rows in flight count as not imported, though some may have gone in (a re-run settles them, writing none twice)";
+
 export function registerImport(program: Command): void {
   program
     .command("import")
     .summary("create (or --upsert) records from a CSV or NDJSON file (or stdin), exactly once")
     .description(
-      "Creates one record per row, in batches in file order (the first of two rows with the same unique value\n" +
-        "wins). CSV: a header line names the fields. A header matches a field after trimming, case folding and\n" +
-        'turning spaces and hyphens into _ ("Phone Number" is phone_number), by its name or an alias the API\n' +
-        'declares (phone_number is phone, e_mail is email); --map "Header=field" maps any other. The header is\n' +
-        "checked before anything is sent: a column that matches nothing stops the import (exit 2) naming the\n" +
-        "closest field, unless --skip-column or --skip-unknown-columns leaves it out. The columns trade,\n" +
-        "category, client, project (any `*_id` field without _id) may name the record, by name or external_id.\n" +
-        "The id, created_at, updated_at and deleted_at columns of an export and a rejects file's error column are\n" +
-        "skipped. Rows whose cells are all empty are skipped and counted. Empty cells are left out, *_id cells\n" +
-        "become integers, true/false booleans, everything else is sent as text. NDJSON: one JSON object a line.\n" +
-        "Exactly once: each row carries a key made from its content and its occurrence among identical rows\n" +
-        "(never its batch or position), so after Ctrl-C, a crash, a dropped connection or a lost journal the same\n" +
-        "command writes no row twice. A journal (under $XDG_STATE_HOME/erp/imports) spares re-sending rows that\n" +
-        "went through. The import paces itself by the RateLimit headers, waits out 429s and retries other\n" +
-        "failures for about a minute. A full quota, a refused token or Ctrl-C stop it; the rows not sent are\n" +
-        '"not imported" (a re-run sends them), not rejects. Exit 3 when rows were rejected: --rejects writes them\n' +
-        "with the file's own columns and values plus an error column, to fix and import again as they are.\n\n" +
-        "EXAMPLES\n" +
-        "  erp import workers staff.csv --rejects fix-me.csv\n" +
-        "  erp import workers fix-me.csv            # after fixing the rows; its error column is ignored\n" +
-        '  erp import workers hr-export.csv --map "Employee No=external_id" --skip-column Notes\n' +
-        "  erp export projects --format csv > p.csv && erp import projects p.csv --upsert\n" +
-        "  erp import clients clients.ndjson --dry-run",
+      [
+        "Creates one record per row, in batches in file order (the first of two rows with the same unique value wins).",
+        'CSV: a header line names the fields. A header matches a field after trimming, case folding and turning spaces and hyphens into _ ("Phone Number" is phone_number), by its name or an alias the API declares (phone_number is phone, e_mail is email); --map "Header=field" maps any other. The header is checked before anything is sent: a column that matches nothing stops the import (exit 2) naming the closest field, unless --skip-column or --skip-unknown-columns leaves it out. The columns trade, category, client, project (any *_id field without _id) may name the record, by name or external_id. The id, created_at, updated_at and deleted_at columns of an export and a rejects file\'s error column are skipped.',
+        "Values as spreadsheets write them: cells are trimmed, and an empty cell is left out. Amounts and numbers may carry thousands separators (1,250.50, 1 250.50, 1'250.50) and a currency symbol or code (€45, 45 EUR, $1,200): the symbol is dropped, but it must agree with the row's currency where the record has one (a row without a currency takes the amounts'). With --decimal-comma the comma is the decimal mark (1.250,50). Dates are YYYY-MM-DD, or the layout --date-format names (DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYY/MM/DD, YY for two-digit years, any of . / - between the parts): day-first and month-first are never guessed. Booleans are true/false, yes/no or 1/0, in any case. NDJSON: one JSON object a line, sent as it is.",
+        "A row's problems are reported at once: the cells the CLI cannot read or names that match no record, together with the API's checks of the rest of the row (a dry-run: such a row is never written). Empty lines and rows of empty cells are counted as blank; a row equal in every cell to an earlier one is counted as repeated and listed in --report, and still imported unless --skip-repeated.",
+        'Exactly once: each row carries a key made from its content and its occurrence among identical rows (never its batch or position), so after Ctrl-C, a crash, a dropped connection or a lost journal the same command writes no row twice. A journal (under $XDG_STATE_HOME/erp/imports) spares re-sending rows that went through. The import paces itself by the RateLimit headers, waits out 429s and retries other failures for about a minute. A full quota, a refused token or Ctrl-C stop it (Ctrl-C prints the summary and exits 130; a second Ctrl-C quits at once); the rows not sent are "not imported" (a re-run sends them), not rejects. Exit 3 when rows were rejected: --rejects writes them with the file\'s own columns and values plus an error column, to fix and import again as they are.',
+      ].join("\n\n"),
+    )
+    .addHelpText(
+      "after",
+      `
+EXAMPLES
+  erp import workers staff.csv --rejects fix-me.csv
+  erp import workers fix-me.csv     # after fixing the rows; its error column is ignored
+  erp import workers hr.csv --date-format DD.MM.YYYY --decimal-comma
+  erp import workers hr-export.csv --map "Employee No=external_id" --skip-column Notes
+  erp export projects --format csv > p.csv && erp import projects p.csv --upsert
+  erp import clients clients.ndjson --dry-run`,
     )
     .argument("<resource>", RESOURCE_NAMES.join(", "), oneOf(RESOURCE_NAMES))
     .argument("<file>", "a .csv, .ndjson or .jsonl file, or - for stdin")
@@ -87,12 +98,22 @@ export function registerImport(program: Command): void {
       "--skip-unknown-columns",
       "leave out every column that matches no field, with a warning each",
     )
+    .option(
+      "--date-format <layout>",
+      "read dates that are not YYYY-MM-DD in this layout: DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYY/MM/DD, YY for two-digit years",
+      parseLayout,
+    )
+    .option("--decimal-comma", "the comma is the decimal mark in numbers and amounts (1.250,50)")
+    .option(
+      "--skip-repeated",
+      "leave out rows equal in every cell to an earlier row (they are still counted)",
+    )
     .option("--batch-size <n>", "rows per request (at most 500)", parseBatchSize, 500)
     .option(
       "--concurrency <n>",
-      "accepted for compatibility: batches go one at a time, in file order",
+      "batches in flight at once; batches that could meet (a unique value in common, a limited quota, a dry-run) still wait for each other",
       parseConcurrency,
-      1,
+      3,
     )
     .option("--report <file>", "write one NDJSON line per rejected row here")
     .option(
@@ -112,7 +133,7 @@ export function registerImport(program: Command): void {
           })
         : undefined;
       const report = new Report(flags.report);
-      const rejects = new RejectsFile(flags.rejects, source.header);
+      const rejects = new RejectsFile(flags.rejects, source.header, source.bom);
       const progress = new Progress(
         `${resource} ← ${file === "-" ? "stdin" : file}`,
         source.totalSize,
@@ -131,10 +152,17 @@ export function registerImport(program: Command): void {
         rejects,
         progress,
         client: resourceClient(erp, resource),
-        columns: plan?.columns,
+        reader:
+          plan &&
+          new RowReader(spec, plan.columns, {
+            decimalComma: flags.decimalComma === true,
+            dateFormat: flags.dateFormat,
+          }),
         dryRun: flags.dryRun === true,
         upsert: flags.upsert === true,
+        skipRepeated: flags.skipRepeated === true,
         batchSize: flags.batchSize,
+        concurrency: flags.concurrency,
         journal: Journal.for(connection.baseUrl, connection.token, resource),
         references: new ReferenceResolver(erp, spec),
         requests: () => requests,
@@ -147,9 +175,17 @@ export function registerImport(program: Command): void {
       });
 
       let interrupted = false;
+      let interruptedAt = 0;
       const onInterrupt = (): void => {
-        if (interrupted) process.exit(EXIT.INTERRUPTED);
+        const now = performance.now();
+        if (interrupted) {
+          if (now - interruptedAt < SAME_KEYSTROKE_MS) return;
+          // Written at once: process.exit does not wait for a pipe to take buffered output.
+          writeSync(2, `${sentence({ ...run.summary, stopped: QUIT_AT_ONCE })}\n`);
+          process.exit(EXIT.INTERRUPTED);
+        }
         interrupted = true;
+        interruptedAt = now;
         progress.log(
           "interrupted: finishing the batch in flight (Ctrl-C again to quit at once: nothing is written twice either way)",
         );
@@ -179,19 +215,37 @@ export function registerImport(program: Command): void {
     });
 }
 
+/** Every row and blank line of the source in one sentence: each row is in exactly one of the counts before the first ";". */
 function sentence(summary: ImportSummary): string {
   const done = summary.dry_run
     ? `${summary.valid} valid`
     : `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.already_imported} already imported`;
   const notImported =
     summary.not_imported > 0 ? `, ${summary.not_imported} not imported (a re-run sends them)` : "";
+  const skipped =
+    summary.skipped_repeated > 0 ? `, ${summary.skipped_repeated} left out (--skip-repeated)` : "";
+  const plural = (count: number, one: string, many: string): string =>
+    `${count} ${count === 1 ? one : many}`;
+  const repeated =
+    summary.repeated > 0
+      ? `; ${plural(summary.repeated, "row repeats", "rows repeat")} an earlier row${summary.skipped_repeated > 0 ? "" : " (each imported as a record of its own; --skip-repeated leaves them out)"}`
+      : "";
   const blank =
-    summary.blank > 0 ? `; ${summary.blank} blank row${summary.blank > 1 ? "s" : ""} skipped` : "";
+    summary.blank > 0 ? `; ${plural(summary.blank, "blank line", "blank lines")} skipped` : "";
   const end = summary.stopped ? ` Stopped early: ${summary.stopped}.` : "";
   return (
-    `${summary.dry_run ? "Dry run of " : ""}${summary.rows} ${summary.resource} rows: ${done}, ${summary.rejected} rejected${notImported}${blank} ` +
+    `${summary.dry_run ? "Dry run of " : ""}${summary.rows} ${summary.resource} rows: ${done}, ${summary.rejected} rejected${notImported}${skipped}${repeated}${blank} ` +
     `(${summary.seconds} s, ${summary.rows_per_second} rows/s, ${summary.requests} requests).${end}`
   );
+}
+
+function parseLayout(value: string): DateFormat {
+  const layout = parseDateFormat(value);
+  if (!layout)
+    throw new InvalidArgumentError(
+      "a layout of DD, MM and YYYY (or YY) with one of . / - between them: DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYY/MM/DD, DD.MM.YY",
+    );
+  return layout;
 }
 
 function parseBatchSize(value: string): number {

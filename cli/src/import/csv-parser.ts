@@ -22,13 +22,18 @@ export class CsvParser {
   #pending = "";
   #line = 1;
   #started = false;
+  /** Whether the text started with a byte-order mark (dropped from the first field). */
+  bom = false;
+  /** Empty lines skipped so far: they are no record, but an import still accounts for them. */
+  blankLines = 0;
 
   /** Parses a chunk and returns the records it completed; a partial record waits for the next chunk. */
   push(chunk: string): CsvRecord[] {
     let text = this.#pending + chunk;
     if (!this.#started && text.length > 0) {
       this.#started = true;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      this.bom = text.charCodeAt(0) === 0xfeff;
+      if (this.bom) text = text.slice(1);
     }
     const records: CsvRecord[] = [];
     let start = 0;
@@ -36,6 +41,7 @@ export class CsvParser {
       const parsed = this.#record(text, start, false);
       if (!parsed) break;
       if (parsed.record) records.push(parsed.record);
+      else this.blankLines++;
       start = parsed.next;
     }
     this.#pending = text.slice(start);
@@ -48,7 +54,9 @@ export class CsvParser {
     this.#pending = "";
     if (text.length === 0) return [];
     const parsed = this.#record(text, 0, true);
-    return parsed?.record ? [parsed.record] : [];
+    if (parsed?.record) return [parsed.record];
+    this.blankLines++;
+    return [];
   }
 
   /**

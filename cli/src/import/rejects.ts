@@ -5,6 +5,7 @@ import { appendFileSync, openSync, writeFileSync } from "node:fs";
 import { csvLine } from "../output.ts";
 import { UsageError } from "../usage-error.ts";
 import { normalizeHeader } from "./columns.ts";
+import { type Cell, textOf } from "./values.ts";
 
 export class RejectsFile {
   readonly #objects: { values: Record<string, unknown>; error: string }[] = [];
@@ -15,6 +16,8 @@ export class RejectsFile {
   constructor(
     readonly file: string | undefined,
     header: readonly string[] | undefined,
+    /** Start with a byte-order mark, as the source did: spreadsheet programs need it to read accents right. */
+    readonly bom = false,
   ) {
     this.#kept = header?.flatMap((cell, index) =>
       normalizeHeader(cell) === "error" ? [] : [index],
@@ -28,18 +31,34 @@ export class RejectsFile {
       );
     }
     if (header && this.#kept)
-      writeFileSync(file, csvLine([...this.#kept.map((index) => header[index]), "error"]));
+      writeFileSync(
+        file,
+        this.#start(csvLine([...this.#kept.map((index) => header[index]), "error"])),
+      );
   }
 
-  /** A CSV row's cells as read. */
-  addCells(cells: readonly string[], error: string): void {
+  /** A row's cells as read (a workbook's typed cells as text). */
+  addCells(cells: readonly Cell[], error: string): void {
     if (this.file && this.#kept)
-      appendFileSync(this.file, csvLine([...this.#kept.map((index) => cells[index] ?? ""), error]));
+      appendFileSync(
+        this.file,
+        csvLine([
+          ...this.#kept.map((index) => {
+            const cell = cells[index] ?? "";
+            return typeof cell === "string" ? cell : textOf(cell);
+          }),
+          error,
+        ]),
+      );
   }
 
   /** An NDJSON row's object. */
   addObject(values: Record<string, unknown>, error: string): void {
     if (this.file) this.#objects.push({ values, error });
+  }
+
+  #start(text: string): string {
+    return this.bom ? `\uFEFF${text}` : text;
   }
 
   /** Writes the NDJSON rows: the columns are every member any of them had, in order of appearance. */
@@ -54,6 +73,6 @@ export class RejectsFile {
         csvLine([...columns.map((column) => row.values[column] ?? ""), row.error]),
       ),
     ];
-    writeFileSync(this.file, lines.join(""));
+    writeFileSync(this.file, this.#start(lines.join("")));
   }
 }

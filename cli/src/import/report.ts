@@ -1,4 +1,4 @@
-// The --report file: one NDJSON line per rejected row, written as rows are rejected.
+// The --report file: one NDJSON line per rejected or repeated row, written as rows are read and answered.
 import { createWriteStream, openSync, type WriteStream } from "node:fs";
 import { UsageError } from "../usage-error.ts";
 
@@ -16,6 +16,16 @@ export interface Rejection {
   request_id?: string;
 }
 
+/** What a repeated row's report line says: the earlier row it repeats, and whether it was left out. */
+export interface Repetition {
+  row: number;
+  line: number;
+  code: "repeated_row";
+  repeats: { row: number; line: number };
+  /** True with --skip-repeated: the row was not sent. */
+  skipped: boolean;
+}
+
 export class Report {
   readonly #stream: WriteStream | undefined;
 
@@ -31,8 +41,8 @@ export class Report {
     this.#stream = createWriteStream("", { fd });
   }
 
-  add(rejection: Rejection): void {
-    this.#stream?.write(`${JSON.stringify(rejection)}\n`);
+  add(line: Rejection | Repetition): void {
+    this.#stream?.write(`${JSON.stringify(line)}\n`);
   }
 
   close(): Promise<void> {

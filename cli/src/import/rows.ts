@@ -4,6 +4,7 @@ import { createReadStream, statSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../usage-error.ts";
 import { CsvParser, type CsvRecord } from "./csv-parser.ts";
+import type { Cell } from "./values.ts";
 
 export const IMPORT_FORMATS = ["csv", "ndjson"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -16,8 +17,8 @@ export interface Row {
   line: number;
   /** Characters the row took in the file, for progress. */
   size: number;
-  /** A CSV row's cells, as written. */
-  cells?: string[];
+  /** A CSV row's cells, as written (a workbook's may be typed). */
+  cells?: Cell[];
   /** An NDJSON row's object. */
   object?: Record<string, unknown>;
   /** Why the row cannot be read (a quote never closed, a wrong number of cells, not JSON). */
@@ -32,6 +33,10 @@ export interface ImportSource {
   totalSize: number | undefined;
   /** Characters taken by what is not a row (the CSV header), for progress. */
   overhead: number;
+  /** Whether the file started with a byte-order mark (a rejects CSV then starts with one too). */
+  bom: boolean;
+  /** Empty lines skipped so far, above the header too (rows of empty cells are rows, counted as blank when read). */
+  blankLines: () => number;
   rows: AsyncIterable<Row>;
 }
 
@@ -64,9 +69,20 @@ export async function openSource(
   const { format: settled, chunks: all } = chosen
     ? { format: chosen, chunks }
     : await sniff(chunks);
-  if (settled === "ndjson")
-    return { format: settled, header: undefined, totalSize, overhead: 0, rows: ndjsonRows(all) };
-  const records = csvRecords(all);
+  if (settled === "ndjson") {
+    const blank = { lines: 0 };
+    return {
+      format: settled,
+      header: undefined,
+      totalSize,
+      overhead: 0,
+      bom: false,
+      blankLines: () => blank.lines,
+      rows: ndjsonRows(all, blank),
+    };
+  }
+  const parser = new CsvParser();
+  const records = csvRecords(parser, all);
   const first = await records.next();
   if (first.done)
     throw new UsageError("the CSV file is empty: it needs a header line naming the fields");
@@ -75,6 +91,8 @@ export async function openSource(
     header: checkHeader(first.value),
     totalSize,
     overhead: first.value.size,
+    bom: parser.bom,
+    blankLines: () => parser.blankLines,
     rows: csvRows(records, first.value.fields.length),
   };
 }
@@ -108,8 +126,10 @@ async function sniff(
   return { format, chunks: replay() };
 }
 
-async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<CsvRecord> {
-  const parser = new CsvParser();
+async function* csvRecords(
+  parser: CsvParser,
+  chunks: AsyncIterable<string>,
+): AsyncGenerator<CsvRecord> {
   for await (const chunk of chunks) yield* parser.push(chunk);
   yield* parser.end();
 }
@@ -133,14 +153,20 @@ async function* csvRows(records: AsyncGenerator<CsvRecord>, width: number): Asyn
   }
 }
 
-async function* ndjsonRows(chunks: AsyncIterable<string>): AsyncGenerator<Row> {
+async function* ndjsonRows(
+  chunks: AsyncIterable<string>,
+  blank: { lines: number },
+): AsyncGenerator<Row> {
   let pending = "";
   let line = 0;
   let row = 0;
   const toRow = (text: string): Row | undefined => {
     line += 1;
     if (line === 1) text = text.replace(/^\uFEFF/, "");
-    if (text.trim() === "") return undefined;
+    if (text.trim() === "") {
+      blank.lines++;
+      return undefined;
+    }
     row += 1;
     const at = { row, line, size: text.length + 1 };
     let value: unknown;

@@ -1,25 +1,28 @@
-// Sends the rows of an import source in batches (POST /v1/{resource}/batch), in file order, one
-// batch at a time (the first of two rows with the same unique value always wins), reading and
-// preparing the next batch while one is in flight. Every row carries its item key (row-key.ts), so
+// Sends the rows of an import source in batches (POST /v1/{resource}/batch), in file order (the first
+// of two rows with the same unique value always wins), reading and preparing the next batch while
+// others are in flight. Every row carries its item key (row-key.ts), so
 // nothing is written twice whatever happens between runs; the journal only spares re-sending what
 // went through. Retries are the SDK's (network errors, 5xx, 409 idempotency_in_progress); a 429 is
 // waited out however long it says, and the import paces itself by the RateLimit headers. A full
 // quota, a refused token or Ctrl-C stop it: the rows not sent are "not imported", not rejects.
+// A row with cells the CLI cannot read is never sent to be written: the rest of it goes in a dry-run
+// batch of its own, so its report lists the server's objections together with the CLI's.
 import {
+  type BatchOptions,
   type BatchResult,
   type CollectionSpec,
   ErpError,
   RateLimitError,
   retryDelayMs,
 } from "@erp/sdk";
-import { coerce } from "../body.ts";
 import type { AnyResourceClient } from "../resources.ts";
-import type { Column } from "./columns.ts";
 import type { Journal } from "./journal.ts";
 import type { Progress } from "./progress.ts";
 import type { FieldError, ReferenceResolver } from "./references.ts";
 import type { RejectsFile } from "./rejects.ts";
+import { RepeatedRows } from "./repeats.ts";
 import type { Rejection, Report } from "./report.ts";
+import type { RowReader } from "./row-body.ts";
 import { RowKeys } from "./row-key.ts";
 import type { ImportSource, Row } from "./rows.ts";
 
@@ -41,12 +44,16 @@ export interface ImportJob {
   spec: CollectionSpec;
   client: AnyResourceClient;
   source: ImportSource;
-  /** What each CSV column is (from columns.ts); undefined for NDJSON. */
-  columns: Column[] | undefined;
+  /** Reads a row's cells as its fields (from the header's columns); undefined for NDJSON. */
+  reader: RowReader | undefined;
   dryRun: boolean;
   /** Update records by external_id instead of refusing them (on_conflict: update). */
   upsert: boolean;
+  /** Leave out rows equal in every cell to an earlier row (--skip-repeated). */
+  skipRepeated: boolean;
   batchSize: number;
+  /** Batches in flight at once at most (--concurrency); only batches that cannot meet each other overlap. */
+  concurrency: number;
   journal: Journal;
   references: ReferenceResolver;
   report: Report;
@@ -62,7 +69,7 @@ export interface ImportSummary {
   resource: string;
   format: string;
   dry_run: boolean;
-  /** Rows read before the import ended (blank rows not counted). */
+  /** Rows read before the import ended (blank rows not counted): the sum of the counts below up to not_imported, and skipped_repeated. */
   rows: number;
   created: number;
   updated: number;
@@ -74,8 +81,12 @@ export interface ImportSummary {
   rejected: number;
   /** Rows read but not sent because the import stopped; a re-run sends them. */
   not_imported: number;
-  /** Rows whose cells were all empty, skipped. */
+  /** Empty lines and rows whose cells were all empty, skipped. */
   blank: number;
+  /** Rows equal in every cell to an earlier row (imported each time unless --skip-repeated). */
+  repeated: number;
+  /** Repeated rows left out (--skip-repeated). */
+  skipped_repeated: number;
   /** Requests sent, retries included. */
   requests: number;
   /** Why the import ended before the last row, if it did. */
@@ -90,17 +101,21 @@ interface Pending {
   key: string;
 }
 
+/** A row refused before sending: with the rest of its body when the server is to check that too. */
+interface Refused {
+  row: Row;
+  rejection: Rejection;
+  body?: Record<string, unknown>;
+}
+
 /** Rows read into one batch, and the rows refused before sending it (reported with its results, in row order). */
 interface Batch {
   items: Pending[];
   bytes: number;
-  refused: { row: Row; rejection: Rejection }[];
+  refused: Refused[];
   /** Its unique values, once asked for. */
   unique?: Set<string>;
 }
-
-/** Batches in flight at once at most (only batches that cannot meet each other go together). */
-const MAX_IN_FLIGHT = 3;
 
 /** Rejections shown on stderr before the rest are left to --report / --rejects. */
 const SHOWN_REJECTIONS = 10;
@@ -112,8 +127,16 @@ export class ImportRun {
   readonly #summary: ImportSummary;
   readonly #keys: RowKeys;
   #consumed = 0;
-  /** Batches sent and not yet answered, oldest first. */
-  #flying: { batch: Batch; answer: Promise<{ result?: BatchResult; error?: unknown }> }[] = [];
+  /** Batches sent and not yet answered, oldest first, each with the check of its refused rows. */
+  #flying: {
+    batch: Batch;
+    answer: Promise<{ result?: BatchResult; error?: unknown }>;
+    check: Promise<BatchResult | undefined>;
+  }[] = [];
+  readonly #repeats = new RepeatedRows();
+  /** Rows of empty cells read so far (empty lines are the source's count). */
+  #blankRows = 0;
+  #started = Date.now();
   #unlimited: Promise<boolean> | undefined;
   /** Dry-run: what the batches so far would write, told to the next one (the API's `preceding`). */
   readonly #preceding = { created: 0, unique: new Map<string, Set<string>>() };
@@ -138,6 +161,8 @@ export class ImportRun {
       rejected: 0,
       not_imported: 0,
       blank: 0,
+      repeated: 0,
+      skipped_repeated: 0,
       requests: 0,
       stopped: null,
       seconds: 0,
@@ -150,8 +175,25 @@ export class ImportRun {
     this.#summary.stopped ??= reason;
   }
 
+  /** The summary as it stands; the rows of the batches in flight are counted as not imported. */
+  get summary(): ImportSummary {
+    this.#counts();
+    const seconds = (Date.now() - this.#started) / 1000;
+    const flying = this.#flying.reduce((rows, { batch }) => rows + batch.items.length, 0);
+    return {
+      ...this.#summary,
+      rows: this.#summary.rows + flying,
+      not_imported: this.#summary.not_imported + flying,
+      blank: this.#blankRows + this.#job.source.blankLines(),
+      requests: this.#job.requests(),
+      seconds: Math.round(seconds * 10) / 10,
+      rows_per_second: Math.round(this.#written() / Math.max(seconds, 0.001)),
+    };
+  }
+
   async run(): Promise<ImportSummary> {
     const started = Date.now();
+    this.#started = started;
     const limit = Math.min(MAX_BATCH_ROWS, this.#job.batchSize);
     let batch = emptyBatch();
     for await (const row of this.#job.source.rows) {
@@ -178,96 +220,123 @@ export class ImportRun {
     this.#job.progress.finish(this.#counts());
     const seconds = (Date.now() - started) / 1000;
     this.#summary.seconds = Math.round(seconds * 10) / 10;
-    const written =
-      this.#summary.created + this.#summary.updated + this.#summary.unchanged + this.#summary.valid;
+    const written = this.#written();
     this.#summary.rows_per_second = seconds > 0 ? Math.round(written / seconds) : written;
     this.#summary.requests = this.#job.requests();
+    this.#summary.blank = this.#blankRows + this.#job.source.blankLines();
     return this.#summary;
   }
 
-  /** The row as a batch item (key, body), or nothing: blank, already imported, or refused here. */
+  /** The row as a batch item (key, body), or nothing: blank, repeated and skipped, already imported, or refused here. */
   async #prepare(row: Row, batch: Batch): Promise<Pending | undefined> {
-    const refuse = (code: string, detail: string, errors: FieldError[] = []): undefined => {
-      batch.refused.push({
-        row,
-        rejection: { row: row.row, line: row.line, status: null, code, detail, errors },
-      });
+    const refuse = (
+      code: string,
+      detail: string,
+      errors: FieldError[] = [],
+      body?: Record<string, unknown>,
+    ): undefined => {
+      const rejection = { row: row.row, line: row.line, status: null, code, detail, errors };
+      batch.refused.push(body ? { row, rejection, body } : { row, rejection });
       return undefined;
     };
     if (row.error !== undefined) return refuse("invalid_row", row.error);
-    const content = this.#content(row);
-    if (!content) {
-      this.#summary.blank++;
+    const read = this.#read(row);
+    if (!read) {
+      this.#blankRows++;
       return undefined;
     }
-    const key = this.#keys.next(content);
+    const earlier = this.#repeats.earlier(row);
+    if (earlier) {
+      this.#summary.repeated++;
+      const skipped = this.#job.skipRepeated;
+      this.#job.report.add({
+        row: row.row,
+        line: row.line,
+        code: "repeated_row",
+        repeats: earlier,
+        skipped,
+      });
+      if (skipped) {
+        this.#summary.skipped_repeated++;
+        this.#progress();
+        return undefined;
+      }
+    }
+    const key = this.#keys.next(read.content);
     if (!this.#job.dryRun && this.#job.journal.has(key)) {
       this.#summary.already_imported++;
       this.#progress();
       return undefined;
     }
-    const body: Record<string, unknown> = {};
-    for (const [field, value] of Object.entries(content.values))
-      body[field] = typeof value === "string" && row.cells ? coerce(field, value) : value;
-    if (Object.keys(content.names).length === 0) return { row, key, body };
-    const { ids, errors } = await this.#job.references.resolve(content.names);
+    const errors = [...read.errors];
+    let body = read.body;
+    if (Object.keys(read.names).length > 0) {
+      const references = await this.#job.references.resolve(read.names);
+      body = { ...body, ...references.ids };
+      errors.push(...references.errors);
+    }
     if (errors.length > 0)
-      return refuse(
-        "validation_failed",
-        `${errors.length} reference${errors.length > 1 ? "s name" : " names"} nothing`,
-        errors,
-      );
-    return { row, key, body: { ...body, ...ids } };
+      return refuse("validation_failed", problems(errors.length), errors, body);
+    return { row, key, body };
   }
 
-  /** The row's values by field as the file gives them, and the references it names; undefined for a blank row. */
-  #content(
-    row: Row,
-  ): { values: Record<string, unknown>; names: Record<string, string> } | undefined {
-    const values: Record<string, unknown> = {};
-    const names: Record<string, string> = {};
+  /**
+   * The row's content (what its key is made of, as the file gives it), its body and reference names,
+   * and the cells the CLI cannot read; undefined for a blank row.
+   */
+  #read(row: Row):
+    | {
+        content: Record<string, unknown>;
+        body: Record<string, unknown>;
+        names: Record<string, string>;
+        errors: FieldError[];
+      }
+    | undefined {
     if (row.object) {
+      const values: Record<string, unknown> = {};
       for (const [member, value] of Object.entries(row.object))
         if (!READ_ONLY.includes(member)) values[member] = value;
-      return Object.keys(values).length > 0 ? { values, names } : undefined;
+      if (Object.keys(values).length === 0) return undefined;
+      return { content: { values, names: {} }, body: values, names: {}, errors: [] };
     }
-    const cells = row.cells ?? [];
-    if (cells.every((cell) => cell.trim() === "")) return undefined;
-    this.#job.columns!.forEach((column, index) => {
-      const cell = cells[index] ?? "";
-      // An empty cell means "not given": the API applies its default, or leaves the field null.
-      if (cell === "" || column.kind === "skipped") return;
-      if (column.kind === "reference") names[column.field] = cell;
-      else values[column.field] = cell;
-    });
-    return { values, names };
+    return this.#job.reader!.read(row.cells ?? []);
   }
 
   /**
    * Sends a batch while the next is read. A batch goes once the ones before it have answered,
    * unless it cannot meet them: no unique value in common (so no order between their rows decides
-   * anything), no quota to share out, no dry-run to carry forward. Then up to three are in flight at once
-   * (the database writes one while the server decides another: measured, three import a tenth
-   * faster than two on 2 cores, four no faster), and their answers are still taken in file order.
+   * anything), no quota to share out, no dry-run to carry forward. Then up to --concurrency (3 by
+   * default) are in flight at once (the database writes one while the server decides another:
+   * measured, three import a tenth faster than two on 2 cores, four no faster), and their answers
+   * are still taken in file order. The rows refused here go to a dry-run of their own alongside.
    */
   async #dispatch(batch: Batch): Promise<void> {
     if (this.#flying.length > 0 && !(await this.#independent(batch))) await this.#land();
-    while (this.#flying.length >= MAX_IN_FLIGHT) await this.#land();
+    while (this.#flying.length >= this.#job.concurrency) await this.#land();
+    const going = this.#summary.stopped === null;
     const answer =
-      batch.items.length > 0 && this.#summary.stopped === null
+      batch.items.length > 0 && going
         ? this.#post(batch.items).then(
             (result) => ({ result }),
             (error: unknown) => ({ error }),
           )
         : Promise.resolve({});
-    this.#flying.push({ batch, answer });
+    const checked = batch.refused.flatMap((refused) => (refused.body ? [refused.body] : []));
+    const check =
+      checked.length > 0 && going
+        ? this.#send(checked, { dryRun: true, onConflict: this.#onConflict() }).catch(
+            () => undefined,
+          )
+        : Promise.resolve(undefined);
+    this.#flying.push({ batch, answer, check });
   }
 
   /** Takes the answers of every batch in flight, in file order. */
   async #land(): Promise<void> {
     while (this.#flying.length > 0) {
-      const { batch, answer } = this.#flying.shift()!;
-      await this.#settle(batch, await answer);
+      const { batch, answer, check } = this.#flying[0]!;
+      await this.#settle(batch, await answer, await check);
+      this.#flying.shift();
     }
   }
 
@@ -305,7 +374,11 @@ export class ImportRun {
     return this.#unlimited;
   }
 
-  async #settle(batch: Batch, answer: { result?: BatchResult; error?: unknown }): Promise<void> {
+  async #settle(
+    batch: Batch,
+    answer: { result?: BatchResult; error?: unknown },
+    check: BatchResult | undefined,
+  ): Promise<void> {
     let result = answer.result;
     if (answer.error !== undefined) {
       const error = answer.error;
@@ -321,7 +394,13 @@ export class ImportRun {
       );
       result = undefined;
     }
-    const rejections: { row: Row; rejection: Rejection }[] = [...batch.refused];
+    let checked = 0;
+    const rejections = batch.refused.map((refused) => ({
+      row: refused.row,
+      rejection: refused.body
+        ? withServerChecks(refused.rejection, check?.results, checked++)
+        : refused.rejection,
+    }));
     if (!result) this.#notImported(batch.items.length);
     else {
       const done: string[] = [];
@@ -360,22 +439,27 @@ export class ImportRun {
   }
 
   /** The batch's answer: the SDK retries what may not have run; a 429 is waited out however long it says. */
-  async #post(items: readonly Pending[]): Promise<BatchResult> {
-    const { client, dryRun, upsert } = this.#job;
-    const options = {
-      dryRun,
-      onConflict: upsert ? ("update" as const) : ("error" as const),
-      itemKeys: items.map((pending) => pending.key),
-      ...(dryRun ? { preceding: this.#precedingFor(items) } : {}),
-    };
+  #post(items: readonly Pending[]): Promise<BatchResult> {
+    const { dryRun } = this.#job;
+    return this.#send(
+      items.map((pending) => pending.body),
+      {
+        dryRun,
+        onConflict: this.#onConflict(),
+        itemKeys: items.map((pending) => pending.key),
+        ...(dryRun ? { preceding: this.#precedingFor(items) } : {}),
+      },
+    );
+  }
+
+  #onConflict(): "update" | "error" {
+    return this.#job.upsert ? "update" : "error";
+  }
+
+  async #send(bodies: Record<string, unknown>[], options: BatchOptions): Promise<BatchResult> {
     for (;;) {
       try {
-        const answer = await client
-          .batch(
-            items.map((pending) => pending.body),
-            options,
-          )
-          .withResponse();
+        const answer = await this.#job.client.batch(bodies, options).withResponse();
         await this.#pace(answer.response.headers);
         return answer.data;
       } catch (error) {
@@ -429,6 +513,11 @@ export class ImportRun {
     }
   }
 
+  #written(): number {
+    const { created, updated, unchanged, valid } = this.#summary;
+    return created + updated + unchanged + valid;
+  }
+
   #notImported(rows: number): void {
     this.#summary.not_imported += rows;
   }
@@ -454,16 +543,38 @@ export class ImportRun {
   }
 
   #counts() {
-    const { created, updated, unchanged, already_imported, valid, rejected, not_imported } =
-      this.#summary;
+    const { already_imported, rejected, not_imported, skipped_repeated } = this.#summary;
     this.#summary.rows =
-      created + updated + unchanged + already_imported + valid + rejected + not_imported;
+      this.#written() + already_imported + rejected + not_imported + skipped_repeated;
     return {
       done: this.#summary.rows,
       rejected,
       consumed: this.#consumed + this.#job.source.overhead,
     };
   }
+}
+
+const problems = (count: number): string =>
+  count === 1 ? "1 field has a problem" : `${count} fields have problems`;
+
+/**
+ * A row the CLI refused, with the server's objections to the rest of it (its dry-run result, by
+ * `index` among the batch's rows refused with a body): the fields the CLI refused are not the server's to judge
+ * (left out, they may read as missing), and a full quota is no fault of the row.
+ */
+function withServerChecks(
+  rejection: Rejection,
+  results: BatchResult["results"] | undefined,
+  index: number,
+): Rejection {
+  const error = results?.find((result) => result.index === index)?.error;
+  if (!error || error.code === "quota_exceeded") return rejection;
+  const refused = new Set(rejection.errors.map((e) => e.field));
+  const server = (error.errors ?? [{ field: "", code: error.code, message: error.detail }]).filter(
+    (e) => !refused.has(e.field) && !refused.has(e.field.replace(/_id$/, "")),
+  );
+  const errors = [...rejection.errors, ...server];
+  return { ...rejection, detail: problems(errors.length), errors };
 }
 
 /** Bytes a body takes as JSON, without writing it: plain text counts its length, anything else is measured. */
