@@ -30,8 +30,10 @@ export interface RunningCli {
 
 export function startErp(args: string[], options: CliOptions = {}): RunningCli {
   const env: Record<string, string> = {};
+  // Neither the caller's ERP_* nor a script runner's npm_* (the CLI is started directly, not by `bun run`).
   for (const [name, value] of Object.entries(process.env))
-    if (!name.startsWith("ERP_") && value !== undefined) env[name] = value;
+    if (!name.startsWith("ERP_") && !name.startsWith("npm_") && value !== undefined)
+      env[name] = value;
   const child = Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), ...args], {
     cwd: ROOT,
     // The import journal of each test file lives in its own state directory, never in the user's home.

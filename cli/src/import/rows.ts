@@ -98,7 +98,8 @@ export async function openSource(
 }
 
 async function* decode(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8");
+  // The BOM is kept for the parser to note (a rejects file then starts with one too).
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   for await (const chunk of stream)
     yield typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
   const rest = decoder.decode();
