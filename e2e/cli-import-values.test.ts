@@ -70,7 +70,7 @@ describe("values as spreadsheets write them", () => {
     expect(await workersOf(companyId)).toEqual(EXPECTED);
   });
 
-  test("without --date-format: exactly the rows whose dates are not ISO are rejected, naming the flag; the rejects keep the cells as written and the BOM", async () => {
+  test("without --date-format: exactly the rows whose dates are not ISO are rejected, naming the flag", async () => {
     const { token, companyId } = await newCompany();
     const file = spreadsheet("office.csv", [HEADER, ...OFFICE_ROWS]);
     const rejects = path.join(dir, "office-rejects.csv");
@@ -174,7 +174,7 @@ describe("values as spreadsheets write them", () => {
   });
 });
 
-test("a row's problems at once: an unknown trade, a bad email and an unreadable date, none of them written", async () => {
+test("a row's problems at once: an unknown trade, a bad email, an unreadable date; none written", async () => {
   const { token, companyId } = await newCompany();
   const file = spreadsheet("problems.csv", [
     HEADER,
@@ -216,7 +216,7 @@ test("a row's problems at once: an unknown trade, a bad email and an unreadable 
   expect((await workersOf(companyId)).map((row) => row[0])).toEqual(["Kay Lin"]);
 });
 
-test("every line is accounted for: blank lines and rows of empty cells, repeated rows counted and reported, --skip-repeated", async () => {
+test("every line accounted for: blank lines, empty rows, repeated rows reported; --skip-repeated", async () => {
   const { token, companyId } = await newCompany();
   const body = [
     "name,email,hourly_rate",

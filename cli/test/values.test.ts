@@ -40,6 +40,8 @@ describe("amounts", () => {
     expect(read("12,5", "amount", comma)).toEqual({ value: "12.5" });
     expect(read("1,250", "amount", comma)).toEqual({ value: "1.250" });
     expect(read("1,250", "amount")).toEqual({ value: "1250" });
+    expect(read("45.50", "amount", comma)).toHaveProperty("error");
+    expect(read("1.250", "amount", comma)).toEqual({ value: "1250" });
   });
 
   test("what cannot be read says how to write it", () => {

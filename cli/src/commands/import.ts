@@ -49,7 +49,8 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 const SAME_KEYSTROKE_MS = process.env.npm_lifecycle_event === undefined ? 0 : 500;
 
 const QUIT_AT_ONCE =
-  "quit at once; the rows in flight count as not imported, though some may have gone in (a re-run settles them, writing none twice)";
+  "quit at once; the rows in flight count as not imported, though some may have gone in " +
+  "(a re-run settles them, writing none twice)";
 
 export function registerImport(program: Command): void {
   program
@@ -58,10 +59,38 @@ export function registerImport(program: Command): void {
     .description(
       [
         "Creates one record per row, in batches in file order (the first of two rows with the same unique value wins).",
-        'CSV: a header line names the fields. A header matches a field after trimming, case folding and turning spaces and hyphens into _ ("Phone Number" is phone_number), by its name or an alias the API declares (phone_number is phone, e_mail is email); --map "Header=field" maps any other. The header is checked before anything is sent: a column that matches nothing stops the import (exit 2) naming the closest field, unless --skip-column or --skip-unknown-columns leaves it out. The columns trade, category, client, project (any *_id field without _id) may name the record, by name or external_id. The id, created_at, updated_at and deleted_at columns of an export and a rejects file\'s error column are skipped.',
-        "Values as spreadsheets write them: cells are trimmed, and an empty cell is left out. Amounts and numbers may carry thousands separators (1,250.50, 1 250.50, 1'250.50) and a currency symbol or code (€45, 45 EUR, $1,200): the symbol is dropped, but it must agree with the row's currency where the record has one (a row without a currency takes the amounts'). With --decimal-comma the comma is the decimal mark (1.250,50). Dates are YYYY-MM-DD, or the layout --date-format names (DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYY/MM/DD, YY for two-digit years, any of . / - between the parts): day-first and month-first are never guessed. Booleans are true/false, yes/no or 1/0, in any case. NDJSON: one JSON object a line, sent as it is.",
-        "A row's problems are reported at once: the cells the CLI cannot read or names that match no record, together with the API's checks of the rest of the row (a dry-run: such a row is never written). Empty lines and rows of empty cells are counted as blank; a row equal in every cell to an earlier one is counted as repeated and listed in --report, and still imported unless --skip-repeated.",
-        'Exactly once: each row carries a key made from its content and its occurrence among identical rows (never its batch or position), so after Ctrl-C, a crash, a dropped connection or a lost journal the same command writes no row twice. A journal (under $XDG_STATE_HOME/erp/imports) spares re-sending rows that went through. The import paces itself by the RateLimit headers, waits out 429s and retries other failures for about a minute. A full quota, a refused token or Ctrl-C stop it (Ctrl-C prints the summary and exits 130; a second Ctrl-C quits at once); the rows not sent are "not imported" (a re-run sends them), not rejects. Exit 3 when rows were rejected: --rejects writes them with the file\'s own columns and values plus an error column, to fix and import again as they are.',
+        "CSV: a header line names the fields. A header matches a field after trimming, case folding " +
+          'and turning spaces and hyphens into _ ("Phone Number" is phone_number), by its name or an ' +
+          'alias the API declares (phone_number is phone, e_mail is email); --map "Header=field" maps ' +
+          "any other. The header is checked before anything is sent: a column that matches nothing " +
+          "stops the import (exit 2) naming the closest field, unless --skip-column or " +
+          "--skip-unknown-columns leaves it out. The columns trade, category, client, project (any " +
+          "*_id field without _id) may name the record, by name or external_id. The id, created_at, " +
+          "updated_at and deleted_at columns of an export and a rejects file's error column are " +
+          "skipped.",
+        "Values as spreadsheets write them: cells are trimmed, and an empty cell is left out. " +
+          "Amounts and numbers may carry thousands separators (1,250.50, 1 250.50, 1'250.50) and a " +
+          "currency symbol or code (€45, 45 EUR, $1,200): the symbol is dropped, but it must agree " +
+          "with the row's currency where the record has one (a row without a currency takes the " +
+          "amounts'). With --decimal-comma the comma is the decimal mark (1.250,50). Dates are " +
+          "YYYY-MM-DD, or the layout --date-format names (DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, " +
+          "YYYY/MM/DD, YY for two-digit years, any of . / - between the parts): day-first and " +
+          "month-first are never guessed. Booleans are true/false, yes/no or 1/0, in any case. " +
+          "NDJSON: one JSON object a line, sent as it is.",
+        "A row's problems are reported at once: the cells the CLI cannot read or names that match " +
+          "no record, together with the API's checks of the rest of the row (a dry-run: such a row is " +
+          "never written). Empty lines and rows of empty cells are counted as blank; a row equal in " +
+          "every cell to an earlier one is counted as repeated and listed in --report, and still " +
+          "imported unless --skip-repeated.",
+        "Exactly once: each row carries a key made from its content and its occurrence among " +
+          "identical rows (never its batch or position), so after Ctrl-C, a crash, a dropped " +
+          "connection or a lost journal the same command writes no row twice. A journal (under " +
+          "$XDG_STATE_HOME/erp/imports) spares re-sending rows that went through. The import paces " +
+          "itself by the RateLimit headers, waits out 429s and retries other failures for about a " +
+          "minute. A full quota, a refused token or Ctrl-C stop it (Ctrl-C prints the summary and " +
+          'exits 130; a second Ctrl-C quits at once); the rows not sent are "not imported" (a re-run ' +
+          "sends them), not rejects. Exit 3 when rows were rejected: --rejects writes them with the " +
+          "file's own columns and values plus an error column, to fix and import again as they are.",
       ].join("\n\n"),
     )
     .addHelpText(
@@ -100,7 +129,8 @@ EXAMPLES
     )
     .option(
       "--date-format <layout>",
-      "read dates that are not YYYY-MM-DD in this layout: DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYY/MM/DD, YY for two-digit years",
+      "read dates that are not YYYY-MM-DD in this layout: DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, " +
+        "YYYY/MM/DD, YY for two-digit years",
       parseLayout,
     )
     .option("--decimal-comma", "the comma is the decimal mark in numbers and amounts (1.250,50)")
@@ -111,7 +141,8 @@ EXAMPLES
     .option("--batch-size <n>", "rows per request (at most 500)", parseBatchSize, 500)
     .option(
       "--concurrency <n>",
-      "batches in flight at once; batches that could meet (a unique value in common, a limited quota, a dry-run) still wait for each other",
+      "batches in flight at once; batches that could meet (a unique value in common, a limited " +
+        "quota, a dry-run) still wait for each other",
       parseConcurrency,
       3,
     )
@@ -187,7 +218,8 @@ EXAMPLES
         interrupted = true;
         interruptedAt = now;
         progress.log(
-          "interrupted: finishing the batch in flight (Ctrl-C again to quit at once: nothing is written twice either way)",
+          "interrupted: finishing the batch in flight (Ctrl-C again to quit at once: nothing is " +
+            "written twice either way)",
         );
         run.stop("interrupted");
       };
@@ -215,7 +247,7 @@ EXAMPLES
     });
 }
 
-/** Every row and blank line of the source in one sentence: each row is in exactly one of the counts before the first ";". */
+/** Every row and blank line of the source in one sentence: each row is in one of the counts before the first ";". */
 function sentence(summary: ImportSummary): string {
   const done = summary.dry_run
     ? `${summary.valid} valid`
@@ -226,15 +258,18 @@ function sentence(summary: ImportSummary): string {
     summary.skipped_repeated > 0 ? `, ${summary.skipped_repeated} left out (--skip-repeated)` : "";
   const plural = (count: number, one: string, many: string): string =>
     `${count} ${count === 1 ? one : many}`;
+  const each = " (each imported as a record of its own; --skip-repeated leaves them out)";
   const repeated =
     summary.repeated > 0
-      ? `; ${plural(summary.repeated, "row repeats", "rows repeat")} an earlier row${summary.skipped_repeated > 0 ? "" : " (each imported as a record of its own; --skip-repeated leaves them out)"}`
+      ? `; ${plural(summary.repeated, "row repeats", "rows repeat")} an earlier row` +
+        (summary.skipped_repeated > 0 ? "" : each)
       : "";
   const blank =
     summary.blank > 0 ? `; ${plural(summary.blank, "blank line", "blank lines")} skipped` : "";
   const end = summary.stopped ? ` Stopped early: ${summary.stopped}.` : "";
   return (
-    `${summary.dry_run ? "Dry run of " : ""}${summary.rows} ${summary.resource} rows: ${done}, ${summary.rejected} rejected${notImported}${skipped}${repeated}${blank} ` +
+    `${summary.dry_run ? "Dry run of " : ""}${summary.rows} ${summary.resource} rows: ${done}, ` +
+    `${summary.rejected} rejected${notImported}${skipped}${repeated}${blank} ` +
     `(${summary.seconds} s, ${summary.rows_per_second} rows/s, ${summary.requests} requests).${end}`
   );
 }
@@ -243,7 +278,8 @@ function parseLayout(value: string): DateFormat {
   const layout = parseDateFormat(value);
   if (!layout)
     throw new InvalidArgumentError(
-      "a layout of DD, MM and YYYY (or YY) with one of . / - between them: DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYY/MM/DD, DD.MM.YY",
+      "a layout of DD, MM and YYYY (or YY) with one of . / - between them: DD.MM.YYYY, " +
+        "DD/MM/YYYY, MM/DD/YYYY, YYYY/MM/DD, DD.MM.YY",
     );
   return layout;
 }

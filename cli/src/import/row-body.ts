@@ -96,7 +96,8 @@ export class RowReader {
         .map((amount) =>
           disagree(
             amount.field,
-            `${JSON.stringify(amount.written)} is in ${amount.currencies.join(" or ")}, but the row's currency is ${currency}`,
+            `${JSON.stringify(amount.written)} is in ${amount.currencies.join(" or ")}, ` +
+              `but the row's currency is ${currency}`,
           ),
         );
     }

@@ -69,7 +69,7 @@ export interface ImportSummary {
   resource: string;
   format: string;
   dry_run: boolean;
-  /** Rows read before the import ended (blank rows not counted): the sum of the counts below up to not_imported, and skipped_repeated. */
+  /** Rows read before the import ended (blank ones not counted): the sum of the counts below but blank and repeated. */
   rows: number;
   created: number;
   updated: number;
@@ -113,6 +113,8 @@ interface Batch {
   items: Pending[];
   bytes: number;
   refused: Refused[];
+  /** Bytes of the refused rows' bodies, for their dry-run. */
+  checkBytes: number;
   /** Its unique values, once asked for. */
   unique?: Set<string>;
 }
@@ -120,7 +122,7 @@ interface Batch {
 /** Rejections shown on stderr before the rest are left to --report / --rejects. */
 const SHOWN_REJECTIONS = 10;
 
-const emptyBatch = (): Batch => ({ items: [], bytes: 0, refused: [] });
+const emptyBatch = (): Batch => ({ items: [], bytes: 0, refused: [], checkBytes: 0 });
 
 export class ImportRun {
   readonly #job: ImportJob;
@@ -203,17 +205,24 @@ export class ImportRun {
       }
       this.#consumed += row.size;
       const pending = await this.#prepare(row, batch);
-      if (!pending) continue;
-      const size = jsonSize(pending.body);
+      if (pending) {
+        const size = jsonSize(pending.body);
+        if (batch.items.length > 0 && batch.bytes + size > MAX_BATCH_BYTES) {
+          await this.#dispatch(batch);
+          batch = emptyBatch();
+        }
+        batch.items.push(pending);
+        batch.bytes += size;
+      }
+      // Refused rows count too: their dry-run is a batch of its own, under the same limits, and a
+      // file whose every row is refused must not pile up in memory.
       if (
-        batch.items.length > 0 &&
-        (batch.items.length >= limit || batch.bytes + size > MAX_BATCH_BYTES)
+        batch.items.length + batch.refused.length >= limit ||
+        batch.checkBytes > MAX_BATCH_BYTES
       ) {
         await this.#dispatch(batch);
         batch = emptyBatch();
       }
-      batch.items.push(pending);
-      batch.bytes += size;
     }
     await this.#dispatch(batch);
     await this.#land();
@@ -227,7 +236,7 @@ export class ImportRun {
     return this.#summary;
   }
 
-  /** The row as a batch item (key, body), or nothing: blank, repeated and skipped, already imported, or refused here. */
+  /** The row as a batch item (key, body), or nothing: blank, skipped as repeated, already imported, or refused here. */
   async #prepare(row: Row, batch: Batch): Promise<Pending | undefined> {
     const refuse = (
       code: string,
@@ -237,6 +246,7 @@ export class ImportRun {
     ): undefined => {
       const rejection = { row: row.row, line: row.line, status: null, code, detail, errors };
       batch.refused.push(body ? { row, rejection, body } : { row, rejection });
+      if (body) batch.checkBytes += jsonSize(body);
       return undefined;
     };
     if (row.error !== undefined) return refuse("invalid_row", row.error);

@@ -6,7 +6,7 @@
 /** A cell: text as written, or a workbook's typed value (a date cell is a Date at UTC midnight of its day). */
 export type Cell = string | number | boolean | Date;
 
-/** What a field holds, from the hint the SDK's collection table gives it (`amount, e.g. 1250.00`, `date YYYY-MM-DD`). */
+/** What a field holds, from the hint of the SDK's collection table (`amount, e.g. 1250.00`, `date YYYY-MM-DD`). */
 export type FieldKind = "amount" | "number" | "integer" | "id" | "date" | "boolean" | "text";
 
 export function fieldKind(hint: string): FieldKind {
@@ -111,6 +111,9 @@ const SYMBOL = "(?:[A-Z]{0,2}\\$|\\p{Sc}|zł|Kč|[A-Za-z]{3}(?![A-Za-z]))";
 const LEADING = new RegExp(`^(${SYMBOL})\\s*`, "u");
 const TRAILING = new RegExp(`\\s*(${SYMBOL})$`, "u");
 
+/** A number as the API takes it already: most cells of most files, read without the rules below. */
+const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
 /** Spaces a spreadsheet puts between groups of thousands: the plain, the no-break and the narrow no-break one. */
 const SPACES = " \u00a0\u202f";
 const APOSTROPHES = "'\u2019";
@@ -122,6 +125,7 @@ function numberOf(cell: Cell, kind: FieldKind, options: ValueOptions): Value {
   let text: string;
   let currencies: readonly string[] | undefined;
   if (typeof cell === "number") text = textOf(cell);
+  else if (!options.decimalComma && PLAIN_NUMBER.test(cell)) text = cell;
   else {
     const read = readNumber(cell.trim(), options.decimalComma);
     if ("error" in read)
@@ -206,7 +210,9 @@ function dateOf(cell: Cell, format: DateFormat | undefined): Value {
     typeof cell === "string" ? /^(\d{1,4})([./-])(\d{1,4})\2(\d{1,4})$/.exec(text) : null;
   if (!format)
     return {
-      error: `${JSON.stringify(text)} is not a date as YYYY-MM-DD; if it is day-first or month-first, say which with --date-format (e.g. --date-format DD.MM.YYYY)`,
+      error:
+        `${JSON.stringify(text)} is not a date as YYYY-MM-DD; if it is day-first or month-first, ` +
+        "say which with --date-format (e.g. --date-format DD.MM.YYYY)",
     };
   const refusal = {
     error: `${JSON.stringify(text)} is neither YYYY-MM-DD nor ${format.text} (--date-format)`,
@@ -221,11 +227,14 @@ function dateOf(cell: Cell, format: DateFormat | undefined): Value {
   return day(text, year, Number(m), Number(d));
 }
 
+const pad = (n: number, width: number): string => String(n).padStart(width, "0");
+
 function day(text: string, year: number, month: number, date: number): Value {
-  const value = new Date(Date.UTC(year, month - 1, date));
-  if (month < 1 || month > 12 || value.getUTCDate() !== date || value.getUTCFullYear() !== year)
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  if (year < 1 || month < 1 || month > 12 || date < 1 || date > days)
     return { error: `${JSON.stringify(text)} is no day of the calendar` };
-  return { value: value.toISOString().slice(0, 10) };
+  return { value: `${pad(year, 4)}-${pad(month, 2)}-${pad(date, 2)}` };
 }
 
 function booleanOf(cell: Cell): Value {
