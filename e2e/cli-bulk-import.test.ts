@@ -102,7 +102,7 @@ describe("bulk imports", () => {
     );
     const summary = summaryOf(second.stdout);
     console.log(
-      `[bulk import] 20,000 rows: first run stopped after ${first.rows} rows (${first.created} created, ${first.rows_per_second} rows/s, ${first.requests} requests); ` +
+      `[bulk import] 20,000 rows: first run stopped with ${first.not_imported} of ${first.rows} rows not imported (${first.created} created, ${first.rows_per_second} rows/s, ${first.requests} requests); ` +
         `re-run: ${summary.already_imported} skipped from the journal, ${summary.created} created, ${summary.rejected} rejected, ${summary.requests} requests, ${summary.rows_per_second} rows/s`,
     );
     expect(second.code).toBe(3);

@@ -73,6 +73,9 @@ describe("dates", () => {
 
   test("ISO always; other layouts only as --date-format names them, with any separator", () => {
     expect(read("2024-03-15", "date")).toEqual({ value: "2024-03-15" });
+    expect(read("2024-03-15 00:00:00", "date")).toEqual({ value: "2024-03-15" });
+    expect(read("2024-03-15T00:00:00.000Z", "date")).toEqual({ value: "2024-03-15" });
+    expect(read("2024-03-15 13:30", "date")).toHaveProperty("error");
     expect(read("15.03.2024", "date", at("DD.MM.YYYY"))).toEqual({ value: "2024-03-15" });
     expect(read("15/3/2024", "date", at("DD.MM.YYYY"))).toEqual({ value: "2024-03-15" });
     expect(read("2024-03-15", "date", at("DD.MM.YYYY"))).toEqual({ value: "2024-03-15" });

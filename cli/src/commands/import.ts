@@ -258,7 +258,7 @@ function sentence(summary: ImportSummary): string {
     summary.skipped_repeated > 0 ? `, ${summary.skipped_repeated} left out (--skip-repeated)` : "";
   const plural = (count: number, one: string, many: string): string =>
     `${count} ${count === 1 ? one : many}`;
-  const each = " (each imported as a record of its own; --skip-repeated leaves them out)";
+  const each = " (each taken as a row of its own; --skip-repeated leaves them out)";
   const repeated =
     summary.repeated > 0
       ? `; ${plural(summary.repeated, "row repeats", "rows repeat")} an earlier row` +

@@ -25,6 +25,7 @@ import type { Rejection, Report } from "./report.ts";
 import type { RowReader } from "./row-body.ts";
 import { RowKeys } from "./row-key.ts";
 import type { ImportSource, Row } from "./rows.ts";
+import { isEmptyCell } from "./values.ts";
 
 /** The API takes up to 500 items a batch and 1 MiB a body; stay well inside both. */
 const MAX_BATCH_ROWS = 500;
@@ -200,8 +201,14 @@ export class ImportRun {
     let batch = emptyBatch();
     for await (const row of this.#job.source.rows) {
       if (this.#summary.stopped !== null) {
-        this.#notImported(1);
-        break;
+        // A file is read to its end, unparsed, so the summary accounts for every line; stdin may never end.
+        if (this.#job.source.totalSize === undefined) {
+          this.#notImported(1);
+          break;
+        }
+        if (isBlank(row)) this.#blankRows++;
+        else this.#notImported(1);
+        continue;
       }
       this.#consumed += row.size;
       const pending = await this.#prepare(row, batch);
@@ -563,6 +570,12 @@ export class ImportRun {
     };
   }
 }
+
+const isBlank = (row: Row): boolean =>
+  row.error === undefined &&
+  (row.cells
+    ? row.cells.every(isEmptyCell)
+    : Object.keys(row.object ?? {}).every((member) => READ_ONLY.includes(member)));
 
 const problems = (count: number): string =>
   count === 1 ? "1 field has a problem" : `${count} fields have problems`;

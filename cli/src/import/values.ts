@@ -204,7 +204,8 @@ function dateOf(cell: Cell, format: DateFormat | undefined): Value {
     return { value: cell.toISOString().slice(0, 10) };
   }
   const text = textOf(cell);
-  const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  // A date exported with its midnight (`2024-03-15 00:00:00`, `2024-03-15T00:00:00Z`) is that day.
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[ T]00:00(?::00(?:\.0+)?)?Z?)?$/.exec(text);
   if (iso) return day(text, Number(iso[1]), Number(iso[2]), Number(iso[3]));
   const parts =
     typeof cell === "string" ? /^(\d{1,4})([./-])(\d{1,4})\2(\d{1,4})$/.exec(text) : null;
