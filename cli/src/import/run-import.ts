@@ -582,8 +582,8 @@ const problems = (count: number): string =>
 
 /**
  * A row the CLI refused, with the server's objections to the rest of it (its dry-run result, by
- * `index` among the batch's rows refused with a body): the fields the CLI refused are not the server's to judge
- * (left out, they may read as missing), and a full quota is no fault of the row.
+ * `index` among the batch's rows refused with a body): the fields the CLI refused are not the
+ * server's to judge (left out, they may read as missing), and a full quota is no fault of the row.
  */
 function withServerChecks(
   rejection: Rejection,
