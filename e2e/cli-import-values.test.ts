@@ -272,9 +272,11 @@ test("every line accounted for: blank lines, empty rows, repeated rows reported;
   expect((await workersOf(other.companyId)).map((row) => row[0])).toEqual(["Mo", "Ned"]);
 });
 
-describe("Ctrl-C through `bun run erp`, the terminal signalling the whole process group", () => {
-  // A stand-in API that answers each batch slowly, so the signal comes while batches are in flight.
+describe("against an API that answers each batch slowly", () => {
+  // A stand-in API: the signal comes while batches are in flight, and it sees how many overlap.
   let answered = 0;
+  let flying = 0;
+  let mostFlying = 0;
   let stub: ReturnType<typeof Bun.serve>;
   beforeAll(() => {
     stub = Bun.serve({
@@ -285,7 +287,9 @@ describe("Ctrl-C through `bun run erp`, the terminal signalling the whole proces
         if (url.pathname === "/v1/usage")
           return Response.json({ data: { quotas: { workers: { used: 0, limit: null } } } });
         const { items } = (await request.json()) as { items: unknown[] };
+        mostFlying = Math.max(mostFlying, ++flying);
         await Bun.sleep(250);
+        flying--;
         answered++;
         return Response.json({
           data: {
@@ -307,7 +311,38 @@ describe("Ctrl-C through `bun run erp`, the terminal signalling the whole proces
   });
   afterAll(() => void stub.stop(true));
 
-  test("prints the summary and exits 130, 10 times in 10", async () => {
+  test("--concurrency bounds the batches in flight (3 by default)", async () => {
+    const file = path.join(dir, "six-batches.csv");
+    writeFileSync(file, `name\n${Array.from({ length: 600 }, (_, i) => `Crew ${i}`).join("\n")}\n`);
+    const cli = erpFor(`http://127.0.0.1:${stub.port}`, "erp_stub");
+    const most: Record<string, number> = {};
+    for (const concurrency of ["1", "2", undefined]) {
+      mostFlying = 0;
+      const args = ["import", "workers", file, "--batch-size", "100", "-o", "json"];
+      const result = await cli(concurrency ? [...args, "--concurrency", concurrency] : args, {
+        env: { XDG_STATE_HOME: path.join(dir, `state-c${concurrency}`) },
+      });
+      expect(JSON.parse(result.stdout)).toMatchObject({ created: 600 });
+      most[concurrency ?? "default"] = mostFlying;
+    }
+    expect(most).toEqual({ "1": 1, "2": 2, default: 3 });
+  });
+
+  test("import --help is wrapped once: each paragraph's lines run to the width but its last", async () => {
+    const help = (await erpFor(`http://127.0.0.1:${stub.port}`, "erp_stub")(["import", "--help"]))
+      .stdout;
+    const paragraphs = help
+      .split("\n\n")
+      .filter((part) => !/^\s*(Usage|Arguments|Options|EXAMPLES)/.test(part));
+    expect(paragraphs.length).toBeGreaterThan(3);
+    for (const paragraph of paragraphs) {
+      const lines = paragraph.split("\n");
+      for (const line of lines.slice(0, -1))
+        expect({ line, short: line.length < 60 }).toEqual({ line, short: false });
+    }
+  });
+
+  test("Ctrl-C to the process group of `bun run erp`: the summary and exit 130, 10 times in 10", async () => {
     const file = path.join(dir, "long.csv");
     writeFileSync(
       file,
