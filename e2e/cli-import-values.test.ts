@@ -116,6 +116,7 @@ describe("values as spreadsheets write them", () => {
       ["Name", "Budget", "Currency", "Start Date"],
       ["Depot", "€1.250.000,00", "EUR", "01.04.2024"],
       ["Bridge", "1.500,5 EUR", "", ""],
+      ["Quay", "300 €", " eur ", ""],
       ["Tower", "£2.000", "EUR", ""],
       ["Plain", "900", "", ""],
     ]);
@@ -134,10 +135,10 @@ describe("values as spreadsheets write them", () => {
       "json",
     ]);
     expect(result.code).toBe(3);
-    expect(JSON.parse(result.stdout)).toMatchObject({ created: 3, rejected: 1 });
+    expect(JSON.parse(result.stdout)).toMatchObject({ created: 4, rejected: 1 });
     expect(ndjson(readFileSync(report, "utf8"))).toMatchObject([
       {
-        row: 3,
+        row: 4,
         errors: [
           {
             field: "budget_amount",
@@ -169,6 +170,7 @@ describe("values as spreadsheets write them", () => {
     ).toEqual([
       ["Depot", "1250000.00", "EUR", "2024-04-01"],
       ["Bridge", "1500.50", "EUR", null],
+      ["Quay", "300.00", "EUR", null],
       ["Plain", "900.00", "USD", null],
     ]);
   });

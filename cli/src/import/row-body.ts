@@ -90,7 +90,9 @@ export class RowReader {
       message,
     });
     if (typeof body.currency === "string") {
+      // ISO codes are upper case; a spreadsheet's `eur` means EUR.
       const currency = body.currency.toUpperCase();
+      body.currency = currency;
       return amounts
         .filter((amount) => !amount.currencies.includes(currency))
         .map((amount) =>
