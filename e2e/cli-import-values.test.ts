@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { erpFor, ndjson, tempDir } from "@erp/testing/cli";
+import { erpFor, ndjson, startErpFor, tempDir } from "@erp/testing/cli";
 import { newCompany, testDb } from "@erp/testing/company";
 import { parseCsv } from "@erp/testing/csv";
 import { ROOT } from "@erp/testing/server";
@@ -342,6 +342,31 @@ describe("against an API that answers each batch slowly", () => {
       for (const line of lines.slice(0, -1))
         expect({ line, short: line.length < 60 }).toEqual({ line, short: false });
     }
+  });
+
+  test("a second Ctrl-C quits at once, with a one-line summary", async () => {
+    const file = path.join(dir, "second.csv");
+    writeFileSync(
+      file,
+      `name\n${Array.from({ length: 2000 }, (_, i) => `Hand ${i}`).join("\n")}\n`,
+    );
+    const before = answered;
+    const cli = startErpFor(`http://127.0.0.1:${stub.port}`, "erp_stub")(
+      ["import", "workers", file, "--batch-size", "100", "--concurrency", "1", "-o", "json"],
+      { env: { XDG_STATE_HOME: path.join(dir, "state-second") } },
+    );
+    // One batch at a time: once the first is answered, the second is in flight for 250 ms.
+    while (answered === before && cli.process.exitCode === null) await Bun.sleep(5);
+    await Bun.sleep(20);
+    cli.process.kill("SIGINT");
+    await Bun.sleep(30);
+    cli.process.kill("SIGINT");
+    const result = await cli.finished;
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(
+      /\d+ workers rows: \d+ created, .* not imported .*Stopped early: quit at once/,
+    );
   });
 
   test("Ctrl-C to the process group of `bun run erp`: the summary and exit 130, 10 times in 10", async () => {
