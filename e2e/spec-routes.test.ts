@@ -57,8 +57,11 @@ function gaps(app: App, document: Json): string[] {
       if (!(narrowed?.properties?.code?.enum?.length > 0))
         found.push(`${key} ${status}: no code enum`);
     }
-    // Actions on a member (POST …/rotate-secret) take no body; every other write does.
-    const action = /\/:id\/[a-z]+-[a-z-]+$/.test(route.path);
+    // An action on a member (POST …/{id}/test, …/rotate-secret: a path nothing is listed at)
+    // may take no body; every other write does (a sub-collection's create included).
+    const action =
+      /\/:id\/[a-z-]+$/.test(route.path) &&
+      !app.routes.some((other) => other.method === "GET" && other.path === route.path);
     if (
       (method === "post" || method === "patch") &&
       !action &&
