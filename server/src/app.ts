@@ -3,6 +3,10 @@ import { Elysia } from "elysia";
 import { Admission } from "./auth/admission.ts";
 import { CompanyCache } from "./auth/company-cache.ts";
 import { RateLimiter } from "./auth/rate-limit.ts";
+import { RouteScopes, type RecordOwner } from "./auth/route-scopes.ts";
+import { companyRowExists } from "./db/company-rows.ts";
+import { apiTokens, webhookEndpoints } from "./db/schema.ts";
+import { tokenRoutes } from "./routes/token-routes.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { IdAllocator } from "./db/ids.ts";
 import { GroupCommits } from "./writes/group-commits.ts";
@@ -25,7 +29,10 @@ import { openApiRoutes } from "./surfaces/openapi.ts";
 export interface AppDeps {
   database: Pick<DatabaseHandle, "db" | "reader" | "writer">;
   meter: UsageMeter;
-  /** Token lookups; one per process, so its few seconds of memory are shared by every request. */
+  /**
+   * Token lookups; one per process, so its few seconds of memory are shared by every request,
+   * started (and stopped) by its owner: it hears of revocations once a second.
+   */
   companies?: CompanyCache;
   /** Rate limits; one per process, started (and stopped) by its owner. */
   limiter?: RateLimiter;
@@ -41,10 +48,12 @@ export function buildApp(deps: AppDeps) {
   // One id allocator per process: the blocks of ids it reserved are this process's to hand out.
   // One group commit per process: a company's writes wait for its commit in flight here.
   const store = { db, writer, ids: new IdAllocator(reader), commits: new GroupCommits() };
+  // What each route needs of a token, read from the routes once they are all registered.
+  const scopes = new RouteScopes();
   const routeDeps = {
     db,
     store,
-    admission: new Admission(companies, limiter, deps.meter),
+    admission: new Admission(companies, limiter, scopes, deps.meter),
     waiters,
   };
   const methods = methodTable();
@@ -53,14 +62,31 @@ export function buildApp(deps: AppDeps) {
     .use(requestContext)
     .use(cors)
     .use(healthRoutes(db))
-    .use(usageRoutes({ db, admission: new Admission(companies, limiter) }));
+    .use(usageRoutes({ db, admission: new Admission(companies, limiter, scopes) }));
   for (const def of ALL_RESOURCES) app.use(resourceRoutes(def, routeDeps));
   app.use(eventRoutes(routeDeps));
   app.use(webhookRoutes(routeDeps));
+  app.use(tokenRoutes(routeDeps, companies));
   // The spec surfaces read the whole app's routes when asked, so they always match what is served.
   app.use(openApiRoutes(app)).use(docsRoutes()).use(collectionRoutes(app));
   methods.load(app.routes);
+  scopes.load(app.routes as never, recordOwners(db));
   return app;
+}
+
+/** The records a path id may name, by the collection segment before it (`/v1/workers/:id`). */
+function recordOwners(db: AppDeps["database"]["db"]): Record<string, RecordOwner> {
+  const owner = (what: string, table: Parameters<typeof companyRowExists>[1]): RecordOwner => ({
+    what,
+    exists: (companyId, id) => companyRowExists(db, table, companyId, id),
+  });
+  return {
+    ...Object.fromEntries(
+      ALL_RESOURCES.map((def) => [def.name, owner(def.singular.toLowerCase(), def.table)]),
+    ),
+    "webhook-endpoints": owner("webhook endpoint", webhookEndpoints),
+    tokens: owner("token", apiTokens),
+  };
 }
 
 export type App = ReturnType<typeof buildApp>;

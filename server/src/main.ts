@@ -2,6 +2,7 @@
 import { count } from "drizzle-orm";
 import { createCompany } from "./admin/companies.ts";
 import { buildApp } from "./app.ts";
+import { CompanyCache } from "./auth/company-cache.ts";
 import { RateLimiter } from "./auth/rate-limit.ts";
 import { envMilliseconds, loadConfig } from "./base/config.ts";
 import { connectDatabase, isGaleraNode, type Database } from "./db/client.ts";
@@ -63,7 +64,10 @@ const stopHousekeeping = startHousekeeping(database.db);
 const limiter = new RateLimiter(database.db);
 limiter.start();
 const waiters = new FeedWaiters(database.db);
-const app = buildApp({ database, meter, limiter, waiters });
+// Hears of revoked tokens once a second and writes when tokens were last used.
+const tokens = new CompanyCache(database.db);
+tokens.start();
+const app = buildApp({ database, meter, limiter, waiters, companies: tokens });
 // Every process delivers webhooks; leases in the database keep one process per delivery.
 const webhooks = new WebhookDispatcher(database.db);
 webhooks.start();
@@ -127,6 +131,7 @@ async function shutdown(signal: string): Promise<void> {
   await stopTracing?.();
   await meter.close();
   await limiter.stop();
+  await tokens.stop();
   await database.close();
   process.exit(drained ? 0 : 1);
 }

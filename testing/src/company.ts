@@ -40,5 +40,16 @@ export async function newCompany(overrides: Partial<NewCompany> = {}): Promise<T
   return { companyId: created.company_id, token: created.token };
 }
 
-export const newToken = (companyId: number): Promise<string> => issueToken(testDb().db, companyId);
+/** Another token of the company; `spec` names its scopes (default `*`) and expiry. */
+export const newToken = async (
+  companyId: number,
+  spec: { name?: string; scopes?: string[]; expiresInDays?: number } = {},
+): Promise<string> => {
+  const issued = await issueToken(testDb().db, companyId, {
+    name: spec.name ?? "test",
+    scopes: spec.scopes ?? ["*"],
+    ...(spec.expiresInDays === undefined ? {} : { expiresInDays: spec.expiresInDays }),
+  });
+  return issued.token;
+};
 export const revoke = (token: string): Promise<boolean> => revokeToken(testDb().db, token);

@@ -40,7 +40,8 @@ export async function createCompany(
     await executePrepared(tx, counters.text, counters.values ?? []);
     return id;
   });
-  return { company_id: companyId, token: await issueToken(db, companyId) };
+  const issued = await issueToken(db, companyId, { name: "initial", scopes: ["*"] });
+  return { company_id: companyId, token: issued.token };
 }
 
 /**

@@ -10,6 +10,9 @@ import { noteCompany } from "../telemetry/request-facts.ts";
 import type { Company } from "./company.ts";
 import type { CompanyCache } from "./company-cache.ts";
 import type { RateLimiter, ResponseHeaders } from "./rate-limit.ts";
+import type { RouteScopes } from "./route-scopes.ts";
+import { satisfies } from "./scopes.ts";
+import type { Caller } from "./tokens.ts";
 
 /** Counts a company's metered requests (the usage meter). */
 export interface RequestCounter {
@@ -24,31 +27,39 @@ export class Admission {
   constructor(
     private readonly companies: CompanyCache,
     private readonly limiter: RateLimiter,
+    private readonly scopes: RouteScopes,
     private readonly counter?: RequestCounter,
   ) {}
 
   /**
-   * The company the request is admitted for, else 401, 402 or 429; sets the RateLimit headers.
-   * Metered from the moment the token is known, so the refusals after that count too.
+   * The caller (company and token) the request is admitted for, else 401, 402, 429, or for a token
+   * without the scope `route` needs 404 or 403 (route-scopes.ts); sets the RateLimit headers.
+   * Metered from the moment the token is known, so the refusals after that count too (a refused
+   * dry-run as a plain request: it was no write).
    */
   async admit(
     request: Request,
     ctx: RequestContext,
     addon: Addon,
     headers: ResponseHeaders,
-  ): Promise<Company> {
-    const company = await authenticate(this.companies, request);
-    noteCompany(request, company.id);
+    route: string,
+    params: Record<string, string>,
+  ): Promise<Caller> {
+    const caller = await authenticate(this.companies, request);
+    noteCompany(request, caller.company.id);
+    const need = this.scopes.need(request.method, route);
+    const granted = satisfies(caller.token.scopes, need.anyOf);
     this.counter?.count(
-      company.id,
+      caller.company.id,
       ctx.receivedAt,
-      ctx.dryRun && WRITE_METHODS.has(request.method),
+      granted && ctx.dryRun && WRITE_METHODS.has(request.method),
     );
-    requireAddons(company, addon);
-    const back = await this.limiter.admit(company, headers);
+    requireAddons(caller.company, addon);
+    const back = await this.limiter.admit(caller.company, headers);
     // A refusal from here on gives the request back (http/errors.ts).
     if (back) onGiveBack(request, back);
-    return company;
+    if (!granted) await this.scopes.refuse(need, caller, params);
+    return caller;
   }
 
   /** A replay costs the company nothing: its request goes back to the rate limit and counts as a replay. */
@@ -68,9 +79,10 @@ export function admitted(name: string, addon: Addon, admission: Admission) {
   return new Elysia({ name })
     .use(requestContext)
     .onParse(() => null)
-    .derive(async ({ request, ctx, set }) => ({
-      company: await admission.admit(request, ctx, addon, set.headers),
-    }));
+    .derive(async ({ request, ctx, set, route, params }) => {
+      const caller = await admission.admit(request, ctx, addon, set.headers, route, params);
+      return { company: caller.company, token: caller.token };
+    });
 }
 
 export type AdmittedApp = ReturnType<typeof admitted>;

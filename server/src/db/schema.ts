@@ -138,10 +138,20 @@ export const apiTokens = companyTable(
   "api_tokens",
   {
     token_hash: char("token_hash", { length: 64 }).notNull(),
+    name: varchar("name", { length: 100 }).notNull().default(""),
+    // Space-separated; tokens made before scopes existed hold every scope.
+    scopes: varchar("scopes", { length: 1000 }).notNull().default("*"),
     created_at: timestamps.created_at,
+    expires_at: datetime("expires_at", { mode: "date", fsp: 3 }),
+    // Minute precision: each process writes it at most once a minute per token.
+    last_used_at: datetime("last_used_at", { mode: "date", fsp: 3 }),
     revoked_at: datetime("revoked_at", { mode: "date", fsp: 3 }),
   },
-  (t) => [uniqueIndex("api_tokens_hash").on(t.token_hash)],
+  // Every process asks each second which tokens were revoked lately, of any company.
+  (t) => [
+    uniqueIndex("api_tokens_hash").on(t.token_hash),
+    index("api_tokens_revoked").on(t.revoked_at),
+  ],
 );
 
 function lookupTable<N extends string>(name: N) {

@@ -189,8 +189,15 @@ const RESPONSE_HEADER_NAMES: Record<ResponseHeader, string> = {
 
 const ERROR_STATUSES: Record<number, { text: string; headers?: ResponseHeader[] }> = {
   400: { text: "Bad Request" },
-  401: { text: "Unauthorized: token missing, unknown or revoked", headers: ["WWWAuthenticate"] },
+  401: {
+    text: "Unauthorized: token missing, unknown, revoked or expired",
+    headers: ["WWWAuthenticate"],
+  },
   402: { text: "Payment Required" },
+  403: {
+    text: "Forbidden: the token lacks the scope this operation needs (named in WWW-Authenticate)",
+    headers: ["WWWAuthenticate"],
+  },
   404: { text: "Not Found" },
   408: {
     text: "Request Timeout: the body did not arrive within 10 s of the request; the connection is closed",
@@ -228,7 +235,22 @@ function byStatus(codes: readonly RefusalCode[]): Map<number, RefusalCode[]> {
   return grouped;
 }
 
-export interface OperationDoc {
+/**
+ * Marks, in a route's `detail`, an operation any token may do to itself (revoking itself),
+ * whatever its scopes (auth/route-scopes.ts). A symbol: never part of the document.
+ */
+export const OWN_TOKEN = Symbol("a token may do this to itself");
+
+/**
+ * Who may call an operation: no token at all (`public`), or a token holding `scope`, or any one of
+ * several (`[]`: any token). It becomes the operation's security requirement, which admission
+ * enforces (docs/tokens.md).
+ */
+export type OperationAccess =
+  | { public: true; scope?: undefined }
+  | { public?: false; scope: string | readonly string[]; ownToken?: true };
+
+export interface OperationDocFields {
   operationId: string;
   summary: string;
   description?: string;
@@ -243,12 +265,21 @@ export interface OperationDoc {
   >;
   /** The refusals it may answer with beyond admission's (which every authenticated operation has). */
   refusals?: readonly RefusalCode[];
-  /** Needs no token: an empty security requirement. */
-  public?: boolean;
   /** The JSON request body's schema; the server parses and validates bodies itself. */
   body?: TSchema;
   /** Specification extensions (`x-…` members) of the operation. */
   extensions?: Record<`x-${string}`, unknown>;
+}
+
+export type OperationDoc = OperationDocFields & OperationAccess;
+
+/** The security requirement: each scope that would do, one requirement each (any one suffices). */
+function securityOf(doc: OperationAccess): Record<string, string[]>[] {
+  if (doc.public) return [];
+  const scopes = typeof doc.scope === "string" ? [doc.scope] : doc.scope;
+  return scopes.length === 0
+    ? [{ bearerAuth: [] }]
+    : scopes.map((scope) => ({ bearerAuth: [scope] }));
 }
 
 function responseHeaders(names: readonly ResponseHeader[], authenticated: boolean) {
@@ -300,8 +331,11 @@ export function operationDetail(doc: OperationDoc): DocumentDecoration {
       ...(response.content ? { content: response.content } : {}),
     };
   }
+  const security = securityOf(doc);
+  const scoped = security.some((requirement) => (requirement.bearerAuth ?? []).length > 0);
   for (const [status, codes] of byStatus([
     ...(authenticated ? ADMISSION_REFUSALS : []),
+    ...(scoped ? (["insufficient_scope"] as const) : []),
     ...(doc.refusals ?? []),
   ])) {
     const known = ERROR_STATUSES[status];
@@ -328,7 +362,8 @@ export function operationDetail(doc: OperationDoc): DocumentDecoration {
       ? { requestBody: { required: true, content: { "application/json": { schema: doc.body } } } }
       : {}),
     responses,
-    ...(doc.public ? { security: [] } : {}),
+    security,
+    ...(!doc.public && doc.ownToken ? { [OWN_TOKEN]: true } : {}),
     ...doc.extensions,
   } as DocumentDecoration;
 }

@@ -89,6 +89,7 @@ export function usageRoutes(deps: { db: Database; admission: Admission }) {
     },
     {
       detail: operationDetail({
+        scope: "usage:read",
         operationId: "getUsage",
         summary: "Usage and quotas",
         description: DESCRIPTION,

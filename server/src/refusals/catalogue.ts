@@ -8,6 +8,7 @@ const TITLES = {
   400: "Bad Request",
   401: "Unauthorized",
   402: "Payment Required",
+  403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
   408: "Request Timeout",
@@ -28,6 +29,7 @@ export const CATALOGUE = {
   invalid_query: 400,
   invalid_idempotency_key: 400,
   unauthorized: 401,
+  insufficient_scope: 403,
   feature_off: 402,
   quota_exceeded: 402,
   not_found: 404,
@@ -113,6 +115,28 @@ export const methodNotAllowed = (
 // Admission: the token, the company's add-ons and its rate limit.
 export const unauthorized = (detail: string): Refusal =>
   refusal("unauthorized", detail, { headers: { "www-authenticate": 'Bearer realm="erp"' } });
+/** A token the server knows but that no longer works: RFC 6750's invalid_token, with the reason. */
+export const invalidToken = (reason: "revoked" | "expired"): Refusal => {
+  const detail = `The token was ${reason}; use another token (docs/tokens.md).`;
+  return refusal("unauthorized", detail, {
+    headers: {
+      "www-authenticate": `Bearer realm="erp", error="invalid_token", error_description="The token was ${reason}"`,
+    },
+  });
+};
+/** `scope`: what the operation needs (any one of several: the first is named in the header). */
+export const insufficientScope = (scopes: readonly string[]): Refusal =>
+  refusal(
+    "insufficient_scope",
+    scopes.length === 1
+      ? `This token lacks the scope ${scopes[0]}, which this operation needs.`
+      : `This token lacks a read scope; this operation needs any one of ${scopes.join(", ")}.`,
+    {
+      headers: {
+        "www-authenticate": `Bearer realm="erp", error="insufficient_scope", scope="${scopes.join(" ")}"`,
+      },
+    },
+  );
 export const featureOff = (missing: readonly string[]): Refusal =>
   refusal(
     "feature_off",

@@ -14,6 +14,7 @@ import { SPARSE_MEDIA_TYPE } from "../http/respond.ts";
 import { batchBodySchema } from "./batch-schemas.ts";
 import { BODY_REFUSALS, WRITE_REFUSALS } from "./route-context.ts";
 import { MAX_BATCH_ITEMS } from "../writes/batch.ts";
+import { RESOURCES } from "../resources/registry.ts";
 
 function operationIds(def: ResourceDefinition): Record<Operation, string> {
   const owner = def.parent ? pascal(def.parent.resource.name) : "";
@@ -111,6 +112,20 @@ const sparseContent = (schema: TSchema) => ({ [SPARSE_MEDIA_TYPE]: { schema } })
 
 const DRY_RUN_NOTE = "With `X-Dry-Run: 1` (or `dry_run=1`) every rule runs and nothing is written.";
 
+/** The scopes of the API's operations besides the resources' (docs/tokens.md). */
+export const OTHER_READ_SCOPES = ["events:read", "webhooks:read", "usage:read"] as const;
+
+/**
+ * The scope an operation of this definition needs: its resource's read or write scope (a
+ * sub-resource's is its parent's); a lookup needs any read scope.
+ */
+export function operationScope(def: ResourceDefinition, operation: Operation): string[] {
+  if (def.seed)
+    return [...RESOURCES.map((resource) => `${resource.name}:read`), ...OTHER_READ_SCOPES];
+  const access = operation === "list" || operation === "get" ? "read" : "write";
+  return [`${(def.parent?.resource ?? def).name}:${access}`];
+}
+
 export function crudDetail(
   def: ResourceDefinition,
   operation: Operation,
@@ -123,6 +138,7 @@ export function crudDetail(
     tags,
     query,
     refusals: operationRefusals(def, operation),
+    scope: operationScope(def, operation),
   };
   const notModified = {
     description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.",

@@ -159,6 +159,7 @@ function feedRoute(deps: RouteDeps) {
     {
       detail: operationDetail({
         operationId: "listEvents",
+        scope: "events:read",
         summary: "The change feed",
         description: `Every committed change of the company's records, in commit order: creates, updates, deletes and rental changes (not dry-runs, replays or writes that changed nothing). Follow \`meta.next_cursor\` (pass it as \`after\`) to see every event exactly once and in order, even while several servers commit at once. To follow the feed live, start with \`after=latest\` and long-poll: pass each next_cursor with \`wait=30\`, and the answer comes as soon as a new event commits (within a second), or empty after 30 s. Events are kept ${RETENTION_DAYS} days; a cursor older than that is 410 cursor_expired. Events of resources whose add-on the company lacks are not shown.`,
         tags: ["events"],
@@ -215,6 +216,8 @@ function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
     {
       detail: operationDetail({
         operationId: `list${def.singular}Events`,
+        // A record's history is part of reading the record.
+        scope: `${def.name}:read`,
         summary: `History of one ${what}`,
         description: `The audit trail of one ${what}: every committed change, oldest first, with the request id and Idempotency-Key of the write. A deleted ${what} keeps its history.`,
         tags: [def.name],

@@ -218,6 +218,7 @@ export function webhookRoutes(deps: RouteDeps) {
       {
         detail: operationDetail({
           operationId: "listWebhookEndpoints",
+          scope: "webhooks:read",
           summary: "List webhook endpoints",
           description:
             "The company's webhook endpoints, oldest first (secrets are never shown again).",
@@ -242,6 +243,7 @@ export function webhookRoutes(deps: RouteDeps) {
       {
         detail: operationDetail({
           operationId: "createWebhookEndpoint",
+          scope: "webhooks:write",
           summary: "Create a webhook endpoint",
           description:
             'Every later event whose type matches `events` is POSTed to `url` as JSON (the event as in GET /v1/events) with `ERP-Event-Id` and `ERP-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff for 24 hours (at least 8 attempts). The answer carries the signing secret, once. URLs must be https to a public address: every address the host resolves to is checked when the endpoint is saved and again when each delivery connects, in every spelling (IPv4-mapped and -compatible IPv6, NAT64, 6to4, Teredo, the IANA special-purpose ranges), and a delivery connects only to an address so checked. Redirects are not followed (a 3xx is a failed attempt). http and private addresses only on servers run with WEBHOOK_ALLOW_PRIVATE=1. Deliveries to one endpoint never delay another\'s: each endpoint (and each company) has its own few sending slots, so a slow or dead receiver holds only its own.',
@@ -270,6 +272,7 @@ export function webhookRoutes(deps: RouteDeps) {
       {
         detail: operationDetail({
           operationId: "getWebhookEndpoint",
+          scope: "webhooks:read",
           summary: "Get one webhook endpoint",
           description: "One endpoint, without its secret.",
           tags: TAGS,
@@ -288,6 +291,7 @@ export function webhookRoutes(deps: RouteDeps) {
       {
         detail: operationDetail({
           operationId: "updateWebhookEndpoint",
+          scope: "webhooks:write",
           summary: "Update a webhook endpoint",
           description:
             "Changes the fields sent (url, events, description, enabled). A disabled endpoint is sent nothing; the events since it was disabled go out once it is enabled again.",
@@ -324,6 +328,7 @@ export function webhookRoutes(deps: RouteDeps) {
       {
         detail: operationDetail({
           operationId: "deleteWebhookEndpoint",
+          scope: "webhooks:write",
           summary: "Delete a webhook endpoint",
           description: "Nothing more is sent to it; its pending deliveries are cancelled.",
           tags: TAGS,
@@ -360,6 +365,7 @@ export function webhookRoutes(deps: RouteDeps) {
       {
         detail: operationDetail({
           operationId: "rotateWebhookSecret",
+          scope: "webhooks:write",
           summary: "Rotate a webhook endpoint's secret",
           description:
             "Makes a new signing secret, shown once in the answer. With `expires_in` (seconds, at " +
@@ -408,6 +414,7 @@ export function webhookRoutes(deps: RouteDeps) {
       {
         detail: operationDetail({
           operationId: "testWebhookEndpoint",
+          scope: "webhooks:write",
           summary: "Send a test ping to a webhook endpoint",
           description:
             'POSTs a signed `ping` event (`{id, type: "ping", data: {endpoint_id}, ' +
@@ -440,6 +447,7 @@ export function webhookRoutes(deps: RouteDeps) {
       {
         detail: operationDetail({
           operationId: "replayWebhookEvents",
+          scope: "webhooks:write",
           summary: "Replay past events to a webhook endpoint",
           description:
             "Queues again every event the endpoint subscribes to after `after` (an event id) or " +
@@ -469,6 +477,7 @@ export function webhookRoutes(deps: RouteDeps) {
       {
         detail: operationDetail({
           operationId: "listWebhookDeliveries",
+          scope: "webhooks:read",
           summary: "The deliveries log of a webhook endpoint",
           description:
             "Newest first: each event sent (or being sent) to the endpoint, its status (pending, delivered, failed after 24 h of retries, cancelled) and every attempt with the status code and duration.",

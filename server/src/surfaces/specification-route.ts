@@ -2,7 +2,7 @@
 // metered; `schema` documents (and checks) a JSON answer.
 import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { operationDetail, type OperationDoc } from "../http/operation-docs.ts";
+import { operationDetail, type OperationDocFields } from "../http/operation-docs.ts";
 
 /** For the schemas of documents whose members are not all spelled out. */
 export const open = { additionalProperties: true };
@@ -10,7 +10,7 @@ export const open = { additionalProperties: true };
 export function specificationRoute(
   name: string,
   path: string,
-  doc: Omit<OperationDoc, "tags" | "public">,
+  doc: Omit<OperationDocFields, "tags">,
   answer: (request: Request) => unknown,
   schema?: TSchema,
 ) {

@@ -1,0 +1,274 @@
+// /v1/tokens (docs/tokens.md): a company lists, makes and revokes its own API tokens. A token
+// grants another only scopes it holds itself; any token may list them and revoke itself. Writes
+// run like every other write (Idempotency-Key, X-Dry-Run).
+import { Type, type TSchema } from "@sinclair/typebox";
+import { t } from "elysia";
+import { admitted } from "../auth/admission.ts";
+import { expandScope, grants, SHORTHANDS } from "../auth/scopes.ts";
+import { issueToken, listTokens, revokeTokenById, type TokenInfo } from "../auth/tokens.ts";
+import { operationDetail } from "../http/operation-docs.ts";
+import { parseQuery } from "../http/query.ts";
+import { insufficientScope, notFound, validationFailed } from "../refusals/catalogue.ts";
+import type { FieldError } from "../refusals/refusal.ts";
+import { RESOURCES } from "../resources/registry.ts";
+import { timestampSchema } from "../resources/schemas.ts";
+import { OTHER_READ_SCOPES } from "./crud-docs.ts";
+import {
+  BODY_REFUSALS,
+  parseId,
+  runWrite,
+  WRITE_REFUSALS,
+  writeParsers,
+  type RouteDeps,
+} from "./route-context.ts";
+
+const PATH = "/v1/tokens";
+const TAGS = ["tokens"];
+const MAX_NAME = 100;
+const MAX_DAYS = 3650;
+
+/** Every scope an operation may need, then the shorthands: what a token may be given. */
+export const CONCRETE_SCOPES: readonly string[] = [
+  ...RESOURCES.flatMap((def) => [`${def.name}:read`, `${def.name}:write`]),
+  ...OTHER_READ_SCOPES,
+  "webhooks:write",
+  "tokens:write",
+];
+export const GRANTABLE_SCOPES: readonly string[] = [...CONCRETE_SCOPES, ...SHORTHANDS];
+
+const timestamp = timestampSchema();
+const ScopeSchema = Type.String({
+  enum: [...GRANTABLE_SCOPES],
+  title: "TokenScope",
+  description:
+    "`<resource>:read` or `<resource>:write` (a write scope includes the read), `events:read`, `webhooks:read`, `webhooks:write`, `usage:read`, `tokens:write`; `read` or `write` for every resource's, `*` for everything.",
+});
+const tokenProperties = {
+  id: Type.Integer(),
+  name: Type.String(),
+  scopes: Type.Array(ScopeSchema),
+  created_at: timestamp,
+  expires_at: t.Union([timestamp, t.Null()], { description: "null: the token never expires." }),
+};
+const TokenSchema = Type.Object(
+  {
+    ...tokenProperties,
+    last_used_at: t.Union([timestamp, t.Null()], {
+      description: "The minute the token was last used (null: never).",
+    }),
+    current: Type.Boolean({ description: "True for the token this request was made with." }),
+  },
+  { additionalProperties: false, title: "Token" },
+);
+const CreatedToken = Type.Object(
+  {
+    ...tokenProperties,
+    token: Type.String({ description: "The secret (erp_…). Shown only here: keep it." }),
+  },
+  { additionalProperties: false, title: "TokenCreated" },
+);
+const TokenInput = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: MAX_NAME, examples: ["import-bot"] }),
+    scopes: Type.Array(ScopeSchema, { minItems: 1, examples: [["workers:write", "events:read"]] }),
+    expires_in_days: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_DAYS,
+        description: "Days until the token stops working; absent: never.",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    title: "TokenCreate",
+    examples: [{ name: "import-bot", scopes: ["workers:write"], expires_in_days: 30 }],
+  },
+);
+const DryRunWrite = Type.Object(
+  { dry_run: Type.Literal(true) },
+  { additionalProperties: false, title: "TokenDryRun" },
+);
+const item = (schema: TSchema, title: string) =>
+  Type.Object({ data: schema }, { additionalProperties: false, title });
+
+interface TokenRequest {
+  name: string;
+  scopes: string[];
+  expiresInDays?: number;
+}
+
+/** Every problem of a create body at once, as for the other resources. */
+function validate(body: unknown): TokenRequest {
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw validationFailed([
+      { field: "body", code: "invalid_type", message: "The body must be a JSON object." },
+    ]);
+  const { name, scopes, expires_in_days: days, ...rest } = body as Record<string, unknown>;
+  const errors: FieldError[] = Object.keys(rest).map((field) => ({
+    field,
+    code: "unknown_field",
+    message: `${field} is not a field of a token; send name, scopes and expires_in_days.`,
+  }));
+  if (typeof name !== "string" || name.trim() === "" || name.length > MAX_NAME)
+    errors.push({
+      field: "name",
+      code: name === undefined ? "required" : "invalid_type",
+      message: `name must be text of 1 to ${MAX_NAME} characters, e.g. "import-bot".`,
+    });
+  if (!Array.isArray(scopes) || scopes.length === 0)
+    errors.push({
+      field: "scopes",
+      code: scopes === undefined ? "required" : "invalid_type",
+      message: 'scopes must be a list of one or more scopes, e.g. ["workers:write"].',
+    });
+  else
+    scopes.forEach((scope, index) => {
+      if (typeof scope !== "string" || !GRANTABLE_SCOPES.includes(scope))
+        errors.push({
+          field: `scopes.${index}`,
+          code: "invalid_enum",
+          message: `${JSON.stringify(scope)} is not a scope; use one of ${GRANTABLE_SCOPES.join(", ")}.`,
+        });
+    });
+  if (
+    days !== undefined &&
+    (!Number.isInteger(days) || (days as number) < 1 || (days as number) > MAX_DAYS)
+  )
+    errors.push({
+      field: "expires_in_days",
+      code: "invalid_value",
+      message: `expires_in_days must be a whole number of days from 1 to ${MAX_DAYS}, or absent for a token that never expires.`,
+    });
+  if (errors.length > 0) throw validationFailed(errors);
+  return {
+    name: (name as string).trim(),
+    scopes: scopes as string[],
+    ...(days === undefined ? {} : { expiresInDays: days as number }),
+  };
+}
+
+/** A token grants only what it holds: each scope asked for, as everything it stands for. */
+function refuseEscalation(caller: TokenInfo, scopes: readonly string[]): void {
+  for (const scope of scopes) {
+    if (scope === "*" && !caller.scopes.has("*")) throw insufficientScope(["*"]);
+    for (const concrete of expandScope(scope, CONCRETE_SCOPES))
+      if (!grants(caller.scopes, concrete)) throw insufficientScope([concrete]);
+  }
+}
+
+export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number): void }) {
+  return admitted("tokens", "api", deps.admission)
+    .get(
+      PATH,
+      async ({ company, token, request }) => {
+        parseQuery(request.url, {});
+        const tokens = await listTokens(deps.db, company.id);
+        return { data: tokens.map((one) => ({ ...one, current: one.id === token.id })) };
+      },
+      {
+        detail: operationDetail({
+          operationId: "listTokens",
+          summary: "List the company's tokens",
+          description:
+            "Every live (not revoked) token of the company, oldest first, with its name, scopes, expiry and the minute it was last used; never a secret. Any token may list them.",
+          tags: TAGS,
+          scope: [],
+          refusals: ["invalid_query"],
+          responses: { 200: { description: "Every live token." } },
+        }),
+        response: {
+          200: Type.Object(
+            { data: Type.Array(TokenSchema) },
+            { additionalProperties: false, title: "TokenList" },
+          ),
+        },
+      },
+    )
+    .post(
+      PATH,
+      ({ company, token, request, ctx, set }) =>
+        runWrite(deps, { company, request, ctx, set }, async (tx, body) => {
+          const wanted = validate(body);
+          refuseEscalation(token, wanted.scopes);
+          const issued = await issueToken(tx.db, company.id, wanted);
+          return ctx.dryRun
+            ? { status: 200, body: { data: { dry_run: true } } }
+            : { status: 201, body: { data: issued } };
+        }) as Promise<never>,
+      {
+        detail: operationDetail({
+          operationId: "createToken",
+          summary: "Create a token",
+          description:
+            "A new token of the company with a name, its scopes and, with `expires_in_days`, an expiry. The secret is in the answer, once. A token grants only scopes it holds itself: asking for more is 403 insufficient_scope naming the scope. See docs/tokens.md for the scope each kind of integration needs.",
+          tags: TAGS,
+          scope: "tokens:write",
+          query: writeParsers,
+          headers: ["IdempotencyKey", "XDryRun"],
+          body: TokenInput,
+          refusals: [...WRITE_REFUSALS, ...BODY_REFUSALS],
+          responses: {
+            201: { description: "Created, with its secret.", headers: ["IdempotentReplayed"] },
+            200: { description: "Dry-run: it would be created." },
+          },
+        }),
+        response: {
+          201: item(CreatedToken, "TokenCreatedResult"),
+          200: item(DryRunWrite, "TokenDryRunResult"),
+        },
+      },
+    )
+    .delete(
+      `${PATH}/:id`,
+      async ({ company, request, ctx, set, params }) => {
+        const id = parseId(params.id, "token");
+        const answer = await runWrite(
+          deps,
+          { company, request, ctx, set },
+          async (tx) => {
+            if (!(await revokeTokenById(tx.db, company.id, id))) throw notFound("token", id);
+            return ctx.dryRun
+              ? { status: 200, body: { data: { dry_run: true } } }
+              : { status: 200, body: { data: { id, revoked: true } } };
+          },
+          { takesBody: false },
+        );
+        // This process stops accepting it at once; the others within a second (docs/tokens.md).
+        if (!ctx.dryRun) revoked.forget(id);
+        return answer as never;
+      },
+      {
+        detail: operationDetail({
+          operationId: "revokeToken",
+          summary: "Revoke a token",
+          description:
+            "The token stops working at once on this server and within a second on every other. Needs tokens:write, except that a token may always revoke itself.",
+          tags: TAGS,
+          scope: "tokens:write",
+          ownToken: true,
+          query: writeParsers,
+          headers: ["IdempotencyKey", "XDryRun"],
+          refusals: [...WRITE_REFUSALS, "not_found"],
+          responses: {
+            200: {
+              description: "Revoked (or `{dry_run: true}`).",
+              headers: ["IdempotentReplayed"],
+            },
+          },
+        }),
+        response: {
+          200: t.Union([
+            item(
+              Type.Object(
+                { id: Type.Integer(), revoked: Type.Literal(true) },
+                { additionalProperties: false, title: "TokenRevoked" },
+              ),
+              "TokenRevokeResult",
+            ),
+            item(DryRunWrite, "TokenDryRunResult"),
+          ]),
+        },
+      },
+    );
+}
