@@ -18,6 +18,7 @@ export interface ExampleExchange {
   secured: boolean;
   body?: unknown;
   status: number;
+  headers: Headers;
   contentType: string;
   /** The parsed JSON answer, or the text of any other. */
   answer: unknown;
@@ -62,9 +63,11 @@ export class ExampleRunner {
   readonly #records = new Map<string, number>();
   readonly #collections: string[];
 
+  /** `maker` makes the records the examples point at (by default `api`, which sends them). */
   constructor(
     readonly document: Json,
     readonly api: Api,
+    readonly maker: Api = api,
   ) {
     this.#collections = collectionsOf(document);
   }
@@ -73,19 +76,26 @@ export class ExampleRunner {
   async runAll(): Promise<ExampleExchange[]> {
     const exchanges: ExampleExchange[] = [];
     for (const [template, item] of Object.entries(this.document.paths as Record<string, Json>)) {
-      if (this.#collections.includes(template)) await this.#recordOf(template, false);
+      if (this.#collections.includes(template)) await this.recordOf(template, false);
       for (const method of METHODS.filter((name) => item[name]))
         exchanges.push(await this.send(method, template, item[method]));
     }
     return exchanges;
   }
 
-  async send(method: string, template: string, operation: Json): Promise<ExampleExchange> {
-    const path = await this.#fill(template, operation, method === "delete");
+  /** Sends the operation's example, by `options.api` (else this runner's) with `options.headers`. */
+  async send(
+    method: string,
+    template: string,
+    operation: Json,
+    options: { api?: Api; headers?: Record<string, string> } = {},
+  ): Promise<ExampleExchange> {
+    const path = await this.fill(template, operation, method === "delete");
     const body = await this.#body(operation);
     const secured = !(Array.isArray(operation.security) && operation.security.length === 0);
-    const response = await this.api.request(method.toUpperCase(), path, {
+    const response = await (options.api ?? this.api).request(method.toUpperCase(), path, {
       body,
+      ...(options.headers ? { headers: options.headers } : {}),
       ...(secured ? {} : { token: null }),
     });
     return {
@@ -96,6 +106,7 @@ export class ExampleRunner {
       secured,
       body,
       status: response.status,
+      headers: response.headers,
       contentType: (response.headers.get("content-type") ?? "").split(";")[0]!.trim(),
       answer: response.body,
       text: response.text,
@@ -103,7 +114,7 @@ export class ExampleRunner {
   }
 
   /** The path with the example of each parameter, or the id of a real record where it names one. */
-  async #fill(template: string, operation: Json, fresh: boolean): Promise<string> {
+  async fill(template: string, operation: Json, fresh: boolean): Promise<string> {
     let path = template;
     const names = [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     for (const [index, name] of names.entries()) {
@@ -112,7 +123,7 @@ export class ExampleRunner {
         (p) => p.in === "path" && p.name === name,
       );
       const value = this.#collections.includes(owner)
-        ? await this.#recordOf(owner, fresh && index === names.length - 1)
+        ? await this.recordOf(owner, fresh && index === names.length - 1)
         : parameter?.example;
       if (value === undefined)
         throw new Error(`${operation.operationId}: path parameter ${name} has no example`);
@@ -127,16 +138,18 @@ export class ExampleRunner {
     if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
     for (const field of Object.keys(body)) {
       const target = referencedCollection(this.#collections, field);
-      if (target) (body as Json)[field] = await this.#recordOf(target, false);
+      if (target) (body as Json)[field] = await this.recordOf(target, false);
     }
     return body;
   }
 
   /** A record of the collection made with its documented create example; `fresh` for one of its own. */
-  async #recordOf(collection: string, fresh: boolean): Promise<number> {
+  async recordOf(collection: string, fresh: boolean): Promise<number> {
     const known = this.#records.get(collection);
     if (known !== undefined && !fresh) return known;
-    const created = await this.send("post", collection, this.document.paths[collection].post);
+    const created = await this.send("post", collection, this.document.paths[collection].post, {
+      api: this.maker,
+    });
     if (created.status !== 201)
       throw new Error(
         `POST ${created.path} (its documented example) answered ${created.status}: ${created.text}`,
