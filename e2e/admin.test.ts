@@ -68,10 +68,41 @@ describe("bun run admin", () => {
     expect(issued.token).toMatch(/^erp_/);
     expect((await suite.api.as(issued.token).get("/v1/clients")).status).toBe(200);
     expect((await admin("token", "revoke", "--token", issued.token)).code).toBe(0);
-    // Authentication may be cached for up to 5 s (docs/limits.md).
+    // Every server hears of a revocation within 1 s (docs/tokens.md).
     expect(
       (await eventually(() => suite.api.as(issued.token).get("/v1/clients"), 401)).status,
     ).toBe(401);
+  });
+
+  test("token create takes a name, scopes and an expiry", async () => {
+    const { company_id } = lastJsonLine(
+      (await admin("company", "create", "--name", "Scoped", "--plan", "pro", "--json")).stdout,
+    );
+    const issued = lastJsonLine(
+      (
+        await admin(
+          "token",
+          "create",
+          "--company",
+          String(company_id),
+          "--scopes",
+          "workers:write,events:read",
+          "--expires-in-days",
+          "30",
+          "--name",
+          "import-bot",
+          "--json",
+        )
+      ).stdout,
+    );
+    expect(issued).toMatchObject({ name: "import-bot", scopes: ["workers:write", "events:read"] });
+    expect((Date.parse(issued.expires_at) - Date.parse(issued.created_at)) / 86_400_000).toBe(30);
+    const api = suite.api.as(issued.token);
+    expect((await api.get("/v1/workers")).status).toBe(200);
+    expect((await api.get("/v1/projects")).status).toBe(403);
+    const bad = await admin("token", "create", "--company", String(company_id), "--scopes", "root");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("root");
   });
 
   test("a bad plan or add-on is a usage error that creates nothing", async () => {

@@ -49,6 +49,7 @@ export type {
   ResourceClient,
 } from "./src/resources/resource-client.ts";
 export { verifyWebhook, type VerifyWebhookOptions } from "./src/webhooks.ts";
+export type { TokensClient } from "./src/resources/tokens-client.ts";
 export type {
   EventPage,
   EventQuery,

@@ -13,6 +13,7 @@ export {
   InternalServerError,
   NotFoundError,
   PaymentRequiredError,
+  PermissionError,
   PreconditionFailedError,
   RateLimitError,
   ValidationError,

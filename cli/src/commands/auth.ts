@@ -1,7 +1,7 @@
 // `erp auth status` (which API, which token, from where, and whether the API accepts it) and
 // `erp logout` (forget a saved login).
 import type { Command } from "commander";
-import { ErpClient } from "@erp/sdk";
+import { ErpClient, PermissionError } from "@erp/sdk";
 import {
   configPath,
   profileName,
@@ -30,21 +30,31 @@ export function registerAuth(program: Command): void {
     .action(async (_options: unknown, command: Command) => {
       const connection = resolveConnection(globalOptions(command));
       const started = performance.now();
-      const usage = await new ErpClient({
+      const client = new ErpClient({
         baseUrl: connection.baseUrl,
         token: connection.token,
         maxRetries: 0,
-      }).usage();
+      });
+      // Any token may list the company's tokens: the one marked current is this one.
+      const current = (await client.tokens.list()).find((token) => token.current);
+      const accepted = Math.round(performance.now() - started);
+      // The usage needs usage:read, which a narrow token may lack.
+      const usage = await client.usage().catch((error: unknown) => {
+        if (error instanceof PermissionError) return undefined;
+        throw error;
+      });
       await printOne(formatOf(command), {
         base_url: connection.baseUrl,
         base_url_from: connection.baseUrlFrom,
         token: masked(connection.token),
         token_from: connection.tokenFrom,
+        token_name: current?.name ?? "",
+        scopes: current?.scopes.join(" ") ?? "",
+        expires_at: current?.expires_at ?? "never",
         profile: connection.profile,
         saved_profiles: savedProfiles(configPath()).join(", "),
-        api: `accepted (${Math.round(performance.now() - started)} ms)`,
-        period: usage.period,
-        requests_this_month: usage.requests,
+        api: `accepted (${accepted} ms)`,
+        ...(usage ? { period: usage.period, requests_this_month: usage.requests } : {}),
       });
     });
 

@@ -59,13 +59,17 @@ export class ErpError extends Error {
 export class BadRequestError extends ErpError {
   declare readonly status: 400;
 }
-/** 401: the token is missing, unknown or revoked. */
+/** 401: the token is missing, unknown, revoked or expired. */
 export class AuthenticationError extends ErpError {
   declare readonly status: 401;
 }
 /** 402: `feature_off` (add-on missing) or `quota_exceeded` (plan limit reached). */
 export class PaymentRequiredError extends ErpError {
   declare readonly status: 402;
+}
+/** 403: `insufficient_scope`: the token lacks the scope the operation needs (named in `message`). */
+export class PermissionError extends ErpError {
+  declare readonly status: 403;
 }
 /** 404: unknown, deleted or another company's record. */
 export class NotFoundError extends ErpError {
@@ -105,6 +109,7 @@ const CLASS_BY_STATUS: Record<number, typeof ErpError> = {
   400: BadRequestError,
   401: AuthenticationError,
   402: PaymentRequiredError,
+  403: PermissionError,
   404: NotFoundError,
   409: ConflictError,
   412: PreconditionFailedError,

@@ -656,6 +656,32 @@ export interface Delivery {
   attempt_log: WebhookAttempt[];
 }
 
+/** `<resource>:read` or `<resource>:write` (a write scope includes the read), `events:read`, `webhooks:read`, `webhooks:write`, `usage:read`, `tokens:write`; `read` or `write` for every resource's, `*` for everything. */
+export type TokenScope = "projects:read" | "projects:write" | "workers:read" | "workers:write" | "clients:read" | "clients:write" | "estimates:read" | "estimates:write" | "subcontractors:read" | "subcontractors:write" | "equipment:read" | "equipment:write" | "events:read" | "webhooks:read" | "usage:read" | "webhooks:write" | "tokens:write" | "read" | "write" | "*";
+
+export interface Token {
+  id: number;
+  name: string;
+  scopes: TokenScope[];
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+  /** RFC 3339 UTC timestamp. */
+  expires_at: string | null;
+  /** RFC 3339 UTC timestamp. */
+  last_used_at: string | null;
+  /** True for the token this request was made with. */
+  current: boolean;
+}
+
+export interface TokenCreate {
+  name: string;
+  scopes: TokenScope[];
+  /** Days until the token stops working; absent: never. */
+  expires_in_days?: number;
+}
+
+export type TokenFilters = Record<never, never>;
+
 export interface UsageQuota {
   /** Live (not deleted) records now. */
   used: number;
@@ -885,6 +911,27 @@ export interface SubcontractorUpdateOutcome {
   record: Subcontractor;
 }
 
+export interface TokenCreated {
+  id: number;
+  name: string;
+  scopes: TokenScope[];
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+  /** RFC 3339 UTC timestamp. */
+  expires_at: string | null;
+  /** The secret (erp_…). Shown only here: keep it. */
+  token: string;
+}
+
+export interface TokenDryRun {
+  dry_run: true;
+}
+
+export interface TokenRevoked {
+  id: number;
+  revoked: true;
+}
+
 export interface WebhookDryRun {
   dry_run: true;
 }
@@ -955,7 +1002,7 @@ export interface WorkerUpdateOutcome {
 }
 
 /** Every problem `code` the API's operations declare. */
-export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
+export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
 
 /** The codes of 409 Conflict answers. */
 export type ConflictCode = "billing_mode_locked" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "rental_billed" | "unique_violation";

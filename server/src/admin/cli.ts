@@ -6,6 +6,7 @@ import { connectDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { ADDONS, type Addon } from "../auth/addons.ts";
 import { createCompany, recountLiveRecords } from "./companies.ts";
+import { GRANTABLE_SCOPES } from "../routes/token-routes.ts";
 
 const url = process.env.DATABASE_URL;
 if (!url) {
@@ -96,19 +97,49 @@ company
     );
   });
 
+const scopeList = (value: string): string[] => {
+  const scopes = value
+    .split(",")
+    .map((scope) => scope.trim())
+    .filter(Boolean);
+  const unknown = scopes.filter((scope) => !GRANTABLE_SCOPES.includes(scope));
+  if (scopes.length === 0 || unknown.length > 0)
+    throw new InvalidArgumentError(
+      `unknown scope ${unknown.join(", ")}; known: ${GRANTABLE_SCOPES.join(", ")}`,
+    );
+  return scopes;
+};
+
 const token = program.command("token").description("API tokens");
 token
   .command("create")
   .requiredOption("--company <id>", "company id", positiveInt)
+  .option("--name <name>", "what the token is for (shown by GET /v1/tokens)", "admin")
+  .option("--scopes <list>", "comma-separated scopes (docs/tokens.md)", scopeList, ["*"])
+  .option("--expires-in-days <n>", "the token stops working after this many days", positiveInt)
   .option("--json", "print JSON")
-  .action(async (options: { company: number; json?: boolean }) => {
-    const issued = await withDatabase((db) => issueToken(db, options.company));
-    print(
-      Boolean(options.json),
-      { company_id: options.company, token: issued },
-      `token (shown once): ${issued}`,
-    );
-  });
+  .action(
+    async (options: {
+      company: number;
+      name: string;
+      scopes: string[];
+      expiresInDays?: number;
+      json?: boolean;
+    }) => {
+      const issued = await withDatabase((db) =>
+        issueToken(db, options.company, {
+          name: options.name,
+          scopes: options.scopes,
+          ...(options.expiresInDays === undefined ? {} : { expiresInDays: options.expiresInDays }),
+        }),
+      );
+      print(
+        Boolean(options.json),
+        { company_id: options.company, ...issued },
+        `token ${issued.id} (${issued.scopes.join(" ")}, expires ${issued.expires_at ?? "never"}), shown once: ${issued.token}`,
+      );
+    },
+  );
 token
   .command("revoke")
   .requiredOption("--token <token>", "the token to revoke")
