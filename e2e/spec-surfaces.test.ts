@@ -68,7 +68,13 @@ describe("spec surfaces", () => {
     const scratch = scratchDir("erp-spectral-");
     try {
       const file = scratch.write("openapi.json", (await suite.api.get("/v1/openapi.json")).text);
-      const ruleset = scratch.write(".spectral.yaml", 'extends: ["spectral:oas"]\n');
+      // Every operation names its scope in its bearer security requirement, which OpenAPI 3.1
+      // allows for any scheme (docs/tokens.md); spectral's rule still takes scopes for OAuth
+      // flows only, so it is the one rule turned off. Every other rule runs.
+      const ruleset = scratch.write(
+        ".spectral.yaml",
+        'extends: ["spectral:oas"]\nrules:\n  oas3-operation-security-defined: off\n',
+      );
       const run = await runTool("spectral", [
         "lint",
         file,

@@ -273,6 +273,15 @@ export interface OperationDocFields {
 
 export type OperationDoc = OperationDocFields & OperationAccess;
 
+/** The scope an operation needs, said at the start of its description (the reference page shows it). */
+function scopeNote(doc: OperationAccess): string | undefined {
+  if (doc.public) return undefined;
+  const scopes = typeof doc.scope === "string" ? [doc.scope] : doc.scope;
+  if (scopes.length === 0) return "**Scope:** any token.";
+  if (scopes.length === 1) return `**Scope:** \`${scopes[0]}\`.`;
+  return "**Scope:** any read scope.";
+}
+
 /** The security requirement: each scope that would do, one requirement each (any one suffices). */
 function securityOf(doc: OperationAccess): Record<string, string[]>[] {
   if (doc.public) return [];
@@ -355,7 +364,7 @@ export function operationDetail(doc: OperationDoc): DocumentDecoration {
   return {
     operationId: doc.operationId,
     summary: doc.summary,
-    ...(doc.description ? { description: doc.description } : {}),
+    description: [scopeNote(doc), doc.description].filter(Boolean).join(" "),
     tags: doc.tags,
     parameters,
     ...(doc.body

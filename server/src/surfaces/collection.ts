@@ -348,6 +348,37 @@ function readFolders(document: Json, covered: Set<string>): Json[] {
   return [...folders].map(([name, requests]) => ({ name, item: requests }));
 }
 
+/** What a token needs for an operation, from its security requirement, as a sentence. */
+export function scopeSentence(operation: Json): string | undefined {
+  const security = operation.security as { bearerAuth?: string[] }[] | undefined;
+  if (!security || security.length === 0) return undefined;
+  const scopes = security.flatMap((requirement) => requirement.bearerAuth ?? []);
+  if (scopes.length === 0) return "Any token.";
+  if (scopes.length === 1) return `Needs the scope \`${scopes[0]}\`.`;
+  return `Needs any one of the scopes ${scopes.map((scope) => `\`${scope}\``).join(", ")}.`;
+}
+
+/** Each request's description starts with the scope its operation needs (docs/tokens.md). */
+function withScopes(items: Json[], document: Json): Json[] {
+  const templates = Object.keys(document.paths as Record<string, Json>).map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+  }));
+  for (const entry of items) {
+    if (Array.isArray(entry.item)) withScopes(entry.item, document);
+    const request = entry.request as Json | undefined;
+    if (!request) continue;
+    const path = `/${(request.url.path as string[]).join("/")}`;
+    const match = templates.find(({ pattern }) => pattern.test(path));
+    const operation = match && document.paths[match.template][request.method.toLowerCase()];
+    const sentence = operation && scopeSentence(operation);
+    // A description copied from the operation already says it.
+    if (sentence && !String(request.description ?? "").includes("**Scope:**"))
+      request.description = request.description ? `${sentence} ${request.description}` : sentence;
+  }
+  return items;
+}
+
 export function collectionDocument(document: Json, serverUrl: string): Json {
   const definitions = [...RESOURCES, ...SUB_RESOURCES];
   const covered = new Set([
@@ -377,7 +408,10 @@ export function collectionDocument(document: Json, serverUrl: string): Json {
           "An API token (erp_…) of the company to run as; the requests send it as a Bearer token.",
       },
     ],
-    item: [...definitions.map(resourceFolder), eventsFolder(), ...readFolders(document, covered)],
+    item: withScopes(
+      [...definitions.map(resourceFolder), eventsFolder(), ...readFolders(document, covered)],
+      document,
+    ),
   };
 }
 

@@ -6,8 +6,12 @@ export const OVERVIEW = `A JSON API over a construction company's ERP: projects,
 subcontractors and equipment (with rentals), all scoped to the company of the token you send.
 
 ## Authentication and add-ons
-Send \`Authorization: Bearer <token>\` on every data request; a missing, unknown or revoked token is
-401 \`unauthorized\`. Every data endpoint needs the API add-on; estimates, subcontractors and
+Send \`Authorization: Bearer <token>\` on every data request; a missing, unknown, revoked or expired
+token is 401 \`unauthorized\`. Each operation names the scope it needs in its security requirement
+(\`workers:write\`; a write scope includes its read scope, \`read\` and \`write\` stand for every
+resource's, \`*\` for all); a token without it is 403 \`insufficient_scope\`, once the record the path
+names is known to be yours (another company's is 404). Tokens are listed, made and revoked at
+/v1/tokens. Every data endpoint needs the API add-on; estimates, subcontractors and
 equipment (with rentals and equipment categories) need their own add-on too, else 402
 \`feature_off\`. This document, the reference at /v1/docs, the collection at /v1/collection.json and
 /healthz need no token and are not metered.
