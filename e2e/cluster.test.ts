@@ -111,6 +111,41 @@ describe("three servers on a three-node Galera cluster", () => {
     expect(migrations).toBeGreaterThan(0);
   });
 
+  test("a token revoked through one node is refused by the servers of the other nodes within 1 s", async () => {
+    const owner = await company();
+    const made = await fetch(`${servers[0]!.baseUrl}/v1/tokens`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${owner}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "revoked on node 1", scopes: ["read"] }),
+    });
+    expect(made.status).toBe(201);
+    const { id, token } = ((await made.json()) as { data: { id: number; token: string } }).data;
+    const read = (server: RunningServer) =>
+      fetch(`${server.baseUrl}/v1/workers`, { headers: { authorization: `Bearer ${token}` } });
+    // Every server remembers the token before it is revoked.
+    for (const server of servers) expect((await read(server)).status).toBe(200);
+    const revoked = await fetch(`${servers[0]!.baseUrl}/v1/tokens/${id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${owner}` },
+    });
+    expect(revoked.status).toBe(200);
+    const since = Date.now();
+    const refusedAfter = await Promise.all(
+      servers.slice(1).map(async (server) => {
+        for (;;) {
+          const status = (await read(server)).status;
+          if (status === 401 || Date.now() - since > 5_000)
+            return { status, ms: Date.now() - since };
+          await Bun.sleep(20);
+        }
+      }),
+    );
+    for (const { status, ms } of refusedAfter) {
+      expect(status).toBe(401);
+      expect(ms).toBeLessThan(1_000);
+    }
+  });
+
   test("one Idempotency-Key raced on all three servers runs once, every round", async () => {
     const token = await company();
     let once = 0;
