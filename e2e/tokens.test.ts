@@ -5,6 +5,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import type { Api, ApiResponse } from "@erp/testing/api";
 import { newCompany, newToken, testDb } from "@erp/testing/company";
+import { erpFor } from "@erp/testing/cli";
 import { startServer, type RunningServer } from "@erp/testing/server";
 import { useServer } from "@erp/testing/suite";
 import { Api as Client } from "@erp/testing/api";
@@ -187,5 +188,43 @@ describe("/v1/tokens", () => {
     const lastUsed = rows[0]!.last_used_at as Date;
     expect(lastUsed.getTime() % 60_000).toBe(0);
     expect(Date.now() - lastUsed.getTime()).toBeLessThan(120_000);
+  });
+});
+
+describe("erp tokens and erp auth status", () => {
+  test("create, list and revoke tokens; auth status shows the token's name, scopes and expiry", async () => {
+    const company = await newCompany();
+    const admin = erpFor(suite.server.baseUrl, company.token);
+    const made = await admin([
+      "tokens",
+      "create",
+      "--name",
+      "import-bot",
+      "--scopes",
+      "workers:write,events:read",
+      "--expires-in-days",
+      "30",
+      "-o",
+      "json",
+    ]);
+    expect(made.code).toBe(0);
+    const created = JSON.parse(made.stdout);
+    expect(created).toMatchObject({ name: "import-bot", scopes: ["workers:write", "events:read"] });
+    const bot = erpFor(suite.server.baseUrl, created.token);
+    const status = JSON.parse((await bot(["auth", "status", "-o", "json"])).stdout);
+    expect(status).toMatchObject({
+      token_name: "import-bot",
+      scopes: "workers:write events:read",
+      expires_at: created.expires_at,
+    });
+    // The bot may not read the usage: auth status leaves it out rather than failing.
+    expect(status.requests_this_month).toBeUndefined();
+    const listed = JSON.parse((await admin(["tokens", "list", "-o", "json"])).stdout);
+    expect(listed.map((one: { name: string }) => one.name)).toEqual(["initial", "import-bot"]);
+    const refused = await bot(["projects", "list"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("projects:read");
+    expect((await admin(["tokens", "revoke", String(created.id)])).code).toBe(0);
+    expect((await bot(["workers", "list"])).code).toBe(1);
   });
 });
