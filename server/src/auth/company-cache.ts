@@ -130,8 +130,8 @@ export class CompanyCache {
     const minute = now - (now % MINUTE_MS);
     if (entry.usedMinute === minute) return;
     entry.usedMinute = minute;
-    let ids = this.#used.get(minute);
-    if (!ids) this.#used.set(minute, (ids = new Set()));
+    const ids = this.#used.get(minute) ?? new Set<number>();
+    this.#used.set(minute, ids);
     ids.add(entry.caller.token.id);
   }
 

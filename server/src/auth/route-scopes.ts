@@ -60,8 +60,8 @@ export class RouteScopes {
         if (!owner) throw new Error(`${route.path}: no owner of the records of ${collection}`);
         return [{ param, owner }];
       });
-      let methods = this.#routes.get(route.path);
-      if (!methods) this.#routes.set(route.path, (methods = new Map()));
+      const methods = this.#routes.get(route.path) ?? new Map<string, RouteNeed>();
+      this.#routes.set(route.path, methods);
       methods.set(route.method, { anyOf, ids, ownToken: route.hooks.detail?.[OWN_TOKEN] === true });
     }
     this.known = [...known].sort();
