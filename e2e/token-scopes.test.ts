@@ -160,6 +160,10 @@ describe("scopes, from the served document", () => {
     ]);
     expect(concrete).toContain("workers:write");
     expect(concrete).toContain("tokens:write");
+    // What a token may be given is exactly what operations need, and the shorthands.
+    expect([...document.components.schemas.TokenScope.enum].sort()).toEqual(
+      [...concrete, "read", "write", "*"].sort(),
+    );
   });
 
   test("a token with exactly the operation's scope is let through, dry-runs of writes included", async () => {

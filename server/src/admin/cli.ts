@@ -6,7 +6,7 @@ import { connectDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { ADDONS, type Addon } from "../auth/addons.ts";
 import { createCompany, recountLiveRecords } from "./companies.ts";
-import { GRANTABLE_SCOPES } from "../routes/token-routes.ts";
+import { GRANTABLE_SCOPES } from "../resources/scopes.ts";
 
 const url = process.env.DATABASE_URL;
 if (!url) {

@@ -15,6 +15,7 @@ import { batchBodySchema } from "./batch-schemas.ts";
 import { BODY_REFUSALS, WRITE_REFUSALS } from "./route-context.ts";
 import { MAX_BATCH_ITEMS } from "../writes/batch.ts";
 import { RESOURCES } from "../resources/registry.ts";
+import { OTHER_READ_SCOPES } from "../resources/scopes.ts";
 
 function operationIds(def: ResourceDefinition): Record<Operation, string> {
   const owner = def.parent ? pascal(def.parent.resource.name) : "";
@@ -111,9 +112,6 @@ const SPARSE_NOTE = `Without \`fields\` the answer is \`application/json\` with 
 const sparseContent = (schema: TSchema) => ({ [SPARSE_MEDIA_TYPE]: { schema } });
 
 const DRY_RUN_NOTE = "With `X-Dry-Run: 1` (or `dry_run=1`) every rule runs and nothing is written.";
-
-/** The scopes of the API's operations besides the resources' (docs/tokens.md). */
-export const OTHER_READ_SCOPES = ["events:read", "webhooks:read", "usage:read"] as const;
 
 /**
  * The scope an operation of this definition needs: its resource's read or write scope (a

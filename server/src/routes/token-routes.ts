@@ -4,15 +4,14 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { admitted } from "../auth/admission.ts";
-import { expandScope, grants, SHORTHANDS } from "../auth/scopes.ts";
+import { expandScope, grants } from "../auth/scopes.ts";
 import { issueToken, listTokens, revokeTokenById, type TokenInfo } from "../auth/tokens.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { parseQuery } from "../http/query.ts";
 import { insufficientScope, notFound, validationFailed } from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
-import { RESOURCES } from "../resources/registry.ts";
 import { timestampSchema } from "../resources/schemas.ts";
-import { OTHER_READ_SCOPES } from "./crud-docs.ts";
+import { CONCRETE_SCOPES, GRANTABLE_SCOPES } from "../resources/scopes.ts";
 import {
   BODY_REFUSALS,
   parseId,
@@ -26,15 +25,6 @@ const PATH = "/v1/tokens";
 const TAGS = ["tokens"];
 const MAX_NAME = 100;
 const MAX_DAYS = 3650;
-
-/** Every scope an operation may need, then the shorthands: what a token may be given. */
-export const CONCRETE_SCOPES: readonly string[] = [
-  ...RESOURCES.flatMap((def) => [`${def.name}:read`, `${def.name}:write`]),
-  ...OTHER_READ_SCOPES,
-  "webhooks:write",
-  "tokens:write",
-];
-export const GRANTABLE_SCOPES: readonly string[] = [...CONCRETE_SCOPES, ...SHORTHANDS];
 
 const timestamp = timestampSchema();
 const ScopeSchema = Type.String({

@@ -1,0 +1,18 @@
+// The scopes a token may be given (docs/tokens.md): each resource's read and write scope, the
+// feed's, the webhooks', the usage's and the tokens' own, then the shorthands.
+import { SHORTHANDS } from "../auth/scopes.ts";
+import { RESOURCES } from "./registry.ts";
+
+/** The read scopes of what is not a resource; with the resources' they are "any read scope". */
+export const OTHER_READ_SCOPES = ["events:read", "webhooks:read", "usage:read"] as const;
+
+/** Every scope an operation may need. */
+export const CONCRETE_SCOPES: readonly string[] = [
+  ...RESOURCES.flatMap((def) => [`${def.name}:read`, `${def.name}:write`]),
+  ...OTHER_READ_SCOPES,
+  "webhooks:write",
+  "tokens:write",
+];
+
+/** What a token may be given: every scope, and the shorthands for several. */
+export const GRANTABLE_SCOPES: readonly string[] = [...CONCRETE_SCOPES, ...SHORTHANDS];
