@@ -166,6 +166,15 @@ describe("scopes, from the served document", () => {
     );
   });
 
+  test("the reference page's document and the collection say each operation's scope", async () => {
+    const create = document.paths["/v1/workers"].post;
+    expect(create.description).toStartWith("**Scope:** `workers:write`.");
+    expect(document.paths["/v1/tokens"].get.description).toStartWith("**Scope:** any token.");
+    const collection = (await suite.api.get("/v1/collection.json", { token: null })).text;
+    expect(collection).toContain("Needs the scope `workers:write`.");
+    expect(collection).toContain("Needs the scope `equipment:write`.");
+  });
+
   test("a token with exactly the operation's scope is let through, dry-runs of writes included", async () => {
     const results = await inParallel(operations, async (operation) => {
       // A token grants only what it holds: making one with the example's scopes needs them too.

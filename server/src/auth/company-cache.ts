@@ -123,7 +123,17 @@ export class CompanyCache {
   async #flushUses(): Promise<void> {
     const due = [...this.#used];
     this.#used.clear();
-    for (const [minute, ids] of due) await markUsed(this.db, [...ids], minute);
+    for (const [minute, ids] of due) {
+      try {
+        await markUsed(this.db, [...ids], minute);
+      } catch (error) {
+        // Kept for the next tick (another node may have written the same row at the same moment).
+        const kept = this.#used.get(minute) ?? new Set<number>();
+        for (const id of ids) kept.add(id);
+        this.#used.set(minute, kept);
+        throw error;
+      }
+    }
   }
 
   #noteUse(entry: Entry, now: number): void {
