@@ -102,10 +102,12 @@ server (each counts in memory and shares its count about once a second, so sever
 together admit about a second of extra traffic). Under a request limit, data responses carry
 \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds); replays and refused
 requests (a 4xx answer) do not count, and their own \`RateLimit-Remaining\` already shows that.
-Every authenticated data request is metered, dry-runs included; idempotent replays are counted apart (\`GET /v1/usage\`). A revoked token or a change of plan
-takes effect within 5 s. A body is JSON of at most 1 MiB (413 \`payload_too_large\`, however it is
-sent) nesting objects and arrays at most 32 levels deep (deeper is 400 \`malformed_json\`), all
-of it arrived within 10 s of the request (else 408 \`request_timeout\`).
+Every authenticated data request is metered, dry-runs included; idempotent replays are counted
+apart (\`GET /v1/usage\`). A revoked or expired token is refused within 1 s on every server; a
+change of plan takes effect within 5 s. A body is JSON of at most 1 MiB (413
+\`payload_too_large\`, however it is sent) nesting objects and arrays at most 32 levels deep
+(deeper is 400 \`malformed_json\`), all of it arrived within 10 s of the request (else 408
+\`request_timeout\`).
 
 ## Change feed
 Every committed change appends an event in the same transaction: \`GET /v1/events\` lists them
