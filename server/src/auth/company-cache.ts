@@ -10,6 +10,7 @@
 import { envMilliseconds } from "../base/config.ts";
 import { log } from "../base/log.ts";
 import type { Database } from "../db/client.ts";
+import { errorLabel } from "../db/errors.ts";
 import {
   hashToken,
   lookupTokenHash,
@@ -103,7 +104,10 @@ export class CompanyCache {
     try {
       await Promise.all([this.#pollRevocations(), this.#flushUses()]);
     } catch (error) {
-      log.warn("token revocation poll failed", { error: String(error) });
+      // Its class only: a driver error's message quotes the statement and its values.
+      log.throttled("warn", "token-poll", "token revocation poll failed; retrying", {
+        error: errorLabel(error),
+      });
     } finally {
       this.#ticking = false;
     }
