@@ -258,6 +258,12 @@ export const preconditionFailed = (header: string, current: string): Refusal =>
     `The record changed since you read it: If-Match ${header} does not match the current ETag ${current}.`,
     { headers: { etag: current } },
   );
+/** A batch update item's `if_match` given as the `updated_at` the caller last saw. */
+export const changedSince = (sent: string, updatedAt: string): Refusal =>
+  refusal(
+    "precondition_failed",
+    `The record changed since you read it: if_match ${sent} is not its updated_at, which is now ${updatedAt}.`,
+  );
 export const nothingToMatch = (what: string, externalId: string): Refusal =>
   refusal(
     "precondition_failed",

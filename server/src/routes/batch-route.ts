@@ -1,4 +1,4 @@
-// POST /v1/{resource}/batch: many creates or upserts in one request and one transaction.
+// POST /v1/{resource}/batch: many creates, upserts or updates by id in one request and one transaction.
 import type { AdmittedApp } from "../auth/admission.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { batchItems } from "../telemetry/metrics.ts";

@@ -1,21 +1,51 @@
 // The documented shapes of a batch (docs/writes-and-retries.md): its body and its per-item results.
-import { Type, type TSchema } from "@sinclair/typebox";
+import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { itemEnvelope } from "../http/envelopes.ts";
 import { ProblemSchema } from "../http/operation-docs.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { createExample } from "../resources/examples.ts";
-import { createBodySchema } from "../resources/schemas.ts";
+import { createBodySchema, updateBodySchema } from "../resources/schemas.ts";
 import { MAX_BATCH_ITEMS } from "../writes/batch.ts";
+
+/** An item of `operation: "update"`: the record's id, the fields to change, and optionally if_match. */
+function batchUpdateItemSchema(def: ResourceDefinition): TSchema {
+  const fields = updateBodySchema(def) as TObject;
+  return Type.Object(
+    {
+      id: Type.Integer({ minimum: 1, description: "The id of the record to update." }),
+      if_match: Type.Optional(
+        Type.String({
+          description:
+            "Refuses the item (412 precondition_failed) when the record changed since you read it: its ETag, or the `updated_at` you saw (compared at the precision sent: with milliseconds, or to the second).",
+          examples: ['"kPq3v3d8m3Ymz0nJ3fQm5m5e2Xk"', "2026-01-31T09:30:00.000Z"],
+        }),
+      ),
+      ...fields.properties,
+    },
+    {
+      additionalProperties: false,
+      title: `${def.singular}BatchUpdate`,
+      description: `A change to one ${def.singular.toLowerCase()}, by id: the fields sent change (a PATCH, merge), the others stay.`,
+    },
+  );
+}
 
 export function batchBodySchema(def: ResourceDefinition): TSchema {
   return Type.Object(
     {
-      items: Type.Array(createBodySchema(def), {
+      operation: Type.Optional(
+        Type.Union([Type.Literal("create"), Type.Literal("update")], {
+          default: "create",
+          description:
+            '"create": every item is a new record (or, with on_conflict "update", an upsert by external_id). "update": every item carries the `id` of a live record and the fields to change, under the rules of a PATCH (transitions, locks, references, unique fields); an unknown id is that item\'s 404 not_found, `if_match` that no longer matches its 412 precondition_failed, and an item that changes nothing is `unchanged` (no write, no event).',
+        }),
+      ),
+      items: Type.Array(Type.Union([createBodySchema(def), batchUpdateItemSchema(def)]), {
         minItems: 1,
         maxItems: MAX_BATCH_ITEMS,
         description:
-          'The records to write, in order. With on_conflict "update" each carries its external_id.',
+          'The records to write, in order: creates (with on_conflict "update" each carries its external_id), or with operation "update" each record\'s id and the fields to change.',
       }),
       atomic: Type.Optional(
         Type.Boolean({
@@ -28,7 +58,7 @@ export function batchBodySchema(def: ResourceDefinition): TSchema {
         Type.Union([Type.Literal("error"), Type.Literal("update")], {
           default: "error",
           description:
-            '"update": an item whose external_id names a live record updates it (an upsert); "error": every item is a create.',
+            'Creates only. "update": an item whose external_id names a live record updates it (an upsert); "error": every item is a create.',
         }),
       ),
       item_keys: Type.Optional(

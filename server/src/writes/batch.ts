@@ -1,12 +1,13 @@
-// Batch writes (docs/writes-and-retries.md): up to 500 items of one resource in one transaction, in order, each
-// seeing the effect of the ones before it (quotas, unique fields, upserts of the same external id),
-// at the cost of a bounded number of statements whatever the size (write-records.ts). A refused
-// item is reported and the batch goes on, unless the batch is atomic: then any refusal refuses the
-// whole batch (422 batch_failed, with every item's result) and nothing is written. A dry-run
-// decides every item exactly as the real run would, and writes nothing; a file previewed in several
-// dry-run batches tells each batch what the earlier ones would have written (`preceding`), so the
-// preview stays exact across batches. Item keys make each item run at most once across batches of
-// any composition.
+// Batch writes (docs/writes-and-retries.md): up to 500 items of one resource in one transaction, in
+// order, each seeing the effect of the ones before it (quotas, unique fields, upserts of the same
+// external id, updates of the same record), at the cost of a bounded number of statements whatever
+// the size (write-records.ts). Items are creates (upserts with on_conflict "update"), or with
+// operation "update" changes to the records their ids name. A refused item is reported and the batch
+// goes on, unless the batch is atomic: then any refusal refuses the whole batch (422 batch_failed,
+// with every item's result) and nothing is written. A dry-run decides every item exactly as the real
+// run would, and writes nothing; a file previewed in several dry-run batches tells each batch what
+// the earlier ones would have written (`preceding`), so the preview stays exact across batches. Item
+// keys make each item run at most once across batches of any composition.
 import type { Company } from "../auth/company.ts";
 import type { IdAllocator } from "../db/ids.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
@@ -46,6 +47,8 @@ interface BatchOptions {
   items: unknown[];
   atomic: boolean;
   upsert: boolean;
+  /** `operation: "update"`: every item updates the record its `id` names. */
+  byId: boolean;
   itemKeys: string[] | undefined;
   preceding: Preceding | undefined;
 }
@@ -127,6 +130,7 @@ function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
     items,
     atomic = false,
     on_conflict: onConflict = "error",
+    operation = "create",
     item_keys: itemKeys,
     preceding,
     ...rest
@@ -135,7 +139,7 @@ function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
     errors.push({
       field: name,
       code: "unknown_field",
-      message: `${name} is not a batch option; the body has items, atomic, on_conflict, item_keys and preceding.`,
+      message: `${name} is not a batch option; the body has items, operation, atomic, on_conflict, item_keys and preceding.`,
     });
   if (!Array.isArray(items))
     errors.push({
@@ -162,12 +166,27 @@ function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
       message:
         'on_conflict must be "error" (an existing external_id is refused) or "update" (it is updated).',
     });
+  if (operation !== "create" && operation !== "update")
+    errors.push({
+      field: "operation",
+      code: "invalid_enum",
+      message:
+        'operation must be "create" (each item is a new record, or an upsert with on_conflict "update") or "update" (each item updates the record its id names).',
+    });
+  else if (operation === "update" && onConflict === "update")
+    errors.push({
+      field: "on_conflict",
+      code: "invalid_value",
+      message:
+        'on_conflict applies to creates; with operation "update" every item names its record by id. Leave on_conflict out.',
+    });
   errors.push(...itemKeyErrors(itemKeys, items), ...precedingErrors(preceding, dryRun));
   if (errors.length > 0) throw validationFailed(errors);
   return {
     items: items as unknown[],
     atomic: atomic as boolean,
-    upsert: onConflict === "update",
+    upsert: onConflict === "update" && operation !== "update",
+    byId: operation === "update",
     itemKeys: itemKeys as string[] | undefined,
     preceding: preceding as Preceding | undefined,
   };
@@ -179,7 +198,7 @@ export async function runBatch(
   request: BatchRequest,
 ): Promise<WriteOutcome> {
   const { def, company, scope, dryRun } = request;
-  const { items, atomic, upsert, itemKeys, preceding } = parseBatch(request.body, dryRun);
+  const { items, atomic, upsert, byId, itemKeys, preceding } = parseBatch(request.body, dryRun);
   const { outcomes, plan } = await writeRecords(tx, ids, {
     def,
     company,
@@ -187,6 +206,7 @@ export async function runBatch(
     dryRun,
     items,
     upsert,
+    byId,
     itemKeys,
     itemKeysRead: request.itemKeysRead,
     atomic,

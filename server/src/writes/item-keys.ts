@@ -1,7 +1,8 @@
-// Batch item keys (docs/writes-and-retries.md): an item written under a key binds the key to the item (its
-// resource, the batch's on_conflict and its body, key order ignored) and to its result, in the
-// batch's transaction, for 24 hours. A later batch of any composition that carries the key again
-// gets the stored result back instead of a second write; another item under the key is refused.
+// Batch item keys (docs/writes-and-retries.md): an item written under a key binds the key to the
+// item (its resource, what the batch does with it (create, upsert, update) and its body, key order
+// ignored) and to its result, in the batch's transaction, for 24 hours. A later batch of any
+// composition that carries the key again gets the stored result back instead of a second write;
+// another item under the key is refused.
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { ResultSetHeader } from "mysql2";
@@ -30,10 +31,15 @@ export interface NewBinding {
   action: ItemAction;
 }
 
-/** What an item key is bound to: the resource, whether the batch upserts, and the item's body. */
-export function itemFingerprint(resource: string, upsert: boolean, body: unknown): string {
+/** What a batch does with its items: create them, upsert them by external id, or update records by id. */
+export type ItemKind = "create" | "upsert" | "update";
+
+/** What an item key is bound to: the resource, what the batch does, and the item's body. */
+export function itemFingerprint(resource: string, kind: ItemKind, body: unknown): string {
+  // Creates and upserts keep the fingerprints their keys were bound with before updates by id came.
+  const does = kind === "update" ? kind : kind === "upsert";
   return createHash("sha256")
-    .update(canonicalJson([resource, upsert, body ?? null]))
+    .update(canonicalJson([resource, does, body ?? null]))
     .digest("hex");
 }
 

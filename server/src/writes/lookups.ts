@@ -1,8 +1,10 @@
 // What a set of record writes needs from the database, read as sets in one round trip, whatever
 // the number of writes: the referenced records (share-locked, so a concurrent delete waits for
 // this write or is seen by it), the live records holding the unique values the writes use (for
-// upserts and PATCHes the records themselves, locked for update), the quota counter when the plan
-// limits it (locked: concurrent creates queue on it), and the batch item keys already bound.
+// upserts, PATCHes and updates by id the records themselves, locked for update: a write that
+// changed one since is waited for, and on a cluster one that commits first on another node aborts
+// this transaction, which runs again and reads it), the quota counter when the plan limits it
+// (locked: concurrent creates queue on it), and the batch item keys already bound.
 import { getTableName } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Company } from "../auth/company.ts";
@@ -27,6 +29,8 @@ export interface LookupRequest {
   externalIds?: readonly string[];
   /** A PATCH: this live record (of this parent, for a sub-collection), whole and locked for update. */
   recordId?: number;
+  /** Updates by id (a batch's `operation: "update"`): these live records, whole and locked for update. */
+  recordIds?: readonly number[];
   parentId?: number;
   /** Creates may happen: read (and for a real write lock) the quota counter of a limited plan. */
   creates: boolean;
@@ -38,7 +42,7 @@ export interface Lookups {
   reference(table: ResourceTable, id: number): { status?: unknown } | undefined;
   /** Holders of the unique values the writes use, as the database has them. */
   unique: UniqueValues;
-  /** Upserts: the live records by external id; a PATCH: its record by id. */
+  /** Upserts: the live records by external id; a PATCH and updates by id: the records by id. */
   records: Map<string | number, StoredRecord>;
   /** Live records counted against a limited quota (undefined when the plan does not limit it). */
   quotaUsed: number | undefined;
@@ -161,25 +165,22 @@ export async function lookUp(tx: WriteTransaction, request: LookupRequest): Prom
     );
     values.push(request.recordId, ...(parent ? [request.parentId] : []));
   }
+  const byId = new Set(request.recordIds ?? []);
+  if (byId.size > 0) {
+    conditions.push("id IN (?)");
+    values.push([...byId]);
+  }
+  const locked = request.externalIds || request.recordId !== undefined || byId.size > 0;
   if (conditions.length > 0) {
-    read(
-      selectRecords(
-        def,
-        conditions.join(" OR "),
-        values,
-        request.externalIds || request.recordId !== undefined ? update : "",
-      ),
-      (rows) => {
-        for (const row of rows) {
-          const record = toStoredRecord(def, row);
-          for (const field of uniqueFields(def))
-            unique.take(field, record[field], { id: record.id });
-          if (request.recordId === record.id) records.set(record.id, record);
-          if (request.externalIds && typeof record.external_id === "string")
-            records.set(record.external_id, record);
-        }
-      },
-    );
+    read(selectRecords(def, conditions.join(" OR "), values, locked ? update : ""), (rows) => {
+      for (const row of rows) {
+        const record = toStoredRecord(def, row);
+        for (const field of uniqueFields(def)) unique.take(field, record[field], { id: record.id });
+        if (request.recordId === record.id || byId.has(record.id)) records.set(record.id, record);
+        if (request.externalIds && typeof record.external_id === "string")
+          records.set(record.external_id, record);
+      }
+    });
   }
 
   // The quota counter of a limited plan; a company from before counters gets one first.

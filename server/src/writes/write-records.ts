@@ -1,6 +1,6 @@
-// Creates (or upserts by external id) of one resource, any number at once, in order, each seeing
-// the effect of the ones before it: everything they need is read as sets in one round trip
-// (lookups.ts), every item is decided in memory under the rules of item-rules.ts, and what they
+// Creates, upserts by external id and updates by id of one resource, any number at once, in order,
+// each seeing the effect of the ones before it: everything they need is read as sets in one round
+// trip (lookups.ts), every item is decided in memory under the rules of item-rules.ts, and what they
 // write becomes a few statements whatever their number: one INSERT of every new record (its ids
 // taken from this process's id blocks once the creates are known), one statement for the updated
 // records, then the counters, events and item keys of writes/commit.ts. A single create or upsert
@@ -9,7 +9,7 @@ import { getTableName } from "drizzle-orm";
 import type { Company } from "../auth/company.ts";
 import type { IdAllocator } from "../db/ids.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
-import { itemKeyReuse, nothingToMatch, validationFailed } from "../refusals/catalogue.ts";
+import { itemKeyReuse, notFound, nothingToMatch, validationFailed } from "../refusals/catalogue.ts";
 import { Refusal } from "../refusals/refusal.ts";
 import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
 import { readableFieldNames, uniqueFields } from "../resources/fields.ts";
@@ -22,6 +22,7 @@ import { WritePlan } from "./plan.ts";
 import { checkIfMatch } from "./preconditions.ts";
 import { QuotaLedger } from "./quotas.ts";
 import { insertRecords, updateRecord, updateRecords } from "./record-statements.ts";
+import { checkItemIfMatch, updateItem, type UpdateItem } from "./update-items.ts";
 
 export interface RecordWrites {
   def: ResourceDefinition;
@@ -31,6 +32,8 @@ export interface RecordWrites {
   items: readonly unknown[];
   /** Upserts: an item whose external_id names a live record updates it. */
   upsert: boolean;
+  /** Updates by id: every item names its record by `id` and may carry `if_match` (update-items.ts). */
+  byId?: boolean;
   /** A key per item (docs/writes-and-retries.md): an item runs at most once per key. */
   itemKeys?: readonly string[];
   /**
@@ -92,6 +95,11 @@ const fieldsOf = (item: unknown): Record<string, unknown> | undefined =>
     ? (item as Record<string, unknown>)
     : undefined;
 
+function recordIdOf(item: unknown): number | undefined {
+  const id = fieldsOf(item)?.id;
+  return typeof id === "number" && Number.isSafeInteger(id) && id >= 1 ? id : undefined;
+}
+
 function externalIdOf(item: unknown): string | undefined {
   const value = fieldsOf(item)?.external_id;
   return typeof value === "string" && value.length > 0 ? value : undefined;
@@ -139,7 +147,8 @@ export async function writeRecords(
     dryRun,
     bodies: items,
     fixed,
-    creates: true,
+    creates: !writes.byId,
+    recordIds: writes.byId ? items.flatMap((item) => recordIdOf(item) ?? []) : undefined,
     externalIds: upsert
       ? items.map(externalIdOf).filter((id): id is string => id !== undefined)
       : undefined,
@@ -164,17 +173,20 @@ export async function writeRecords(
   const created: NewRecord[] = [];
   /** Stored records this write changes, as it leaves them. */
   const changedRecords = new Map<number, { record: StoredRecord; fields: Set<string> }>();
-  /** Records by external id as the items so far leave them: stored ones, and ones created here. */
-  const byExternalId = new Map<
-    string,
+  /**
+   * Records by external id (upserts) or id (updates by id) as the items so far leave them: stored
+   * ones, and ones created here.
+   */
+  const known = new Map<
+    string | number,
     { record: StoredRecord; created?: NewRecord; createdBy?: number }
   >();
-  for (const [externalId, record] of lookups.records)
-    if (typeof externalId === "string") byExternalId.set(externalId, { record });
+  for (const [key, record] of lookups.records) known.set(key, { record });
+  const kind = writes.byId ? "update" : upsert ? "upsert" : "create";
 
   for (const [index, item] of items.entries()) {
     const key = writes.itemKeys?.[index];
-    const fingerprint = key === undefined ? undefined : itemFingerprint(def.name, upsert, item);
+    const fingerprint = key === undefined ? undefined : itemFingerprint(def.name, kind, item);
     const bound = key === undefined ? undefined : lookups.boundKeys.get(key);
     if (bound && !bound.expired) {
       outcomes.push(
@@ -197,7 +209,9 @@ export async function writeRecords(
           },
         ]);
       }
-      const existing = upsert ? byExternalId.get(externalId!) : undefined;
+      const target: UpdateItem | undefined = writes.byId ? updateItem(def, item) : undefined;
+      const existing = target ? known.get(target.id) : upsert ? known.get(externalId!) : undefined;
+      if (target && !existing) throw notFound(def.singular.toLowerCase(), target.id);
       if (
         upsert &&
         !existing &&
@@ -221,7 +235,8 @@ export async function writeRecords(
       }
       if (existing) {
         if (writes.ifMatch !== undefined) checkIfMatch(writes.ifMatch, existing.record);
-        const update = updateRules(ctx, existing.record, item);
+        checkItemIfMatch(target?.ifMatch, existing.record);
+        const update = updateRules(ctx, existing.record, target ? target.fields : item);
         const changed = Object.keys(update.changes).length > 0;
         // A dry-run shows the record as it would be, its updated_at still the stored one.
         const record = !changed
@@ -261,13 +276,13 @@ export async function writeRecords(
       }
       const values = createRules(ctx, item, fixed, quota);
       for (const field of uniqueFields(def)) ctx.unique.take(field, values[field], { item: index });
-      const target: NewRecord = { values, id: null };
+      const made: NewRecord = { values, id: null };
       const record = newRecord(def, values, stamp);
-      created.push(target);
-      if (upsert) byExternalId.set(externalId!, { record, created: target, createdBy: index });
+      created.push(made);
+      if (upsert) known.set(externalId!, { record, created: made, createdBy: index });
       const outcome = { index, status: 201, id: null, action: "created" as const, record };
       outcomes.push(outcome);
-      steps.push({ outcome, target, key, fingerprint });
+      steps.push({ outcome, target: made, key, fingerprint });
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
       outcomes.push({ index, status: error.status, id: null, error });
