@@ -66,7 +66,10 @@ export function updateItem(def: ResourceDefinition, item: unknown): UpdateItem {
  */
 export function checkItemIfMatch(ifMatch: string | undefined, record: StoredRecord): void {
   if (ifMatch === undefined) return;
-  if (isEtag(ifMatch)) return checkIfMatch(ifMatch, record);
+  if (isEtag(ifMatch)) {
+    checkIfMatch(ifMatch, record);
+    return;
+  }
   const sent = Date.parse(ifMatch.replace(" ", "T"));
   const stored = Date.parse(String(record.updated_at));
   const precise = /\.\d/.test(ifMatch);
