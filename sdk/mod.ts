@@ -41,6 +41,7 @@ export {
 export type { LookupClient, LookupPageQuery, LookupQuery } from "./src/resources/lookup-client.ts";
 export type {
   BatchOptions,
+  BatchUpdateItem,
   GetOptions,
   ListParams,
   ListQuery,

@@ -48,6 +48,13 @@ export interface GetOptions<K> extends RequestOptions {
   fields?: readonly K[];
 }
 
+/** An item of an update batch: the record's id, the fields to change, and optionally `if_match`. */
+export type BatchUpdateItem<U> = U & {
+  id: number;
+  /** The record's ETag or the `updated_at` you saw: the item is refused (412) if the record changed since. */
+  if_match?: string;
+};
+
 /** Options of batch(): how refused items and existing external ids are handled, and each item's key. */
 export interface BatchOptions extends WriteOptions {
   /** All or nothing: one refused item refuses the batch (a ValidationError with code `batch_failed`). */
@@ -139,13 +146,27 @@ export class ResourceClient<R, C, U, F> {
 
   /**
    * Writes up to 500 records in order in one request (and one transaction); each item's result
-   * says whether it was created, updated, unchanged or refused (with the problem).
+   * says whether it was created, updated, unchanged or refused (with the problem). With
+   * `operation: "update"` each item updates the record its `id` names with the fields it carries.
    */
-  batch(items: readonly C[], options?: BatchOptions): ApiPromise<BatchResult> {
+  batch(
+    items: readonly C[],
+    options?: BatchOptions & { operation?: "create" },
+  ): ApiPromise<BatchResult>;
+  batch(
+    items: readonly BatchUpdateItem<U>[],
+    options: Omit<BatchOptions, "onConflict"> & { operation: "update" },
+  ): ApiPromise<BatchResult>;
+  batch(
+    items: readonly (C | BatchUpdateItem<U>)[],
+    options?: BatchOptions & { operation?: "create" | "update" },
+  ): ApiPromise<BatchResult> {
+    const update = options?.operation === "update";
     const body = {
+      ...(update ? { operation: "update" } : {}),
       items,
       atomic: options?.atomic ?? false,
-      on_conflict: options?.onConflict ?? "error",
+      ...(update ? {} : { on_conflict: options?.onConflict ?? "error" }),
       item_keys: options?.itemKeys ?? items.map(() => newIdempotencyKey()),
       ...(options?.preceding ? { preceding: options.preceding } : {}),
     };

@@ -57,6 +57,21 @@ describe("requests", () => {
     expect(seen[0]!.headers.get("if-match")).toBe('"abc"');
   });
 
+  test('batch with operation "update" sends the items by id, with no on_conflict', async () => {
+    const { fetch, seen } = fakeFetch(ok({ results: [] }));
+    await clientWith(fetch).workers.batch(
+      [{ id: 4, hourly_rate: "45.00", if_match: "2026-01-31T09:30:00.000Z" }],
+      { operation: "update", itemKeys: ["k-4"] },
+    );
+    expect(seen[0]!.url.pathname).toBe("/v1/workers/batch");
+    expect(seen[0]!.body).toEqual({
+      operation: "update",
+      items: [{ id: 4, hourly_rate: "45.00", if_match: "2026-01-31T09:30:00.000Z" }],
+      atomic: false,
+      item_keys: ["k-4"],
+    });
+  });
+
   test("delete sends no body and returns what would be deleted and kept", async () => {
     const result = {
       id: 3,
