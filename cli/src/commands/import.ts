@@ -1,4 +1,4 @@
-// `erp import <resource> <file|->`: creates (or with --upsert updates) one record per CSV or NDJSON
+// `erp import <resource> <file|->`: creates (or with --upsert or --update updates) one record per CSV or NDJSON
 // row, in ordered batches, exactly once whatever happens.
 import { writeSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
@@ -13,17 +13,21 @@ import { type ImportSummary, ImportRun } from "../import/run-import.ts";
 import { Progress } from "../import/progress.ts";
 import { Report } from "../import/report.ts";
 import { RowReader } from "../import/row-body.ts";
+import { missingUpdateColumns, RecordDiff } from "../import/record-diff.ts";
 import { IMPORT_FORMATS, type ImportFormat, openSource } from "../import/rows.ts";
 import { type DateFormat, parseDateFormat } from "../import/values.ts";
 import { printOne } from "../output.ts";
 import { oneOf, parseConcurrency } from "../parsers.ts";
 import { describeApiError } from "../report-error.ts";
+import { UsageError } from "../usage-error.ts";
 import { RESOURCE_NAMES, resourceClient, specOf } from "../resources.ts";
 
 interface ImportFlags {
   format?: ImportFormat;
   dryRun?: boolean;
   upsert?: boolean;
+  update?: boolean;
+  ifUnmodified?: boolean;
   concurrency: number;
   batchSize: number;
   dateFormat?: DateFormat;
@@ -55,7 +59,9 @@ const QUIT_AT_ONCE =
 export function registerImport(program: Command): void {
   program
     .command("import")
-    .summary("create (or --upsert) records from a CSV or NDJSON file (or stdin), exactly once")
+    .summary(
+      "create (or --upsert, or --update by id) records from a CSV or NDJSON file (or stdin), exactly once",
+    )
     .description(
       [
         "Creates one record per row, in batches in file order (the first of two rows with the same unique value wins).",
@@ -68,6 +74,10 @@ export function registerImport(program: Command): void {
           "*_id field without _id) may name the record, by name or external_id. The id, created_at, " +
           "updated_at and deleted_at columns of an export and a rejects file's error column are " +
           "skipped.",
+        "--update: each row updates the record its id column names (an export's file, edited), " +
+          "sending only the cells that differ from the record (an empty cell empties the field); rows " +
+          "equal to their record are unchanged and not sent; --if-unmodified refuses (412) the rows " +
+          "whose record changed since the export, by their updated_at column.",
         "Values as spreadsheets write them: cells are trimmed, and an empty cell is left out. " +
           "Amounts and numbers may carry thousands separators (1,250.50, 1 250.50, 1'250.50) and a " +
           "currency symbol or code (€45, 45 EUR, $1,200): the symbol is dropped, but it must agree " +
@@ -102,6 +112,8 @@ EXAMPLES
   erp import workers hr.csv --date-format DD.MM.YYYY --decimal-comma
   erp import workers hr-export.csv --map "Employee No=external_id" --skip-column Notes
   erp export projects --format csv > p.csv && erp import projects p.csv --upsert
+  erp export workers --format csv > w.csv   # edit it in a spreadsheet, then:
+  erp import workers w.csv --update --if-unmodified
   erp import clients clients.ndjson --dry-run`,
     )
     .argument("<resource>", RESOURCE_NAMES.join(", "), oneOf(RESOURCE_NAMES))
@@ -116,6 +128,14 @@ EXAMPLES
       "check every row in order, as the real run would (duplicates in the file, the quota); nothing is written",
     )
     .option("--upsert", "rows whose external_id names a record update it instead of being refused")
+    .option(
+      "--update",
+      "each row updates the record its id column names, sending only the cells that differ from it (an empty cell empties the field)",
+    )
+    .option(
+      "--if-unmodified",
+      "with --update: refuse (412) the rows whose record changed since the export, by its updated_at column",
+    )
     .option(
       "--map <header=field>",
       'read a column as a field (repeatable), e.g. --map "Phone Number=phone"',
@@ -155,12 +175,22 @@ EXAMPLES
       const format = formatOf(command);
       const connection = resolveConnection(globalOptions(command));
       const spec = specOf(resource);
+      if (flags.update && flags.upsert)
+        throw new UsageError(
+          "use --update (rows name records by id) or --upsert (by external_id), not both",
+        );
+      if (flags.ifUnmodified && !flags.update)
+        throw new UsageError("--if-unmodified goes with --update");
       const source = await openSource(file, flags.format);
+      const missing =
+        flags.update && missingUpdateColumns(source.header, flags.ifUnmodified === true);
+      if (missing) throw new UsageError(missing);
       const plan = source.header
         ? planColumns(spec, source.header, {
             map: flags.map,
             skip: flags.skipColumn,
             skipUnknown: flags.skipUnknownColumns === true,
+            read: flags.update ? ["id", ...(flags.ifUnmodified ? ["updated_at"] : [])] : [],
           })
         : undefined;
       const report = new Report(flags.report);
@@ -175,6 +205,7 @@ EXAMPLES
         maxRetries: BATCH_RETRIES,
         onRequest: () => void requests++,
       });
+      const client = resourceClient(erp, resource);
       const run = new ImportRun({
         resource,
         spec,
@@ -182,7 +213,10 @@ EXAMPLES
         report,
         rejects,
         progress,
-        client: resourceClient(erp, resource),
+        client,
+        diff: flags.update
+          ? new RecordDiff(client, spec, source.header, plan?.columns, flags.ifUnmodified === true)
+          : undefined,
         reader:
           plan &&
           new RowReader(spec, plan.columns, {

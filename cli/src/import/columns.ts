@@ -26,6 +26,8 @@ export interface ColumnOptions {
   skip: readonly string[];
   /** Leave out every column that matches nothing (--skip-unknown-columns). */
   skipUnknown: boolean;
+  /** Read-only columns the import reads itself (an update's id and updated_at): no warning. */
+  read?: readonly string[];
 }
 
 /** `" Phone-Number "` → `phone_number`: trimmed, case-folded, spaces and hyphens as `_`, other punctuation dropped. */
@@ -105,7 +107,7 @@ export function planColumns(
       return column;
     }
     if (READ_ONLY.has(name)) {
-      readOnly.push(header.trim());
+      if (!options.read?.includes(name)) readOnly.push(header.trim());
       return { kind: "skipped" };
     }
     if (name === ERROR_COLUMN) {

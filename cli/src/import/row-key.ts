@@ -27,7 +27,7 @@ function sortKeys(value: unknown): unknown {
 }
 
 /**
- * A row's key is a hash of the resource, the import's mode (create or upsert) and the row's content
+ * A row's key is a hash of the resource, the import's mode (create, upsert or update) and the row's content
  * (its values by field as the file gives them: key order, column order and the file's name do not
  * matter), then its occurrence among identical rows (the second of two identical rows is a record
  * of its own). Never its batch or its position: a re-run after Ctrl-C, a crash or a lost journal,
@@ -40,8 +40,8 @@ export class RowKeys {
   readonly #seen = new Map<string, number>();
   readonly #prefix: string;
 
-  constructor(resource: string, upsert: boolean) {
-    this.#prefix = `${resource}\u0000${upsert ? "upsert" : "create"}\u0000`;
+  constructor(resource: string, mode: "create" | "upsert" | "update") {
+    this.#prefix = `${resource}\u0000${mode}\u0000`;
   }
 
   next(content: Readonly<Record<string, unknown>>): string {

@@ -18,6 +18,7 @@ import {
 import type { AnyResourceClient } from "../resources.ts";
 import type { Journal } from "./journal.ts";
 import type { Progress } from "./progress.ts";
+import type { RecordDiff } from "./record-diff.ts";
 import type { FieldError, ReferenceResolver } from "./references.ts";
 import type { RejectsFile } from "./rejects.ts";
 import { RepeatedRows } from "./repeats.ts";
@@ -52,6 +53,8 @@ export interface ImportJob {
   upsert: boolean;
   /** Leave out rows equal in every cell to an earlier row (--skip-repeated). */
   skipRepeated: boolean;
+  /** `--update`: each row updates the record its id names, with the cells that differ from it. */
+  diff?: RecordDiff;
   batchSize: number;
   /** Batches in flight at once at most (--concurrency); only batches that cannot meet each other overlap. */
   concurrency: number;
@@ -150,7 +153,7 @@ export class ImportRun {
 
   constructor(job: ImportJob) {
     this.#job = job;
-    this.#keys = new RowKeys(job.resource, job.upsert);
+    this.#keys = new RowKeys(job.resource, job.diff ? "update" : job.upsert ? "upsert" : "create");
     this.#summary = {
       resource: job.resource,
       format: job.source.format,
@@ -279,14 +282,15 @@ export class ImportRun {
         return undefined;
       }
     }
-    const key = this.#keys.next(read.content);
+    const target = this.#job.diff?.target(row);
+    const key = this.#keys.next(target ? { ...read.content, target } : read.content);
     if (!this.#job.dryRun && this.#job.journal.has(key)) {
       this.#summary.already_imported++;
       this.#progress();
       return undefined;
     }
     const errors = [...read.errors];
-    let body = read.body;
+    let body = target ? { ...target, ...this.#job.diff!.emptied(row), ...read.body } : read.body;
     if (Object.keys(read.names).length > 0) {
       const references = await this.#job.references.resolve(read.names);
       body = { ...body, ...references.ids };
@@ -333,7 +337,7 @@ export class ImportRun {
     const going = this.#summary.stopped === null;
     const answer =
       batch.items.length > 0 && going
-        ? this.#post(batch.items).then(
+        ? this.#narrowed(batch).then(
             (result) => ({ result }),
             (error: unknown) => ({ error }),
           )
@@ -341,9 +345,7 @@ export class ImportRun {
     const checked = batch.refused.flatMap((refused) => (refused.body ? [refused.body] : []));
     const check =
       checked.length > 0 && going
-        ? this.#send(checked, { dryRun: true, onConflict: this.#onConflict() }).catch(
-            () => undefined,
-          )
+        ? this.#send(checked, { dryRun: true, ...this.#operation() }).catch(() => undefined)
         : Promise.resolve(undefined);
     this.#flying.push({ batch, answer, check });
   }
@@ -378,6 +380,9 @@ export class ImportRun {
           if (typeof value === "string") batch.unique.add(`${field}\u0000${uniqueKeyOf(value)}`);
         }
       }
+      // Two batches that update one record are diffed and written one after the other.
+      if (this.#job.diff)
+        for (const { body } of batch.items) batch.unique.add(`id\u0000${String(body.id)}`);
     }
     return batch.unique;
   }
@@ -455,6 +460,17 @@ export class ImportRun {
     }
   }
 
+  /** An update import's batch goes with only the cells that differ; a row that differs in nothing is unchanged. */
+  async #narrowed(batch: Batch): Promise<BatchResult | undefined> {
+    if (this.#job.diff) {
+      const unchanged = await this.#job.diff.narrow(batch.items);
+      this.#summary.unchanged += unchanged.size;
+      batch.items = batch.items.filter((_, index) => !unchanged.has(index));
+      if (batch.items.length === 0) return undefined;
+    }
+    return this.#post(batch.items);
+  }
+
   /** The batch's answer: the SDK retries what may not have run; a 429 is waited out however long it says. */
   #post(items: readonly Pending[]): Promise<BatchResult> {
     const { dryRun } = this.#job;
@@ -462,15 +478,17 @@ export class ImportRun {
       items.map((pending) => pending.body),
       {
         dryRun,
-        onConflict: this.#onConflict(),
+        ...this.#operation(),
         itemKeys: items.map((pending) => pending.key),
         ...(dryRun ? { preceding: this.#precedingFor(items) } : {}),
       },
     );
   }
 
-  #onConflict(): "update" | "error" {
-    return this.#job.upsert ? "update" : "error";
+  /** Updates by id, upserts by external_id, or creates. */
+  #operation(): Pick<BatchOptions, "operation" | "onConflict"> {
+    if (this.#job.diff) return { operation: "update" };
+    return { onConflict: this.#job.upsert ? "update" : "error" };
   }
 
   async #send(bodies: Record<string, unknown>[], options: BatchOptions): Promise<BatchResult> {

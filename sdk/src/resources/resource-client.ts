@@ -68,6 +68,8 @@ export interface BatchOptions extends WriteOptions {
    * where it comes from) to make a re-run after a crash, in other batches, write nothing twice.
    */
   itemKeys?: readonly string[];
+  /** `update`: every item carries the `id` of the record to update (and optionally `if_match`); default `create`. */
+  operation?: "create" | "update";
   /** Dry-run only: what earlier dry-run batches of the same import would have written (see the API's `preceding`). */
   preceding?: { created?: number; unique?: Record<string, readonly string[]> };
 }
@@ -159,7 +161,11 @@ export class ResourceClient<R, C, U, F> {
   ): ApiPromise<BatchResult>;
   batch(
     items: readonly (C | BatchUpdateItem<U>)[],
-    options?: BatchOptions & { operation?: "create" | "update" },
+    options?: BatchOptions,
+  ): ApiPromise<BatchResult>;
+  batch(
+    items: readonly (C | BatchUpdateItem<U>)[],
+    options?: BatchOptions,
   ): ApiPromise<BatchResult> {
     const update = options?.operation === "update";
     const body = {

@@ -1,0 +1,179 @@
+// `erp import --update` (docs/cli.md): export, edit as a spreadsheet does, import the file back by
+// id. Only the edited records change, each once, with one event; a second run changes nothing; with
+// --if-unmodified a record edited on the server since the export is refused and kept as it is.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { RowDataPacket } from "mysql2";
+import type { Api } from "@erp/testing/api";
+import { erpFor, tempDir } from "@erp/testing/cli";
+import { closeTestDb, newCompany, testDb } from "@erp/testing/company";
+import { parseCsv } from "@erp/testing/csv";
+import { useServer } from "@erp/testing/suite";
+
+setDefaultTimeout(240_000);
+
+const WORKERS = 10_000;
+const suite = useServer();
+const dir = tempDir();
+let api: Api;
+let companyId: number;
+let cli: ReturnType<typeof erpFor>;
+
+beforeAll(async () => {
+  const company = await newCompany();
+  companyId = company.companyId;
+  api = suite.api.as(company.token);
+  cli = erpFor(suite.server.baseUrl, company.token);
+  for (let first = 0; first < WORKERS; first += 500) {
+    const response = await api.post("/v1/workers/batch", {
+      items: Array.from({ length: 500 }, (_, i) => ({
+        name: `Crew ${first + i}`,
+        email: `crew${first + i}@example.com`,
+        hourly_rate: "40.00",
+        hired_on: "2024-03-01",
+      })),
+    });
+    expect(response.body.data.created).toBe(500);
+  }
+});
+afterAll(closeTestDb);
+
+async function events(type: string): Promise<number> {
+  const [rows] = await testDb().pool.query<RowDataPacket[]>(
+    "SELECT COUNT(*) AS n FROM events WHERE company_id = ? AND type = ?",
+    [companyId, type],
+  );
+  return Number(rows[0]!.n);
+}
+
+/** A CSV as a spreadsheet saves it: CRLF, quotes only where needed, money without trailing zeros. */
+function saveAsSpreadsheet(file: string, rows: string[][]): void {
+  const cell = (value: string) =>
+    /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+  const text = rows
+    .map((cells) => cells.map((value) => cell(value.replace(/^(\d+)\.00$/, "$1"))).join(","))
+    .join("\r\n");
+  writeFileSync(file, `${text}\r\n`);
+}
+
+async function exported(name: string): Promise<{ file: string; rows: string[][] }> {
+  const file = path.join(dir, name);
+  const result = await cli(["export", "workers", "--format", "csv"]);
+  expect(result.code).toBe(0);
+  writeFileSync(file, result.stdout);
+  return { file, rows: parseCsv(readFileSync(file, "utf8")) };
+}
+
+describe("erp import --update", () => {
+  test("export, edit 1,010 rows in a spreadsheet, import --update: exactly those records change, once", async () => {
+    const { file, rows } = await exported("workers.csv");
+    const [header, ...data] = rows as [string[], ...string[][]];
+    expect(data.length).toBe(WORKERS);
+    const column = (name: string) => header.indexOf(name);
+    const rateEdited = new Set<string>();
+    const nameEdited = new Set<string>();
+    data.forEach((cells, i) => {
+      if (i % 10 === 3) {
+        cells[column("hourly_rate")] = "52.5";
+        rateEdited.add(cells[column("id")]!);
+      }
+      if (i % 1000 === 7) {
+        cells[column("name")] = `${cells[column("name")]} Jr.`;
+        nameEdited.add(cells[column("id")]!);
+      }
+    });
+    expect(rateEdited.size + nameEdited.size).toBe(1_010);
+    saveAsSpreadsheet(file, [header, ...data]);
+
+    const before = await events("worker.updated");
+    const run = await cli(["import", "workers", file, "--update", "-o", "json"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      rows: WORKERS,
+      created: 0,
+      updated: 1_010,
+      unchanged: 8_990,
+      rejected: 0,
+    });
+    expect(await events("worker.updated")).toBe(before + 1_010);
+    expect(await events("worker.created")).toBe(WORKERS);
+    const [rates] = await testDb().pool.query<RowDataPacket[]>(
+      "SELECT id, hourly_rate, name FROM workers WHERE company_id = ? AND (hourly_rate <> 40 OR name LIKE '%Jr.')",
+      [companyId],
+    );
+    expect(
+      rates
+        .filter((row) => Number(row.hourly_rate) === 52.5)
+        .map((row) => String(row.id))
+        .sort(),
+    ).toEqual([...rateEdited].sort());
+    expect(
+      rates
+        .filter((row) => row.name.endsWith(" Jr."))
+        .map((row) => String(row.id))
+        .sort(),
+    ).toEqual([...nameEdited].sort());
+
+    const again = await cli(["import", "workers", file, "--update", "-o", "json"]);
+    expect(again.code).toBe(0);
+    const second = JSON.parse(again.stdout);
+    expect(second.created + second.updated).toBe(0);
+    expect(second.unchanged + second.already_imported).toBe(WORKERS);
+    expect(await events("worker.updated")).toBe(before + 1_010);
+  });
+
+  test("--if-unmodified: a record edited on the server after the export is refused (412) and kept as the server has it", async () => {
+    const { file, rows } = await exported("workers-since.csv");
+    const [header, ...data] = rows as [string[], ...string[][]];
+    const column = (name: string) => header.indexOf(name);
+    const [mine, theirs] = [data[100]!, data[200]!];
+    mine[column("hourly_rate")] = "61";
+    theirs[column("hourly_rate")] = "62";
+    saveAsSpreadsheet(file, [header, ...data]);
+    const theirsId = Number(theirs[column("id")]);
+    await api.patch(`/v1/workers/${theirsId}`, { phone: "+1 555 0142" });
+    const before = await events("worker.updated");
+
+    const rejects = path.join(dir, "since-rejects.csv");
+    const run = await cli([
+      "import",
+      "workers",
+      file,
+      "--update",
+      "--if-unmodified",
+      "--rejects",
+      rejects,
+      "-o",
+      "json",
+    ]);
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toMatchObject({ updated: 1, rejected: 1, created: 0 });
+    expect(run.stderr).toContain("412 precondition_failed");
+    expect((await api.get(`/v1/workers/${theirsId}`)).body.data).toMatchObject({
+      hourly_rate: "40.00",
+      phone: "+1 555 0142",
+    });
+    expect((await api.get(`/v1/workers/${mine[column("id")]}`)).body.data.hourly_rate).toBe(
+      "61.00",
+    );
+    expect(await events("worker.updated")).toBe(before + 1);
+    const refused = parseCsv(readFileSync(rejects, "utf8"));
+    expect(refused.length).toBe(2);
+    expect(refused[1]![column("id")]).toBe(String(theirsId));
+  });
+
+  test("an unknown id is a reject; a file without an id column is refused before anything is sent", async () => {
+    const file = path.join(dir, "unknown.csv");
+    writeFileSync(file, "id,name\n999999999,Nobody\n");
+    const run = await cli(["import", "workers", file, "--update", "-o", "json"]);
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rejected: 1, updated: 0 });
+    expect(run.stderr).toContain("404 not_found");
+    const noId = path.join(dir, "no-id.csv");
+    writeFileSync(noId, "name\nNobody\n");
+    const refused = await cli(["import", "workers", noId, "--update"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("id column");
+  });
+});
