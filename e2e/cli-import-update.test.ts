@@ -2,11 +2,11 @@
 // id. Only the edited records change, each once, with one event; a second run changes nothing; with
 // --if-unmodified a record edited on the server since the export is refused and kept as it is.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { RowDataPacket } from "mysql2";
 import type { Api } from "@erp/testing/api";
-import { erpFor, tempDir } from "@erp/testing/cli";
+import { erpFor, type RunningCli, startErpFor, tempDir } from "@erp/testing/cli";
 import { closeTestDb, newCompany, testDb } from "@erp/testing/company";
 import { parseCsv } from "@erp/testing/csv";
 import { useServer } from "@erp/testing/suite";
@@ -19,11 +19,13 @@ const dir = tempDir();
 let api: Api;
 let companyId: number;
 let cli: ReturnType<typeof erpFor>;
+let token: string;
 
 beforeAll(async () => {
   const company = await newCompany();
   companyId = company.companyId;
   api = suite.api.as(company.token);
+  token = company.token;
   cli = erpFor(suite.server.baseUrl, company.token);
   for (let first = 0; first < WORKERS; first += 500) {
     const response = await api.post("/v1/workers/batch", {
@@ -161,6 +163,63 @@ describe("erp import --update", () => {
     const refused = parseCsv(readFileSync(rejects, "utf8"));
     expect(refused.length).toBe(2);
     expect(refused[1]![column("id")]).toBe(String(theirsId));
+  });
+
+  test("interrupted by kill -9, then by Ctrl-C, then re-run with the journal lost: every edited record changes exactly once", async () => {
+    const { file, rows } = await exported("workers-interrupted.csv");
+    const [header, ...data] = rows as [string[], ...string[][]];
+    const rate = header.indexOf("hourly_rate");
+    const edited = new Set<string>();
+    data.forEach((cells, i) => {
+      if (i % 5 !== 1) return;
+      cells[rate] = "71.25";
+      edited.add(cells[header.indexOf("id")]!);
+    });
+    saveAsSpreadsheet(file, [header, ...data]);
+    const state = path.join(dir, "state-interrupted");
+    const journals = path.join(state, "erp", "imports");
+    const journaled = (): number =>
+      existsSync(journals)
+        ? readdirSync(journals).reduce(
+            (lines, name) =>
+              lines + readFileSync(path.join(journals, name), "utf8").split("\n").length - 1,
+            0,
+          )
+        : 0;
+    const start = () =>
+      startErpFor(suite.server.baseUrl, token)(
+        ["import", "workers", file, "--update", "--batch-size", "50", "-o", "json"],
+        { env: { XDG_STATE_HOME: state } },
+      );
+    const until = async (cli: RunningCli, done: () => boolean): Promise<void> => {
+      while (!done() && cli.process.exitCode === null) await Bun.sleep(5);
+    };
+    const before = await events("worker.updated");
+
+    const killed = start();
+    await until(killed, () => journaled() >= 200);
+    killed.process.kill("SIGKILL");
+    await killed.finished;
+    const afterKill = journaled();
+    expect(afterKill).toBeLessThan(edited.size);
+
+    const stopped = start();
+    await until(stopped, () => journaled() >= afterKill + 200);
+    stopped.process.kill("SIGINT");
+    const interrupted = await stopped.finished;
+    expect(interrupted.code).toBe(130);
+    expect(journaled()).toBeLessThan(edited.size);
+
+    rmSync(journals, { recursive: true, force: true });
+    const last = await start().finished;
+    expect(last.code).toBe(0);
+    expect(JSON.parse(last.stdout)).toMatchObject({ rejected: 0, created: 0 });
+    expect(await events("worker.updated")).toBe(before + edited.size);
+    const [changed] = await testDb().pool.query<RowDataPacket[]>(
+      "SELECT id FROM workers WHERE company_id = ? AND hourly_rate = 71.25",
+      [companyId],
+    );
+    expect(changed.map((row) => String(row.id)).sort()).toEqual([...edited].sort());
   });
 
   test("an unknown id is a reject; a file without an id column is refused before anything is sent", async () => {
