@@ -1,7 +1,9 @@
 // The bulk-import leg of `bun run bench`: the CLI importing a CSV of workers into our server, beside
 // the least a bulk load can cost (the raw server's batch route: the same rows as one 500-row
-// INSERT per request, sent one request at a time), and the database statements one 500-item batch
-// of ours runs, for creates and for upserts (MariaDB's `Questions` counter over several batches).
+// INSERT per request, sent one request at a time); then the same records exported, 10% of the rows
+// edited and imported back with `--update`, at a rate compared with the create import's; and the
+// database statements one 500-item batch of ours runs, for creates, upserts and updates by id
+// (MariaDB's `Questions` counter over several batches).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -23,8 +25,18 @@ export interface BulkImport {
   /** The raw server's batch route, the same rows, 500 per INSERT, one request at a time. */
   raw: { rowsPerSecond: number; seconds: number };
   ratio: number;
+  /** `erp import --update` of the export with 10% of its rows edited: rows/s, records changed, exit code. */
+  update: {
+    rowsPerSecond: number;
+    seconds: number;
+    changed: number;
+    edited: number;
+    exitCode: number;
+  };
+  /** The update import's rate over the create import's. */
+  updateRatio: number;
   /** Statements per 500-item batch of ours (database counter over the batches / batches). */
-  statements: { create: number; upsert: number };
+  statements: { create: number; upsert: number; update: number };
 }
 
 /** Row i of the file (and of the raw baseline's batches). */
@@ -47,6 +59,28 @@ async function countWorkers(db: DatabaseHandle, companyId: number): Promise<numb
   return Number((rows as { n: number }[])[0]!.n);
 }
 
+/** The CLI, as a user runs it, in `dir` (its journal and config there too). */
+function spawnCli(
+  dir: string,
+  baseUrl: string,
+  token: string,
+  args: string[],
+  stdout: "ignore" | "pipe" = "ignore",
+) {
+  return Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), ...args], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      ERP_BASE_URL: baseUrl,
+      ERP_TOKEN: token,
+      XDG_STATE_HOME: dir,
+      XDG_CONFIG_HOME: dir,
+    },
+    stdout,
+    stderr: "ignore",
+  });
+}
+
 async function cliImport(
   db: DatabaseHandle,
   baseUrl: string,
@@ -63,21 +97,7 @@ async function cliImport(
     }
     writeFileSync(file, `${lines.join("\n")}\n`);
     const started = performance.now();
-    const child = Bun.spawn(
-      [process.execPath, path.join(ROOT, "cli/src/main.ts"), "import", "workers", file],
-      {
-        cwd: dir,
-        env: {
-          ...process.env,
-          ERP_BASE_URL: baseUrl,
-          ERP_TOKEN: company.token,
-          XDG_STATE_HOME: dir,
-          XDG_CONFIG_HOME: dir,
-        },
-        stdout: "ignore",
-        stderr: "ignore",
-      },
-    );
+    const child = spawnCli(dir, baseUrl, company.token, ["import", "workers", file]);
     const exitCode = await child.exited;
     const seconds = (performance.now() - started) / 1000;
     const rssMb = Math.round((child.resourceUsage()?.maxRSS ?? 0) / 1024 / 1024);
@@ -91,6 +111,63 @@ async function cliImport(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The company's workers exported as CSV, every tenth row's phone edited, imported back with --update. */
+async function cliUpdateImport(
+  db: DatabaseHandle,
+  baseUrl: string,
+  company: { company_id: number; token: string },
+): Promise<BulkImport["update"]> {
+  const dir = mkdtempSync(path.join(tmpdir(), "erp-bench-update-"));
+  try {
+    const file = path.join(dir, "workers.csv");
+    const exporter = spawnCli(
+      dir,
+      baseUrl,
+      company.token,
+      ["export", "workers", "--format", "csv"],
+      "pipe",
+    );
+    const [header, ...lines] = (await new Response(exporter.stdout).text()).trimEnd().split("\n");
+    await exporter.exited;
+    const phone = header!.split(",").indexOf("phone");
+    let edited = 0;
+    const rows = lines.map((line, i) => {
+      if (i % 10 !== 0) return line;
+      edited += 1;
+      const cells = line.split(",");
+      cells[phone] = `${cells[phone]} ext. 9`;
+      return cells.join(",");
+    });
+    writeFileSync(file, `${[header, ...rows].join("\n")}\n`);
+    const before = await updatedEvents(db, company.company_id);
+    const started = performance.now();
+    const exitCode = await spawnCli(dir, baseUrl, company.token, [
+      "import",
+      "workers",
+      file,
+      "--update",
+    ]).exited;
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      rowsPerSecond: Math.round(lines.length / seconds),
+      seconds: Math.round(seconds * 10) / 10,
+      changed: (await updatedEvents(db, company.company_id)) - before,
+      edited,
+      exitCode,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function updatedEvents(db: DatabaseHandle, companyId: number): Promise<number> {
+  const [rows] = await db.pool.query(
+    "SELECT COUNT(*) AS n FROM events WHERE company_id = ? AND type = 'worker.updated'",
+    [companyId],
+  );
+  return Number((rows as { n: number }[])[0]!.n);
 }
 
 /** The same rows through the raw server's batch route, one 500-row INSERT per request, one request at a time. */
@@ -123,7 +200,7 @@ async function rawImport(
   return { rowsPerSecond: Math.round(rows / seconds), seconds: Math.round(seconds * 10) / 10 };
 }
 
-/** Statements per batch: `batches` batches of 500 creates, then the same items again as upserts (updates). */
+/** Statements per batch: `batches` batches of 500 creates, the same items again as upserts (updates), then updates by id. */
 async function statementsPerBatch(
   db: DatabaseHandle,
   baseUrl: string,
@@ -136,6 +213,7 @@ async function statementsPerBatch(
       email: `counted${round}-${i}@example.com`,
       external_id: `counted-${round}-${i}`,
     }));
+  const ids = new Map<number, number[]>();
   const send = async (round: number, upsert: boolean): Promise<void> => {
     const list = items(round, upsert);
     const response = await fetch(`${baseUrl}/v1/workers/batch`, {
@@ -152,16 +230,45 @@ async function statementsPerBatch(
       }),
     });
     if (response.status !== 200) throw new Error(`batch answered ${response.status}`);
-    const { data } = (await response.json()) as { data: { failed: number } };
+    const { data } = (await response.json()) as {
+      data: { failed: number; results: { id: number }[] };
+    };
     if (data.failed > 0) throw new Error(`${data.failed} items of a counted batch were refused`);
+    ids.set(
+      round,
+      data.results.map((result) => result.id),
+    );
   };
-  const measure = async (upsert: boolean): Promise<number> => {
+  const update = async (round: number): Promise<void> => {
+    const list = ids.get(round)!;
+    const response = await fetch(`${baseUrl}/v1/workers/batch`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        "idempotency-key": crypto.randomUUID(),
+      },
+      body: JSON.stringify({
+        operation: "update",
+        items: list.map((id, i) => ({ id, phone: `+1 555 ${round}-${i}` })),
+        item_keys: list.map(() => crypto.randomUUID()),
+      }),
+    });
+    if (response.status !== 200) throw new Error(`update batch answered ${response.status}`);
+    const { data } = (await response.json()) as { data: { updated: number } };
+    if (data.updated !== list.length) throw new Error("a counted update batch changed too little");
+  };
+  const measure = async (send: (round: number) => Promise<void>): Promise<number> => {
     const before = await questions(db);
-    for (let round = 0; round < batches; round++) await send(round, upsert);
+    for (let round = 0; round < batches; round++) await send(round);
     // One statement of ours (SHOW STATUS) falls inside the window.
     return Math.round((((await questions(db)) - before - 1) / batches) * 10) / 10;
   };
-  return { create: await measure(false), upsert: await measure(true) };
+  return {
+    create: await measure((round) => send(round, false)),
+    upsert: await measure((round) => send(round, true)),
+    update: await measure(update),
+  };
 }
 
 export async function bulkImport(
@@ -174,6 +281,7 @@ export async function bulkImport(
 ): Promise<BulkImport> {
   const rawRun = await rawImport(raw.baseUrl, raw.token, rows);
   const cli = await cliImport(db, target.baseUrl, target.company, rows);
+  const update = await cliUpdateImport(db, target.baseUrl, target.company);
   const statements = await statementsPerBatch(
     db,
     target.baseUrl,
@@ -185,6 +293,8 @@ export async function bulkImport(
     cli,
     raw: rawRun,
     ratio: Math.round((cli.rowsPerSecond / Math.max(1, rawRun.rowsPerSecond)) * 100) / 100,
+    update,
+    updateRatio: Math.round((update.rowsPerSecond / Math.max(1, cli.rowsPerSecond)) * 100) / 100,
     statements,
   };
 }
@@ -193,6 +303,7 @@ export function describeBulkImport(result: BulkImport): string {
   return [
     `CLI import of ${result.rows.toLocaleString("en")} workers: ${result.cli.imported.toLocaleString("en")} in the database, ${result.cli.rowsPerSecond} rows/s in ${result.cli.seconds} s, CLI max RSS ${result.cli.rssMb} MB, exit ${result.cli.exitCode}`,
     `  raw 500-row INSERTs, one request at a time: ${result.raw.rowsPerSecond} rows/s; ratio ${result.ratio} (target ≥ 0.30)`,
-    `  statements per 500-item batch: create ${result.statements.create} (target ≤ 12), upsert ${result.statements.upsert} (target ≤ 16)`,
+    `  export → 10% of rows edited → import --update: ${result.update.changed.toLocaleString("en")} of ${result.update.edited.toLocaleString("en")} edited records changed, ${result.update.rowsPerSecond} rows/s in ${result.update.seconds} s, exit ${result.update.exitCode}; ${result.updateRatio} of the create import's rate (target ≥ 0.5)`,
+    `  statements per 500-item batch: create ${result.statements.create} (target ≤ 12), upsert ${result.statements.upsert} (target ≤ 16), update by id ${result.statements.update} (target ≤ 14)`,
   ].join("\n");
 }

@@ -54,6 +54,9 @@ function checkResults(code: number, stdout: string): void {
   expect(results.bulk_import.cli.imported).toBe(results.bulk_import.rows);
   expect(results.bulk_import.raw.rowsPerSecond).toBeGreaterThan(0);
   expect(results.bulk_import.statements.create).toBeGreaterThan(0);
+  expect(results.bulk_import.statements.update).toBeGreaterThan(0);
+  expect(results.bulk_import.update.exitCode).toBe(0);
+  expect(results.bulk_import.update.changed).toBe(results.bulk_import.update.edited);
   for (const company of [results.scale.small, results.scale.large]) {
     expect(company.exportExitCode).toBe(0);
     expect(company.exportedRows).toBe(company.workers);

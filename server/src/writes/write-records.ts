@@ -209,9 +209,9 @@ export async function writeRecords(
           },
         ]);
       }
-      const target: UpdateItem | undefined = writes.byId ? updateItem(def, item) : undefined;
-      const existing = target ? known.get(target.id) : upsert ? known.get(externalId!) : undefined;
-      if (target && !existing) throw notFound(def.singular.toLowerCase(), target.id);
+      const named: UpdateItem | undefined = writes.byId ? updateItem(def, item) : undefined;
+      const existing = named ? known.get(named.id) : upsert ? known.get(externalId!) : undefined;
+      if (named && !existing) throw notFound(def.singular.toLowerCase(), named.id);
       if (
         upsert &&
         !existing &&
@@ -235,8 +235,8 @@ export async function writeRecords(
       }
       if (existing) {
         if (writes.ifMatch !== undefined) checkIfMatch(writes.ifMatch, existing.record);
-        checkItemIfMatch(target?.ifMatch, existing.record);
-        const update = updateRules(ctx, existing.record, target ? target.fields : item);
+        checkItemIfMatch(named?.ifMatch, existing.record);
+        const update = updateRules(ctx, existing.record, named ? named.fields : item);
         const changed = Object.keys(update.changes).length > 0;
         // A dry-run shows the record as it would be, its updated_at still the stored one.
         const record = !changed
@@ -276,13 +276,13 @@ export async function writeRecords(
       }
       const values = createRules(ctx, item, fixed, quota);
       for (const field of uniqueFields(def)) ctx.unique.take(field, values[field], { item: index });
-      const made: NewRecord = { values, id: null };
+      const target: NewRecord = { values, id: null };
       const record = newRecord(def, values, stamp);
-      created.push(made);
-      if (upsert) known.set(externalId!, { record, created: made, createdBy: index });
+      created.push(target);
+      if (upsert) known.set(externalId!, { record, created: target, createdBy: index });
       const outcome = { index, status: 201, id: null, action: "created" as const, record };
       outcomes.push(outcome);
-      steps.push({ outcome, target: made, key, fingerprint });
+      steps.push({ outcome, target, key, fingerprint });
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
       outcomes.push({ index, status: error.status, id: null, error });
