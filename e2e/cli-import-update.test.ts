@@ -137,6 +137,19 @@ describe("erp import --update", () => {
     await api.patch(`/v1/workers/${theirsId}`, { phone: "+1 555 0142" });
     const before = await events("worker.updated");
 
+    const preview = await cli([
+      "import",
+      "workers",
+      file,
+      "--update",
+      "--if-unmodified",
+      "--dry-run",
+      "-o",
+      "json",
+    ]);
+    expect(JSON.parse(preview.stdout)).toMatchObject({ valid: 1, rejected: 1, updated: 0 });
+    expect(await events("worker.updated")).toBe(before);
+
     const rejects = path.join(dir, "since-rejects.csv");
     const run = await cli([
       "import",
