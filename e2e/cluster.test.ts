@@ -339,6 +339,16 @@ describe("three servers on a three-node Galera cluster", () => {
       "SELECT id, name, phone FROM workers WHERE id IN (?) ORDER BY id",
       [ids],
     );
+    // Each record's events in commit order: the batch's (a name) and the PATCH's (a phone).
+    const [history] = await admin.pool.query(
+      "SELECT record_id, data FROM events WHERE record_id IN (?) AND type = 'worker.updated' ORDER BY company_id, seq",
+      [ids],
+    );
+    const changed = new Map<number, string[]>();
+    for (const event of history as { record_id: number; data: string }[]) {
+      const fields = Object.keys(JSON.parse(event.data).changes).join(",");
+      changed.set(event.record_id, [...(changed.get(event.record_id) ?? []), fields]);
+    }
     const tally: Record<string, number> = {};
     for (const row of rows as { id: number; name: string; phone: string }[]) {
       const outcome = outcomes.get(row.id)!;
@@ -349,6 +359,8 @@ describe("three servers on a three-node Galera cluster", () => {
         outcome === "updated" ? `Batch ${row.id}` : `Race ${ids.indexOf(row.id)}`,
       );
       expect(["updated", "precondition_failed"]).toContain(outcome);
+      // An item updated passed its if_match: the PATCH must have committed after it, never before.
+      expect(changed.get(row.id)).toEqual(outcome === "updated" ? ["name", "phone"] : ["phone"]);
     }
     console.log(
       `[cluster] update batches against PATCHes on another node: ${JSON.stringify(tally)}`,
