@@ -235,6 +235,25 @@ describe("erp import --update", () => {
     expect(changed.map((row) => String(row.id)).sort()).toEqual([...edited].sort());
   });
 
+  test("an NDJSON export round-trips too: the edited object changes, the others are unchanged", async () => {
+    const exportedNdjson = await cli(["export", "workers", "--format", "ndjson"]);
+    const objects = exportedNdjson.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    objects[5] = { ...objects[5], email: "edited@example.com" };
+    const file = path.join(dir, "workers.ndjson");
+    writeFileSync(file, `${objects.map((object) => JSON.stringify(object)).join("\n")}\n`);
+    const before = await events("worker.updated");
+    const run = await cli(["import", "workers", file, "--update", "--if-unmodified", "-o", "json"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ updated: 1, unchanged: WORKERS - 1 });
+    expect((await api.get(`/v1/workers/${objects[5]!.id}`)).body.data.email).toBe(
+      "edited@example.com",
+    );
+    expect(await events("worker.updated")).toBe(before + 1);
+  });
+
   test("an unknown id is a reject; a file without an id column is refused before anything is sent", async () => {
     const file = path.join(dir, "unknown.csv");
     writeFileSync(file, "id,name\n999999999,Nobody\n");
