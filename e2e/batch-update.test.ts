@@ -212,6 +212,48 @@ describe('POST /v1/{resource}/batch with "operation": "update"', () => {
     });
   });
 
+  test("records hand unique values on among themselves in one batch, even around a circle", async () => {
+    const code = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;
+    const [a, b, c, t] = [code("A"), code("B"), code("C"), code("T")];
+    const p = await create(api, "/v1/projects", { name: "Hand P", code: a });
+    const q = await create(api, "/v1/projects", { name: "Hand Q", code: b });
+    const response = await api.post("/v1/projects/batch", {
+      operation: "update",
+      items: [
+        { id: p, name: "Hand P renamed" },
+        { id: q, code: c },
+        { id: p, code: b },
+        { id: q, code: t },
+        { id: p, code: c },
+        { id: q, code: b },
+      ],
+    });
+    expect(response.status).toBe(200);
+    expect(outcomes(response.body.data.results)).toEqual(Array(6).fill("updated"));
+    expect((await api.get(`/v1/projects/${p}`)).body.data.code).toBe(c);
+    expect((await api.get(`/v1/projects/${q}`)).body.data.code).toBe(b);
+    // An upsert that gives a code up and a create that takes it, in one batch.
+    const d = code("D");
+    const upserts = await api.post("/v1/projects/batch", {
+      on_conflict: "update",
+      items: [
+        { name: "Hand Q", external_id: `hand-${q}` },
+        { name: "Hand R", code: d, external_id: `hand-r-${q}` },
+      ],
+    });
+    expect(outcomes(upserts.body.data.results)).toEqual(["created", "created"]);
+    const r = upserts.body.data.results[1].id;
+    const handOn = await api.post("/v1/projects/batch", {
+      on_conflict: "update",
+      items: [
+        { name: "Hand R", code: code("E"), external_id: `hand-r-${q}` },
+        { name: "Hand S", code: d, external_id: `hand-s-${q}` },
+      ],
+    });
+    expect(outcomes(handOn.body.data.results)).toEqual(["updated", "created"]);
+    expect((await api.get(`/v1/projects/${r}`)).body.data.code).not.toBe(d);
+  });
+
   test("atomic: one refused item refuses the batch and nothing is written", async () => {
     const [a, b] = await workers(2, "Atomic upd");
     const before = await events("worker.updated");

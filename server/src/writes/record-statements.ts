@@ -123,6 +123,21 @@ export function updateRecords(
   };
 }
 
+/** Empties `fields` of these records, so the statement after it can hand their values on among them. */
+export function clearValues(
+  def: ResourceDefinition,
+  companyId: number,
+  ids: readonly number[],
+  fields: readonly string[],
+): Statement {
+  const { table, columns } = shapeOf(def);
+  const set = columns.filter(([name]) => fields.includes(name));
+  return {
+    text: `UPDATE ${quote(table)} SET ${set.map(([, column]) => `${quote(column.name)} = NULL`).join(", ")} WHERE company_id = ? AND id IN (?)`,
+    values: [companyId, [...ids]],
+  };
+}
+
 /** Marks records deleted: gone from the API, kept for history, out of the unique keys. */
 export function softDeleteRecords(
   table: ResourceTable,

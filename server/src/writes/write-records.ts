@@ -1,10 +1,10 @@
 // Creates, upserts by external id and updates by id of one resource, any number at once, in order,
 // each seeing the effect of the ones before it: everything they need is read as sets in one round
 // trip (lookups.ts), every item is decided in memory under the rules of item-rules.ts, and what they
-// write becomes a few statements whatever their number: one INSERT of every new record (its ids
-// taken from this process's id blocks once the creates are known), one statement for the updated
-// records, then the counters, events and item keys of writes/commit.ts. A single create or upsert
-// is the same code with one item.
+// write becomes a few statements whatever their number: one statement for the updated records (two
+// when they hand unique values on among them), one INSERT of every new record (its ids taken from
+// this process's id blocks once the creates are known), then the counters, events and item keys of
+// writes/commit.ts. A single create or upsert is the same code with one item.
 import { getTableName } from "drizzle-orm";
 import type { Company } from "../auth/company.ts";
 import type { IdAllocator } from "../db/ids.ts";
@@ -13,7 +13,7 @@ import { itemKeyReuse, notFound, nothingToMatch, validationFailed } from "../ref
 import { Refusal } from "../refusals/refusal.ts";
 import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
 import { readableFieldNames, uniqueFields } from "../resources/fields.ts";
-import type { Scope } from "../resources/store.ts";
+import { column, type Scope } from "../resources/store.ts";
 import type { FieldChange } from "../events/changes.ts";
 import { boundItemKeys, itemFingerprint, type ItemAction } from "./item-keys.ts";
 import { createRules, unseenUpdateRules, updateRules, type RuleContext } from "./item-rules.ts";
@@ -21,7 +21,8 @@ import { lookUp } from "./lookups.ts";
 import { WritePlan } from "./plan.ts";
 import { checkIfMatch } from "./preconditions.ts";
 import { QuotaLedger } from "./quotas.ts";
-import { insertRecords, updateRecord, updateRecords } from "./record-statements.ts";
+import { clearValues, insertRecords, updateRecord, updateRecords } from "./record-statements.ts";
+import { uniqueKeyOf } from "./unique-values.ts";
 import { checkItemIfMatch, updateItem, type UpdateItem } from "./update-items.ts";
 
 export interface RecordWrites {
@@ -117,6 +118,29 @@ function newRecord(
   return record as StoredRecord;
 }
 
+/**
+ * The nullable unique fields in which one changed record takes a value another of them held: the
+ * rows of one statement are written one by one, so the taker's row would meet the value still held.
+ * Those values are cleared first (a statement more), and every row then written whole.
+ */
+function valuesPassedOn(
+  def: ResourceDefinition,
+  changed: readonly { record: StoredRecord; fields: Set<string>; stored: StoredRecord }[],
+): string[] {
+  return uniqueFields(def).filter((field) => {
+    if (column(def.table, field).notNull) return false;
+    const held = new Map<string, number>();
+    for (const { stored } of changed)
+      if (typeof stored[field] === "string") held.set(uniqueKeyOf(stored[field]), stored.id);
+    return changed.some(({ record, fields }) => {
+      const value = record[field];
+      if (!fields.has(field) || typeof value !== "string") return false;
+      const holder = held.get(uniqueKeyOf(value));
+      return holder !== undefined && holder !== record.id;
+    });
+  });
+}
+
 /** Whether a refused item's key is bound: its stored result, not the refusal, is the item's answer. */
 async function refusedItemBound(
   tx: WriteTransaction,
@@ -171,8 +195,11 @@ export async function writeRecords(
   const outcomes: ItemOutcome[] = [];
   const steps: Step[] = [];
   const created: NewRecord[] = [];
-  /** Stored records this write changes, as it leaves them. */
-  const changedRecords = new Map<number, { record: StoredRecord; fields: Set<string> }>();
+  /** Stored records this write changes, as it leaves them (and as they were). */
+  const changedRecords = new Map<
+    number,
+    { record: StoredRecord; fields: Set<string>; stored: StoredRecord }
+  >();
   /**
    * Records by external id (upserts) or id (updates by id) as the items so far leave them: stored
    * ones, and ones created here.
@@ -251,10 +278,15 @@ export async function writeRecords(
           ctx.unique.free(field, existing.record[field]);
           ctx.unique.take(field, update.changed[field], holder);
         }
+        const before = existing.record;
         existing.record = record;
         if (changed && existing.created) Object.assign(existing.created.values, update.changed);
         else if (changed) {
-          const entry = changedRecords.get(record.id) ?? { record, fields: new Set<string>() };
+          const entry = changedRecords.get(record.id) ?? {
+            record,
+            fields: new Set<string>(),
+            stored: before,
+          };
           entry.record = record;
           for (const field of Object.keys(update.changed)) entry.fields.add(field);
           changedRecords.set(record.id, entry);
@@ -297,7 +329,40 @@ export async function writeRecords(
   if (dryRun || (writes.atomic && outcomes.some((outcome) => outcome.error)))
     return { outcomes, plan };
 
-  // The creates are known: their ids, then what the write sends.
+  // Stored records first: a record created here may take a value one of them gives up.
+  const changed = [...changedRecords.values()];
+  if (changed.length === 1) {
+    const { record, fields } = changed[0]!;
+    plan.statements.push(
+      updateRecord(
+        def,
+        company.id,
+        record.id,
+        Object.fromEntries([...fields].map((field) => [field, record[field]])),
+        at,
+      ),
+    );
+  } else if (changed.length > 1) {
+    const clear = valuesPassedOn(def, changed);
+    if (clear.length > 0)
+      plan.statements.push(
+        clearValues(
+          def,
+          company.id,
+          changed.map(({ record }) => record.id),
+          clear,
+        ),
+      );
+    plan.statements.push(
+      updateRecords(
+        def,
+        company.id,
+        changed.map(({ record }) => record),
+        at,
+      ),
+    );
+  }
+  // The creates are known: their ids, then their INSERT.
   if (created.length > 0) {
     const first = await ids.take(getTableName(def.table), created.length);
     for (const [offset, record] of created.entries()) record.id = first + offset;
@@ -314,28 +379,6 @@ export async function writeRecords(
       ),
     );
     plan.count(def, created.length);
-  }
-  const changed = [...changedRecords.values()];
-  if (changed.length === 1) {
-    const [{ record, fields }] = changed as [{ record: StoredRecord; fields: Set<string> }];
-    plan.statements.push(
-      updateRecord(
-        def,
-        company.id,
-        record.id,
-        Object.fromEntries([...fields].map((field) => [field, record[field]])),
-        at,
-      ),
-    );
-  } else if (changed.length > 1) {
-    plan.statements.push(
-      updateRecords(
-        def,
-        company.id,
-        changed.map(({ record }) => record),
-        at,
-      ),
-    );
   }
   for (const { outcome, target, key, fingerprint } of steps) {
     if (target) {
