@@ -147,7 +147,7 @@ function renderTable(columns: readonly string[], rows: readonly string[][]): str
 }
 
 /** Nested objects become dotted columns (`changes.status.to`), so tables and CSV stay two-dimensional. */
-function flatten(value: Row, prefix = "", into: Row = {}): Row {
+export function flatten(value: Row, prefix = "", into: Row = {}): Row {
   for (const [key, cell] of Object.entries(value)) {
     if (
       cell !== null &&

@@ -16,6 +16,7 @@ import { RowReader } from "../import/row-body.ts";
 import { missingUpdateColumns, RecordDiff } from "../import/record-diff.ts";
 import { IMPORT_FORMATS, type ImportFormat, openSource } from "../import/rows.ts";
 import { type DateFormat, parseDateFormat } from "../import/values.ts";
+import { XlsxRejectsFile, wantsWorkbook } from "../import/xlsx-rejects.ts";
 import { printOne } from "../output.ts";
 import { oneOf, parseConcurrency } from "../parsers.ts";
 import { describeApiError } from "../report-error.ts";
@@ -24,6 +25,7 @@ import { RESOURCE_NAMES, resourceClient, specOf } from "../resources.ts";
 
 interface ImportFlags {
   format?: ImportFormat;
+  sheet?: string;
   dryRun?: boolean;
   upsert?: boolean;
   update?: boolean;
@@ -60,7 +62,7 @@ export function registerImport(program: Command): void {
   program
     .command("import")
     .summary(
-      "create (or --upsert, or --update by id) records from a CSV or NDJSON file (or stdin), exactly once",
+      "create (or --upsert, or --update by id) records from a CSV, NDJSON or Excel (.xlsx) file (or stdin), exactly once",
     )
     .description(
       [
@@ -87,6 +89,10 @@ export function registerImport(program: Command): void {
           "YYYY/MM/DD, YY for two-digit years, any of . / - between the parts): day-first and " +
           "month-first are never guessed. Booleans are true/false, yes/no or 1/0, in any case. " +
           "NDJSON: one JSON object a line, sent as it is.",
+        "XLSX: the first sheet (or --sheet NAME), its first non-empty row the header; cells are read " +
+          "as the sheet holds them, not as it displays them: a date cell is a date, a number a number, " +
+          "a text cell its text (leading zeros kept), a formula its saved value. Other binary files (a " +
+          "PDF, an image, an .xlsx renamed .csv) are refused before anything is sent.",
         "A row's problems are reported at once: the cells the CLI cannot read or names that match " +
           "no record, together with the API's checks of the rest of the row (a dry-run: such a row is " +
           "never written). Empty lines and rows of empty cells are counted as blank; a row equal in " +
@@ -108,6 +114,7 @@ export function registerImport(program: Command): void {
       `
 EXAMPLES
   erp import workers staff.csv --rejects fix-me.csv
+  erp import workers staff.xlsx --sheet Crew --rejects fix-me.xlsx
   erp import workers fix-me.csv     # after fixing the rows; its error column is ignored
   erp import workers hr.csv --date-format DD.MM.YYYY --decimal-comma
   erp import workers hr-export.csv --map "Employee No=external_id" --skip-column Notes
@@ -117,12 +124,13 @@ EXAMPLES
   erp import clients clients.ndjson --dry-run`,
     )
     .argument("<resource>", RESOURCE_NAMES.join(", "), oneOf(RESOURCE_NAMES))
-    .argument("<file>", "a .csv, .ndjson or .jsonl file, or - for stdin")
+    .argument("<file>", "a .csv, .ndjson, .jsonl or .xlsx file, or - for stdin")
     .option(
       "--format <format>",
-      "csv or ndjson (default: from the extension, else the first character: { is NDJSON)",
+      "csv, ndjson or xlsx (default: from the extension, else the first bytes: a zip is a workbook, { is NDJSON)",
       oneOf(IMPORT_FORMATS),
     )
+    .option("--sheet <name>", "the sheet of an .xlsx workbook to read (default: the first)")
     .option(
       "--dry-run",
       "check every row in order, as the real run would (duplicates in the file, the quota); nothing is written",
@@ -169,7 +177,7 @@ EXAMPLES
     .option("--report <file>", "write one NDJSON line per rejected row here")
     .option(
       "--rejects <file>",
-      "write the rejected rows here as CSV: the file's own columns and values, plus an error column",
+      "write the rejected rows here (CSV, or a workbook if it ends in .xlsx): the file's own columns and values, plus an error column",
     )
     .action(async (resource: string, file: string, flags: ImportFlags, command: Command) => {
       const format = formatOf(command);
@@ -181,7 +189,7 @@ EXAMPLES
         );
       if (flags.ifUnmodified && !flags.update)
         throw new UsageError("--if-unmodified goes with --update");
-      const source = await openSource(file, flags.format);
+      const source = await openSource(file, flags.format, { sheet: flags.sheet });
       const missing =
         flags.update && missingUpdateColumns(source.header, flags.ifUnmodified === true);
       if (missing) throw new UsageError(missing);
@@ -194,7 +202,9 @@ EXAMPLES
           })
         : undefined;
       const report = new Report(flags.report);
-      const rejects = new RejectsFile(flags.rejects, source.header, source.bom);
+      const rejects = wantsWorkbook(flags.rejects)
+        ? new XlsxRejectsFile(flags.rejects!, source.header)
+        : new RejectsFile(flags.rejects, source.header, source.bom);
       const progress = new Progress(
         `${resource} ← ${file === "-" ? "stdin" : file}`,
         source.totalSize,
@@ -258,8 +268,8 @@ EXAMPLES
         run.stop("interrupted");
       };
       process.on("SIGINT", onInterrupt);
-      const summary = await run.run().finally(() => {
-        rejects.close();
+      const summary = await run.run().finally(async () => {
+        await rejects.close();
         return report.close();
       });
       process.off("SIGINT", onInterrupt);

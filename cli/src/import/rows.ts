@@ -1,12 +1,15 @@
 // Reads an import file (or stdin) as a stream of rows: CSV rows keep their cells as written (the
 // header is read first, so it can be checked before anything is sent), NDJSON rows their object.
+// A workbook's rows come from xlsx-source.ts as text cells too; other binary files are refused.
 import { createReadStream, statSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../usage-error.ts";
 import { CsvParser, type CsvRecord } from "./csv-parser.ts";
+import { peek, settleKind } from "./sniff.ts";
 import type { Cell } from "./values.ts";
+import { openWorkbook } from "./xlsx-source.ts";
 
-export const IMPORT_FORMATS = ["csv", "ndjson"] as const;
+export const IMPORT_FORMATS = ["csv", "ndjson", "xlsx"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** One data row, as the file has it, or why it cannot be read. */
@@ -44,12 +47,17 @@ const EXTENSIONS: Record<string, ImportFormat> = {
   ".csv": "csv",
   ".ndjson": "ndjson",
   ".jsonl": "ndjson",
+  ".xlsx": "xlsx",
 };
 
-/** Opens `file` (`-` is stdin) and settles its format: --format, else the extension, else the first character. */
+/**
+ * Opens `file` (`-` is stdin) and settles its format: --format, else the extension, else the first
+ * bytes (a zip is a workbook, `{` starts NDJSON). `sheet` picks a workbook's sheet (--sheet).
+ */
 export async function openSource(
   file: string,
   format: ImportFormat | undefined,
+  { sheet }: { sheet?: string | undefined } = {},
 ): Promise<ImportSource> {
   let totalSize: number | undefined;
   if (file !== "-") {
@@ -63,9 +71,13 @@ export async function openSource(
     }
   }
   const stream = file === "-" ? process.stdin : createReadStream(file);
-  const chunks = decode(stream);
   const chosen =
     format ?? (file === "-" ? undefined : EXTENSIONS[path.extname(file).toLowerCase()]);
+  const name = file === "-" ? "stdin" : file;
+  const { head, bytes } = await peek(stream);
+  if (settleKind(name, head, chosen) === "workbook")
+    return openWorkbook(bytes, { name, sheet, totalSize });
+  const chunks = decode(bytes);
   const { format: settled, chunks: all } = chosen
     ? { format: chosen, chunks }
     : await sniff(chunks);
@@ -97,7 +109,7 @@ export async function openSource(
   };
 }
 
-async function* decode(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+async function* decode(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
   // The BOM is kept for the parser to note (a rejects file then starts with one too).
   const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   for await (const chunk of stream)

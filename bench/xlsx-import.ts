@@ -1,0 +1,189 @@
+// The workbook leg of `bun run bench`: `erp import workers` of 100,000 rows from an .xlsx workbook
+// against the same rows as CSV, each into a company of its own on our server: the workbook's rate as
+// a share of the CSV's (target ≥ 0.8) and the CLI's peak RSS on the workbook (target ≤ 300 MB).
+// Run alone with `bun bench/xlsx-import.ts [rows]` (its own throw-away database and server).
+import { once } from "node:events";
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { WorkbookWriter } from "@cj-tech-master/excelts";
+import {
+  connectDatabase,
+  createCompany,
+  type DatabaseHandle,
+  migrateDatabase,
+} from "@erp/server/admin";
+import {
+  createDatabase,
+  dropDatabase,
+  provisionDatabaseServer,
+  withDatabase,
+} from "../scripts/lib/provision.ts";
+import { spawnServer } from "./spawn-server.ts";
+
+const ROOT = path.resolve(import.meta.dir, "..");
+
+export interface XlsxImport {
+  rows: number;
+  csv: ImportRun;
+  xlsx: ImportRun;
+  /** The workbook's rows/s over the CSV's. */
+  ratio: number;
+}
+
+interface ImportRun {
+  rowsPerSecond: number;
+  seconds: number;
+  imported: number;
+  rssMb: number;
+  exitCode: number;
+  fileMb: number;
+}
+
+/** Row i: text, an email, a phone, money and a date (typed cells in the workbook, as written in the CSV). */
+const worker = (i: number) => ({
+  name: `Imported ${i}`,
+  email: `imported${i}@example.com`,
+  phone: `+1 555 ${String(i).padStart(6, "0")}`,
+  rate: 20 + (i % 80) + (i % 4) / 4,
+  hired: new Date(Date.UTC(2015 + (i % 10), i % 12, 1 + (i % 28))),
+});
+
+function writeCsv(file: string, rows: number): void {
+  const lines = ["name,email,phone,hourly_rate,hired_on"];
+  for (let i = 0; i < rows; i++) {
+    const w = worker(i);
+    lines.push(
+      `${w.name},${w.email},${w.phone},${w.rate.toFixed(2)},${w.hired.toISOString().slice(0, 10)}`,
+    );
+  }
+  writeFileSync(file, `${lines.join("\n")}\n`);
+}
+
+/** The same rows as a workbook Excel would save: shared strings, a money and a date format. */
+async function writeWorkbook(file: string, rows: number): Promise<void> {
+  const output = createWriteStream(file);
+  const workbook = new WorkbookWriter({ stream: output, useStyles: true, useSharedStrings: true });
+  const sheet = workbook.addWorksheet("Workers");
+  sheet.addRow(["name", "email", "phone", "hourly_rate", "hired_on"]).commit();
+  for (let i = 0; i < rows; i++) {
+    const w = worker(i);
+    const row = sheet.addRow([w.name, w.email, w.phone, w.rate, w.hired]);
+    row.getCell(4).numFmt = '"€"#,##0.00';
+    row.getCell(5).numFmt = "dd.mm.yyyy";
+    row.commit();
+  }
+  sheet.commit();
+  const closed = once(output, "close");
+  await workbook.commit();
+  await closed;
+}
+
+async function countWorkers(db: DatabaseHandle, companyId: number): Promise<number> {
+  const [rows] = await db.pool.query(
+    "SELECT COUNT(*) AS n FROM workers WHERE company_id = ? AND deleted_at IS NULL",
+    [companyId],
+  );
+  return Number((rows as { n: number }[])[0]!.n);
+}
+
+async function cliImport(
+  db: DatabaseHandle,
+  baseUrl: string,
+  company: { company_id: number; token: string },
+  file: string,
+  rows: number,
+): Promise<ImportRun> {
+  const dir = path.dirname(file);
+  const started = performance.now();
+  const child = Bun.spawn(
+    [process.execPath, path.join(ROOT, "cli/src/main.ts"), "import", "workers", file],
+    {
+      cwd: dir,
+      env: {
+        ...process.env,
+        ERP_BASE_URL: baseUrl,
+        ERP_TOKEN: company.token,
+        XDG_STATE_HOME: dir,
+        XDG_CONFIG_HOME: dir,
+      },
+      stdout: "ignore",
+      stderr: "ignore",
+    },
+  );
+  const exitCode = await child.exited;
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    rowsPerSecond: Math.round(rows / seconds),
+    seconds: Math.round(seconds * 10) / 10,
+    imported: await countWorkers(db, company.company_id),
+    rssMb: Math.round((child.resourceUsage()?.maxRSS ?? 0) / 1024 / 1024),
+    exitCode,
+    fileMb: Math.round((Bun.file(file).size / 1024 / 1024) * 10) / 10,
+  };
+}
+
+export async function xlsxImport(
+  db: DatabaseHandle,
+  baseUrl: string,
+  rows: number,
+): Promise<XlsxImport> {
+  const dir = mkdtempSync(path.join(tmpdir(), "erp-bench-xlsx-"));
+  try {
+    const csvFile = path.join(dir, "workers.csv");
+    const xlsxFile = path.join(dir, "workers.xlsx");
+    writeCsv(csvFile, rows);
+    await writeWorkbook(xlsxFile, rows);
+    const company = (name: string) =>
+      createCompany(db.db, { name, plan: "enterprise", addons: ["api"] });
+    const csv = await cliImport(db, baseUrl, await company("CSV Import Co"), csvFile, rows);
+    const xlsx = await cliImport(db, baseUrl, await company("XLSX Import Co"), xlsxFile, rows);
+    return {
+      rows,
+      csv,
+      xlsx,
+      ratio: Math.round((xlsx.rowsPerSecond / Math.max(1, csv.rowsPerSecond)) * 100) / 100,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function describeXlsxImport(result: XlsxImport): string {
+  const line = (label: string, run: ImportRun) =>
+    `  ${label}: ${run.imported.toLocaleString("en")} in the database, ${run.rowsPerSecond} rows/s in ${run.seconds} s, ` +
+    `CLI max RSS ${run.rssMb} MB, file ${run.fileMb} MB, exit ${run.exitCode}`;
+  return [
+    `CLI import of ${result.rows.toLocaleString("en")} workers from a workbook and from the same rows as CSV:`,
+    line("xlsx", result.xlsx),
+    line("csv ", result.csv),
+    `  workbook rate / CSV rate: ${result.ratio} (target ≥ 0.8); workbook CLI RSS target ≤ 300 MB`,
+  ].join("\n");
+}
+
+if (import.meta.main) {
+  const rows = Number(process.argv[2] ?? 100_000);
+  const server = await provisionDatabaseServer({
+    envUrl: process.env.BENCH_DATABASE_URL || undefined,
+    envName: "BENCH_DATABASE_URL",
+  });
+  const name = `erp_bench_xlsx_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
+  const url = withDatabase(server.url, name);
+  let db: DatabaseHandle | undefined;
+  let api: Awaited<ReturnType<typeof spawnServer>> | undefined;
+  try {
+    await createDatabase(server.url, name);
+    await migrateDatabase(url);
+    db = connectDatabase(url, { connectionLimit: 2 });
+    api = await spawnServer("server/src/main.ts", url);
+    console.log(describeXlsxImport(await xlsxImport(db, api.baseUrl, rows)));
+  } finally {
+    api?.process.kill("SIGTERM");
+    await api?.process.exited;
+    await db?.close();
+    await dropDatabase(server.url, name).catch((error) =>
+      console.error(`could not drop ${name}: ${error}`),
+    );
+    await server.stop();
+  }
+}

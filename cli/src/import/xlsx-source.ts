@@ -1,0 +1,316 @@
+// Reads an Excel workbook (.xlsx) as import rows, streamed with ExcelTS's WorkbookReader (docs/cli.md
+// says why that library): one sheet (the first, or --sheet NAME), its first non-empty row the header,
+// every later row one import row. Cells become the text the rest of the import reads, as the cell
+// holds it rather than as the sheet displays it: a date cell is YYYY-MM-DD, a number its digits
+// (1250.5, not "€1,250.50"), a text cell its text (leading zeros kept), a formula cell its saved
+// value. Empty rows are rows of empty cells, so the import counts them as blank, like CSV's.
+import { Readable } from "node:stream";
+import { type Row as SheetRow, WorkbookReader, isDateDisplayFormat } from "@cj-tech-master/excelts";
+import { UsageError } from "../usage-error.ts";
+import type { ImportSource, Row } from "./rows.ts";
+import { FORMATS_READ } from "./sniff.ts";
+
+/** A cell as the workbook typed it, kept for a rejects workbook (xlsx-rejects.ts). */
+export interface TypedCell {
+  value: string | number | boolean | Date | null;
+  numFmt?: string;
+}
+
+/**
+ * The typed cells of the rows read from a workbook, by their text cells: the import passes a row's
+ * `cells` on to the rejects file, which finds here what the workbook had, without the rest of the
+ * import knowing about workbooks.
+ */
+export const typedCells = new WeakMap<readonly string[], readonly TypedCell[]>();
+
+export interface WorkbookOptions {
+  /** The file's name (or "stdin"), for messages. */
+  name: string;
+  /** The sheet to read (--sheet); else the first visible one. */
+  sheet: string | undefined;
+  totalSize: number | undefined;
+}
+
+/** A formula whose saved value is an error (#N/A, #DIV/0!, …) or that has none. */
+class CellProblem extends Error {}
+
+export async function openWorkbook(
+  bytes: AsyncIterable<Uint8Array>,
+  options: WorkbookOptions,
+): Promise<ImportSource> {
+  // Bytes read so far, so each row can say how much of the file it took (the progress bar's share).
+  let read = 0;
+  async function* counted(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of bytes) {
+      read += chunk.length;
+      yield chunk;
+    }
+  }
+  const reader = new WorkbookReader(Readable.from(counted()), {
+    sharedStrings: "cache",
+    styles: "cache",
+    worksheets: "emit",
+    hyperlinks: "ignore",
+    entries: "ignore",
+    // A sheet stored before the workbook's index (as streaming writers store it) waits in a temporary
+    // file, not in memory, so the library's 256 MB guard would only refuse big workbooks.
+    maxBufferedWorksheetBytes: 16 * 1024 ** 3,
+  });
+  const rows = sheetRows(reader, options);
+  let header: string[] | undefined;
+  let overhead = 0;
+  let taken = 0;
+  const at = (): number => {
+    const size = read - taken;
+    taken = read;
+    return size;
+  };
+  try {
+    for (;;) {
+      const next = await rows.next();
+      if (next.done) break;
+      const values = next.value.row.values;
+      if (values.every((value) => isEmpty(value))) continue;
+      header = headerOf(values, next.value.row.number, next.value.sheet);
+      overhead = at();
+      break;
+    }
+  } catch (error) {
+    throw unreadable(error, options.name);
+  }
+  if (!header)
+    throw new UsageError(
+      `${options.name}: the sheet has no rows; its first non-empty row must be a header naming the fields`,
+    );
+  return {
+    format: "xlsx",
+    header,
+    totalSize: options.totalSize,
+    overhead,
+    bom: false,
+    blankLines: () => 0,
+    rows: dataRows(rows, header.length, at, options.name),
+  };
+}
+
+interface SheetRowOf {
+  row: SheetRow;
+  sheet: string;
+  date1904: boolean;
+}
+
+/** The rows of the chosen sheet; the other sheets are passed over unread. */
+async function* sheetRows(
+  reader: WorkbookReader,
+  options: WorkbookOptions,
+): AsyncGenerator<SheetRowOf> {
+  let names: string[] = [];
+  for await (const worksheet of reader) {
+    const sheets = reader.model?.sheets ?? [];
+    names = sheets.map((sheet) => sheet.name);
+    const wanted =
+      options.sheet === undefined
+        ? (
+            sheets.find((sheet) => sheet.state !== "hidden" && sheet.state !== "veryHidden") ??
+            sheets[0]
+          )?.name
+        : (names.find((name) => name === options.sheet) ??
+          names.find((name) => name.toLowerCase() === options.sheet!.toLowerCase()));
+    if (worksheet.name !== wanted) {
+      // Read through, not left: the reader removes a sheet it had to set aside (written before the
+      // workbook's index) while its file is still being opened, and that error would end the CLI.
+      for await (const _ of worksheet);
+      continue;
+    }
+    const date1904 = reader.properties?.model?.date1904 === true;
+    for await (const row of worksheet) yield { row, sheet: worksheet.name, date1904 };
+    return;
+  }
+  if (options.sheet !== undefined)
+    throw new UsageError(
+      `${options.name} has no sheet "${options.sheet}"; its sheets: ${names.map((name) => `"${name}"`).join(", ")}`,
+    );
+}
+
+function headerOf(values: readonly unknown[], number: number, sheet: string): string[] {
+  let width = values.length - 1;
+  while (width > 0 && isEmpty(values[width])) width--;
+  const header: string[] = [];
+  for (let column = 1; column <= width; column++) {
+    const text = textOf(typedOf(values[column], undefined, false).value, undefined);
+    if (text.trim() === "")
+      throw new UsageError(
+        `the header (row ${number} of the sheet "${sheet}") has no name in column ${columnName(column)}`,
+      );
+    header.push(text);
+  }
+  return header;
+}
+
+async function* dataRows(
+  rows: AsyncGenerator<SheetRowOf>,
+  width: number,
+  at: () => number,
+  name: string,
+): AsyncGenerator<Row> {
+  let row = 0;
+  let last: number | undefined;
+  try {
+    for await (const { row: sheetRow, date1904 } of rows) {
+      // A row with nothing in it is not in the file at all: the rows skipped over were empty.
+      if (last !== undefined)
+        for (let line = last + 1; line < sheetRow.number; line++)
+          yield { row: ++row, line, size: 0, cells: Array(width).fill("") };
+      last = sheetRow.number;
+      yield {
+        ...readRow(sheetRow, width, date1904),
+        row: ++row,
+        line: sheetRow.number,
+        size: at(),
+      };
+    }
+  } catch (error) {
+    throw unreadable(error, name);
+  }
+}
+
+/** A sheet row's cells as text (and as typed, for the rejects), or why it cannot be read. */
+function readRow(
+  sheetRow: SheetRow,
+  width: number,
+  date1904: boolean,
+): { cells: string[] } | { error: string } {
+  const values = sheetRow.values;
+  for (let column = width + 1; column < values.length; column++)
+    if (!isEmpty(values[column]))
+      return {
+        error: `has a value in column ${columnName(column)}, which has no header (cell ${columnName(column)}${sheetRow.number})`,
+      };
+  const cells: string[] = [];
+  const typed: TypedCell[] = [];
+  for (let column = 1; column <= width; column++) {
+    const value = values[column];
+    const numFmt = formatOf(value, sheetRow, column);
+    try {
+      const cell = typedOf(value, numFmt, date1904);
+      typed.push(numFmt === undefined ? cell : { ...cell, numFmt });
+      cells.push(textOf(cell.value, numFmt));
+    } catch (error) {
+      if (!(error instanceof CellProblem)) throw error;
+      return { error: `cell ${columnName(column)}${sheetRow.number} ${error.message}` };
+    }
+  }
+  typedCells.set(cells, typed);
+  return { cells };
+}
+
+/** The number format of a number, date or formula cell (its text or its rejects cell needs it), else nothing. */
+function formatOf(value: unknown, sheetRow: SheetRow, column: number): string | undefined {
+  if (
+    typeof value !== "number" &&
+    !(value instanceof Date) &&
+    !(isObject(value) && "formula" in value)
+  )
+    return undefined;
+  const numFmt = sheetRow.getCell(column).numFmt;
+  return typeof numFmt === "string" ? numFmt : numFmt?.formatCode;
+}
+
+/** The value a cell holds: a formula's saved result, a rich text's text, a link's text. */
+function typedOf(value: unknown, numFmt: string | undefined, date1904: boolean): TypedCell {
+  if (value === null || value === undefined) return { value: null };
+  if (
+    typeof value === "string" ||
+    typeof value === "number" ||
+    typeof value === "boolean" ||
+    value instanceof Date
+  )
+    return { value };
+  if (!isObject(value)) return { value: String(value) };
+  if ("formula" in value || "sharedFormula" in value) {
+    const result = value.result;
+    if (result === undefined || result === null)
+      throw new CellProblem(
+        "holds a formula with no saved value: open the file in a spreadsheet program and save it",
+      );
+    if (typeof result === "number" && Number.isNaN(result))
+      throw new CellProblem("holds a formula whose value is an error (such as #N/A or #DIV/0!)");
+    if (isObject(result) && "error" in result)
+      throw new CellProblem(`holds a formula whose value is the error ${String(result.error)}`);
+    // The reader types a formula's result as a number even when the cell shows a date.
+    if (typeof result === "number" && numFmt !== undefined && isDateDisplayFormat(numFmt))
+      return { value: serialToDate(result, date1904) };
+    return typedOf(result, numFmt, date1904);
+  }
+  if ("error" in value) return { value: String(value.error) };
+  if ("richText" in value && Array.isArray(value.richText))
+    return {
+      value: value.richText.map((run: { text?: unknown }) => String(run.text ?? "")).join(""),
+    };
+  if ("text" in value) return typedOf(value.text, numFmt, date1904);
+  return { value: String(value) };
+}
+
+/** The text the import reads for a cell's value. */
+function textOf(value: TypedCell["value"], numFmt: string | undefined): string {
+  if (value === null) return "";
+  if (value instanceof Date) return dateText(value);
+  if (typeof value === "number") return numberText(value, numFmt);
+  if (typeof value === "boolean") return value ? "true" : "false";
+  return value;
+}
+
+/** A date cell as YYYY-MM-DD (with the time of day, to the second, when it has one). */
+function dateText(date: Date): string {
+  const rounded = new Date(Math.round(date.getTime() / 1000) * 1000);
+  const iso = rounded.toISOString();
+  return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso.slice(0, 19);
+}
+
+/**
+ * A number as its digits: a workbook keeps binary floating point, so a sum such as 0.1 + 0.2 is read
+ * to the 15 significant digits a spreadsheet shows (0.3). A format of zeros only (`00000`, used for
+ * codes such as post codes) keeps its leading zeros.
+ */
+function numberText(value: number, numFmt: string | undefined): string {
+  const text = Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(15)));
+  if (numFmt && /^0+$/.test(numFmt) && Number.isInteger(value) && value >= 0)
+    return text.padStart(numFmt.length, "0");
+  return text;
+}
+
+/** Excel's day number as a date (days since 1899-12-30, or since 1904-01-01 in a 1904 workbook). */
+function serialToDate(serial: number, date1904: boolean): Date {
+  return new Date(Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * 86_400_000));
+}
+
+function isEmpty(value: unknown): boolean {
+  return (
+    value === null ||
+    value === undefined ||
+    (typeof value === "string" && value.trim() === "") ||
+    (isObject(value) &&
+      "richText" in value &&
+      textOf(typedOf(value, undefined, false).value, undefined).trim() === "")
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/** 1 → A, 27 → AA. */
+export function columnName(column: number): string {
+  let name = "";
+  for (let rest = column; rest > 0; rest = Math.floor((rest - 1) / 26))
+    name = String.fromCharCode(65 + ((rest - 1) % 26)) + name;
+  return name;
+}
+
+/** A workbook the library cannot read (a damaged file, a zip that is no workbook) is a usage error. */
+function unreadable(error: unknown, name: string): unknown {
+  if (error instanceof UsageError) return error;
+  return new UsageError(
+    `${name} cannot be read as an Excel workbook (${(error as Error).message}); ${FORMATS_READ}`,
+  );
+}
