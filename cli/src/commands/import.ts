@@ -189,7 +189,10 @@ EXAMPLES
         );
       if (flags.ifUnmodified && !flags.update)
         throw new UsageError("--if-unmodified goes with --update");
-      const source = await openSource(file, flags.format, { sheet: flags.sheet });
+      const source = await openSource(file, flags.format, {
+        sheet: flags.sheet,
+        typed: wantsWorkbook(flags.rejects),
+      });
       const missing =
         flags.update && missingUpdateColumns(source.header, flags.ifUnmodified === true);
       if (missing) throw new UsageError(missing);

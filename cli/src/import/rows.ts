@@ -52,12 +52,13 @@ const EXTENSIONS: Record<string, ImportFormat> = {
 
 /**
  * Opens `file` (`-` is stdin) and settles its format: --format, else the extension, else the first
- * bytes (a zip is a workbook, `{` starts NDJSON). `sheet` picks a workbook's sheet (--sheet).
+ * bytes (a zip is a workbook, `{` starts NDJSON). `sheet` picks a workbook's sheet (--sheet); `typed`
+ * keeps its cells as typed, for a workbook of rejects.
  */
 export async function openSource(
   file: string,
   format: ImportFormat | undefined,
-  { sheet }: { sheet?: string | undefined } = {},
+  { sheet, typed = false }: { sheet?: string | undefined; typed?: boolean } = {},
 ): Promise<ImportSource> {
   let totalSize: number | undefined;
   if (file !== "-") {
@@ -76,7 +77,13 @@ export async function openSource(
   const name = file === "-" ? "stdin" : file;
   const { head, bytes } = await peek(stream);
   if (settleKind(name, head, chosen) === "workbook")
-    return openWorkbook(bytes, { name, sheet, totalSize });
+    return openWorkbook(bytes, {
+      name,
+      sheet,
+      totalSize,
+      typed,
+      file: file === "-" ? undefined : file,
+    });
   const chunks = decode(bytes);
   const { format: settled, chunks: all } = chosen
     ? { format: chosen, chunks }

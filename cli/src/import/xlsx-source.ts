@@ -5,6 +5,7 @@
 // (1250.5, not "€1,250.50"), a text cell its text (leading zeros kept), a formula cell its saved
 // value. Empty rows are rows of empty cells, so the import counts them as blank, like CSV's.
 import { Readable } from "node:stream";
+import { Worker } from "node:worker_threads";
 import { type Row as SheetRow, WorkbookReader, isDateDisplayFormat } from "@cj-tech-master/excelts";
 import { UsageError } from "../usage-error.ts";
 import type { ImportSource, Row } from "./rows.ts";
@@ -29,12 +30,101 @@ export interface WorkbookOptions {
   /** The sheet to read (--sheet); else the first visible one. */
   sheet: string | undefined;
   totalSize: number | undefined;
+  /** Keep each row's typed cells (for a workbook of rejects); else only the text is kept. */
+  typed: boolean;
 }
 
 /** A formula whose saved value is an error (#N/A, #DIV/0!, …) or that has none. */
 class CellProblem extends Error {}
 
+/**
+ * The workbook's rows. A file is parsed on a worker thread (xlsx-worker.ts), beside the thread that
+ * sends the batches: parsing a workbook costs several times what a CSV does, and on the import's
+ * own thread it would hold up the next batch; stdin is parsed here, from the bytes already read.
+ */
 export async function openWorkbook(
+  bytes: AsyncGenerator<Uint8Array>,
+  options: WorkbookOptions & { file?: string | undefined },
+): Promise<ImportSource> {
+  if (options.file === undefined) return readWorkbook(bytes, options);
+  await bytes.return(undefined);
+  return workbookOnWorker(options.file, options);
+}
+
+/** What the worker posts: the header first, then rows (with their typed cells) in chunks, then the end. */
+export type WorkerMessage =
+  | { header: string[]; overhead: number }
+  | { rows: (Row & { typed?: readonly TypedCell[] | undefined })[] }
+  | { end: true }
+  | { error: string; usage: boolean };
+
+/** Chunks the worker may post ahead of the rows taken, so a fast parser does not fill memory. */
+export const CHUNKS_AHEAD = 4;
+
+async function workbookOnWorker(file: string, options: WorkbookOptions): Promise<ImportSource> {
+  const worker = new Worker(new URL("./xlsx-worker.ts", import.meta.url), {
+    workerData: { ...options, file },
+  });
+  const queue: WorkerMessage[] = [];
+  let waiting: (() => void) | undefined;
+  worker.on("message", (message: WorkerMessage) => {
+    queue.push(message);
+    waiting?.();
+  });
+  worker.on("error", (error: Error) => {
+    queue.push({ error: error.message, usage: false });
+    waiting?.();
+  });
+  // The worker keeps the CLI alive only while the import waits for it: an import that stops early
+  // (a header to fix, Ctrl-C) ends without waiting for the rest of the file to be parsed.
+  worker.unref();
+  const next = async (): Promise<WorkerMessage> => {
+    if (queue.length === 0) {
+      worker.ref();
+      await new Promise<void>((resolve) => {
+        waiting = resolve;
+      });
+      waiting = undefined;
+      worker.unref();
+    }
+    const message = queue.shift()!;
+    if ("error" in message) {
+      void worker.terminate();
+      throw message.usage ? new UsageError(message.error) : new Error(message.error);
+    }
+    return message;
+  };
+  const first = await next();
+  if (!("header" in first)) throw new Error("the workbook reader sent rows before the header");
+  async function* rows(): AsyncGenerator<Row> {
+    try {
+      for (;;) {
+        const message = await next();
+        if ("end" in message) return;
+        if (!("rows" in message)) continue;
+        worker.postMessage("more");
+        for (const { typed, ...row } of message.rows) {
+          if (typed && row.cells) typedCells.set(row.cells, typed);
+          yield row;
+        }
+      }
+    } finally {
+      void worker.terminate();
+    }
+  }
+  return {
+    format: "xlsx",
+    header: first.header,
+    totalSize: options.totalSize,
+    overhead: first.overhead,
+    bom: false,
+    blankLines: () => 0,
+    rows: rows(),
+  };
+}
+
+/** The workbook's rows, parsed on this thread. */
+export async function readWorkbook(
   bytes: AsyncIterable<Uint8Array>,
   options: WorkbookOptions,
 ): Promise<ImportSource> {
@@ -89,7 +179,7 @@ export async function openWorkbook(
     overhead,
     bom: false,
     blankLines: () => 0,
-    rows: dataRows(rows, header.length, at, options.name),
+    rows: dataRows(rows, header.length, at, options),
   };
 }
 
@@ -151,7 +241,7 @@ async function* dataRows(
   rows: AsyncGenerator<SheetRowOf>,
   width: number,
   at: () => number,
-  name: string,
+  { name, typed }: WorkbookOptions,
 ): AsyncGenerator<Row> {
   let row = 0;
   let last: number | undefined;
@@ -163,7 +253,7 @@ async function* dataRows(
           yield { row: ++row, line, size: 0, cells: Array(width).fill("") };
       last = sheetRow.number;
       yield {
-        ...readRow(sheetRow, width, date1904),
+        ...readRow(sheetRow, width, date1904, typed),
         row: ++row,
         line: sheetRow.number,
         size: at(),
@@ -179,6 +269,7 @@ function readRow(
   sheetRow: SheetRow,
   width: number,
   date1904: boolean,
+  keepTyped: boolean,
 ): { cells: string[] } | { error: string } {
   const values = sheetRow.values;
   for (let column = width + 1; column < values.length; column++)
@@ -193,14 +284,14 @@ function readRow(
     const numFmt = formatOf(value, sheetRow, column);
     try {
       const cell = typedOf(value, numFmt, date1904);
-      typed.push(numFmt === undefined ? cell : { ...cell, numFmt });
+      if (keepTyped) typed.push(numFmt === undefined ? cell : { ...cell, numFmt });
       cells.push(textOf(cell.value, numFmt));
     } catch (error) {
       if (!(error instanceof CellProblem)) throw error;
       return { error: `cell ${columnName(column)}${sheetRow.number} ${error.message}` };
     }
   }
-  typedCells.set(cells, typed);
+  if (keepTyped) typedCells.set(cells, typed);
   return { cells };
 }
 
@@ -273,7 +364,9 @@ function dateText(date: Date): string {
  * codes such as post codes) keeps its leading zeros.
  */
 function numberText(value: number, numFmt: string | undefined): string {
-  const text = Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(15)));
+  let text = String(value);
+  // At most 15 characters hold at most 15 significant digits: nothing to round.
+  if (text.length > 15 && !Number.isInteger(value)) text = String(Number(value.toPrecision(15)));
   if (numFmt && /^0+$/.test(numFmt) && Number.isInteger(value) && value >= 0)
     return text.padStart(numFmt.length, "0");
   return text;
