@@ -4,7 +4,9 @@
 // holds it rather than as the sheet displays it: a date cell is YYYY-MM-DD, a number its digits
 // (1250.5, not "€1,250.50"), a text cell its text (leading zeros kept), a formula cell its saved
 // value. Empty rows are rows of empty cells, so the import counts them as blank, like CSV's.
+import { existsSync } from "node:fs";
 import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { type Row as SheetRow, WorkbookReader, isDateDisplayFormat } from "@cj-tech-master/excelts";
 import { UsageError } from "../usage-error.ts";
@@ -61,8 +63,18 @@ export type WorkerMessage =
 /** Chunks the worker may post ahead of the rows taken, so a fast parser does not fill memory. */
 export const CHUNKS_AHEAD = 4;
 
+/**
+ * The worker's module: beside this one when run from the checkout; in the single-file binary
+ * (`bun run --cwd cli build` bundles it as an entry of its own), where the bundler put it.
+ */
+function workerEntry(): URL {
+  const beside = new URL("./xlsx-worker.ts", import.meta.url);
+  if (existsSync(fileURLToPath(beside))) return beside;
+  return new URL("./import/xlsx-worker.js", import.meta.url);
+}
+
 async function workbookOnWorker(file: string, options: WorkbookOptions): Promise<ImportSource> {
-  const worker = new Worker(new URL("./xlsx-worker.ts", import.meta.url), {
+  const worker = new Worker(workerEntry(), {
     workerData: { ...options, file },
   });
   const queue: WorkerMessage[] = [];
