@@ -2,7 +2,8 @@
 // on one throw-away database. For each scenario it alternates the two servers for several rounds
 // under autocannon (32 connections) and reports requests/s, p50, p99 and the ratio, the database
 // statements per request (MariaDB's `Questions` counter), the server's RSS after 100,000 requests
-// and the CLI's import rate and RSS, then the scale leg (bench/scale.ts) and the cost of 1,000 idle
+// and the CLI's import rate and RSS (from CSV, and from the same rows as a workbook:
+// bench/xlsx-import.ts), then the scale leg (bench/scale.ts) and the cost of 1,000 idle
 // long-polls and of 1,000 filtered ones of a busy company (bench/long-poll.ts). Prints a table and
 // writes bench/results.json.
 // Flags: --quick (short rounds, for the smoke test), --profile (CPU profile of our server).
@@ -25,6 +26,7 @@ import {
   withDatabase,
 } from "../scripts/lib/provision.ts";
 import { bulkImport, describeBulkImport } from "./bulk-import.ts";
+import { describeXlsxImport, xlsxImport } from "./xlsx-import.ts";
 import { describeScale, SCALE_SIZES, scaleLeg } from "./scale.ts";
 import {
   describeFilteredLongPolls,
@@ -447,6 +449,7 @@ try {
     IMPORT_ROWS,
     QUICK,
   );
+  const workbookImport = await xlsxImport(db, api.baseUrl, IMPORT_ROWS);
   const scale = await scaleLeg(db, api.baseUrl, QUICK ? SCALE_SIZES.quick : SCALE_SIZES.full);
   const longPolls = await idleLongPolls(db, api.baseUrl, api.process.pid, QUICK);
   const filteredPolls = await filteredLongPolls(db, api.baseUrl, api.process.pid, QUICK);
@@ -488,6 +491,7 @@ try {
     `server RSS after ${RSS_REQUESTS.toLocaleString("en")} more requests: ${serverRss} MB (target ≤ 150 MB)`,
   );
   console.log(describeBulkImport(imports));
+  console.log(describeXlsxImport(workbookImport));
   console.log(describeScale(scale));
   console.log(describeLongPolls(longPolls));
   console.log(describeFilteredLongPolls(filteredPolls));
@@ -507,7 +511,7 @@ try {
   };
   await Bun.write(
     path.join(ROOT, "bench/results.json"),
-    `${JSON.stringify({ environment, scenarios: summary, replay_vs_create: replayVsCreate, server_rss_mb: serverRss, rss_requests: RSS_REQUESTS, bulk_import: imports, scale, long_polls: longPolls, filtered_long_polls: filteredPolls, webhook_dispatch: webhooks, observability }, null, 2)}\n`,
+    `${JSON.stringify({ environment, scenarios: summary, replay_vs_create: replayVsCreate, server_rss_mb: serverRss, rss_requests: RSS_REQUESTS, bulk_import: imports, xlsx_import: workbookImport, scale, long_polls: longPolls, filtered_long_polls: filteredPolls, webhook_dispatch: webhooks, observability }, null, 2)}\n`,
   );
   console.log("written: bench/results.json");
 } finally {

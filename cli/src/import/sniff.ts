@@ -58,10 +58,10 @@ export function refuseWorkbookAsText(name: string, format: string): UsageError {
   );
 }
 
-/** Enough of a file to tell what it is. */
-const HEAD_BYTES = 8192;
+/** The longest signature looked for; the first chunk read (a file's is 64 KiB) is usually far more. */
+const SIGNATURE_BYTES = 8;
 
-/** The first bytes of a stream, and the whole stream again (those bytes included) to read on from. */
+/** The first chunk of a stream, and the whole stream again (those bytes included) to read on from. */
 export async function peek(
   stream: AsyncIterable<Uint8Array | string>,
 ): Promise<{ head: Uint8Array; bytes: AsyncGenerator<Uint8Array> }> {
@@ -69,7 +69,8 @@ export async function peek(
   const peeked: Uint8Array[] = [];
   let length = 0;
   let done = false;
-  while (length < HEAD_BYTES) {
+  // Only as much as the first chunk, so rows piped in slowly (a script feeding stdin) are not held back.
+  while (length < SIGNATURE_BYTES) {
     const next = await iterator.next();
     if (next.done) {
       done = true;

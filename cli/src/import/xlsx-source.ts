@@ -8,9 +8,10 @@ import { existsSync } from "node:fs";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { type Row as SheetRow, WorkbookReader, isDateDisplayFormat } from "@cj-tech-master/excelts";
+import { WorkbookReader, isDateDisplayFormat } from "@cj-tech-master/excelts";
 import { UsageError } from "../usage-error.ts";
 import type { ImportSource, Row } from "./rows.ts";
+import { type ScannedCell, type ScannedRow, SheetXmlScanner } from "./sheet-xml.ts";
 import { FORMATS_READ } from "./sniff.ts";
 
 /** A cell as the workbook typed it, kept for a rejects workbook (xlsx-rejects.ts). */
@@ -171,9 +172,9 @@ export async function readWorkbook(
     for (;;) {
       const next = await rows.next();
       if (next.done) break;
-      const values = next.value.row.values;
+      const { values } = next.value;
       if (values.every((value) => isEmpty(value))) continue;
-      header = headerOf(values, next.value.row.number, next.value.sheet);
+      header = headerOf(values, next.value.number, next.value.sheet);
       overhead = at();
       break;
     }
@@ -195,8 +196,11 @@ export async function readWorkbook(
   };
 }
 
+/** A sheet row: its cells' values (1-based, as the library types them) and number formats. */
 interface SheetRowOf {
-  row: SheetRow;
+  number: number;
+  values: unknown[];
+  numFmts: (string | undefined)[];
   sheet: string;
   date1904: boolean;
 }
@@ -221,11 +225,21 @@ async function* sheetRows(
     if (worksheet.name !== wanted) {
       // Read through, not left: the reader removes a sheet it had to set aside (written before the
       // workbook's index) while its file is still being opened, and that error would end the CLI.
-      for await (const _ of worksheet);
+      for await (const _ of worksheet.iterator);
       continue;
     }
     const date1904 = reader.properties?.model?.date1904 === true;
-    for await (const row of worksheet) yield { row, sheet: worksheet.name, date1904 };
+    const cells = new CellReader(reader, date1904);
+    const scanner = new SheetXmlScanner();
+    const decoder = new TextDecoder("utf-8");
+    for await (const chunk of worksheet.iterator) {
+      const text =
+        typeof chunk === "string" ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
+      for (const row of scanner.push(text))
+        yield { ...cells.read(row), sheet: worksheet.name, date1904 };
+    }
+    for (const row of scanner.push(decoder.decode()))
+      yield { ...cells.read(row), sheet: worksheet.name, date1904 };
     return;
   }
   if (options.sheet !== undefined)
@@ -258,14 +272,14 @@ async function* dataRows(
   let row = 0;
   let last: number | undefined;
   try {
-    for await (const { row: sheetRow, date1904 } of rows) {
+    for await (const sheetRow of rows) {
       // A row with nothing in it is not in the file at all: the rows skipped over were empty.
       if (last !== undefined)
         for (let line = last + 1; line < sheetRow.number; line++)
           yield { row: ++row, line, size: 0, cells: Array(width).fill("") };
       last = sheetRow.number;
       yield {
-        ...readRow(sheetRow, width, date1904, typed),
+        ...readRow(sheetRow, width, typed),
         row: ++row,
         line: sheetRow.number,
         size: at(),
@@ -278,45 +292,97 @@ async function* dataRows(
 
 /** A sheet row's cells as text (and as typed, for the rejects), or why it cannot be read. */
 function readRow(
-  sheetRow: SheetRow,
+  { values, numFmts, number, date1904 }: SheetRowOf,
   width: number,
-  date1904: boolean,
   keepTyped: boolean,
 ): { cells: string[] } | { error: string } {
-  const values = sheetRow.values;
   for (let column = width + 1; column < values.length; column++)
     if (!isEmpty(values[column]))
       return {
-        error: `has a value in column ${columnName(column)}, which has no header (cell ${columnName(column)}${sheetRow.number})`,
+        error: `has a value in column ${columnName(column)}, which has no header (cell ${columnName(column)}${number})`,
       };
   const cells: string[] = [];
   const typed: TypedCell[] = [];
   for (let column = 1; column <= width; column++) {
     const value = values[column];
-    const numFmt = formatOf(value, sheetRow, column);
+    const numFmt = numFmts[column];
     try {
       const cell = typedOf(value, numFmt, date1904);
       if (keepTyped) typed.push(numFmt === undefined ? cell : { ...cell, numFmt });
       cells.push(textOf(cell.value, numFmt));
     } catch (error) {
       if (!(error instanceof CellProblem)) throw error;
-      return { error: `cell ${columnName(column)}${sheetRow.number} ${error.message}` };
+      return { error: `cell ${columnName(column)}${number} ${error.message}` };
     }
   }
   if (keepTyped) typedCells.set(cells, typed);
   return { cells };
 }
 
-/** The number format of a number, date or formula cell (its text or its rejects cell needs it), else nothing. */
-function formatOf(value: unknown, sheetRow: SheetRow, column: number): string | undefined {
-  if (
-    typeof value !== "number" &&
-    !(value instanceof Date) &&
-    !(isObject(value) && "formula" in value)
-  )
-    return undefined;
-  const numFmt = sheetRow.getCell(column).numFmt;
-  return typeof numFmt === "string" ? numFmt : numFmt?.formatCode;
+/**
+ * A scanned row's cells as the library would type them: shared strings looked up, numbers as numbers,
+ * numbers in a date format as dates, formulas as their saved result; and each cell's number format.
+ */
+class CellReader {
+  readonly #formats = new Map<number, { numFmt: string | undefined; date: boolean }>();
+
+  constructor(
+    readonly reader: WorkbookReader,
+    readonly date1904: boolean,
+  ) {}
+
+  read(row: ScannedRow): { number: number; values: unknown[]; numFmts: (string | undefined)[] } {
+    const values: unknown[] = [];
+    const numFmts: (string | undefined)[] = [];
+    for (const cell of row.cells) {
+      const format = cell.style === undefined ? undefined : this.#format(cell.style);
+      numFmts[cell.column] = format?.numFmt;
+      values[cell.column] = this.#value(cell, format?.date === true);
+    }
+    return { number: row.number, values, numFmts };
+  }
+
+  #value({ type, value, formula }: ScannedCell, date: boolean): unknown {
+    if (formula) {
+      if (value === undefined) return { formula: "", result: undefined };
+      if (type === "e") return { formula: "", result: { error: value } };
+      if (type === "str") return { formula: "", result: value };
+      if (type === "b") return { formula: "", result: value !== "0" };
+      return { formula: "", result: Number(value) };
+    }
+    if (value === undefined) return null;
+    switch (type) {
+      case "s":
+        return this.reader.sharedStrings?.[Number(value)] ?? "";
+      case "inlineStr":
+      case "str":
+        return value;
+      case "b":
+        return value !== "0";
+      case "e":
+        return { error: value };
+      case "d":
+        return new Date(/Z|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`);
+      default: {
+        const number = Number(value);
+        return date ? serialToDate(number, this.date1904) : number;
+      }
+    }
+  }
+
+  #format(style: number): { numFmt: string | undefined; date: boolean } {
+    let format = this.#formats.get(style);
+    if (!format) {
+      const numFmt = this.reader.styles.getStyleModel(style)?.numFmt as
+        | string
+        | { formatCode?: string }
+        | undefined;
+      const code = typeof numFmt === "string" ? numFmt : numFmt?.formatCode;
+      format = { numFmt: code, date: code !== undefined && isDateDisplayFormat(code) };
+      this.#formats.set(style, format);
+    }
+    return format;
+  }
 }
 
 /** The value a cell holds: a formula's saved result, a rich text's text, a link's text. */

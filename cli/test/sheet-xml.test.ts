@@ -1,0 +1,50 @@
+// The worksheet scanner reads the XML spreadsheet programs write, however it is cut into chunks:
+// namespace prefixes, rows and cells without `r`, self-closing rows, inline strings with entities,
+// escapes and phonetic runs, formulas with and without a saved value.
+import { expect, test } from "bun:test";
+import { type ScannedRow, SheetXmlScanner } from "../src/import/sheet-xml.ts";
+
+const SHEET =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
+  '<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData>' +
+  '<x:row r="1" spans="1:3"><x:c r="A1" t="s"><x:v>0</x:v></x:c><x:c r="C1" s="2"><x:v>45366</x:v></x:c></x:row>' +
+  '<x:row r="3"/>' +
+  "<x:row r='4'><x:c r='B4' t='inlineStr'><x:is><x:r><x:t>Ana &amp; </x:t></x:r><x:r><x:t xml:space=\"preserve\">Bo_x000D_</x:t></x:r>" +
+  "<x:rPh sb='0' eb='1'><x:t>ア</x:t></x:rPh></x:is></x:c></x:row>" +
+  '<x:row><x:c><x:f>1+1</x:f><x:v>2</x:v></x:c><x:c t="str"><x:f>"a"&amp;"b"</x:f><x:v>a&lt;b</x:v></x:c><x:c><x:f>NOW()</x:f></x:c><x:c/></x:row>' +
+  "</x:sheetData></x:worksheet>";
+
+const EXPECTED: ScannedRow[] = [
+  {
+    number: 1,
+    cells: [
+      { column: 1, type: "s", style: undefined, value: "0", formula: false },
+      { column: 3, type: undefined, style: 2, value: "45366", formula: false },
+    ],
+  },
+  {
+    number: 4,
+    cells: [
+      { column: 2, type: "inlineStr", style: undefined, value: "Ana & Bo\r", formula: false },
+    ],
+  },
+  {
+    number: 5,
+    cells: [
+      { column: 1, type: undefined, style: undefined, value: "2", formula: true },
+      { column: 2, type: "str", style: undefined, value: "a<b", formula: true },
+      { column: 3, type: undefined, style: undefined, value: undefined, formula: true },
+      { column: 4, type: undefined, style: undefined, value: undefined, formula: false },
+    ],
+  },
+];
+
+test("reads every row and cell, whatever the chunks", () => {
+  for (const size of [1, 2, 7, 64, SHEET.length]) {
+    const scanner = new SheetXmlScanner();
+    const rows: ScannedRow[] = [];
+    for (let at = 0; at < SHEET.length; at += size)
+      rows.push(...scanner.push(SHEET.slice(at, at + size)));
+    expect(rows).toEqual(EXPECTED);
+  }
+});
