@@ -169,7 +169,8 @@ export async function xlsxImport(
 
 export function describeXlsxImport(result: XlsxImport): string {
   const line = (label: string, run: ImportRun) =>
-    `  ${label}: ${run.imported.toLocaleString("en")} in the database, ${run.rowsPerSecond} rows/s in ${run.seconds} s, ` +
+    `  ${label}: ${run.imported.toLocaleString("en")} in the database, ` +
+    `${run.rowsPerSecond} rows/s in ${run.seconds} s, ` +
     `CLI max RSS ${run.rssMb} MB, file ${run.fileMb} MB, exit ${run.exitCode}`;
   return [
     `CLI import of ${result.rows.toLocaleString("en")} workers from a workbook and from the same rows as CSV:`,

@@ -66,8 +66,9 @@ async function readWorkbook(file: string): Promise<{ values: unknown[]; formats:
 
 async function workersOf(companyId: number): Promise<Record<string, unknown>[]> {
   const [rows] = await testDb().pool.query<RowDataPacket[]>(
-    "SELECT w.name, w.email, w.phone, w.hourly_rate, t.name AS trade, DATE_FORMAT(w.hired_on, '%Y-%m-%d') AS hired_on, " +
-      "w.external_id, w.status FROM workers w LEFT JOIN trades t ON t.company_id = w.company_id AND t.id = w.trade_id " +
+    "SELECT w.name, w.email, w.phone, w.hourly_rate, t.name AS trade, " +
+      "DATE_FORMAT(w.hired_on, '%Y-%m-%d') AS hired_on, w.external_id, w.status FROM workers w " +
+      "LEFT JOIN trades t ON t.company_id = w.company_id AND t.id = w.trade_id " +
       "WHERE w.company_id = ? AND w.deleted_at IS NULL ORDER BY w.external_id, w.id",
     [companyId],
   );
@@ -118,7 +119,7 @@ const crew = (): Promise<string> =>
   ]);
 
 describe("erp import of an .xlsx workbook", () => {
-  test("typed cells, a formula, an empty row and a second sheet: 0 rejects, every value as the cell holds it", async () => {
+  test("typed cells, a formula, an empty row, a second sheet: 0 rejects, each value as its cell holds it", async () => {
     const { token, companyId } = await newCompany();
     const file = await crew();
     const result = await erpFor(
@@ -288,8 +289,15 @@ describe("erp export --format xlsx", () => {
     const lines = ["name,email,phone,hourly_rate,hired_on,external_id,status"];
     for (let i = 1; i <= 10_000; i++)
       lines.push(
-        `Worker ${i},w${i}@example.com,+1 555 ${String(i).padStart(5, "0")},${(i % 90) + 10}.${String(i % 100).padStart(2, "0")},` +
-          `20${String(10 + (i % 15))}-0${1 + (i % 9)}-${String(1 + (i % 28)).padStart(2, "0")},${String(i).padStart(6, "0")},${i % 7 === 0 ? "INACTIVE" : "ACTIVE"}`,
+        [
+          `Worker ${i}`,
+          `w${i}@example.com`,
+          `+1 555 ${String(i).padStart(5, "0")}`,
+          `${(i % 90) + 10}.${String(i % 100).padStart(2, "0")}`,
+          `20${10 + (i % 15)}-0${1 + (i % 9)}-${String(1 + (i % 28)).padStart(2, "0")}`,
+          String(i).padStart(6, "0"),
+          i % 7 === 0 ? "INACTIVE" : "ACTIVE",
+        ].join(","),
       );
     const csv = path.join(dir, "workers.csv");
     writeFileSync(csv, `${lines.join("\n")}\n`);
@@ -388,7 +396,8 @@ function hasSoffice(): boolean {
   const found = spawnSync("soffice", ["--version"], { timeout: 60_000 }).status === 0;
   if (!found)
     console.log(
-      "[xlsx] skipping the LibreOffice-converted workbook: soffice is not installed (apt-get install -y libreoffice-calc-nogui)",
+      "[xlsx] skipping the LibreOffice-converted workbook: soffice is not installed " +
+        "(apt-get install -y libreoffice-calc-nogui)",
     );
   return found;
 }

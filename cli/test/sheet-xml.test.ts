@@ -4,15 +4,19 @@
 import { expect, test } from "bun:test";
 import { type ScannedRow, SheetXmlScanner } from "../src/import/sheet-xml.ts";
 
-const SHEET =
-  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
-  '<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData>' +
-  '<x:row r="1" spans="1:3"><x:c r="A1" t="s"><x:v>0</x:v></x:c><x:c r="C1" s="2"><x:v>45366</x:v></x:c></x:row>' +
-  '<x:row r="3"/>' +
-  "<x:row r='4'><x:c r='B4' t='inlineStr'><x:is><x:r><x:t>Ana &amp; </x:t></x:r><x:r><x:t xml:space=\"preserve\">Bo_x000D_</x:t></x:r>" +
-  "<x:rPh sb='0' eb='1'><x:t>ア</x:t></x:rPh></x:is></x:c></x:row>" +
-  '<x:row><x:c><x:f>1+1</x:f><x:v>2</x:v></x:c><x:c t="str"><x:f>"a"&amp;"b"</x:f><x:v>a&lt;b</x:v></x:c><x:c><x:f>NOW()</x:f></x:c><x:c/></x:row>' +
-  "</x:sheetData></x:worksheet>";
+const SHEET = [
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n',
+  '<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData>',
+  '<x:row r="1" spans="1:3"><x:c r="A1" t="s"><x:v>0</x:v></x:c>',
+  '<x:c r="C1" s="2"><x:v>45366</x:v></x:c></x:row>',
+  '<x:row r="3"/>',
+  "<x:row r='4'><x:c r='B4' t='inlineStr'><x:is><x:r><x:t>Ana &amp; </x:t></x:r>",
+  '<x:r><x:t xml:space="preserve">Bo_x000D_</x:t></x:r>',
+  "<x:rPh sb='0' eb='1'><x:t>ア</x:t></x:rPh></x:is></x:c></x:row>",
+  '<x:row><x:c><x:f>1+1</x:f><x:v>2</x:v></x:c><x:c t="str"><x:f>"a"&amp;"b"</x:f><x:v>a&lt;b</x:v></x:c>',
+  "<x:c><x:f>NOW()</x:f></x:c><x:c/></x:row>",
+  "</x:sheetData></x:worksheet>",
+].join("");
 
 const EXPECTED: ScannedRow[] = [
   {

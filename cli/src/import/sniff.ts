@@ -53,8 +53,8 @@ export function refuseBinary(name: string, kind: { is: string; hint?: string }):
 /** The refusal of a workbook where --format or the file's extension asks for text. */
 export function refuseWorkbookAsText(name: string, format: string): UsageError {
   return new UsageError(
-    `${name} is an Excel workbook (a zip archive), not ${format.toUpperCase()}: rename it to .xlsx or add --format xlsx ` +
-      `(${FORMATS_READ}).`,
+    `${name} is an Excel workbook (a zip archive), not ${format.toUpperCase()}: ` +
+      `rename it to .xlsx or add --format xlsx (${FORMATS_READ}).`,
   );
 }
 
