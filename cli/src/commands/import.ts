@@ -177,7 +177,7 @@ EXAMPLES
     .option("--report <file>", "write one NDJSON line per rejected row here")
     .option(
       "--rejects <file>",
-      "write the rejected rows here (CSV, or a workbook if it ends in .xlsx): the file's own columns and values, plus an error column",
+      "write the rejected rows here, their own columns and values plus an error column (.xlsx: a workbook, else CSV)",
     )
     .action(async (resource: string, file: string, flags: ImportFlags, command: Command) => {
       const format = formatOf(command);
