@@ -1,6 +1,7 @@
-// Reads an Excel workbook (.xlsx) as import rows, streamed with ExcelTS's WorkbookReader (docs/cli.md
-// says why that library): one sheet (the first, or --sheet NAME), its first non-empty row the header,
-// every later row one import row. Cells become the text the rest of the import reads, as the cell
+// Reads an Excel workbook (.xlsx) as import rows, streamed: ExcelTS's WorkbookReader (docs/cli.md says
+// why that library) unzips it and reads its sheet list, shared strings and styles; sheet-xml.ts scans
+// the cells. One sheet (the first, or --sheet NAME), its first non-empty row the header, every later
+// row one import row. Cells become the text the rest of the import reads, as the cell
 // holds it rather than as the sheet displays it: a date cell is YYYY-MM-DD, a number its digits
 // (1250.5, not "€1,250.50"), a text cell its text (leading zeros kept), a formula cell its saved
 // value. Empty rows are rows of empty cells, so the import counts them as blank, like CSV's.
@@ -205,7 +206,7 @@ interface SheetRowOf {
   date1904: boolean;
 }
 
-/** The rows of the chosen sheet; the other sheets are passed over unread. */
+/** The rows of the chosen sheet; the other sheets are read through without being parsed. */
 async function* sheetRows(
   reader: WorkbookReader,
   options: WorkbookOptions,
