@@ -196,7 +196,7 @@ describe("erp import of an .xlsx workbook", () => {
     expect(missing.stderr).toContain('has no sheet "Staff"; its sheets: "Crew", "Notes"');
   });
 
-  test("rejects go in the source's format: a workbook keeps its typed cells, a .csv its text", async () => {
+  test("rejects go in the format --rejects names: a workbook keeps typed cells, a .csv text", async () => {
     const { token } = await newCompany();
     const file = await workbook("with-bad.xlsx", [
       {
@@ -239,6 +239,24 @@ describe("erp import of an .xlsx workbook", () => {
     const lines = readFileSync(csvRejects, "utf8").trim().split(/\r?\n/);
     expect(lines[0]).toBe(`${HEADER.join(",")},error`);
     expect(lines[1]).toStartWith("Bad,not-an-email,002,20.25,2024-01-03,,,");
+
+    // A CSV's rejects as a workbook: its cells as written, as text.
+    const third = await newCompany();
+    const fromCsv = path.join(dir, "from-csv.xlsx");
+    const source = path.join(dir, "with-bad.csv");
+    writeFileSync(
+      source,
+      "name,email,hourly_rate\nGood,good@example.com,10\nBad,not-an-email,020.5\n",
+    );
+    const textRejects = await erpFor(
+      suite.server.baseUrl,
+      third.token,
+    )(["import", "workers", source, "--rejects", fromCsv]);
+    expect(textRejects.code).toBe(3);
+    expect((await readWorkbook(fromCsv)).map((row) => row.values)).toEqual([
+      ["name", "email", "hourly_rate", "error"],
+      ["Bad", "not-an-email", "020.5", expect.stringContaining("email")],
+    ]);
   });
 
   test.skipIf(!hasSoffice())(
