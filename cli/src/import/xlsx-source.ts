@@ -89,6 +89,12 @@ async function workbookOnWorker(file: string, options: WorkbookOptions): Promise
     queue.push({ error: error.message, usage: false });
     waiting?.();
   });
+  // After its last message a worker ends; ending without one (killed, out of memory) must not leave
+  // the import waiting.
+  worker.on("exit", (code: number) => {
+    queue.push({ error: `the workbook reader stopped (exit code ${code})`, usage: false });
+    waiting?.();
+  });
   // The worker keeps the CLI alive only while the import waits for it: an import that stops early
   // (a header to fix, Ctrl-C) ends without waiting for the rest of the file to be parsed.
   worker.unref();
