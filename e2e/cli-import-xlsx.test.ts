@@ -1,6 +1,7 @@
 // `erp import` of Excel workbooks and `erp export --format xlsx`, through the real CLI and server: a
 // workbook with typed cells (dates, money in a currency format, codes with leading zeros, a formula,
-// an empty row, a second sheet) imports with no rejects; its rejects come back as a workbook; an
+// an empty row, a second sheet) imports with no rejects, as the same records as the same data in a
+// CSV as an office types it (with --date-format); its rejects come back as a workbook; an
 // export of 10,000 workers re-imports into another company as the same records; a workbook renamed
 // .csv, a PDF and a PNG are refused before any request.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -194,6 +195,41 @@ describe("erp import of an .xlsx workbook", () => {
     )(["import", "workers", file, "--sheet", "Staff"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('has no sheet "Staff"; its sheets: "Crew", "Notes"');
+  });
+
+  test("the workbook and the same data as an office's CSV (1,250.50, €45.50, 15.03.2024) give identical records", async () => {
+    const workbookCompany = await newCompany();
+    const csvCompany = await newCompany();
+    const csv = path.join(dir, "crew.csv");
+    const lines = [
+      HEADER.join(","),
+      'José Álvarez,jose@example.com,00042,"1,250.50",15.03.2024,Electrical,+1 555 0100',
+      ",,,,,,",
+      "Ana Silva,ana@example.com,007,€45.50,31.12.2023,carpentry,",
+      "Bo Li,,0100,38,,,555 0101",
+    ];
+    writeFileSync(csv, `\uFEFF${lines.join("\r\n")}\r\n`);
+    const fromWorkbook = await erpFor(
+      suite.server.baseUrl,
+      workbookCompany.token,
+    )(["import", "workers", await crew(), "-o", "json"]);
+    const fromCsv = await erpFor(
+      suite.server.baseUrl,
+      csvCompany.token,
+    )(["import", "workers", csv, "--date-format", "DD.MM.YYYY", "-o", "json"]);
+    for (const result of [fromWorkbook, fromCsv]) {
+      expect(result.stderr).not.toContain("rejected:");
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        rows: 3,
+        created: 3,
+        rejected: 0,
+        blank: 1,
+      });
+    }
+    const records = await workersOf(workbookCompany.companyId);
+    expect(records.map((record) => record.external_id)).toEqual(["00042", "007", "0100"]);
+    expect(await workersOf(csvCompany.companyId)).toEqual(records);
   });
 
   test("rejects go in the format --rejects names: a workbook keeps typed cells, a .csv text", async () => {

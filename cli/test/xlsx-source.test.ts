@@ -1,6 +1,6 @@
-// A workbook's cells become the text the import reads: numbers to the digits a spreadsheet shows,
-// codes formatted 00000 with their zeros, a date formula's saved value as a date, booleans, rich
-// text; a formula with no saved value or an error rejects its row, naming the cell.
+// A workbook's cells as the import reads them: numbers as numbers (read to the digits a spreadsheet
+// shows), codes formatted 00000 with their zeros, a date formula's saved value as a date, booleans,
+// rich text; a formula with no saved value or an error rejects its row, naming the cell.
 import { expect, test } from "bun:test";
 import { once } from "node:events";
 import { createWriteStream, mkdtempSync } from "node:fs";
@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { WorkbookWriter } from "@cj-tech-master/excelts";
 import { openSource, type Row } from "../src/import/rows.ts";
+import { normalise, textOf } from "../src/import/values.ts";
 
 test("cells as the import reads them", async () => {
   const file = path.join(mkdtempSync(path.join(tmpdir(), "erp-xlsx-")), "cells.xlsx");
@@ -39,8 +40,12 @@ test("cells as the import reads them", async () => {
   const rows: Omit<Row, "size">[] = [];
   for await (const { size: _size, ...row } of source.rows) rows.push(row);
   expect(rows).toEqual([
-    { row: 1, line: 2, cells: ["0.3", "00042", "2024-03-15", "true", "Ana Silva"] },
-    { row: 2, line: 3, cells: ["1250.5", "007", "2024-01-02T13:30:00", "false", "x"] },
+    {
+      row: 1,
+      line: 2,
+      cells: [0.1 + 0.2, "00042", new Date("2024-03-15T00:00:00Z"), true, "Ana Silva"],
+    },
+    { row: 2, line: 3, cells: [1250.5, "007", "2024-01-02T13:30:00", false, "x"] },
     {
       row: 3,
       line: 4,
@@ -52,4 +57,13 @@ test("cells as the import reads them", async () => {
       error: expect.stringContaining("cell C5 holds a formula with no saved value"),
     },
   ]);
+
+  // As the values module reads them: 0.1 + 0.2 to the 15 digits a spreadsheet shows, the date as its
+  // day, a number untouched by --decimal-comma (meant for text).
+  const [sum, , date] = rows[0]!.cells!;
+  const options = { decimalComma: true, dateFormat: undefined };
+  expect(textOf(sum!)).toBe("0.3");
+  expect(normalise(sum!, "number", options)).toEqual({ value: 0.3 });
+  expect(normalise(date!, "date", options)).toEqual({ value: "2024-03-15" });
+  expect(normalise(rows[1]!.cells![0]!, "amount", options)).toEqual({ value: "1250.5" });
 });

@@ -1,6 +1,6 @@
 // Reads an import file (or stdin) as a stream of rows: CSV rows keep their cells as written (the
 // header is read first, so it can be checked before anything is sent), NDJSON rows their object.
-// A workbook's rows come from xlsx-source.ts as text cells too; other binary files are refused.
+// A workbook's rows come from xlsx-source.ts with typed cells; other binary files are refused.
 import { createReadStream, statSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../usage-error.ts";

@@ -8,6 +8,7 @@ import { WorkbookWriter, type WorksheetWriter } from "@cj-tech-master/excelts";
 import { UsageError } from "../usage-error.ts";
 import { normalizeHeader } from "./columns.ts";
 import { RejectsFile } from "./rejects.ts";
+import type { Cell } from "./values.ts";
 import { type TypedCell, typedCells } from "./xlsx-source.ts";
 
 /** Whether `--rejects F` asks for a workbook: F's extension decides. */
@@ -47,17 +48,19 @@ export class XlsxRejectsFile extends RejectsFile {
       this.#sheet.addRow([...this.#kept.map((index) => header[index]!), "error"]).commit();
   }
 
-  override addCells(cells: readonly string[], error: string): void {
+  override addCells(cells: readonly Cell[], error: string): void {
     if (!this.#kept) return;
     const typed = typedCells.get(cells);
-    // An empty cell stays empty (not a cell holding "").
-    const row = this.#sheet.addRow([
-      ...this.#kept.map((index) => (typed ? typed[index]?.value : cells[index]) || null),
-      error,
-    ]);
+    const values = this.#kept.map((index) => {
+      const value = typed ? typed[index]?.value : cells[index];
+      // An empty cell stays empty (not a cell holding ""); a 0 or false is a value.
+      return value === undefined || value === "" ? null : value;
+    });
+    const row = this.#sheet.addRow([...values, error]);
     this.#kept.forEach((index, column) => {
       const cell: TypedCell | undefined = typed?.[index];
-      if (cell?.value instanceof Date) row.getCell(column + 1).numFmt = cell.numFmt ?? "yyyy-mm-dd";
+      if (values[column] instanceof Date)
+        row.getCell(column + 1).numFmt = cell?.numFmt ?? "yyyy-mm-dd";
       else if (cell?.numFmt !== undefined) row.getCell(column + 1).numFmt = cell.numFmt;
     });
     row.commit();

@@ -1,10 +1,11 @@
 // Reads an Excel workbook (.xlsx) as import rows, streamed: ExcelTS's WorkbookReader (docs/cli.md says
 // why that library) unzips it and reads its sheet list, shared strings and styles; sheet-xml.ts scans
 // the cells. One sheet (the first, or --sheet NAME), its first non-empty row the header, every later
-// row one import row. Cells become the text the rest of the import reads, as the cell
-// holds it rather than as the sheet displays it: a date cell is YYYY-MM-DD, a number its digits
-// (1250.5, not "€1,250.50"), a text cell its text (leading zeros kept), a formula cell its saved
-// value. Empty rows are rows of empty cells, so the import counts them as blank, like CSV's.
+// row one import row. Cells are read as the cell holds its value rather than as the sheet displays
+// it, and handed to the import typed (values.ts reads them as their fields): a date cell is a Date
+// at UTC midnight of its day, a number a number (1250.5, not "€1,250.50"), a text cell its text
+// (leading zeros kept), a formula cell its saved value. Empty rows are rows of empty cells, so the
+// import counts them as blank, like CSV's.
 import { existsSync } from "node:fs";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -14,6 +15,7 @@ import { UsageError } from "../usage-error.ts";
 import type { ImportSource, Row } from "./rows.ts";
 import { type ScannedCell, type ScannedRow, SheetXmlScanner } from "./sheet-xml.ts";
 import { FORMATS_READ } from "./sniff.ts";
+import type { Cell } from "./values.ts";
 
 /** A cell as the workbook typed it, kept for a rejects workbook (xlsx-rejects.ts). */
 export interface TypedCell {
@@ -26,7 +28,7 @@ export interface TypedCell {
  * `cells` on to the rejects file, which finds here what the workbook had, without the rest of the
  * import knowing about workbooks.
  */
-export const typedCells = new WeakMap<readonly string[], readonly TypedCell[]>();
+export const typedCells = new WeakMap<readonly Cell[], readonly TypedCell[]>();
 
 export interface WorkbookOptions {
   /** The file's name (or "stdin"), for messages. */
@@ -297,18 +299,18 @@ async function* dataRows(
   }
 }
 
-/** A sheet row's cells as text (and as typed, for the rejects), or why it cannot be read. */
+/** A sheet row's cells as the import reads them (and with their formats, for the rejects), or why it cannot be read. */
 function readRow(
   { values, numFmts, number, date1904 }: SheetRowOf,
   width: number,
   keepTyped: boolean,
-): { cells: string[] } | { error: string } {
+): { cells: Cell[] } | { error: string } {
   for (let column = width + 1; column < values.length; column++)
     if (!isEmpty(values[column]))
       return {
         error: `has a value in column ${columnName(column)}, which has no header (cell ${columnName(column)}${number})`,
       };
-  const cells: string[] = [];
+  const cells: Cell[] = [];
   const typed: TypedCell[] = [];
   for (let column = 1; column <= width; column++) {
     const value = values[column];
@@ -316,7 +318,7 @@ function readRow(
     try {
       const cell = typedOf(value, numFmt, date1904);
       if (keepTyped) typed.push(numFmt === undefined ? cell : { ...cell, numFmt });
-      cells.push(textOf(cell.value, numFmt));
+      cells.push(importCell(cell.value, numFmt));
     } catch (error) {
       if (!(error instanceof CellProblem)) throw error;
       return { error: `cell ${columnName(column)}${number} ${error.message}` };
@@ -427,7 +429,23 @@ function typedOf(value: unknown, numFmt: string | undefined, date1904: boolean):
   return { value: String(value) };
 }
 
-/** The text the import reads for a cell's value. */
+/**
+ * The cell the import reads (values.ts): a number stays a number (so --decimal-comma, meant for
+ * text, does not apply to it), a date at midnight a Date, a date with a time of day its ISO text,
+ * a number formatted with zeros only (`00000`, for codes such as post codes) its digits with the
+ * leading zeros.
+ */
+function importCell(value: TypedCell["value"], numFmt: string | undefined): Cell {
+  if (value === null) return "";
+  if (value instanceof Date) {
+    const text = dateText(value);
+    return text.length === 10 ? new Date(`${text}T00:00:00Z`) : text;
+  }
+  if (typeof value === "number" && numFmt && /^0+$/.test(numFmt)) return numberText(value, numFmt);
+  return value;
+}
+
+/** A cell's value as text: a header's name. */
 function textOf(value: TypedCell["value"], numFmt: string | undefined): string {
   if (value === null) return "";
   if (value instanceof Date) return dateText(value);
