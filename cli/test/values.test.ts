@@ -4,6 +4,7 @@ import {
   type FieldKind,
   normalise,
   parseDateFormat,
+  textOf,
   type ValueOptions,
 } from "../src/import/values.ts";
 
@@ -120,4 +121,19 @@ test("booleans and text", () => {
   expect(read("maybe", "boolean")).toHaveProperty("error");
   expect(read("  Ann Lee ", "text")).toEqual({ value: "Ann Lee" });
   expect(read(5550100, "text")).toEqual({ value: "5550100" });
+});
+
+test("a workbook's number in a currency format: an amount in that currency, a number as it is", () => {
+  const options = { decimalComma: true, dateFormat: undefined };
+  expect(normalise({ number: 1250.5, symbol: "€" }, "amount", options)).toEqual({
+    value: "1250.5",
+    currencies: ["EUR"],
+  });
+  expect(normalise({ number: -45, symbol: "EUR" }, "amount", options)).toEqual({
+    value: "-45",
+    currencies: ["EUR"],
+  });
+  expect(normalise({ number: 45, symbol: "kr" }, "amount", options)).toEqual({ value: "45" });
+  expect(normalise({ number: 7, symbol: "$" }, "integer", options)).toEqual({ value: 7 });
+  expect(textOf({ number: 0.1 + 0.2, symbol: "€" })).toBe("€0.3");
 });

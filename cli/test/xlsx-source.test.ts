@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { WorkbookWriter } from "@cj-tech-master/excelts";
 import { openSource, type Row } from "../src/import/rows.ts";
+import { currencyOf } from "../src/import/xlsx-source.ts";
 import { normalise, textOf } from "../src/import/values.ts";
 
 test("cells as the import reads them", async () => {
@@ -66,4 +67,23 @@ test("cells as the import reads them", async () => {
   expect(normalise(sum!, "number", options)).toEqual({ value: 0.3 });
   expect(normalise(date!, "date", options)).toEqual({ value: "2024-03-15" });
   expect(normalise(rows[1]!.cells![0]!, "amount", options)).toEqual({ value: "1250.5" });
+});
+
+test("the currency a number format shows", () => {
+  const shown = (numFmt: string): string | undefined => currencyOf(numFmt);
+  expect(shown('"€"#,##0.00')).toBe("€");
+  expect(shown("[$€-407]#,##0.00")).toBe("€");
+  expect(shown("#,##0.00 [$EUR]")).toBe("EUR");
+  expect(shown("$#,##0.00")).toBe("$");
+  expect(shown('_-* #,##0.00\\ "€"_-;\\-* #,##0.00\\ "€"_-')).toBe("€");
+  expect(shown("_(£* #,##0.00_)")).toBe("£");
+  for (const none of [
+    "[$-409]#,##0.00",
+    "#,##0.00",
+    "[Red]#,##0.00",
+    '0 "pcs"',
+    "yyyy-mm-dd",
+    "0%",
+  ])
+    expect(shown(none)).toBeUndefined();
 });

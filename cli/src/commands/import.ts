@@ -90,9 +90,10 @@ export function registerImport(program: Command): void {
           "month-first are never guessed. Booleans are true/false, yes/no or 1/0, in any case. " +
           "NDJSON: one JSON object a line, sent as it is.",
         "XLSX: the first sheet (or --sheet NAME), its first non-empty row the header; cells are read " +
-          "as the sheet holds them, not as it displays them: a date cell is a date, a number a number, " +
-          "a text cell its text (leading zeros kept), a formula its saved value. Other binary files (a " +
-          "PDF, an image, an .xlsx renamed .csv) are refused before anything is sent.",
+          "as the sheet holds them, not as it displays them: a date cell is a date, a number a number " +
+          "(in the currency its format shows, if any), a text cell its text (leading zeros kept), a " +
+          "formula its saved value. Other binary files (a PDF, an image, an .xlsx renamed .csv) are " +
+          "refused before anything is sent.",
         "A row's problems are reported at once: the cells the CLI cannot read or names that match " +
           "no record, together with the API's checks of the rest of the row (a dry-run: such a row is " +
           "never written). Empty lines and rows of empty cells are counted as blank; a row equal in " +

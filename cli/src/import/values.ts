@@ -4,7 +4,20 @@
 // cells may already be typed (a number, a date, a boolean), and go through the same rules.
 
 /** A cell: text as written, or a workbook's typed value (a date cell is a Date at UTC midnight of its day). */
-export type Cell = string | number | boolean | Date;
+export type Cell = string | number | boolean | Date | MoneyCell;
+
+/**
+ * A workbook's number shown in a currency (its number format names one: `"€"#,##0.00`, `[$EUR]
+ * #,##0.00`): an amount with that symbol or code, read as `€1250.5` would be. A plain object, so it
+ * crosses to and from the workbook reader's thread as it is.
+ */
+export interface MoneyCell {
+  number: number;
+  symbol: string;
+}
+
+const isMoney = (cell: Cell): cell is MoneyCell =>
+  typeof cell === "object" && !(cell instanceof Date);
 
 /** What a field holds, from the hint of the SDK's collection table (`amount, e.g. 1250.00`, `date YYYY-MM-DD`). */
 export type FieldKind = "amount" | "number" | "integer" | "id" | "date" | "boolean" | "text";
@@ -67,6 +80,7 @@ export function normalise(cell: Cell, kind: FieldKind, options: ValueOptions): V
 /** A cell as text: a workbook's number as it reads (15 significant digits, as the spreadsheet keeps), a date as ISO. */
 export function textOf(cell: Cell): string {
   if (typeof cell === "string") return cell.trim();
+  if (isMoney(cell)) return `${cell.symbol}${textOf(cell.number)}`;
   if (typeof cell === "number") return String(Number(cell.toPrecision(15)));
   if (cell instanceof Date) return isoDay(cell);
   return String(cell);
@@ -111,6 +125,10 @@ const SYMBOL = "(?:[A-Z]{0,2}\\$|\\p{Sc}|zł|Kč|[A-Za-z]{3}(?![A-Za-z]))";
 const LEADING = new RegExp(`^(${SYMBOL})\\s*`, "u");
 const TRAILING = new RegExp(`\\s*(${SYMBOL})$`, "u");
 
+/** What a currency symbol or ISO code (in any case) may stand for; undefined when it is neither. */
+const currenciesOf = (symbol: string): readonly string[] | undefined =>
+  SYMBOLS[symbol] ?? (/^[A-Za-z]{3}$/.test(symbol) ? [symbol.toUpperCase()] : undefined);
+
 /** A number as the API takes it already: most cells of most files, read without the rules below. */
 const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
 
@@ -125,7 +143,12 @@ function numberOf(cell: Cell, kind: FieldKind, options: ValueOptions): Value {
   let text: string;
   let currencies: readonly string[] | undefined;
   if (typeof cell === "number") text = textOf(cell);
-  else if (!options.decimalComma && PLAIN_NUMBER.test(cell)) text = cell;
+  else if (isMoney(cell)) {
+    text = textOf(cell.number);
+    // The format only shows the number: a field that is no amount takes the number, and a symbol
+    // this import does not know leaves the amount without a currency rather than refusing it.
+    if (kind === "amount") currencies = currenciesOf(cell.symbol);
+  } else if (!options.decimalComma && PLAIN_NUMBER.test(cell)) text = cell;
   else {
     const read = readNumber(cell.trim(), options.decimalComma);
     if ("error" in read)
@@ -162,8 +185,7 @@ function readNumber(
   if (trailing) [symbol, text] = [trailing[1], text.slice(0, text.length - trailing[0].length)];
   let currencies: readonly string[] | undefined;
   if (symbol !== undefined) {
-    currencies =
-      SYMBOLS[symbol] ?? (/^[A-Za-z]{3}$/.test(symbol) ? [symbol.toUpperCase()] : undefined);
+    currencies = currenciesOf(symbol);
     if (!currencies)
       return {
         error: `${symbol} is no currency this import knows; give its ISO code, e.g. 45 EUR`,

@@ -8,7 +8,7 @@ import { WorkbookWriter, type WorksheetWriter } from "@cj-tech-master/excelts";
 import { UsageError } from "../usage-error.ts";
 import { normalizeHeader } from "./columns.ts";
 import { RejectsFile } from "./rejects.ts";
-import type { Cell } from "./values.ts";
+import { type Cell, textOf } from "./values.ts";
 import { type TypedCell, typedCells } from "./xlsx-source.ts";
 
 /** Whether `--rejects F` asks for a workbook: F's extension decides. */
@@ -54,7 +54,8 @@ export class XlsxRejectsFile extends RejectsFile {
     const values = this.#kept.map((index) => {
       const value = typed ? typed[index]?.value : cells[index];
       // An empty cell stays empty (not a cell holding ""); a 0 or false is a value.
-      return value === undefined || value === "" ? null : value;
+      if (value === undefined || value === null || value === "") return null;
+      return typeof value === "object" && !(value instanceof Date) ? textOf(value) : value;
     });
     const row = this.#sheet.addRow([...values, error]);
     this.#kept.forEach((index, column) => {

@@ -431,9 +431,9 @@ function typedOf(value: unknown, numFmt: string | undefined, date1904: boolean):
 
 /**
  * The cell the import reads (values.ts): a number stays a number (so --decimal-comma, meant for
- * text, does not apply to it), a date at midnight a Date, a date with a time of day its ISO text,
- * a number formatted with zeros only (`00000`, for codes such as post codes) its digits with the
- * leading zeros.
+ * text, does not apply to it), with its currency when its format shows one; a date at midnight a
+ * Date, a date with a time of day its ISO text; a number formatted with zeros only (`00000`, for
+ * codes such as post codes) its digits with the leading zeros.
  */
 function importCell(value: TypedCell["value"], numFmt: string | undefined): Cell {
   if (value === null) return "";
@@ -441,8 +441,36 @@ function importCell(value: TypedCell["value"], numFmt: string | undefined): Cell
     const text = dateText(value);
     return text.length === 10 ? new Date(`${text}T00:00:00Z`) : text;
   }
-  if (typeof value === "number" && numFmt && /^0+$/.test(numFmt)) return numberText(value, numFmt);
+  if (typeof value === "number" && numFmt) {
+    if (/^0+$/.test(numFmt)) return numberText(value, numFmt);
+    const symbol = currencyOf(numFmt);
+    if (symbol !== undefined) return { number: value, symbol };
+  }
   return value;
+}
+
+const currencies = new Map<string, string | undefined>();
+
+/**
+ * The currency symbol or code a number format shows, if any: `[$€-407]#,##0.00` and `[$EUR]
+ * #,##0.00` (Excel's currency formats), `"€"#,##0.00` or `#,##0.00 "EUR"` (quoted), `$#,##0.00`,
+ * `_-* #,##0.00 £_-` (a symbol as it is). `[$-409]` names a locale only, `[Red]` a colour.
+ */
+export function currencyOf(numFmt: string): string | undefined {
+  if (currencies.has(numFmt)) return currencies.get(numFmt);
+  let symbol: string | undefined;
+  const bracket = /\[\$([^\]-]+)(?:-[0-9A-Fa-f]+)?\]/.exec(numFmt);
+  if (bracket) symbol = bracket[1]!.trim();
+  else {
+    const quoted = [...numFmt.matchAll(/"([^"]*)"/g)]
+      .map((match) => match[1]!.trim())
+      .find((text) => /^(?:[A-Z]{0,2}\$|\p{Sc}|[A-Z]{3}|zł|Kč)$/u.test(text));
+    // Colours, conditions and locales in brackets are not shown; quoted text is no symbol here.
+    const shown = numFmt.replace(/"[^"]*"|\[[^\]]*\]/g, "");
+    symbol = quoted ?? /\p{Sc}/u.exec(shown)?.[0];
+  }
+  currencies.set(numFmt, symbol || undefined);
+  return symbol || undefined;
 }
 
 /** A cell's value as text: a header's name. */
