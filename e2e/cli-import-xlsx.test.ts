@@ -12,6 +12,7 @@ import { createReadStream, createWriteStream, readFileSync, writeFileSync } from
 import { once } from "node:events";
 import path from "node:path";
 import { erpFor, ndjson, tempDir } from "@erp/testing/cli";
+import { ensureDebianTool } from "@erp/testing/debian-tools";
 import { newCompany, testDb } from "@erp/testing/company";
 import { ROOT } from "@erp/testing/server";
 import { useServer } from "@erp/testing/suite";
@@ -490,12 +491,10 @@ describe("binary files that are no workbook, or a workbook where CSV is expected
   });
 });
 
+/** LibreOffice (Debian's libreoffice-calc-nogui, installed when missing), or false and why. */
 function hasSoffice(): boolean {
-  const found = spawnSync("soffice", ["--version"], { timeout: 60_000 }).status === 0;
-  if (!found)
-    console.log(
-      "[xlsx] skipping the LibreOffice-converted workbook: soffice is not installed " +
-        "(apt-get install -y libreoffice-calc-nogui)",
-    );
-  return found;
+  const found = ensureDebianTool("soffice", "libreoffice-calc-nogui");
+  if ("missing" in found)
+    console.log(`[xlsx] skipping the LibreOffice-converted workbook: ${found.missing}`);
+  return "path" in found;
 }

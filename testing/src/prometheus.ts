@@ -4,27 +4,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Subprocess } from "bun";
+import { ensureDebianTool } from "./debian-tools.ts";
 
-/** The prometheus binary, installed with apt when missing and allowed; undefined (and why) when not. */
+/** The prometheus binary (Debian's package, installed when missing), or why there is none. */
 export function findPrometheus(): { binary: string } | { missing: string } {
-  let binary = Bun.which("prometheus");
-  if (!binary && Bun.which("apt-get") && process.getuid?.() === 0) {
-    process.stderr.write("[prometheus] not installed; installing Debian's prometheus package\n");
-    const install = (args: string[]) =>
-      Bun.spawnSync(["apt-get", ...args], {
-        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-        stdout: "inherit",
-        stderr: "inherit",
-      });
-    if (install(["install", "-y", "--no-install-recommends", "prometheus"]).exitCode !== 0) {
-      install(["update"]);
-      install(["install", "-y", "--no-install-recommends", "prometheus"]);
-    }
-    binary = Bun.which("prometheus");
-  }
-  return binary
-    ? { binary }
-    : { missing: "prometheus is not installed and could not be installed with apt-get" };
+  const found = ensureDebianTool("prometheus", "prometheus");
+  return "path" in found ? { binary: found.path } : found;
 }
 
 export interface RunningPrometheus {
