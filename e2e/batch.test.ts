@@ -198,12 +198,20 @@ describe("PUT /v1/{resource}/by-external-id/{external_id}", () => {
     });
     expect(created.status).toBe(201);
     expect(created.headers.get("location")).toBe(`/v1/projects/${created.body.data.id}`);
+    // Both answers say `created` and `updated`: the document gives the 201 and the 200 one schema.
+    expect(created.body.data).toEqual({
+      id: created.body.data.id,
+      created: true,
+      updated: false,
+      dry_run: false,
+    });
     const updated = await api.request("PUT", "/v1/projects/by-external-id/erp%2F42", {
       body: { name: "Upserted again" },
     });
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({
       id: created.body.data.id,
+      created: false,
       updated: true,
       record: { name: "Upserted again", code: "UP-1", external_id: "erp/42" },
     });
@@ -211,7 +219,7 @@ describe("PUT /v1/{resource}/by-external-id/{external_id}", () => {
       body: { name: "Not yet" },
     });
     expect(dry.status).toBe(200);
-    expect(dry.body.data).toEqual({ id: null, created: false, dry_run: true });
+    expect(dry.body.data).toEqual({ id: null, created: false, updated: false, dry_run: true });
     expect((await api.get("/v1/projects?external_id=erp-new")).body.data).toEqual([]);
   });
 

@@ -124,6 +124,19 @@ describe("after_id paging", () => {
       after_id: made[0],
       next_after_id: made[2],
     });
+    // The media type follows Accept: a client naming application/json alone gets it, fields or not.
+    const contentType = async (accept?: string) =>
+      (
+        await api.get(`/v1/clients?limit=1&fields=name`, {
+          headers: accept === undefined ? {} : { accept },
+        })
+      ).headers.get("content-type");
+    expect(await contentType()).toBe("application/vnd.erp.sparse+json");
+    expect(await contentType("*/*")).toBe("application/vnd.erp.sparse+json");
+    expect(await contentType("application/json")).toBe("application/json");
+    expect(await contentType("application/vnd.erp.sparse+json, application/json;q=0.5")).toBe(
+      "application/vnd.erp.sparse+json",
+    );
 
     const since = (await api.get(`/v1/clients/${made[7]}`)).body.data.updated_at;
     expect((await pageThrough(api, `limit=1&updated_since=${since}`)).ids).toEqual([made[7]!]);

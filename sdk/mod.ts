@@ -27,6 +27,7 @@ export type {
   Picked,
   RecordRef,
   UpdateResult,
+  UpsertResult,
 } from "./src/core/results.ts";
 export type { FetchLike } from "./src/core/transport.ts";
 // The client's own retry policy, for callers that retry on their own terms (the CLI's import).

@@ -4,9 +4,9 @@ import type {
   BatchOutcome,
   Change,
   DeleteOutcome,
-  DryRunCreated,
   ProjectCreated,
   ProjectUpdateOutcome,
+  ProjectUpsertOutcome,
 } from "../generated/types.ts";
 
 /** A record narrowed to the picked fields plus `id`; the whole record when no fields were picked. */
@@ -14,11 +14,25 @@ export type Picked<R, K extends keyof R> = [keyof R] extends [K]
   ? R
   : Pick<R, Extract<K | "id", keyof R>>;
 
-export type { DryRunCreated, RecordRef } from "../generated/types.ts";
+export type { RecordRef } from "../generated/types.ts";
 
-/** What a real create returns: the new id, and the record itself when the create asked for it. */
+// The served document gives a create's 201 and its dry-run's 200 one schema (ProjectCreated, with
+// `id: number | null`); the SDK knows which one it asked for and narrows each.
 // Every <Resource>Created has the same frame around its record; Project's stands for them all.
-export type Created<R = unknown> = Omit<ProjectCreated, "record"> & { record?: R };
+/** What a real create returns: the new id, and the record itself when the create asked for it. */
+export type Created<R = unknown> = Omit<ProjectCreated, "id" | "created" | "dry_run" | "record"> & {
+  id: number;
+  created: true;
+  dry_run: false;
+  record?: R;
+};
+
+/** What a dry-run create returns: nothing was written and no id was consumed. */
+export type DryRunCreated = Omit<ProjectCreated, "id" | "created" | "dry_run" | "record"> & {
+  id: null;
+  created: false;
+  dry_run: true;
+};
 
 /** The create result; `dryRun: true` narrows it to DryRunCreated, no dryRun to Created. */
 export type CreateResult<D extends boolean = boolean, R = unknown> = D extends true
@@ -33,6 +47,15 @@ export type FieldChange<V> = Change & { from: V; to: V };
 export type UpdateResult<R> = Omit<ProjectUpdateOutcome, "changes" | "record"> & {
   changes: { [K in keyof R]?: FieldChange<R[K]> };
   record: R;
+};
+
+/**
+ * What an upsert returns: created (`created: true`, the record with `Prefer: return=representation`),
+ * updated (`changes` and `record`), or previewed in a dry-run (`id: null` when it would create).
+ */
+export type UpsertResult<R> = Omit<ProjectUpsertOutcome, "changes" | "record"> & {
+  changes?: { [K in keyof R]?: FieldChange<R[K]> };
+  record?: R;
 };
 
 /** What a delete (or dry-run delete) returns. */

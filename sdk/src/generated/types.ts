@@ -773,12 +773,13 @@ export interface BatchOutcome {
   results: BatchItemResult[];
 }
 
-/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+/** `record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header). */
 export interface ClientCreated {
-  /** The new record's id. */
-  id: number;
-  created: true;
-  dry_run: false;
+  /** The new record's id; null in a dry-run, which consumes no id. */
+  id: number | null;
+  /** True when the record was written (false in a dry-run). */
+  created: boolean;
+  dry_run: boolean;
   record?: Client;
 }
 
@@ -797,6 +798,20 @@ export interface ClientUpdateOutcome {
   record: Client;
 }
 
+/** An update answers `changes` and `record`; a create answers `record` with `Prefer: return=representation`. */
+export interface ClientUpsertOutcome {
+  /** The record's id; null in a dry-run that would create. */
+  id: number | null;
+  /** True when a new record was written. */
+  created: boolean;
+  /** True when an existing record was changed (false when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** On an update: each changed field with its stored and its new value. */
+  changes?: Record<string, Change>;
+  record?: Client;
+}
+
 export interface DeleteOutcome {
   id: number;
   deleted: boolean;
@@ -809,19 +824,13 @@ export interface DeleteOutcome {
   would_keep: RecordRef[];
 }
 
-export interface DryRunCreated {
-  /** Always null: a dry-run consumes no id. */
-  id: null;
-  created: false;
-  dry_run: true;
-}
-
-/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+/** `record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header). */
 export interface EquipmentCreated {
-  /** The new record's id. */
-  id: number;
-  created: true;
-  dry_run: false;
+  /** The new record's id; null in a dry-run, which consumes no id. */
+  id: number | null;
+  /** True when the record was written (false in a dry-run). */
+  created: boolean;
+  dry_run: boolean;
   record?: Equipment;
 }
 
@@ -835,12 +844,27 @@ export interface EquipmentUpdateOutcome {
   record: Equipment;
 }
 
-/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+/** An update answers `changes` and `record`; a create answers `record` with `Prefer: return=representation`. */
+export interface EquipmentUpsertOutcome {
+  /** The record's id; null in a dry-run that would create. */
+  id: number | null;
+  /** True when a new record was written. */
+  created: boolean;
+  /** True when an existing record was changed (false when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** On an update: each changed field with its stored and its new value. */
+  changes?: Record<string, Change>;
+  record?: Equipment;
+}
+
+/** `record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header). */
 export interface EstimateCreated {
-  /** The new record's id. */
-  id: number;
-  created: true;
-  dry_run: false;
+  /** The new record's id; null in a dry-run, which consumes no id. */
+  id: number | null;
+  /** True when the record was written (false in a dry-run). */
+  created: boolean;
+  dry_run: boolean;
   record?: Estimate;
 }
 
@@ -854,12 +878,27 @@ export interface EstimateUpdateOutcome {
   record: Estimate;
 }
 
-/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+/** An update answers `changes` and `record`; a create answers `record` with `Prefer: return=representation`. */
+export interface EstimateUpsertOutcome {
+  /** The record's id; null in a dry-run that would create. */
+  id: number | null;
+  /** True when a new record was written. */
+  created: boolean;
+  /** True when an existing record was changed (false when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** On an update: each changed field with its stored and its new value. */
+  changes?: Record<string, Change>;
+  record?: Estimate;
+}
+
+/** `record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header). */
 export interface ProjectCreated {
-  /** The new record's id. */
-  id: number;
-  created: true;
-  dry_run: false;
+  /** The new record's id; null in a dry-run, which consumes no id. */
+  id: number | null;
+  /** True when the record was written (false in a dry-run). */
+  created: boolean;
+  dry_run: boolean;
   record?: Project;
 }
 
@@ -873,12 +912,27 @@ export interface ProjectUpdateOutcome {
   record: Project;
 }
 
-/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+/** An update answers `changes` and `record`; a create answers `record` with `Prefer: return=representation`. */
+export interface ProjectUpsertOutcome {
+  /** The record's id; null in a dry-run that would create. */
+  id: number | null;
+  /** True when a new record was written. */
+  created: boolean;
+  /** True when an existing record was changed (false when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** On an update: each changed field with its stored and its new value. */
+  changes?: Record<string, Change>;
+  record?: Project;
+}
+
+/** `record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header). */
 export interface RentalCreated {
-  /** The new record's id. */
-  id: number;
-  created: true;
-  dry_run: false;
+  /** The new record's id; null in a dry-run, which consumes no id. */
+  id: number | null;
+  /** True when the record was written (false in a dry-run). */
+  created: boolean;
+  dry_run: boolean;
   record?: Rental;
 }
 
@@ -892,12 +946,13 @@ export interface RentalUpdateOutcome {
   record: Rental;
 }
 
-/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+/** `record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header). */
 export interface SubcontractorCreated {
-  /** The new record's id. */
-  id: number;
-  created: true;
-  dry_run: false;
+  /** The new record's id; null in a dry-run, which consumes no id. */
+  id: number | null;
+  /** True when the record was written (false in a dry-run). */
+  created: boolean;
+  dry_run: boolean;
   record?: Subcontractor;
 }
 
@@ -909,6 +964,20 @@ export interface SubcontractorUpdateOutcome {
   /** Each changed field with its stored and its new value. */
   changes: Record<string, Change>;
   record: Subcontractor;
+}
+
+/** An update answers `changes` and `record`; a create answers `record` with `Prefer: return=representation`. */
+export interface SubcontractorUpsertOutcome {
+  /** The record's id; null in a dry-run that would create. */
+  id: number | null;
+  /** True when a new record was written. */
+  created: boolean;
+  /** True when an existing record was changed (false when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** On an update: each changed field with its stored and its new value. */
+  changes?: Record<string, Change>;
+  record?: Subcontractor;
 }
 
 export interface TokenCreated {
@@ -941,22 +1010,6 @@ export interface WebhookEndpointDeleted {
   deleted: true;
 }
 
-export interface WebhookEndpointWithSecret {
-  id: number;
-  /** Where events are POSTed: https, or http to a private address when the server allows it. */
-  url: string;
-  /** Event types: `project.created`, `project.*` (every action of one resource) or `*`. */
-  events: WebhookSubscription[];
-  description: string | null;
-  enabled: boolean;
-  /** RFC 3339 UTC timestamp. */
-  created_at: string;
-  /** RFC 3339 UTC timestamp. */
-  updated_at: string;
-  /** The signing secret (whsec_…). Shown only here: keep it. */
-  secret: string;
-}
-
 export interface WebhookReplayResult {
   /** Events queued again (or that would be, in a dry-run). */
   queued: number;
@@ -982,12 +1035,13 @@ export interface WebhookTestResult {
   attempted_at: string;
 }
 
-/** `record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header). */
+/** `record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header). */
 export interface WorkerCreated {
-  /** The new record's id. */
-  id: number;
-  created: true;
-  dry_run: false;
+  /** The new record's id; null in a dry-run, which consumes no id. */
+  id: number | null;
+  /** True when the record was written (false in a dry-run). */
+  created: boolean;
+  dry_run: boolean;
   record?: Worker;
 }
 
@@ -999,6 +1053,20 @@ export interface WorkerUpdateOutcome {
   /** Each changed field with its stored and its new value. */
   changes: Record<string, Change>;
   record: Worker;
+}
+
+/** An update answers `changes` and `record`; a create answers `record` with `Prefer: return=representation`. */
+export interface WorkerUpsertOutcome {
+  /** The record's id; null in a dry-run that would create. */
+  id: number | null;
+  /** True when a new record was written. */
+  created: boolean;
+  /** True when an existing record was changed (false when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** On an update: each changed field with its stored and its new value. */
+  changes?: Record<string, Change>;
+  record?: Worker;
 }
 
 /** Every problem `code` the API's operations declare. */

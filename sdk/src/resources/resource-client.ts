@@ -8,12 +8,11 @@ import type {
 } from "../core/request-options.ts";
 import type {
   BatchResult,
-  Created,
   CreateResult,
   DeleteResult,
-  DryRunCreated,
   Picked,
   UpdateResult,
+  UpsertResult,
 } from "../core/results.ts";
 import { newIdempotencyKey } from "../core/idempotency-key.ts";
 import type { ApiRequest, QueryValues, Transport } from "../core/transport.ts";
@@ -184,7 +183,7 @@ export class ResourceClient<R, C, U, F> {
     externalId: string,
     input: C,
     options?: ConditionalWriteOptions,
-  ): ApiPromise<Created<R> | DryRunCreated | UpdateResult<R>> {
+  ): ApiPromise<UpsertResult<R>> {
     return this.#call({
       method: "PUT",
       path: `${this.#path}/by-external-id/${encodeURIComponent(externalId)}`,

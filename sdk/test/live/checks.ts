@@ -62,12 +62,10 @@ export const checks: Check[] = [
       assertEqual(again.results[0]?.action, "updated");
       assertEqual(again.results[0]?.id, result.results[0]?.id);
       const created = await erp.clients.upsert(`crm-${tag}`, { name: `Upsert ${tag}` });
-      assert("created" in created && created.created, "the first upsert creates");
+      assert(created.created && !created.updated, "the first upsert creates");
       const updated = await erp.clients.upsert(`crm-${tag}`, { name: `Upsert ${tag} 2` });
       assert(
-        "updated" in updated &&
-          updated.record.name === `Upsert ${tag} 2` &&
-          updated.id === created.id,
+        updated.updated && updated.record?.name === `Upsert ${tag} 2` && updated.id === created.id,
         "the second upsert updates the same record",
       );
     },

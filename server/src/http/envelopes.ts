@@ -38,38 +38,33 @@ export const listEnvelope = (item: TSchema, title = `${item.title}List`): TSchem
 export const itemEnvelope = (item: TSchema, title = `${item.title}Item`): TSchema =>
   Type.Object({ data: item }, { additionalProperties: false, title });
 
-/** 201: what a real create wrote; with `Prefer: return=representation`, the record itself. */
+/**
+ * 201 of a create and 200 of its dry-run, in one schema: tools read an operation's responses into
+ * objects whose integer keys come out in ascending order and check every success against the
+ * lowest 2xx (docs/api.md), so both answers of an operation validate against each one.
+ */
 export const createdResult = (record: TSchema): TSchema =>
   itemEnvelope(
     Type.Object(
       {
-        id: Type.Integer({ description: "The new record's id." }),
-        created: Type.Literal(true),
-        dry_run: Type.Literal(false),
+        id: Type.Union([Type.Integer(), Type.Null()], {
+          description: "The new record's id; null in a dry-run, which consumes no id.",
+        }),
+        created: Type.Boolean({
+          description: "True when the record was written (false in a dry-run).",
+        }),
+        dry_run: Type.Boolean(),
         record: Type.Optional(record),
       },
       {
         additionalProperties: false,
         title: `${record.title}Created`,
         description:
-          "`record` only with `Prefer: return=representation`: the record as GET returns it (its ETag is the answer's ETag header).",
+          "`record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header).",
       },
     ),
     `${record.title}CreatedResult`,
   );
-
-/** 200 of a dry-run create: nothing was written and no id was consumed. */
-export const DryRunCreatedResult = itemEnvelope(
-  Type.Object(
-    {
-      id: Type.Null({ description: "Always null: a dry-run consumes no id." }),
-      created: Type.Literal(false),
-      dry_run: Type.Literal(true),
-    },
-    { additionalProperties: false, title: "DryRunCreated" },
-  ),
-  "DryRunCreatedResult",
-);
 
 const Change = Type.Object(
   { from: Type.Unknown(), to: Type.Unknown() },
@@ -94,6 +89,36 @@ export const updateResult = (record: TSchema): TSchema =>
       { additionalProperties: false, title: `${record.title}UpdateOutcome` },
     ),
     `${record.title}UpdateResult`,
+  );
+
+/** 201 (created) and 200 (updated, or a dry-run of either) of an upsert, in one schema as for a create. */
+export const upsertResult = (record: TSchema): TSchema =>
+  itemEnvelope(
+    Type.Object(
+      {
+        id: Type.Union([Type.Integer(), Type.Null()], {
+          description: "The record's id; null in a dry-run that would create.",
+        }),
+        created: Type.Boolean({ description: "True when a new record was written." }),
+        updated: Type.Boolean({
+          description: "True when an existing record was changed (false when nothing changed).",
+        }),
+        dry_run: Type.Boolean(),
+        changes: Type.Optional(
+          Type.Record(Type.String(), Change, {
+            description: "On an update: each changed field with its stored and its new value.",
+          }),
+        ),
+        record: Type.Optional(record),
+      },
+      {
+        additionalProperties: false,
+        title: `${record.title}UpsertOutcome`,
+        description:
+          "An update answers `changes` and `record`; a create answers `record` with `Prefer: return=representation`.",
+      },
+    ),
+    `${record.title}UpsertResult`,
   );
 
 export const RecordRef = Type.Object(

@@ -13,6 +13,29 @@ export interface ReadCall {
   set: { headers: Record<string, string | number> };
 }
 
+/** The weight Accept gives a media type: that of its most specific matching range (RFC 9110), 0 when none matches. */
+function acceptWeight(ranges: { type: string; q: number }[], mediaType: string): number {
+  const exact = ranges.find((range) => range.type === mediaType);
+  const group = ranges.find((range) => range.type === `${mediaType.split("/")[0]}/*`);
+  const any = ranges.find((range) => range.type === "*/*");
+  return (exact ?? group ?? any)?.q ?? 0;
+}
+
+/**
+ * Whether a `fields` read answers as the sparse type: a client whose Accept prefers
+ * application/json to it (one that names only application/json) gets application/json, `fields`
+ * or not; no Accept, or one that weighs both alike (`*\/*`), gets the sparse type.
+ */
+export function answersSparse(accept: string | null): boolean {
+  if (!accept) return true;
+  const ranges = accept.split(",").map((range) => {
+    const [type = "", ...params] = range.split(";").map((part) => part.trim().toLowerCase());
+    const q = params.find((param) => param.startsWith("q="));
+    return { type, q: q === undefined ? 1 : Number(q.slice(2)) || 0 };
+  });
+  return acceptWeight(ranges, SPARSE_MEDIA_TYPE) >= acceptWeight(ranges, "application/json");
+}
+
 export function readResponse(
   { request, set }: ReadCall,
   document: unknown,
@@ -29,6 +52,9 @@ export function readResponse(
   set.headers = {};
   if (etagMatches(request.headers.get("if-none-match"), etag))
     return new Response(null, { status: 304, headers });
-  headers["content-type"] = options.sparse ? SPARSE_MEDIA_TYPE : "application/json";
+  headers["content-type"] =
+    options.sparse && answersSparse(request.headers.get("accept"))
+      ? SPARSE_MEDIA_TYPE
+      : "application/json";
   return new Response(body, { headers });
 }

@@ -1,6 +1,6 @@
 // POST to a collection: create a record (201), or preview it (200 in a dry-run).
 import type { AdmittedApp } from "../auth/admission.ts";
-import { createdResult, DryRunCreatedResult } from "../http/envelopes.ts";
+import { createdResult } from "../http/envelopes.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { createRecord } from "../writes/create.ts";
@@ -24,7 +24,8 @@ export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
       ),
     {
       detail: crudDetail(def, "create", writeParsers),
-      response: { 201: createdResult(recordSchema(def)), 200: DryRunCreatedResult },
+      // One schema for both answers (docs/api.md: tools check every success against the lowest 2xx).
+      response: { 201: createdResult(recordSchema(def)), 200: createdResult(recordSchema(def)) },
     },
   );
 }

@@ -107,7 +107,7 @@ function importColumns(def: ResourceDefinition) {
   };
 }
 
-const SPARSE_NOTE = `Without \`fields\` the answer is \`application/json\` with whole records; with \`fields\` it is \`${SPARSE_MEDIA_TYPE}\`: the same envelope with only the fields asked for (and \`id\`).`;
+const SPARSE_NOTE = `Without \`fields\` the answer is \`application/json\` with whole records; with \`fields\` it is \`${SPARSE_MEDIA_TYPE}\`: the same envelope with only the fields asked for (and \`id\`). A client whose \`Accept\` names \`application/json\` and not the sparse type gets those fields as \`application/json\`.`;
 
 const sparseContent = (schema: TSchema) => ({ [SPARSE_MEDIA_TYPE]: { schema } });
 

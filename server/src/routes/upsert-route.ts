@@ -1,7 +1,6 @@
 // PUT /v1/{resource}/by-external-id/{external_id}: create or update the record the client knows by its own id.
-import { t } from "elysia";
 import type { AdmittedApp } from "../auth/admission.ts";
-import { createdResult, DryRunCreatedResult, updateResult } from "../http/envelopes.ts";
+import { upsertResult } from "../http/envelopes.ts";
 import { invalidPathExternalId } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordSchema } from "../resources/schemas.ts";
@@ -54,11 +53,8 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
       ),
     {
       detail: crudDetail(def, "upsert", writeParsers),
-      // A dry-run answers 200 with the preview of a create (DryRunCreated) or of an update.
-      response: {
-        201: createdResult(recordSchema(def)),
-        200: t.Union([updateResult(recordSchema(def)), DryRunCreatedResult]),
-      },
+      // Created (201), updated or previewed (200): one schema, as for a create.
+      response: { 201: upsertResult(recordSchema(def)), 200: upsertResult(recordSchema(def)) },
     },
   );
 }

@@ -257,9 +257,10 @@ export function webhookRoutes(deps: RouteDeps) {
             200: { description: "Dry-run: it would be created." },
           },
         }),
+        // One schema for both answers: tools check every success against the lowest 2xx (docs/api.md).
         response: {
-          201: item(EndpointWithSecret, "WebhookEndpointCreated"),
-          200: item(DryRunWrite, "WebhookDryRunResult"),
+          201: item(Type.Union([EndpointWithSecret, DryRunWrite]), "WebhookEndpointCreated"),
+          200: item(Type.Union([EndpointWithSecret, DryRunWrite]), "WebhookEndpointCreated"),
         },
       },
     )

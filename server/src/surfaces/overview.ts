@@ -19,7 +19,8 @@ equipment (with rentals and equipment categories) need their own add-on too, els
 ## Responses
 Success bodies carry \`data\`; lists also carry \`meta\` = \`{total, limit, offset}\` (an \`after_id\`
 page: \`{total, limit, after_id, next_after_id}\`). Create answers
-201 with \`Location\` and \`{id, created, dry_run}\`; update answers \`{id, updated, dry_run, changes,
+201 with \`Location\` and \`{id, created, dry_run}\` (a dry-run: 200, \`id\` null); an upsert answers
+\`{id, created, updated, dry_run, changes?, record?}\`; update answers \`{id, updated, dry_run, changes,
 record}\` where \`changes\` maps each changed field to \`{from, to}\`; delete answers \`{id, deleted,
 dry_run, mode, would_delete, would_keep}\` with elements \`{resource, id}\`. Every response carries
 \`X-Request-Id\`: yours when you send one of 1-128 characters of \`A-Za-z0-9._:-\`, else a
@@ -43,7 +44,8 @@ fields plus \`id\`. A parameter a route does not list, an unknown field or a bad
 Sparse reads have their own media type. A read without \`fields\` answers \`application/json\` with
 whole records (the \`Project\` schema: every field present), so generated clients type a plain read
 exactly. A read with \`fields\` answers \`application/vnd.erp.sparse+json\` (the \`ProjectSparse\`
-schema: \`id\` plus the fields asked for); the body is the same JSON envelope. Generators that union
+schema: \`id\` plus the fields asked for); the body is the same JSON envelope, answered as
+\`application/json\` to a client whose \`Accept\` names that type and not the sparse one. Generators that union
 every media type of a response can be told to use \`application/json\` (openapi-fetch:
 \`createClient<paths, "application/json" | "application/problem+json">\`; orval:
 \`override.contentType.include\`). Validators that match media types without their \`+json\`

@@ -24,17 +24,27 @@ export interface CreateRequest {
 
 export const DRY_RUN_CREATED = { data: { id: null, created: false, dry_run: true } };
 
-/** 201 with Location (in `collection`) and the record's ETag (and with `representation`, the record itself). */
+/**
+ * 201 with Location (in `collection`) and the record's ETag (and with `representation`, the record
+ * itself); an upsert's also says `updated: false`.
+ */
 export function createdAnswer(
   record: StoredRecord,
   collection: string,
   representation: boolean,
   plan: WritePlan,
+  upsert = false,
 ): WriteOutcome {
   return {
     status: 201,
     body: {
-      data: { id: record.id, created: true, dry_run: false, ...(representation ? { record } : {}) },
+      data: {
+        id: record.id,
+        created: true,
+        ...(upsert ? { updated: false } : {}),
+        dry_run: false,
+        ...(representation ? { record } : {}),
+      },
     },
     headers: { location: `${collection}/${record.id}`, etag: etagOf(recordDocument(record)) },
     plan,

@@ -25,18 +25,31 @@ export interface UpdateRequest {
   ifMatch: string | null;
 }
 
-/** 200 with the changes and the record after them; a real write also answers the record's new ETag. */
+/**
+ * 200 with the changes and the record after them; a real write also answers the record's new ETag.
+ * An upsert's also says `created: false`.
+ */
 export function updatedAnswer(
   record: StoredRecord,
   changes: Record<string, FieldChange>,
   dryRun: boolean,
+  upsert = false,
 ): WriteOutcome {
   const written = !dryRun && Object.keys(changes).length > 0;
   return {
     status: 200,
     // The tag a GET would now send, so a client can chain If-Match updates without reading again.
     headers: dryRun ? undefined : { etag: etagOf(recordDocument(record)) },
-    body: { data: { id: record.id, updated: written, dry_run: dryRun, changes, record } },
+    body: {
+      data: {
+        id: record.id,
+        ...(upsert ? { created: false } : {}),
+        updated: written,
+        dry_run: dryRun,
+        changes,
+        record,
+      },
+    },
   };
 }
 

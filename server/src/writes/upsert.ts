@@ -9,7 +9,7 @@ import type { WriteTransaction } from "../db/write-transaction.ts";
 import { validationFailed } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
-import { createdAnswer, DRY_RUN_CREATED } from "./create.ts";
+import { createdAnswer } from "./create.ts";
 import type { WriteOutcome } from "./execute-write.ts";
 import { updatedAnswer } from "./update.ts";
 import { writeRecords } from "./write-records.ts";
@@ -63,9 +63,10 @@ export async function upsertByExternalId(
     ifMatch: request.ifMatch,
   });
   if (outcome!.error) throw outcome!.error;
+  // Every answer says both `created` and `updated`: one schema serves the 201 and the 200.
   if (outcome!.status === 201)
     return dryRun
-      ? { status: 200, body: DRY_RUN_CREATED }
-      : createdAnswer(outcome!.record!, request.collection, request.representation, plan);
-  return { ...updatedAnswer(outcome!.record!, outcome!.changes ?? {}, dryRun), plan };
+      ? { status: 200, body: { data: { id: null, created: false, updated: false, dry_run: true } } }
+      : createdAnswer(outcome!.record!, request.collection, request.representation, plan, true);
+  return { ...updatedAnswer(outcome!.record!, outcome!.changes ?? {}, dryRun, true), plan };
 }
