@@ -186,7 +186,8 @@ function clientType(c: CollectionInfo): string {
 
 function isOffsetList(document: OpenApiDocument, operation: Json): boolean {
   const names = queryNames(document, operation);
-  return names.includes("offset") && !names.includes("after");
+  // Collections page by offset too (and, sorted, by `after`); a feed pages by `after` alone.
+  return names.includes("offset");
 }
 
 function queryNames(document: OpenApiDocument, operation: Json, type?: string): string[] {

@@ -28,6 +28,7 @@ export const PAGING_PARAMETERS = new Set([
   "limit",
   "offset",
   "after_id",
+  "after",
   "total",
   "fields",
   "dry_run",

@@ -1,4 +1,5 @@
-// Lists: one page as the API sends it, and the auto-paging iterator that follows after_id.
+// Lists: one page as the API sends it, and the auto-paging iterator that follows after_id (or,
+// for a sorted list, the cursor each page hands to the next).
 
 /** Paging metadata of a list response; `limit` is the effective (capped) page size. */
 export interface PageMeta {
@@ -11,6 +12,8 @@ export interface PageMeta {
   after_id?: number;
   /** After_id paging, while more records follow: the after_id of the next page (absent on the last page). */
   next_after_id?: number;
+  /** A sorted page, while more records follow: the `after` of the next page (absent on the last page). */
+  next_cursor?: string;
 }
 
 /** One page of a list: `data` plus `meta`. */
@@ -19,8 +22,11 @@ export interface Page<T> {
   meta: PageMeta;
 }
 
-/** Fetches the page of records after `afterId`, with meta.total when `withTotal`. */
-export type PageFetcher<T> = (afterId: number, withTotal: boolean) => Promise<Page<T>>;
+/** Where a page starts: after an id (a list in id order), or after a cursor (a sorted list; none: its first page). */
+export type PageStart = { after_id: number } | { after?: string };
+
+/** Fetches the page of records at `start`, with meta.total when `withTotal`. */
+export type PageFetcher<T> = (start: PageStart, withTotal: boolean) => Promise<Page<T>>;
 
 /** What toArray() collects. */
 export interface ToArrayOptions {
@@ -34,32 +40,34 @@ export interface ToArrayOptions {
  */
 export class PageIterator<T> implements AsyncIterable<T> {
   readonly #fetchPage: PageFetcher<T>;
-  readonly #startAfterId: number;
+  readonly #start: PageStart;
   readonly #total: boolean;
 
-  /** Starts after the id `startAfterId` (0: from the first record); `total: false` never asks for meta.total. */
-  constructor(fetchPage: PageFetcher<T>, startAfterId: number, total: boolean) {
+  /**
+   * Starts at `start`: after an id (`{after_id: 0}`: from the first record) or, for a sorted list,
+   * after a cursor (`{}`: from the first record); `total: false` never asks for meta.total.
+   */
+  constructor(fetchPage: PageFetcher<T>, start: PageStart, total: boolean) {
     this.#fetchPage = fetchPage;
-    this.#startAfterId = startAfterId;
+    this.#start = start;
     this.#total = total;
   }
 
   /**
-   * Page by page on after_id: each page asks for the records after the last one it has seen, until
-   * a page has no meta.next_after_id. A page costs the server the same however deep it is, and records
-   * created or deleted meanwhile never make another record repeat or go missing. Only the first
-   * page asks for meta.total (a count), and none does with `total: false`.
+   * Page by page on after_id (or a sorted list's cursors): each page asks for the records after the
+   * last one it has seen, until a page has no meta.next_after_id (next_cursor). A page costs the
+   * server the same however deep it is, and records created or deleted meanwhile never make another
+   * record repeat or go missing. Only the first page asks for meta.total (a count), and none does
+   * with `total: false`.
    */
   async *pages(): AsyncGenerator<Page<T>, void, undefined> {
-    let afterId: number | null = this.#startAfterId;
+    let start: PageStart | null = this.#start;
     let withTotal = this.#total;
-    while (afterId !== null) {
-      const page: Page<T> = await this.#fetchPage(afterId, withTotal);
+    while (start !== null) {
+      const page: Page<T> = await this.#fetchPage(start, withTotal);
       withTotal = false;
       yield page;
-      const next = page.meta.next_after_id;
-      // A cursor that does not move forward would repeat the page forever: the loop ends instead.
-      afterId = typeof next === "number" && next > afterId ? next : null;
+      start = nextStart(start, page.meta);
     }
   }
 
@@ -80,4 +88,15 @@ export class PageIterator<T> implements AsyncIterable<T> {
     }
     return records;
   }
+}
+
+/** Where the page after one that started at `start` starts; null after the last page. */
+function nextStart(start: PageStart, meta: PageMeta): PageStart | null {
+  if ("after_id" in start) {
+    const next = meta.next_after_id;
+    // A cursor that does not move forward would repeat the page forever: the loop ends instead.
+    return typeof next === "number" && next > start.after_id ? { after_id: next } : null;
+  }
+  const next = meta.next_cursor;
+  return typeof next === "string" && next !== start.after ? { after: next } : null;
 }

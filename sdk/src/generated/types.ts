@@ -70,6 +70,37 @@ export interface ProjectCreate {
 }
 
 export interface ProjectFilters {
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  sort?: (
+    | "id"
+    | "-id"
+    | "name"
+    | "-name"
+    | "code"
+    | "-code"
+    | "client_id"
+    | "-client_id"
+    | "billing_mode"
+    | "-billing_mode"
+    | "budget_estimate_id"
+    | "-budget_estimate_id"
+    | "budget_amount"
+    | "-budget_amount"
+    | "currency"
+    | "-currency"
+    | "start_date"
+    | "-start_date"
+    | "end_date"
+    | "-end_date"
+    | "external_id"
+    | "-external_id"
+    | "status"
+    | "-status"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at"
+  )[];
   /** Case-insensitive substring of name, code, address; % and _ match themselves. */
   q?: string;
   /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED; any case is accepted. */
@@ -160,6 +191,31 @@ export interface WorkerCreate {
 }
 
 export interface WorkerFilters {
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  sort?: (
+    | "id"
+    | "-id"
+    | "name"
+    | "-name"
+    | "email"
+    | "-email"
+    | "phone"
+    | "-phone"
+    | "trade_id"
+    | "-trade_id"
+    | "hourly_rate"
+    | "-hourly_rate"
+    | "hired_on"
+    | "-hired_on"
+    | "external_id"
+    | "-external_id"
+    | "status"
+    | "-status"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at"
+  )[];
   /** Case-insensitive substring of name, email; % and _ match themselves. */
   q?: string;
   /** One of ACTIVE, INACTIVE; any case is accepted. */
@@ -238,6 +294,27 @@ export interface ClientCreate {
 }
 
 export interface ClientFilters {
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  sort?: (
+    | "id"
+    | "-id"
+    | "name"
+    | "-name"
+    | "email"
+    | "-email"
+    | "phone"
+    | "-phone"
+    | "tax_id"
+    | "-tax_id"
+    | "external_id"
+    | "-external_id"
+    | "status"
+    | "-status"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at"
+  )[];
   /** Case-insensitive substring of name, email, tax_id; % and _ match themselves. */
   q?: string;
   /** One of ACTIVE, INACTIVE; any case is accepted. */
@@ -314,6 +391,29 @@ export interface EstimateCreate {
 }
 
 export interface EstimateFilters {
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  sort?: (
+    | "id"
+    | "-id"
+    | "title"
+    | "-title"
+    | "client_id"
+    | "-client_id"
+    | "amount"
+    | "-amount"
+    | "currency"
+    | "-currency"
+    | "valid_until"
+    | "-valid_until"
+    | "external_id"
+    | "-external_id"
+    | "status"
+    | "-status"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at"
+  )[];
   /** Case-insensitive substring of title; % and _ match themselves. */
   q?: string;
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED; any case is accepted. */
@@ -394,6 +494,31 @@ export interface SubcontractorCreate {
 }
 
 export interface SubcontractorFilters {
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  sort?: (
+    | "id"
+    | "-id"
+    | "name"
+    | "-name"
+    | "trade_id"
+    | "-trade_id"
+    | "email"
+    | "-email"
+    | "phone"
+    | "-phone"
+    | "tax_id"
+    | "-tax_id"
+    | "insurance_expires_on"
+    | "-insurance_expires_on"
+    | "external_id"
+    | "-external_id"
+    | "status"
+    | "-status"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at"
+  )[];
   /** Case-insensitive substring of name, email, tax_id; % and _ match themselves. */
   q?: string;
   /** One of ACTIVE, INACTIVE; any case is accepted. */
@@ -468,6 +593,27 @@ export interface EquipmentCreate {
 }
 
 export interface EquipmentFilters {
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  sort?: (
+    | "id"
+    | "-id"
+    | "name"
+    | "-name"
+    | "category_id"
+    | "-category_id"
+    | "serial_number"
+    | "-serial_number"
+    | "daily_rate"
+    | "-daily_rate"
+    | "external_id"
+    | "-external_id"
+    | "status"
+    | "-status"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at"
+  )[];
   /** Case-insensitive substring of name, serial_number; % and _ match themselves. */
   q?: string;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED; any case is accepted. */
@@ -534,6 +680,27 @@ export interface RentalCreate {
 }
 
 export interface RentalFilters {
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  sort?: (
+    | "id"
+    | "-id"
+    | "equipment_id"
+    | "-equipment_id"
+    | "project_id"
+    | "-project_id"
+    | "start_date"
+    | "-start_date"
+    | "end_date"
+    | "-end_date"
+    | "daily_rate"
+    | "-daily_rate"
+    | "billed"
+    | "-billed"
+    | "created_at"
+    | "-created_at"
+    | "updated_at"
+    | "-updated_at"
+  )[];
   /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */

@@ -21,8 +21,10 @@ import type { ApiRequest, QueryValues, Transport } from "../core/transport.ts";
 export interface ListParams<K> {
   /** Page size; the API caps it at 100 (default 50). */
   limit?: number;
-  /** Only records whose id is greater than this; list() starts here (default 0, the first record). */
+  /** Only records whose id is greater than this; list() starts here (default 0, the first record). Not with `sort`. */
   after_id?: number;
+  /** A sorted list's meta.next_cursor: the page after it (listPage()); list() follows them by itself. */
+  after?: string;
   /** `false` leaves `meta.total` out and skips counting; list() asks for it on its first page only. */
   total?: boolean;
   /** Return only these fields (plus `id`); narrows the record type. */
@@ -83,18 +85,22 @@ export class ResourceClient<R, C, U, F> {
     this.#path = path;
   }
 
-  /** Every matching record, page after page on after_id as you iterate. */
+  /**
+   * Every matching record, page after page as you iterate: on after_id, or on the cursors of a
+   * sorted list (`sort`).
+   */
   list<const K extends keyof R & string = keyof R & string>(
     query?: ListQuery<F, K>,
     options?: RequestOptions,
   ): PageIterator<Picked<R, K>> {
+    const sorted = (query as { sort?: unknown } | undefined)?.sort !== undefined;
     return new PageIterator(
-      (afterId, withTotal) =>
+      (start, withTotal) =>
         this.listPage<K>(
-          { ...query, after_id: afterId, total: withTotal ? undefined : false } as PageQuery<F, K>,
+          { ...query, ...start, total: withTotal ? undefined : false } as PageQuery<F, K>,
           options,
         ),
-      query?.after_id ?? 0,
+      sorted ? {} : { after_id: query?.after_id ?? 0 },
       query?.total ?? true,
     );
   }

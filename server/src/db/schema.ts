@@ -75,6 +75,15 @@ const listIndex = (name: string, t: Columns, filter: AnyMySqlColumn) =>
 const updatedIndex = (name: string, t: Columns) =>
   index(name).on(t.company_id, t.updated_at, t.deleted_at);
 
+// The indexes a sorted list pages with: (company_id, live, key), and InnoDB appends the primary
+// key, so a page of live records sorted by the key (id breaking ties) is one range read from where
+// the cursor points, however deep (docs/api.md). For the common sorts only: names, dates.
+const sortIndex = (
+  name: string,
+  t: { company_id: AnyMySqlColumn; live: AnyMySqlColumn },
+  key: AnyMySqlColumn,
+) => index(name).on(t.company_id, t.live, key);
+
 type CompanyKeys = { id: ReturnType<typeof id>; company_id: ReturnType<typeof companyId> };
 /** A table's own keys and indexes, given its columns. */
 type TableKeys<N extends string, C extends Record<string, MySqlColumnBuilderBase>> = (
@@ -120,6 +129,7 @@ function recordTable<N extends string, C extends Record<string, MySqlColumnBuild
     uniqueIndex(`${name}_external_id`).on(t.company_id, t.external_id, t.live),
     listIndex(`${name}_status`, t, t.status),
     updatedIndex(`${name}_updated`, t),
+    sortIndex(`${name}_by_created`, t, t.created_at),
   ]);
 }
 
@@ -167,13 +177,17 @@ function lookupTable<N extends string>(name: N) {
 export const trades = lookupTable("trades");
 export const equipmentCategories = lookupTable("equipment_categories");
 
-export const clients = recordTable("clients", {
-  name: varchar("name", { length: 200 }).notNull(),
-  email: varchar("email", { length: 254 }),
-  phone: varchar("phone", { length: 40 }),
-  tax_id: varchar("tax_id", { length: 32 }),
-  billing_address: varchar("billing_address", { length: 500 }),
-});
+export const clients = recordTable(
+  "clients",
+  {
+    name: varchar("name", { length: 200 }).notNull(),
+    email: varchar("email", { length: 254 }),
+    phone: varchar("phone", { length: 40 }),
+    tax_id: varchar("tax_id", { length: 32 }),
+    billing_address: varchar("billing_address", { length: 500 }),
+  },
+  (t) => [sortIndex("clients_by_name", t, t.name)],
+);
 
 export const estimates = recordTable(
   "estimates",
@@ -184,7 +198,11 @@ export const estimates = recordTable(
     currency: char("currency", { length: 3 }).notNull(),
     valid_until: date("valid_until", { mode: "string" }),
   },
-  (t) => [listIndex("estimates_client", t, t.client_id)],
+  (t) => [
+    listIndex("estimates_client", t, t.client_id),
+    sortIndex("estimates_by_title", t, t.title),
+    sortIndex("estimates_by_valid_until", t, t.valid_until),
+  ],
 );
 
 export const projects = recordTable(
@@ -205,6 +223,8 @@ export const projects = recordTable(
     uniqueIndex("projects_code").on(t.company_id, t.code, t.live),
     listIndex("projects_client", t, t.client_id),
     index("projects_budget_estimate").on(t.company_id, t.budget_estimate_id),
+    sortIndex("projects_by_name", t, t.name),
+    sortIndex("projects_by_start_date", t, t.start_date),
   ],
 );
 
@@ -218,7 +238,11 @@ export const workers = recordTable(
     hourly_rate: money("hourly_rate"),
     hired_on: date("hired_on", { mode: "string" }),
   },
-  (t) => [listIndex("workers_trade", t, t.trade_id)],
+  (t) => [
+    listIndex("workers_trade", t, t.trade_id),
+    sortIndex("workers_by_name", t, t.name),
+    sortIndex("workers_by_hired_on", t, t.hired_on),
+  ],
 );
 
 export const subcontractors = recordTable(
@@ -231,7 +255,11 @@ export const subcontractors = recordTable(
     tax_id: varchar("tax_id", { length: 32 }),
     insurance_expires_on: date("insurance_expires_on", { mode: "string" }),
   },
-  (t) => [listIndex("subcontractors_trade", t, t.trade_id)],
+  (t) => [
+    listIndex("subcontractors_trade", t, t.trade_id),
+    sortIndex("subcontractors_by_name", t, t.name),
+    sortIndex("subcontractors_by_insurance", t, t.insurance_expires_on),
+  ],
 );
 
 export const equipment = recordTable(
@@ -245,6 +273,7 @@ export const equipment = recordTable(
   (t) => [
     uniqueIndex("equipment_serial").on(t.company_id, t.serial_number, t.live),
     listIndex("equipment_category", t, t.category_id),
+    sortIndex("equipment_by_name", t, t.name),
   ],
 );
 

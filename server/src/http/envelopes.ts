@@ -2,7 +2,10 @@
 // Each `title` is the schema's component name in the OpenAPI document (and so in the SDK).
 import { Type, type TSchema } from "@sinclair/typebox";
 
-/** An offset page carries `offset`; an after_id page carries `after_id` and `next_after_id` instead. */
+/**
+ * An offset page carries `offset`; an after_id page carries `after_id` and `next_after_id` instead;
+ * a sorted page carries `next_cursor`.
+ */
 export const ListMeta = Type.Object(
   {
     total: Type.Optional(
@@ -19,6 +22,12 @@ export const ListMeta = Type.Object(
     ),
     after_id: Type.Optional(
       Type.Integer({ description: "The after_id this page was asked for (after_id paging only)." }),
+    ),
+    next_cursor: Type.Optional(
+      Type.String({
+        description:
+          "On a sorted page (or one asked for with after) while more records follow: the after of the next page, an opaque cursor bound to this list's sort and filters. Absent on the last page.",
+      }),
     ),
     next_after_id: Type.Optional(
       Type.Integer({

@@ -161,3 +161,35 @@ export const fieldListParam = (known: readonly string[]): ParamParser<string[]> 
       explode: true,
     },
   );
+
+/** One key of a list's order: a field, ascending unless `descending`. */
+export interface SortKey {
+  field: string;
+  descending: boolean;
+}
+
+/** `sort=name,-hired_on`: fields to order by, `-` for descending; each field once. */
+export const sortParam = (sortable: readonly string[]): ParamParser<SortKey[]> =>
+  documented(
+    (value, name) => {
+      const keys = value.split(",").map((part) => part.trim());
+      const fields = keys.map((key) => (key.startsWith("-") ? key.slice(1) : key));
+      const unknown = fields.filter((field) => !sortable.includes(field));
+      if (keys.length === 0 || unknown.length > 0)
+        throw invalidQuery(
+          `"${name}" takes comma-separated fields, each with - for descending; ${unknown.map((field) => `"${field}"`).join(", ") || "none"} cannot be sorted by. Sortable fields: ${sortable.join(", ")}.`,
+        );
+      if (new Set(fields).size < fields.length)
+        throw invalidQuery(`"${name}" names a field twice: ${value}.`);
+      return keys.map((key, index) => ({ field: fields[index]!, descending: key.startsWith("-") }));
+    },
+    {
+      schema: {
+        type: "array",
+        items: { type: "string", enum: sortable.flatMap((field) => [field, `-${field}`]) },
+        minItems: 1,
+      },
+      style: "form",
+      explode: false,
+    },
+  );

@@ -92,3 +92,16 @@ export const fieldIndex = perDefinition((def) => ({
   writable: new Map(writableFields(def)),
   readOnly: new Set(readOnlyNames(def)),
 }));
+
+/**
+ * Fields a list sorts by: every scalar a record shows except free text over 200 characters
+ * (addresses), which nobody orders a list by and no index could serve.
+ */
+export const sortableFieldNames = perDefinition((def): readonly string[] => {
+  const specs = new Map(recordFields(def));
+  return readableFieldNames(def).filter((name) => {
+    const spec = specs.get(name);
+    const freeText = spec?.type === "text" && !spec.unique && !spec.identifier;
+    return !(freeText && (spec.max ?? Infinity) > 200);
+  });
+});

@@ -1,11 +1,28 @@
 // One page of a resource's list: its filters, offset or after_id paging, and its total.
-import { and, asc, count, eq, getTableName, gt, gte, or, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableName,
+  gt,
+  gte,
+  isNotNull,
+  isNull,
+  lt,
+  lte,
+  or,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
 import { executePrepared, unsignedInteger } from "../db/statements.ts";
-import type { PageStart } from "../http/paging.ts";
+import type { PageStart, SortPosition } from "../http/paging.ts";
+import type { SortKey } from "../http/query.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
-import { readableFieldNames } from "./fields.ts";
+import { readableFieldNames, uniqueFields } from "./fields.ts";
 import { liveTotal } from "./live-total.ts";
 import {
   column,
@@ -31,6 +48,8 @@ export interface ListCriteria {
   updatedSince?: Date;
   /** Deleted records too, each with its `deleted_at`. */
   includeDeleted?: boolean;
+  /** The order (id ascending when absent); `id` breaks ties in the direction of the last key. */
+  sort?: readonly SortKey[];
 }
 
 export interface ListPage {
@@ -39,6 +58,8 @@ export interface ListPage {
   total?: number;
   /** On an after_id page while more records follow: the after_id of the next page. */
   nextAfterId?: number;
+  /** On a sorted or cursor page while more records follow: where the next page starts. */
+  next?: SortPosition;
 }
 
 /** Nothing narrows the list but the company: its total is the company's live total. */
@@ -96,6 +117,66 @@ function hotPage(def: ResourceDefinition): { text: string; fields: [string, MySq
   return page;
 }
 
+/** The keys a list is ordered by, ending with `id` (in the direction of the last key) unless a key is `id`. */
+function orderKeys(criteria: ListCriteria): SortKey[] {
+  const keys = [...(criteria.sort ?? [])];
+  if (!keys.some((key) => key.field === "id"))
+    keys.push({ field: "id", descending: keys.at(-1)?.descending ?? false });
+  return keys;
+}
+
+/** The value a record's field is compared by in SQL: a timestamp as a Date, as drizzle binds it. */
+function sqlValue(def: ResourceDefinition, field: string, value: unknown): unknown {
+  return value !== null && column(def.table, field).columnType === "MySqlDateTime"
+    ? new Date(value as string)
+    : value;
+}
+
+/**
+ * The records after `position` in the order of `keys` (NULL sorts first ascending and last
+ * descending, as MySQL orders): the first key's bound, which the index's range starts at, and the
+ * exact lexicographic condition on (keys, id).
+ */
+function afterPosition(def: ResourceDefinition, keys: SortKey[], position: SortPosition): SQL[] {
+  // The cursor holds a value per sort key the list was given; the id that breaks ties follows them.
+  const values = keys.map((key, index) =>
+    sqlValue(def, key.field, index < position.values.length ? position.values[index] : position.id),
+  );
+  const at = keys.map((key, index) => ({
+    column: column(def.table, key.field),
+    descending: key.descending,
+    value: values[index],
+  }));
+  const equal = ({ column: c, value }: (typeof at)[number]): SQL =>
+    value === null ? isNull(c) : eq(c, value);
+  const beyond = ({ column: c, descending, value }: (typeof at)[number]): SQL | undefined => {
+    if (!descending) return value === null ? isNotNull(c) : gt(c, value);
+    if (value === null) return undefined;
+    return c.notNull ? lt(c, value) : or(lt(c, value), isNull(c));
+  };
+  const disjuncts = at.flatMap((key, index) => {
+    const past = beyond(key);
+    return past ? [and(...at.slice(0, index).map(equal), past)!] : [];
+  });
+  const first = at[0]!;
+  const bound =
+    first.value === null
+      ? first.descending
+        ? isNull(first.column)
+        : undefined
+      : first.descending
+        ? first.column.notNull
+          ? lte(first.column, first.value)
+          : or(lte(first.column, first.value), isNull(first.column))
+        : gte(first.column, first.value);
+  return [...(bound ? [bound] : []), or(...disjuncts) ?? eq(column(def.table, "id"), -1)];
+}
+
+/** Where a row stands in a list sorted by `sort`: what the next page's cursor holds. */
+function positionOf(sort: readonly SortKey[], row: StoredRecord): SortPosition {
+  return { id: row.id, values: sort.map((key) => row[key.field] ?? null) };
+}
+
 async function pageRows(
   db: Executor,
   def: ResourceDefinition,
@@ -105,7 +186,12 @@ async function pageRows(
 ): Promise<StoredRecord[]> {
   const afterId = "afterId" in criteria.start ? criteria.start.afterId : 0;
   const offset = "offset" in criteria.start ? criteria.start.offset : 0;
-  if (isUnfiltered(def, criteria) && criteria.fields.length === readableFieldNames(def).length) {
+  const sorted = criteria.sort !== undefined || "after" in criteria.start;
+  if (
+    !sorted &&
+    isUnfiltered(def, criteria) &&
+    criteria.fields.length === readableFieldNames(def).length
+  ) {
     const page = hotPage(def);
     const rows = await executePrepared<Record<string, unknown>[]>(
       db,
@@ -114,21 +200,49 @@ async function pageRows(
     );
     return rows.map((row) => fromBinaryRow(page.fields, row));
   }
+  const rows = await pageQuery(db, def, scope, criteria, take);
+  return rows.map(toRecord);
+}
+
+/**
+ * The statement of a page that is not the hot one: filtered, sorted or after a cursor. Exported
+ * for the test that checks with EXPLAIN that each is served by an index (e2e/list-indexes.test.ts).
+ */
+export function pageQuery(
+  db: Executor,
+  def: ResourceDefinition,
+  scope: Scope,
+  criteria: ListCriteria,
+  take: number,
+) {
+  const afterId = "afterId" in criteria.start ? criteria.start.afterId : 0;
+  const offset = "offset" in criteria.start ? criteria.start.offset : 0;
+  const sorted = criteria.sort !== undefined || "after" in criteria.start;
+  const keys = orderKeys(criteria);
   const conditions = listConditions(def, scope, criteria);
   if (afterId > 0) conditions.push(gt(column(def.table, "id"), afterId));
-  const rows = await db
-    .select(
-      selection(
-        def,
-        criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields,
-      ),
-    )
+  if ("after" in criteria.start) conditions.push(...afterPosition(def, keys, criteria.start.after));
+  // `live` is 1 exactly while deleted_at is NULL; said as an equality, it lets the sort indexes
+  // (company_id, live, key) give the page in order, and a unique field's (company_id, field, live)
+  // find its one record (db/schema.ts). Other filters' indexes end with deleted_at instead: said
+  // there too, it would turn the optimizer to the primary key.
+  const unique = Object.keys(criteria.filters).some((name) => uniqueFields(def).includes(name));
+  if ((sorted || unique) && !criteria.includeDeleted && Object.hasOwn(def.table, "live"))
+    conditions.push(eq(column(def.table, "live"), 1));
+  // A sorted page reads its keys whatever `fields` picks: the next page's cursor is made of them.
+  const shown = criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields;
+  const read = [...new Set([...shown, ...keys.map((key) => key.field)])];
+  return db
+    .select(selection(def, read))
     .from(def.table)
     .where(and(...conditions))
-    .orderBy(asc(column(def.table, "id")))
+    .orderBy(
+      ...keys.map((key) =>
+        key.descending ? desc(column(def.table, key.field)) : asc(column(def.table, key.field)),
+      ),
+    )
     .limit(take)
     .offset(offset);
-  return rows.map(toRecord);
 }
 
 async function countRecords(
@@ -151,17 +265,22 @@ export async function listRecords(
   scope: Scope,
   criteria: ListCriteria,
 ): Promise<ListPage> {
-  const seeking = "afterId" in criteria.start;
-  // An after_id page reads one record more than it shows: whether it exists tells whether another page follows.
+  const sorted = criteria.sort !== undefined || "after" in criteria.start;
+  const seeking = sorted || "afterId" in criteria.start;
+  // A seeking or sorted page reads one record more than it shows: whether it exists tells whether another page follows.
   const [fetched, total] = await Promise.all([
     pageRows(db, def, scope, criteria, seeking ? criteria.limit + 1 : criteria.limit),
     criteria.total ? countRecords(db, def, scope, criteria) : undefined,
   ]);
   if (!seeking) return { rows: fetched, total };
   const rows = fetched.slice(0, criteria.limit);
-  return {
-    rows,
-    total,
-    nextAfterId: fetched.length > criteria.limit ? rows.at(-1)!.id : undefined,
-  };
+  const more = fetched.length > criteria.limit;
+  if (!sorted) return { rows, total, nextAfterId: more ? rows.at(-1)!.id : undefined };
+  const next = more ? positionOf(criteria.sort ?? [], rows.at(-1)!) : undefined;
+  const shown = new Set(
+    criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields,
+  );
+  for (const row of rows)
+    for (const name of Object.keys(row)) if (!shown.has(name)) delete row[name];
+  return { rows, total, next };
 }

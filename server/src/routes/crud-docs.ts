@@ -148,7 +148,7 @@ export function crudDetail(
       return operationDetail({
         ...common,
         summary: `List ${def.name}`,
-        description: `${def.description} Ordered by id ascending. Two ways visit every record once: after_id=0, then the meta.next_after_id of each page until a page has none (each page costs the same however deep it is; the way for whole collections); or read meta.total, then raise offset by limit until it reaches total. total=false leaves meta.total out and skips counting.`,
+        description: `${def.description} Ordered by id ascending, or by \`sort\` (then page with offset, or with after set to each page's meta.next_cursor). Two ways visit every record once in id order: after_id=0, then the meta.next_after_id of each page until a page has none (each page costs the same however deep it is; the way for whole collections); or read meta.total, then raise offset by limit until it reaches total. total=false leaves meta.total out and skips counting.`,
         headers: ["IfNoneMatch"],
         responses: {
           200: {

@@ -1,17 +1,18 @@
 // The query parameters a list of a resource accepts, derived from its definition.
-import { afterIdParam, limitParam, offsetParam, totalParam } from "../http/paging.ts";
+import { afterIdParam, afterParam, limitParam, offsetParam, totalParam } from "../http/paging.ts";
 import {
   described,
   enumParam,
   fieldListParam,
   flagParam,
   integerParam,
+  sortParam,
   textParam,
   timestampParam,
   type ParamParser,
 } from "../http/query.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { hasTimestamps, readableFieldNames } from "../resources/fields.ts";
+import { hasTimestamps, readableFieldNames, sortableFieldNames } from "../resources/fields.ts";
 import { hasSoftDelete } from "../resources/store.ts";
 
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
@@ -26,8 +27,13 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
     limit: limitParam,
     offset: offsetParam,
     after_id: afterIdParam,
+    after: afterParam,
     total: totalParam,
     fields: fieldsParser(def),
+    sort: described(
+      sortParam(sortableFieldNames(def)),
+      "Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor.",
+    ),
   };
   if (def.search.length > 0)
     parsers.q = described(

@@ -1,7 +1,8 @@
 // GET a collection: one page of live records, filtered, by offset or after_id, with the total unless asked not to.
 import type { AdmittedApp } from "../auth/admission.ts";
 import { listEnvelope } from "../http/envelopes.ts";
-import { listWindow } from "../http/paging.ts";
+import { encodeCursor, listFingerprint, listWindow } from "../http/paging.ts";
+import type { SortKey } from "../http/query.ts";
 import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
@@ -18,7 +19,9 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
     pathsOf(def).collection,
     async ({ request, set, company, params }) => {
       const query = parseQuery(request.url, parsers);
-      const { limit, start } = listWindow(query);
+      const sort = query.sort as SortKey[] | undefined;
+      const fingerprint = listFingerprint(query);
+      const { limit, start } = listWindow(query, { fingerprint, keys: sort?.length ?? 0 });
       const filters = Object.fromEntries(
         def.filters
           .filter((name) => query[name] !== undefined)
@@ -35,6 +38,7 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
         fields: (query.fields as string[] | undefined) ?? readableFieldNames(def),
         updatedSince: query.updated_since as Date | undefined,
         includeDeleted: query.include_deleted as boolean | undefined,
+        sort,
       });
       const meta = {
         ...(page.total === undefined ? {} : { total: page.total }),
@@ -44,7 +48,10 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
               after_id: start.afterId,
               ...(page.nextAfterId === undefined ? {} : { next_after_id: page.nextAfterId }),
             }
-          : { offset: start.offset }),
+          : "offset" in start
+            ? { offset: start.offset }
+            : {}),
+        ...(page.next === undefined ? {} : { next_cursor: encodeCursor(fingerprint, page.next) }),
       };
       return readResponse(
         { request, set },

@@ -34,7 +34,9 @@ id ascending, so reading \`meta.total\` and raising \`offset\` by \`limit\` unti
 answers the records with an id above N, and \`meta.next_after_id\` is the \`after_id\` of the next
 page while more follow (absent on the last page): starting at \`after_id=0\` and following it also visits every record once,
 and a page costs the same however deep it is, where an \`offset\` page costs more the further it
-starts. The \`meta.total\` of a list without filters is kept as records are written, so it costs the
+starts. \`sort=name,-created_at\` orders a list by the fields of its \`sort\` enum (\`-\` descending; \`id\`
+breaks ties in the direction of the last field); a sorted page carries \`meta.next_cursor\` while
+more follow, the \`after\` of the next page, bound to the sort and filters. The \`meta.total\` of a list without filters is kept as records are written, so it costs the
 same for ten records or a million; \`total=false\` leaves it out and skips counting a filtered list.
 \`q\` is a case-insensitive substring match in which \`%\` and \`_\`
 are literal; \`status\` is case-insensitive. \`fields=a,b\` (or \`fields=a&fields=b\`) returns only those
