@@ -195,6 +195,58 @@ describe("erp <resource> create/get/list/update/delete", () => {
     const all = await cli(["estimates", "list", "--all", "--limit", "1", "-o", "ndjson"]);
     expect(ndjson(all.stdout).map((e) => e.title)).toEqual(["E1", "E2", "E3"]);
   });
+
+  test("--sort, --range and --expand on list and export (a sorted export pages on cursors)", async () => {
+    const client = json(
+      (await cli(["clients", "create", "name=Sorted Client", "-o", "json"])).stdout,
+    ).id;
+    for (const [name, amount] of [
+      ["S-B", "10"],
+      ["S-A", "30"],
+      ["S-C", "20"],
+    ])
+      await cli([
+        "estimates",
+        "create",
+        `title=${name}`,
+        `amount=${amount}`,
+        `client_id=${client}`,
+      ]);
+    const sorted = await cli([
+      "estimates",
+      "list",
+      "--sort",
+      "-title",
+      "--range",
+      "amount[gte]=15",
+      "-o",
+      "json",
+    ]);
+    expect(sorted.code, sorted.stderr).toBe(0);
+    expect(json(sorted.stdout).map((e: any) => e.title)).toEqual(["S-C", "S-A"]);
+    const exported = await cli([
+      "export",
+      "estimates",
+      "--sort",
+      "amount",
+      "--range",
+      "amount[gt]=5",
+      "--range",
+      "amount[lt]=100",
+      "--expand",
+      "client",
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const rows = ndjson(exported.stdout);
+    expect(rows.map((e) => e.title)).toEqual(["S-B", "S-C", "S-A"]);
+    expect(rows.map((e: any) => e.client.name)).toEqual([
+      "Sorted Client",
+      "Sorted Client",
+      "Sorted Client",
+    ]);
+    const bad = await cli(["estimates", "list", "--range", "amount>5"]);
+    expect(bad.code).toBe(2);
+  });
 });
 
 describe("exit codes", () => {

@@ -2,8 +2,9 @@
 // (limit 7) through records with ties and nulls while other records are created, renamed and
 // deleted; every record that existed throughout is seen exactly once, and the pages come in order.
 import { beforeAll, describe, expect, test } from "bun:test";
-import type { Api } from "@erp/testing/api";
-import { newCompany } from "@erp/testing/company";
+import type { Api, ApiResponse } from "@erp/testing/api";
+import type { RowDataPacket } from "mysql2";
+import { newCompany, testDb } from "@erp/testing/company";
 import { useServer } from "@erp/testing/suite";
 import { ErpClient } from "../sdk/mod.ts";
 
@@ -266,5 +267,230 @@ describe("sort with after cursors", () => {
     expect(
       (await api.get(`/v1/workers?sort=name&limit=5&fields=name&after=${cursor}`)).status,
     ).toBe(200);
+  });
+});
+
+describe("filters", () => {
+  const NOT_FILTERS = new Set([
+    ...["limit", "offset", "after_id", "after", "total", "fields", "expand", "sort", "q"],
+    ...["updated_since", "include_deleted"],
+  ]);
+  /** Every record of a (filtered) list, in id order, page by page on after_id. */
+  const everyRow = async (path: string, query = ""): Promise<Row[]> => {
+    const rows: Row[] = [];
+    for (let after: number | undefined = 0; after !== undefined; ) {
+      const page: ApiResponse = await api.get(`${path}?${query}&limit=100&after_id=${after}`);
+      expect(page.status, `${path}?${query}: ${page.text}`).toBe(200);
+      rows.push(...page.body.data);
+      after = page.body.meta.next_after_id;
+    }
+    return rows;
+  };
+  const idsOf = async (path: string, query: string): Promise<number[]> =>
+    (await everyRow(path, query)).map((row) => row.id);
+  const parametersOf = (path: string): Json[] =>
+    document.paths[path.replace(/equipment\/\d+/, "equipment/{id}")].get.parameters.filter(
+      (p: Json) => p.in === "query" && !NOT_FILTERS.has(p.name),
+    );
+
+  test("every equality filter (a comma means any of) and every range, against the records", async () => {
+    let checked = 0;
+    for (const collection of Object.values(collections)) {
+      const rows = await everyRow(collection.path);
+      for (const parameter of parametersOf(collection.path)) {
+        const field = parameter.name as string;
+        const present = [...new Set(rows.map((row) => row[field]).filter((v) => v !== null))];
+        if (parameter.style === "deepObject") {
+          const kind = parameter.schema.properties.gte;
+          const sortedValues = present.sort(compareField);
+          const bound = sortedValues[Math.floor(sortedValues.length / 2)] as string;
+          // A timestamp's bound may be a date (its midnight UTC) or the moment itself.
+          const bounds = kind.anyOf ? [bound, bound.slice(0, 10)] : [bound];
+          for (const value of bounds) {
+            const at = kind.anyOf
+              ? new Date(value.length === 10 ? `${value}T00:00:00Z` : value)
+              : value;
+            for (const [op, holds] of Object.entries({
+              gte: (c: number) => c >= 0,
+              gt: (c: number) => c > 0,
+              lt: (c: number) => c < 0,
+              lte: (c: number) => c <= 0,
+            })) {
+              const expected = rows
+                .filter((row) => {
+                  const own = row[field];
+                  if (own === null) return false;
+                  const c = kind.anyOf
+                    ? new Date(own as string).getTime() - (at as Date).getTime()
+                    : compareField(own, at);
+                  return holds(c);
+                })
+                .map((row) => row.id);
+              const query = `${field}[${op}]=${encodeURIComponent(value)}`;
+              expect(await idsOf(collection.path, query), `${collection.path}?${query}`).toEqual(
+                expected,
+              );
+              checked++;
+            }
+          }
+          // Two bounds together: both hold.
+          const both = await idsOf(
+            collection.path,
+            `${field}[gte]=${encodeURIComponent(sortedValues[0] as string)}&${field}[lt]=${encodeURIComponent(bound)}`,
+          );
+          expect(both.length).toBeLessThan(rows.length);
+          continue;
+        }
+        const choices =
+          parameter.schema.type === "array"
+            ? [present.slice(0, 1), present.slice(0, 2)]
+            : present.slice(0, 2);
+        for (const choice of choices) {
+          const wanted = Array.isArray(choice) ? choice : [choice];
+          const expected = rows.filter((row) => wanted.includes(row[field])).map((row) => row.id);
+          const query = `${field}=${encodeURIComponent(wanted.join(","))}`;
+          expect(await idsOf(collection.path, query), `${collection.path}?${query}`).toEqual(
+            expected,
+          );
+          if (expected.length > 0) checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
+  }, 60_000);
+
+  test("a bad filter value or range is 400 invalid_query naming the parameter", async () => {
+    for (const [query, named] of [
+      ["hired_on[gte]=2024-02-30", "hired_on[gte]"],
+      ["hired_on[gte]=yesterday", "hired_on[gte]"],
+      ["hired_on[after]=2024-01-01", "hired_on[gte], hired_on[gt], hired_on[lt], hired_on[lte]"],
+      ["hired_on=2024-01-01", "hired_on[gte]"],
+      ["hourly_rate[gt]=12.345", "hourly_rate[gt]"],
+      ["updated_at[lt]=2026-13-01", "updated_at[lt]"],
+      ["updated_since=last week", "updated_since"],
+      ["status=ACTIVE,RETIRED", "status"],
+      ["trade_id=abc", "trade_id"],
+      ["name[gte]=A", "name[gte]"],
+    ]) {
+      const refused = await api.get(`/v1/workers?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.code, query).toBe("invalid_query");
+      expect(refused.body.detail, query).toContain(named!);
+    }
+    // A plain date is a moment too: its midnight UTC.
+    expect((await api.get("/v1/workers?updated_since=2026-01-01")).status).toBe(200);
+    expect(
+      (await api.get("/v1/projects?billing_mode=cost_plus,fixed_price&currency=usd")).status,
+    ).toBe(200);
+  });
+});
+
+describe("expand", () => {
+  /** Statements the database ran for one request (its global counter: others' statements only add). */
+  async function statementsOf(path: string): Promise<number> {
+    const questions = async () => {
+      const [rows] = await testDb().pool.query<RowDataPacket[]>(
+        "SHOW GLOBAL STATUS LIKE 'Questions'",
+      );
+      return Number(rows[0]!.Value);
+    };
+    const before = await questions();
+    expect((await api.get(path)).status).toBe(200);
+    return (await questions()) - before;
+  }
+
+  /**
+   * The least each of two requests cost over alternating tries: other clients of the database only
+   * add to a try, so the least settles on what the request itself costs.
+   */
+  async function leastStatements(a: string, b: string): Promise<[number, number]> {
+    let least: [number, number] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+    for (let round = 0; round < 30; round++) {
+      least = [
+        Math.min(least[0], await statementsOf(a)),
+        Math.min(least[1], await statementsOf(b)),
+      ];
+      if (round >= 3 && least[0] === least[1]) break;
+    }
+    return least;
+  }
+
+  test("embeds whole records, one or two levels, on lists and GET one; the ETag covers them", async () => {
+    const clients = new Map(
+      ((await api.get("/v1/clients?limit=100")).body.data as Row[]).map((row) => [row.id, row]),
+    );
+    const projects = await api.get("/v1/projects?expand=client&limit=100");
+    expect(projects.status, projects.text).toBe(200);
+    for (const project of projects.body.data as Row[])
+      expect(project.client, `project ${project.id}`).toEqual(
+        project.client_id === null ? null : clients.get(project.client_id as number),
+      );
+    // fields narrows the record, not what it embeds.
+    const narrow = await api.get(
+      "/v1/projects?expand=client&fields=name&limit=1&client_id=" + [...clients.keys()][0],
+    );
+    expect(Object.keys(narrow.body.data[0]).sort()).toEqual(["client", "id", "name"]);
+    // Two levels: a rental's project with that project's client.
+    const rentals = Object.keys(collections).find((path) => path.endsWith("/rentals"))!;
+    const rental = (await api.get(`${rentals}?expand=project.client&limit=1`)).body.data[0] as Row;
+    const project = (await api.get(`/v1/projects/${rental.project_id}?expand=client`)).body
+      .data as Row;
+    expect(rental.project).toEqual(project);
+    expect((project.client as Row).id).toBe(project.client_id as number);
+    // A deleted reference is {id, deleted: true}; the ETag of the page follows the embedded record.
+    const made = await api.post("/v1/clients", { name: "SOON GONE" });
+    const owner = await api.post("/v1/projects", { name: "OWNED", client_id: made.body.data.id });
+    const one = `/v1/projects/${owner.body.data.id}?expand=client`;
+    const first = await api.get(one);
+    expect((first.body.data.client as Row).name).toBe("SOON GONE");
+    await api.patch(`/v1/clients/${made.body.data.id}`, { name: "RENAMED" });
+    const renamed = await api.get(one, {
+      headers: { "if-none-match": first.headers.get("etag")! },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data.client.name).toBe("RENAMED");
+    expect((await api.delete(`/v1/clients/${made.body.data.id}`)).status).toBe(200);
+    expect((await api.get(one)).body.data.client).toEqual({ id: made.body.data.id, deleted: true });
+    expect((await api.get(`/v1/projects/${owner.body.data.id}`)).body.data.client).toBeUndefined();
+  });
+
+  test("an unknown or three-level expand is 400 invalid_query naming what expands", async () => {
+    const unknown = await api.get("/v1/projects?expand=owner");
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.detail).toContain(
+      "Expandable: client, budget_estimate, budget_estimate.client.",
+    );
+    const rentals = Object.keys(collections).find((path) => path.endsWith("/rentals"))!;
+    const deep = await api.get(`${rentals}?expand=project.client.x`);
+    expect(deep.status).toBe(400);
+    expect(deep.body.detail).toContain("two levels deep at most");
+    expect((await api.get("/v1/trades?expand=client")).status).toBe(400);
+  });
+
+  test("a page's statements do not grow with its limit", async () => {
+    const client = (await api.get("/v1/clients?limit=1")).body.data[0].id as number;
+    const more = await api.post("/v1/projects/batch", {
+      items: Array.from({ length: 100 }, (_, n) => ({
+        name: `MANY ${n}`,
+        client_id: n % 2 ? client : null,
+      })),
+    });
+    expect(more.status).toBe(200);
+    const rentals = Object.keys(collections).find((path) => path.endsWith("/rentals"))!;
+    for (const [path, expand] of [
+      ["/v1/projects", "client"],
+      ["/v1/projects", "client,budget_estimate"],
+      [rentals, "project.client"],
+    ] as [string, string][]) {
+      const [small, large] = await leastStatements(
+        `${path}?expand=${expand}&limit=10&total=false`,
+        `${path}?expand=${expand}&limit=100&total=false`,
+      );
+      expect(large, `${path}?expand=${expand}`).toBe(small);
+      // The page, a rental's equipment check, one read per reference, and the counter's own SHOW.
+      expect(small, `${path}?expand=${expand}`).toBeLessThanOrEqual(
+        3 + expand.split(/[,.]/).length,
+      );
+    }
   });
 });

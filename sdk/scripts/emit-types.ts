@@ -93,7 +93,14 @@ function writeOutcomeRefs(document: OpenApiDocument): string[] {
             typeof one === "object"
               ? (one.properties as Record<string, JsonSchema> | undefined)?.data
               : undefined;
-          if (typeof data === "object" && typeof data.$ref === "string") refs.add(data.$ref);
+          // One schema per operation: a create's answers may be a union (an endpoint, or its dry-run).
+          const members =
+            typeof data === "object" && Array.isArray(data.anyOf)
+              ? (data.anyOf as JsonSchema[])
+              : [data];
+          for (const member of members)
+            if (typeof member === "object" && typeof member?.$ref === "string")
+              refs.add(member.$ref);
         }
       }
     }
@@ -248,13 +255,15 @@ function filtersSchema(document: OpenApiDocument, list: Json): JsonSchema {
       (parameter) => parameter.in === "query" && !PAGING_PARAMETERS.has(parameter.name as string),
     );
   const properties = Object.fromEntries(
-    parameters.map((parameter) => [
-      parameter.name as string,
-      {
-        ...(parameter.schema as Json),
-        ...(parameter.description ? { description: parameter.description } : {}),
-      },
-    ]),
+    parameters.map((parameter) => {
+      const schema = parameter.schema as Json;
+      // A list of choices (`status=ACTIVE,ON_HOLD`, `sort=name,-hired_on`) also takes a single one.
+      const typed = schema.type === "array" ? { anyOf: [schema.items as Json, schema] } : schema;
+      return [
+        parameter.name as string,
+        { ...typed, ...(parameter.description ? { description: parameter.description } : {}) },
+      ];
+    }),
   );
   return { type: "object", properties };
 }

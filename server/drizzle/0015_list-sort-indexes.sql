@@ -1,4 +1,6 @@
 CREATE INDEX `clients_by_name` ON `clients` (`company_id`,`live`,`name`);--> statement-breakpoint
+CREATE INDEX `clients_email` ON `clients` (`company_id`,`email`,`deleted_at`);--> statement-breakpoint
+CREATE INDEX `clients_tax_id` ON `clients` (`company_id`,`tax_id`,`deleted_at`);--> statement-breakpoint
 CREATE INDEX `clients_by_created` ON `clients` (`company_id`,`live`,`created_at`);--> statement-breakpoint
 CREATE INDEX `equipment_by_name` ON `equipment` (`company_id`,`live`,`name`);--> statement-breakpoint
 CREATE INDEX `equipment_by_created` ON `equipment` (`company_id`,`live`,`created_at`);--> statement-breakpoint
@@ -8,9 +10,12 @@ CREATE INDEX `estimates_by_created` ON `estimates` (`company_id`,`live`,`created
 CREATE INDEX `projects_by_name` ON `projects` (`company_id`,`live`,`name`);--> statement-breakpoint
 CREATE INDEX `projects_by_start_date` ON `projects` (`company_id`,`live`,`start_date`);--> statement-breakpoint
 CREATE INDEX `projects_by_created` ON `projects` (`company_id`,`live`,`created_at`);--> statement-breakpoint
+CREATE INDEX `subcontractors_email` ON `subcontractors` (`company_id`,`email`,`deleted_at`);--> statement-breakpoint
+CREATE INDEX `subcontractors_tax_id` ON `subcontractors` (`company_id`,`tax_id`,`deleted_at`);--> statement-breakpoint
 CREATE INDEX `subcontractors_by_name` ON `subcontractors` (`company_id`,`live`,`name`);--> statement-breakpoint
 CREATE INDEX `subcontractors_by_insurance` ON `subcontractors` (`company_id`,`live`,`insurance_expires_on`);--> statement-breakpoint
 CREATE INDEX `subcontractors_by_created` ON `subcontractors` (`company_id`,`live`,`created_at`);--> statement-breakpoint
+CREATE INDEX `workers_email` ON `workers` (`company_id`,`email`,`deleted_at`);--> statement-breakpoint
 CREATE INDEX `workers_by_name` ON `workers` (`company_id`,`live`,`name`);--> statement-breakpoint
 CREATE INDEX `workers_by_hired_on` ON `workers` (`company_id`,`live`,`hired_on`);--> statement-breakpoint
 CREATE INDEX `workers_by_created` ON `workers` (`company_id`,`live`,`created_at`);

@@ -13,7 +13,13 @@ export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 /** Query values; arrays are sent comma-separated, undefined and null are left out. */
 export type QueryValues = Record<
   string,
-  string | number | boolean | readonly string[] | null | undefined
+  | string
+  | number
+  | boolean
+  | readonly string[]
+  | Readonly<Record<string, string | number | undefined>>
+  | null
+  | undefined
 >;
 
 /** Connection settings shared by every call of one client. */
@@ -102,7 +108,17 @@ export class Transport {
     const url = new URL(this.#config.baseUrl.replace(/\/+$/, "") + path);
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value === undefined || value === null) continue;
-      url.searchParams.set(name, Array.isArray(value) ? value.join(",") : String(value));
+      if (Array.isArray(value)) {
+        url.searchParams.set(name, value.join(","));
+      } else if (typeof value === "object") {
+        // A range (deepObject): `hired_on: {gte: "2024-01-01"}` is hired_on[gte]=2024-01-01.
+        for (const [key, bound] of Object.entries(value)) {
+          if (bound !== undefined && bound !== null)
+            url.searchParams.set(`${name}[${key}]`, String(bound));
+        }
+      } else {
+        url.searchParams.set(name, String(value));
+      }
     }
     return url.toString();
   }

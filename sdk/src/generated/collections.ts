@@ -32,7 +32,7 @@ export interface CollectionSpec {
 /** Every collection of the API, by SDK property. */
 export const COLLECTIONS = {
   projects: {
-    path: "/v1/projects", command: "projects", kind: "records", idFilters: ["client_id"], required: ["name"], children: {},
+    path: "/v1/projects", command: "projects", kind: "records", idFilters: ["client_id", "budget_estimate_id"], required: ["name"], children: {},
     fields: {
       create: { name: "text ≤200, required", code: "text ≤32", client_id: "id", billing_mode: "FIXED_PRICE|TIME_AND_MATERIALS|COST_PLUS", budget_estimate_id: "id", budget_amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", start_date: "date YYYY-MM-DD", end_date: "date YYYY-MM-DD", address: "text ≤500", external_id: "text ≤255, no control characters", status: "DRAFT|ACTIVE" },
       update: { name: "text ≤200", code: "text ≤32", client_id: "id", billing_mode: "FIXED_PRICE|TIME_AND_MATERIALS|COST_PLUS", budget_estimate_id: "id", budget_amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", start_date: "date YYYY-MM-DD", end_date: "date YYYY-MM-DD", address: "text ≤500", external_id: "text ≤255, no control characters", status: "DRAFT|ACTIVE|ON_HOLD|COMPLETED|CANCELLED" },

@@ -7,6 +7,10 @@ export type ProjectStatus = "DRAFT" | "ACTIVE" | "ON_HOLD" | "COMPLETED" | "CANC
 
 export type ProjectCreateStatus = "DRAFT" | "ACTIVE";
 
+export type ProjectExpand = "client" | "budget_estimate" | "budget_estimate.client";
+
+export type ProjectSort = "id" | "-id" | "name" | "-name" | "code" | "-code" | "client_id" | "-client_id" | "billing_mode" | "-billing_mode" | "budget_estimate_id" | "-budget_estimate_id" | "budget_amount" | "-budget_amount" | "currency" | "-currency" | "start_date" | "-start_date" | "end_date" | "-end_date" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+
 export interface Project {
   /** Record identifier. */
   id: number;
@@ -34,6 +38,14 @@ export interface Project {
   external_id: string | null;
   /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED. */
   status: ProjectStatus;
+  /** Only with expand=client: the Client client_id names, as GET returns it (null when client_id is empty; {id, deleted: true} when it was deleted). */
+  client?: {
+    id: number;
+  } | null;
+  /** Only with expand=budget_estimate: the Estimate budget_estimate_id names, as GET returns it (null when budget_estimate_id is empty; {id, deleted: true} when it was deleted). */
+  budget_estimate?: {
+    id: number;
+  } | null;
   /** RFC 3339 UTC timestamp. */
   created_at: string;
   /** RFC 3339 UTC timestamp. */
@@ -70,46 +82,62 @@ export interface ProjectCreate {
 }
 
 export interface ProjectFilters {
+  /** References to embed, comma-separated: each becomes the whole record it names (`client` for `client_id`; null when empty; a deleted one as `{id, deleted: true}`), and `project.client` embeds the project's client too (two levels at most). A page reads each reference once, whatever its size. */
+  expand?: ProjectExpand | ("client" | "budget_estimate" | "budget_estimate.client")[];
   /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
-  sort?: (
-    | "id"
-    | "-id"
-    | "name"
-    | "-name"
-    | "code"
-    | "-code"
-    | "client_id"
-    | "-client_id"
-    | "billing_mode"
-    | "-billing_mode"
-    | "budget_estimate_id"
-    | "-budget_estimate_id"
-    | "budget_amount"
-    | "-budget_amount"
-    | "currency"
-    | "-currency"
-    | "start_date"
-    | "-start_date"
-    | "end_date"
-    | "-end_date"
-    | "external_id"
-    | "-external_id"
-    | "status"
-    | "-status"
-    | "created_at"
-    | "-created_at"
-    | "updated_at"
-    | "-updated_at"
-  )[];
+  sort?: ProjectSort | ("id" | "-id" | "name" | "-name" | "code" | "-code" | "client_id" | "-client_id" | "billing_mode" | "-billing_mode" | "budget_estimate_id" | "-budget_estimate_id" | "budget_amount" | "-budget_amount" | "currency" | "-currency" | "start_date" | "-start_date" | "end_date" | "-end_date" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, code, address; % and _ match themselves. */
   q?: string;
-  /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED; any case is accepted. */
-  status?: ProjectStatus;
+  /** Only records whose code is exactly this: case and accents count, trailing spaces do not. */
+  code?: string;
   /** Only records whose client_id is this id. */
   client_id?: number;
+  /** One or more of FIXED_PRICE, TIME_AND_MATERIALS, COST_PLUS (any case); comma-separated means any of them. */
+  billing_mode?: ProjectBillingMode | ("FIXED_PRICE" | "TIME_AND_MATERIALS" | "COST_PLUS")[];
+  /** Only records whose budget_estimate_id is this id. */
+  budget_estimate_id?: number;
+  /** Only records in one of these ISO 4217 currencies (comma-separated, any case). */
+  currency?: string | string[];
   /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
-  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  /** One or more of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED (any case); comma-separated means any of them. */
+  status?: ProjectStatus | ("DRAFT" | "ACTIVE" | "ON_HOLD" | "COMPLETED" | "CANCELLED")[];
+  /** A range of budget_amount: budget_amount[gte]=, budget_amount[gt]=, budget_amount[lt]=, budget_amount[lte]= (any of them, together: all hold). */
+  budget_amount?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of start_date: start_date[gte]=, start_date[gt]=, start_date[lt]=, start_date[lte]= (any of them, together: all hold). */
+  start_date?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of end_date: end_date[gte]=, end_date[gt]=, end_date[lt]=, end_date[lte]= (any of them, together: all hold). */
+  end_date?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of created_at: created_at[gte]=, created_at[gt]=, created_at[lt]=, created_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  created_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of updated_at: updated_at[gte]=, updated_at[gt]=, updated_at[lt]=, updated_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  updated_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
   include_deleted?: boolean;
@@ -144,6 +172,10 @@ export interface ProjectUpdate {
 
 export type WorkerStatus = "ACTIVE" | "INACTIVE";
 
+export type WorkerExpand = "trade";
+
+export type WorkerSort = "id" | "-id" | "name" | "-name" | "email" | "-email" | "phone" | "-phone" | "trade_id" | "-trade_id" | "hourly_rate" | "-hourly_rate" | "hired_on" | "-hired_on" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+
 export interface Worker {
   /** Record identifier. */
   id: number;
@@ -163,6 +195,10 @@ export interface Worker {
   external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: WorkerStatus;
+  /** Only with expand=trade: the Trade trade_id names, as GET returns it (null when trade_id is empty; {id, deleted: true} when it was deleted). */
+  trade?: {
+    id: number;
+  } | null;
   /** RFC 3339 UTC timestamp. */
   created_at: string;
   /** RFC 3339 UTC timestamp. */
@@ -191,40 +227,49 @@ export interface WorkerCreate {
 }
 
 export interface WorkerFilters {
+  /** References to embed, comma-separated: each becomes the whole record it names (`client` for `client_id`; null when empty; a deleted one as `{id, deleted: true}`), and `project.client` embeds the project's client too (two levels at most). A page reads each reference once, whatever its size. */
+  expand?: WorkerExpand | "trade"[];
   /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
-  sort?: (
-    | "id"
-    | "-id"
-    | "name"
-    | "-name"
-    | "email"
-    | "-email"
-    | "phone"
-    | "-phone"
-    | "trade_id"
-    | "-trade_id"
-    | "hourly_rate"
-    | "-hourly_rate"
-    | "hired_on"
-    | "-hired_on"
-    | "external_id"
-    | "-external_id"
-    | "status"
-    | "-status"
-    | "created_at"
-    | "-created_at"
-    | "updated_at"
-    | "-updated_at"
-  )[];
+  sort?: WorkerSort | ("id" | "-id" | "name" | "-name" | "email" | "-email" | "phone" | "-phone" | "trade_id" | "-trade_id" | "hourly_rate" | "-hourly_rate" | "hired_on" | "-hired_on" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, email; % and _ match themselves. */
   q?: string;
-  /** One of ACTIVE, INACTIVE; any case is accepted. */
-  status?: WorkerStatus;
+  /** Only records whose email is this, in any case. */
+  email?: string;
   /** Only records whose trade_id is this id. */
   trade_id?: number;
   /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
-  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  /** One or more of ACTIVE, INACTIVE (any case); comma-separated means any of them. */
+  status?: WorkerStatus | ("ACTIVE" | "INACTIVE")[];
+  /** A range of hourly_rate: hourly_rate[gte]=, hourly_rate[gt]=, hourly_rate[lt]=, hourly_rate[lte]= (any of them, together: all hold). */
+  hourly_rate?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of hired_on: hired_on[gte]=, hired_on[gt]=, hired_on[lt]=, hired_on[lte]= (any of them, together: all hold). */
+  hired_on?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of created_at: created_at[gte]=, created_at[gt]=, created_at[lt]=, created_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  created_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of updated_at: updated_at[gte]=, updated_at[gt]=, updated_at[lt]=, updated_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  updated_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
   include_deleted?: boolean;
@@ -250,6 +295,8 @@ export interface WorkerUpdate {
 }
 
 export type ClientStatus = "ACTIVE" | "INACTIVE";
+
+export type ClientSort = "id" | "-id" | "name" | "-name" | "email" | "-email" | "phone" | "-phone" | "tax_id" | "-tax_id" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
 
 export interface Client {
   /** Record identifier. */
@@ -295,33 +342,32 @@ export interface ClientCreate {
 
 export interface ClientFilters {
   /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
-  sort?: (
-    | "id"
-    | "-id"
-    | "name"
-    | "-name"
-    | "email"
-    | "-email"
-    | "phone"
-    | "-phone"
-    | "tax_id"
-    | "-tax_id"
-    | "external_id"
-    | "-external_id"
-    | "status"
-    | "-status"
-    | "created_at"
-    | "-created_at"
-    | "updated_at"
-    | "-updated_at"
-  )[];
+  sort?: ClientSort | ("id" | "-id" | "name" | "-name" | "email" | "-email" | "phone" | "-phone" | "tax_id" | "-tax_id" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, email, tax_id; % and _ match themselves. */
   q?: string;
-  /** One of ACTIVE, INACTIVE; any case is accepted. */
-  status?: ClientStatus;
+  /** Only records whose email is this, in any case. */
+  email?: string;
+  /** Only records whose tax_id is this, in any case. */
+  tax_id?: string;
   /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
-  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  /** One or more of ACTIVE, INACTIVE (any case); comma-separated means any of them. */
+  status?: ClientStatus | ("ACTIVE" | "INACTIVE")[];
+  /** A range of created_at: created_at[gte]=, created_at[gt]=, created_at[lt]=, created_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  created_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of updated_at: updated_at[gte]=, updated_at[gt]=, updated_at[lt]=, updated_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  updated_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
   include_deleted?: boolean;
@@ -348,6 +394,10 @@ export type EstimateStatus = "DRAFT" | "SENT" | "ACCEPTED" | "REJECTED" | "CONVE
 
 export type EstimateCreateStatus = "DRAFT";
 
+export type EstimateExpand = "client";
+
+export type EstimateSort = "id" | "-id" | "title" | "-title" | "client_id" | "-client_id" | "amount" | "-amount" | "currency" | "-currency" | "valid_until" | "-valid_until" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+
 export interface Estimate {
   /** Record identifier. */
   id: number;
@@ -365,6 +415,10 @@ export interface Estimate {
   external_id: string | null;
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED. */
   status: EstimateStatus;
+  /** Only with expand=client: the Client client_id names, as GET returns it (null when client_id is empty; {id, deleted: true} when it was deleted). */
+  client?: {
+    id: number;
+  } | null;
   /** RFC 3339 UTC timestamp. */
   created_at: string;
   /** RFC 3339 UTC timestamp. */
@@ -391,38 +445,49 @@ export interface EstimateCreate {
 }
 
 export interface EstimateFilters {
+  /** References to embed, comma-separated: each becomes the whole record it names (`client` for `client_id`; null when empty; a deleted one as `{id, deleted: true}`), and `project.client` embeds the project's client too (two levels at most). A page reads each reference once, whatever its size. */
+  expand?: EstimateExpand | "client"[];
   /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
-  sort?: (
-    | "id"
-    | "-id"
-    | "title"
-    | "-title"
-    | "client_id"
-    | "-client_id"
-    | "amount"
-    | "-amount"
-    | "currency"
-    | "-currency"
-    | "valid_until"
-    | "-valid_until"
-    | "external_id"
-    | "-external_id"
-    | "status"
-    | "-status"
-    | "created_at"
-    | "-created_at"
-    | "updated_at"
-    | "-updated_at"
-  )[];
+  sort?: EstimateSort | ("id" | "-id" | "title" | "-title" | "client_id" | "-client_id" | "amount" | "-amount" | "currency" | "-currency" | "valid_until" | "-valid_until" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of title; % and _ match themselves. */
   q?: string;
-  /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED; any case is accepted. */
-  status?: EstimateStatus;
   /** Only records whose client_id is this id. */
   client_id?: number;
+  /** Only records in one of these ISO 4217 currencies (comma-separated, any case). */
+  currency?: string | string[];
   /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
-  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  /** One or more of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED (any case); comma-separated means any of them. */
+  status?: EstimateStatus | ("DRAFT" | "SENT" | "ACCEPTED" | "REJECTED" | "CONVERTED")[];
+  /** A range of amount: amount[gte]=, amount[gt]=, amount[lt]=, amount[lte]= (any of them, together: all hold). */
+  amount?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of valid_until: valid_until[gte]=, valid_until[gt]=, valid_until[lt]=, valid_until[lte]= (any of them, together: all hold). */
+  valid_until?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of created_at: created_at[gte]=, created_at[gt]=, created_at[lt]=, created_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  created_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of updated_at: updated_at[gte]=, updated_at[gt]=, updated_at[lt]=, updated_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  updated_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
   include_deleted?: boolean;
@@ -447,6 +512,10 @@ export interface EstimateUpdate {
 
 export type SubcontractorStatus = "ACTIVE" | "INACTIVE";
 
+export type SubcontractorExpand = "trade";
+
+export type SubcontractorSort = "id" | "-id" | "name" | "-name" | "trade_id" | "-trade_id" | "email" | "-email" | "phone" | "-phone" | "tax_id" | "-tax_id" | "insurance_expires_on" | "-insurance_expires_on" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+
 export interface Subcontractor {
   /** Record identifier. */
   id: number;
@@ -466,6 +535,10 @@ export interface Subcontractor {
   external_id: string | null;
   /** One of ACTIVE, INACTIVE. */
   status: SubcontractorStatus;
+  /** Only with expand=trade: the Trade trade_id names, as GET returns it (null when trade_id is empty; {id, deleted: true} when it was deleted). */
+  trade?: {
+    id: number;
+  } | null;
   /** RFC 3339 UTC timestamp. */
   created_at: string;
   /** RFC 3339 UTC timestamp. */
@@ -494,40 +567,44 @@ export interface SubcontractorCreate {
 }
 
 export interface SubcontractorFilters {
+  /** References to embed, comma-separated: each becomes the whole record it names (`client` for `client_id`; null when empty; a deleted one as `{id, deleted: true}`), and `project.client` embeds the project's client too (two levels at most). A page reads each reference once, whatever its size. */
+  expand?: SubcontractorExpand | "trade"[];
   /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
-  sort?: (
-    | "id"
-    | "-id"
-    | "name"
-    | "-name"
-    | "trade_id"
-    | "-trade_id"
-    | "email"
-    | "-email"
-    | "phone"
-    | "-phone"
-    | "tax_id"
-    | "-tax_id"
-    | "insurance_expires_on"
-    | "-insurance_expires_on"
-    | "external_id"
-    | "-external_id"
-    | "status"
-    | "-status"
-    | "created_at"
-    | "-created_at"
-    | "updated_at"
-    | "-updated_at"
-  )[];
+  sort?: SubcontractorSort | ("id" | "-id" | "name" | "-name" | "trade_id" | "-trade_id" | "email" | "-email" | "phone" | "-phone" | "tax_id" | "-tax_id" | "insurance_expires_on" | "-insurance_expires_on" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, email, tax_id; % and _ match themselves. */
   q?: string;
-  /** One of ACTIVE, INACTIVE; any case is accepted. */
-  status?: SubcontractorStatus;
   /** Only records whose trade_id is this id. */
   trade_id?: number;
+  /** Only records whose email is this, in any case. */
+  email?: string;
+  /** Only records whose tax_id is this, in any case. */
+  tax_id?: string;
   /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
-  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  /** One or more of ACTIVE, INACTIVE (any case); comma-separated means any of them. */
+  status?: SubcontractorStatus | ("ACTIVE" | "INACTIVE")[];
+  /** A range of insurance_expires_on: insurance_expires_on[gte]=, insurance_expires_on[gt]=, insurance_expires_on[lt]=, insurance_expires_on[lte]= (any of them, together: all hold). */
+  insurance_expires_on?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of created_at: created_at[gte]=, created_at[gt]=, created_at[lt]=, created_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  created_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of updated_at: updated_at[gte]=, updated_at[gt]=, updated_at[lt]=, updated_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  updated_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
   include_deleted?: boolean;
@@ -554,6 +631,10 @@ export interface SubcontractorUpdate {
 
 export type EquipmentStatus = "AVAILABLE" | "IN_USE" | "MAINTENANCE" | "RETIRED";
 
+export type EquipmentExpand = "category";
+
+export type EquipmentSort = "id" | "-id" | "name" | "-name" | "category_id" | "-category_id" | "serial_number" | "-serial_number" | "daily_rate" | "-daily_rate" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+
 export interface Equipment {
   /** Record identifier. */
   id: number;
@@ -569,6 +650,10 @@ export interface Equipment {
   external_id: string | null;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status: EquipmentStatus;
+  /** Only with expand=category: the EquipmentCategory category_id names, as GET returns it (null when category_id is empty; {id, deleted: true} when it was deleted). */
+  category?: {
+    id: number;
+  } | null;
   /** RFC 3339 UTC timestamp. */
   created_at: string;
   /** RFC 3339 UTC timestamp. */
@@ -593,36 +678,42 @@ export interface EquipmentCreate {
 }
 
 export interface EquipmentFilters {
+  /** References to embed, comma-separated: each becomes the whole record it names (`client` for `client_id`; null when empty; a deleted one as `{id, deleted: true}`), and `project.client` embeds the project's client too (two levels at most). A page reads each reference once, whatever its size. */
+  expand?: EquipmentExpand | "category"[];
   /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
-  sort?: (
-    | "id"
-    | "-id"
-    | "name"
-    | "-name"
-    | "category_id"
-    | "-category_id"
-    | "serial_number"
-    | "-serial_number"
-    | "daily_rate"
-    | "-daily_rate"
-    | "external_id"
-    | "-external_id"
-    | "status"
-    | "-status"
-    | "created_at"
-    | "-created_at"
-    | "updated_at"
-    | "-updated_at"
-  )[];
+  sort?: EquipmentSort | ("id" | "-id" | "name" | "-name" | "category_id" | "-category_id" | "serial_number" | "-serial_number" | "daily_rate" | "-daily_rate" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, serial_number; % and _ match themselves. */
   q?: string;
-  /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED; any case is accepted. */
-  status?: EquipmentStatus;
   /** Only records whose category_id is this id. */
   category_id?: number;
+  /** Only records whose serial_number is exactly this: case and accents count, trailing spaces do not. */
+  serial_number?: string;
   /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
-  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  /** One or more of AVAILABLE, IN_USE, MAINTENANCE, RETIRED (any case); comma-separated means any of them. */
+  status?: EquipmentStatus | ("AVAILABLE" | "IN_USE" | "MAINTENANCE" | "RETIRED")[];
+  /** A range of daily_rate: daily_rate[gte]=, daily_rate[gt]=, daily_rate[lt]=, daily_rate[lte]= (any of them, together: all hold). */
+  daily_rate?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of created_at: created_at[gte]=, created_at[gt]=, created_at[lt]=, created_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  created_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of updated_at: updated_at[gte]=, updated_at[gt]=, updated_at[lt]=, updated_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  updated_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
   include_deleted?: boolean;
@@ -643,6 +734,10 @@ export interface EquipmentUpdate {
   status?: EquipmentStatus;
 }
 
+export type RentalExpand = "equipment" | "equipment.category" | "project" | "project.client" | "project.budget_estimate";
+
+export type RentalSort = "id" | "-id" | "equipment_id" | "-equipment_id" | "project_id" | "-project_id" | "start_date" | "-start_date" | "end_date" | "-end_date" | "daily_rate" | "-daily_rate" | "billed" | "-billed" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+
 export interface Rental {
   /** Record identifier. */
   id: number;
@@ -658,6 +753,14 @@ export interface Rental {
   daily_rate: string | null;
   /** true or false. */
   billed: boolean;
+  /** Only with expand=equipment: the Equipment equipment_id names, as GET returns it (null when equipment_id is empty; {id, deleted: true} when it was deleted). */
+  equipment?: {
+    id: number;
+  } | null;
+  /** Only with expand=project: the Project project_id names, as GET returns it (null when project_id is empty; {id, deleted: true} when it was deleted). */
+  project?: {
+    id: number;
+  } | null;
   /** RFC 3339 UTC timestamp. */
   created_at: string;
   /** RFC 3339 UTC timestamp. */
@@ -680,28 +783,50 @@ export interface RentalCreate {
 }
 
 export interface RentalFilters {
+  /** References to embed, comma-separated: each becomes the whole record it names (`client` for `client_id`; null when empty; a deleted one as `{id, deleted: true}`), and `project.client` embeds the project's client too (two levels at most). A page reads each reference once, whatever its size. */
+  expand?: RentalExpand | ("equipment" | "equipment.category" | "project" | "project.client" | "project.budget_estimate")[];
   /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
-  sort?: (
-    | "id"
-    | "-id"
-    | "equipment_id"
-    | "-equipment_id"
-    | "project_id"
-    | "-project_id"
-    | "start_date"
-    | "-start_date"
-    | "end_date"
-    | "-end_date"
-    | "daily_rate"
-    | "-daily_rate"
-    | "billed"
-    | "-billed"
-    | "created_at"
-    | "-created_at"
-    | "updated_at"
-    | "-updated_at"
-  )[];
-  /** Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  sort?: RentalSort | ("id" | "-id" | "equipment_id" | "-equipment_id" | "project_id" | "-project_id" | "start_date" | "-start_date" | "end_date" | "-end_date" | "daily_rate" | "-daily_rate" | "billed" | "-billed" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
+  /** Only records whose project_id is this id. */
+  project_id?: number;
+  /** Only records whose billed is this. */
+  billed?: boolean;
+  /** A range of start_date: start_date[gte]=, start_date[gt]=, start_date[lt]=, start_date[lte]= (any of them, together: all hold). */
+  start_date?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of end_date: end_date[gte]=, end_date[gt]=, end_date[lt]=, end_date[lte]= (any of them, together: all hold). */
+  end_date?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of daily_rate: daily_rate[gte]=, daily_rate[gt]=, daily_rate[lt]=, daily_rate[lte]= (any of them, together: all hold). */
+  daily_rate?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of created_at: created_at[gte]=, created_at[gt]=, created_at[lt]=, created_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  created_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of updated_at: updated_at[gte]=, updated_at[gt]=, updated_at[lt]=, updated_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  updated_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
   updated_since?: string;
   /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
   include_deleted?: boolean;
@@ -1175,6 +1300,22 @@ export interface WebhookDryRun {
 export interface WebhookEndpointDeleted {
   id: number;
   deleted: true;
+}
+
+export interface WebhookEndpointWithSecret {
+  id: number;
+  /** Where events are POSTed: https, or http to a private address when the server allows it. */
+  url: string;
+  /** Event types: `project.created`, `project.*` (every action of one resource) or `*`. */
+  events: WebhookSubscription[];
+  description: string | null;
+  enabled: boolean;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+  /** RFC 3339 UTC timestamp. */
+  updated_at: string;
+  /** The signing secret (whsec_…). Shown only here: keep it. */
+  secret: string;
 }
 
 export interface WebhookReplayResult {

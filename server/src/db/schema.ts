@@ -186,7 +186,11 @@ export const clients = recordTable(
     tax_id: varchar("tax_id", { length: 32 }),
     billing_address: varchar("billing_address", { length: 500 }),
   },
-  (t) => [sortIndex("clients_by_name", t, t.name)],
+  (t) => [
+    sortIndex("clients_by_name", t, t.name),
+    listIndex("clients_email", t, t.email),
+    listIndex("clients_tax_id", t, t.tax_id),
+  ],
 );
 
 export const estimates = recordTable(
@@ -240,6 +244,7 @@ export const workers = recordTable(
   },
   (t) => [
     listIndex("workers_trade", t, t.trade_id),
+    listIndex("workers_email", t, t.email),
     sortIndex("workers_by_name", t, t.name),
     sortIndex("workers_by_hired_on", t, t.hired_on),
   ],
@@ -257,6 +262,8 @@ export const subcontractors = recordTable(
   },
   (t) => [
     listIndex("subcontractors_trade", t, t.trade_id),
+    listIndex("subcontractors_email", t, t.email),
+    listIndex("subcontractors_tax_id", t, t.tax_id),
     sortIndex("subcontractors_by_name", t, t.name),
     sortIndex("subcontractors_by_insurance", t, t.insurance_expires_on),
   ],

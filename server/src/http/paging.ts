@@ -52,9 +52,9 @@ export interface SortPosition {
  */
 export type PageStart = { offset: number } | { afterId: number } | { after: SortPosition };
 
-/** What binds a cursor to its list: the query's sort and filters (everything but paging and fields). */
+/** What binds a cursor to its list: the query's sort and filters (everything but paging, fields and expand). */
 export function listFingerprint(query: Record<string, unknown>): string {
-  const paging = new Set(["limit", "offset", "after", "after_id", "total", "fields"]);
+  const paging = new Set(["limit", "offset", "after", "after_id", "total", "fields", "expand"]);
   const bound = Object.keys(query)
     .filter((name) => !paging.has(name))
     .sort()

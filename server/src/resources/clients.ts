@@ -22,7 +22,7 @@ export const clients = defineResource(schema.clients, {
   },
   status: { values: ["ACTIVE", "INACTIVE"], initial: ["ACTIVE", "INACTIVE"] },
   search: ["name", "email", "tax_id"],
-  filters: [],
+  filters: ["tax_id"],
   dependents: [
     { table: schema.projects, column: "client_id", effect: "keep" },
     { table: schema.estimates, column: "client_id", effect: "keep" },

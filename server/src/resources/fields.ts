@@ -105,3 +105,67 @@ export const sortableFieldNames = perDefinition((def): readonly string[] => {
     return !(freeText && (spec.max ?? Infinity) > 200);
   });
 });
+
+/** How an equality filter reads its value: any of some values, an id, a switch, exact text, currencies. */
+export type FilterKind =
+  | { kind: "enum"; values: readonly string[] }
+  | { kind: "id" }
+  | { kind: "boolean" }
+  | { kind: "text" }
+  | { kind: "currency" };
+
+/**
+ * The equality filters of a list: every enum (status included), reference, boolean, email and
+ * unique field a client writes, and the text fields a definition names in `filters` (`tax_id`).
+ */
+export const equalityFilters = perDefinition((def): readonly [string, FilterKind][] =>
+  writableFields(def).flatMap(([name, spec]): [string, FilterKind][] => {
+    if (spec.type === "enum") return [[name, { kind: "enum", values: spec.values }]];
+    if (spec.type === "ref") return [[name, { kind: "id" }]];
+    if (spec.type === "boolean") return [[name, { kind: "boolean" }]];
+    if (spec.type === "currency") return [[name, { kind: "currency" }]];
+    if (
+      spec.type === "email" ||
+      (spec.type === "text" && (spec.unique || def.filters.includes(name)))
+    )
+      return [[name, { kind: "text" }]];
+    return [];
+  }),
+);
+
+/** The fields a list takes ranges on (`hired_on[gte]=…`): dates, money and the timestamps. */
+export const rangeFields = perDefinition(
+  (def): readonly [string, "date" | "money" | "timestamp"][] => [
+    ...recordFields(def).flatMap(([name, spec]): [string, "date" | "money"][] =>
+      spec.type === "date" || spec.type === "money" ? [[name, spec.type]] : [],
+    ),
+    ...(hasTimestamps(def)
+      ? [
+          ["created_at", "timestamp"] as [string, "timestamp"],
+          ["updated_at", "timestamp"] as [string, "timestamp"],
+        ]
+      : []),
+  ],
+);
+
+/** A reference a record can embed: `client` for `client_id`, with the definition it points at. */
+export interface Expandable {
+  name: string;
+  field: string;
+  target: ResourceDefinition;
+}
+
+/** The references of a definition's records, by the name `expand` gives them (the field without `_id`). */
+export function expandables(def: ResourceDefinition): Expandable[] {
+  return recordFields(def).flatMap(([field, spec]) =>
+    spec.type === "ref" ? [{ name: field.replace(/_id$/, ""), field, target: spec.target }] : [],
+  );
+}
+
+/** Every path `expand` accepts: each reference, and each reference of a reference (`project.client`). */
+export function expandPaths(def: ResourceDefinition): string[] {
+  return expandables(def).flatMap((reference) => [
+    reference.name,
+    ...expandables(reference.target).map((nested) => `${reference.name}.${nested.name}`),
+  ]);
+}

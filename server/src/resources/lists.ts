@@ -8,6 +8,7 @@ import {
   getTableName,
   gt,
   gte,
+  inArray,
   isNotNull,
   isNull,
   lt,
@@ -20,7 +21,7 @@ import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
 import { executePrepared, unsignedInteger } from "../db/statements.ts";
 import type { PageStart, SortPosition } from "../http/paging.ts";
-import type { SortKey } from "../http/query.ts";
+import type { Range, RangeOperator, SortKey } from "../http/query.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
 import { readableFieldNames, uniqueFields } from "./fields.ts";
 import { liveTotal } from "./live-total.ts";
@@ -35,14 +36,18 @@ import {
   type Scope,
 } from "./store.ts";
 
+export type FilterValue = number | string | boolean | readonly string[];
+
 export interface ListCriteria {
   limit: number;
   start: PageStart;
   /** Count the matching records (meta.total); false skips the count. */
   total: boolean;
   q?: string;
-  status?: string;
-  filters: Record<string, number | string>;
+  /** Equality filters; a list of values means any of them. */
+  filters: Record<string, FilterValue>;
+  /** Ranges on dates, money and timestamps: every bound given holds. */
+  ranges?: Record<string, Range>;
   fields: readonly string[];
   /** Only records changed at or after this moment. */
   updatedSince?: Date;
@@ -66,8 +71,8 @@ export interface ListPage {
 const isUnfiltered = (def: ResourceDefinition, criteria: ListCriteria): boolean =>
   !def.parent &&
   criteria.q === undefined &&
-  criteria.status === undefined &&
   Object.keys(criteria.filters).length === 0 &&
+  Object.keys(criteria.ranges ?? {}).length === 0 &&
   criteria.updatedSince === undefined &&
   !criteria.includeDeleted;
 
@@ -77,10 +82,15 @@ function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCri
   const conditions = scopeConditions(def, scope, criteria.includeDeleted);
   if (criteria.updatedSince !== undefined)
     conditions.push(gte(column(def.table, "updated_at"), criteria.updatedSince));
-  if (criteria.status !== undefined)
-    conditions.push(eq(column(def.table, "status"), criteria.status));
-  for (const [name, value] of Object.entries(criteria.filters))
-    conditions.push(eq(column(def.table, name), value));
+  for (const [name, value] of Object.entries(criteria.filters)) {
+    const target = column(def.table, name);
+    if (!Array.isArray(value)) conditions.push(eq(target, value));
+    else conditions.push(value.length === 1 ? eq(target, value[0]) : inArray(target, [...value]));
+  }
+  const compare = { gte, gt, lt, lte };
+  for (const [name, range] of Object.entries(criteria.ranges ?? {}))
+    for (const [operator, bound] of Object.entries(range) as [RangeOperator, unknown][])
+      conditions.push(compare[operator](column(def.table, name), bound));
   if (criteria.q !== undefined && def.search.length > 0) {
     const pattern = `%${escapeLike(criteria.q)}%`;
     // Unique values compare bytes (db/schema.ts), searches do not: each column is compared

@@ -4,7 +4,7 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import type { FieldSpec, ResourceDefinition } from "./definition.ts";
 import { createExample, updateExample } from "./examples.ts";
-import { hasTimestamps, recordFields, writableFields } from "./fields.ts";
+import { expandables, hasTimestamps, recordFields, writableFields } from "./fields.ts";
 import { IDENTIFIER_PATTERN } from "./identifiers.ts";
 
 const MONEY_PATTERN = "^[0-9]{1,12}(\\.[0-9]{1,2})?$";
@@ -142,12 +142,26 @@ export function updateBodySchema(def: ResourceDefinition): TSchema {
   });
 }
 
+/**
+ * An embedded reference (`expand=`): the whole record of the resource it names, or `{id, deleted:
+ * true}`. Said loosely (an object with an id): the write answers that carry a record are checked
+ * against this schema too, and the referenced resource's own schema documents the record.
+ */
+const embedded = (reference: { name: string; field: string; target: ResourceDefinition }) =>
+  Type.Optional(
+    Type.Union([Type.Object({ id: Type.Integer() }, { additionalProperties: true }), Type.Null()], {
+      description: `Only with expand=${reference.name}: the ${reference.target.singular} ${reference.field} names, as GET returns it (null when ${reference.field} is empty; {id, deleted: true} when it was deleted).`,
+    }),
+  );
+
 export function recordSchema(def: ResourceDefinition): TSchema {
   const properties: Record<string, TSchema> = {
     id: Type.Integer({ description: "Record identifier." }),
   };
   for (const [name, spec] of recordFields(def))
     properties[name] = spec.nullable ? nullable(outputSchema(spec)) : outputSchema(spec);
+  // Only with `expand=`: the record a reference names (docs/api.md).
+  for (const reference of expandables(def)) properties[reference.name] = embedded(reference);
   if (hasTimestamps(def)) {
     properties.created_at = timestampSchema();
     properties.updated_at = timestampSchema();

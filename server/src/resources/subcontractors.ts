@@ -23,5 +23,5 @@ export const subcontractors = defineResource(schema.subcontractors, {
   },
   status: { values: ["ACTIVE", "INACTIVE"], initial: ["ACTIVE", "INACTIVE"] },
   search: ["name", "email", "tax_id"],
-  filters: ["trade_id"],
+  filters: ["trade_id", "tax_id"],
 });

@@ -8,11 +8,12 @@ import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { findRecord } from "../resources/store.ts";
 import { crudDetail } from "./crud-docs.ts";
-import { fieldsParser } from "./list-parsers.ts";
+import { embedShown, withReferences } from "./expand-records.ts";
+import { expandParsers, fieldsParser } from "./list-parsers.ts";
 import { parseId, pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
 
 export function getRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
-  const parsers = { fields: fieldsParser(def) };
+  const parsers = { fields: fieldsParser(def), ...expandParsers(def) };
   const { member, memberParam } = pathsOf(def);
   const what = def.singular.toLowerCase();
   app.get(
@@ -21,8 +22,12 @@ export function getRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteD
       const query = parseQuery(request.url, parsers);
       const scope = await scopeOf(deps.db, def, company, params);
       const id = parseId((params as Record<string, string>)[memberParam], what);
-      const found = await findRecord(deps.db, def, scope, id, { fields: query.fields });
+      const expand = (query as { expand?: string[][] }).expand;
+      const found = await findRecord(deps.db, def, scope, id, {
+        fields: query.fields && expand ? withReferences(def, query.fields, expand) : query.fields,
+      });
       if (!found) throw notFound(what, id);
+      if (expand) await embedShown(deps.db, def, company.id, [found], expand, query.fields);
       return readResponse(
         { request, set },
         { data: found },

@@ -1,18 +1,31 @@
 // The query parameters a list of a resource accepts, derived from its definition.
 import { afterIdParam, afterParam, limitParam, offsetParam, totalParam } from "../http/paging.ts";
 import {
+  anyOfParam,
   described,
-  enumParam,
+  expandParam,
+  documented,
   fieldListParam,
   flagParam,
+  instantParam,
   integerParam,
+  rangeParam,
   sortParam,
   textParam,
-  timestampParam,
   type ParamParser,
 } from "../http/query.ts";
+import { invalidQuery } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { hasTimestamps, readableFieldNames, sortableFieldNames } from "../resources/fields.ts";
+import {
+  equalityFilters,
+  expandPaths,
+  type FilterKind,
+  hasTimestamps,
+  rangeFields,
+  readableFieldNames,
+  sortableFieldNames,
+  uniqueFields,
+} from "../resources/fields.ts";
 import { hasSoftDelete } from "../resources/store.ts";
 
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
@@ -20,6 +33,61 @@ export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
     fieldListParam(readableFieldNames(def)),
     "Fields to return, repeated (`fields=name&fields=status`) or comma-separated (`fields=name,status`); `id` is always included. An unknown field is a 400.",
   );
+}
+
+const CURRENCY = /^[A-Za-z]{3}$/;
+
+/** The parser of one equality filter, by the kind of field it compares. */
+function filterParser(name: string, filter: FilterKind, unique: boolean): ParamParser<unknown> {
+  switch (filter.kind) {
+    case "enum":
+      return anyOfParam(filter.values);
+    case "id":
+      return described(integerParam(1), `Only records whose ${name} is this id.`);
+    case "boolean":
+      return described(flagParam, `Only records whose ${name} is this.`);
+    case "text":
+      // Unique values compare exactly (db/schema.ts); other text as its column's collation does.
+      return described(
+        textParam,
+        unique
+          ? `Only records whose ${name} is exactly this: case and accents count, trailing spaces do not.`
+          : `Only records whose ${name} is this, in any case.`,
+      );
+    case "currency":
+      return documented(
+        (value, param) => {
+          const codes = value.split(",").map((code) => code.trim().toUpperCase());
+          if (!codes.every((code) => CURRENCY.test(code)))
+            throw invalidQuery(
+              `"${param}" must be ISO 4217 codes (USD, or USD,EUR for any of them), not "${value}".`,
+            );
+          return codes;
+        },
+        {
+          schema: {
+            type: "array",
+            items: { type: "string", pattern: "^[A-Za-z]{3}$" },
+            minItems: 1,
+          },
+          style: "form",
+          explode: false,
+          description: `Only records in one of these ISO 4217 currencies (comma-separated, any case).`,
+        },
+      );
+  }
+}
+
+/** `expand`, on a definition whose records have references: what GET one and lists may embed. */
+export function expandParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {
+  const paths = expandPaths(def);
+  if (paths.length === 0) return {};
+  return {
+    expand: described(
+      expandParam(paths),
+      "References to embed, comma-separated: each becomes the whole record it names (`client` for `client_id`; null when empty; a deleted one as `{id, deleted: true}`), and `project.client` embeds the project's client too (two levels at most). A page reads each reference once, whatever its size.",
+    ),
+  };
 }
 
 export function listParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {
@@ -30,6 +98,7 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
     after: afterParam,
     total: totalParam,
     fields: fieldsParser(def),
+    ...expandParsers(def),
     sort: described(
       sortParam(sortableFieldNames(def)),
       "Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor.",
@@ -40,20 +109,17 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
       textParam,
       `Case-insensitive substring of ${def.search.join(", ")}; % and _ match themselves.`,
     );
-  if (def.status) parsers.status = enumParam(def.status.values);
-  for (const filter of def.filters) {
-    parsers[filter] =
-      def.fields[filter]?.type === "text"
-        ? described(
-            textParam,
-            `Only records whose ${filter} is exactly this: case and accents count, trailing spaces do not.`,
-          )
-        : described(integerParam(1), `Only records whose ${filter} is this id.`);
-  }
+  for (const [name, filter] of equalityFilters(def))
+    parsers[name] = filterParser(name, filter, uniqueFields(def).includes(name));
+  for (const [name, kind] of rangeFields(def))
+    parsers[name] = described(
+      rangeParam(kind),
+      `A range of ${name}: ${name}[gte]=, ${name}[gt]=, ${name}[lt]=, ${name}[lte]= (any of them, together: all hold).${kind === "timestamp" ? " A date means its midnight UTC." : ""}`,
+    );
   if (hasTimestamps(def))
     parsers.updated_since = described(
-      timestampParam,
-      "Only records changed at or after this moment (RFC 3339): an incremental resync. Pair with include_deleted=true to learn of deletes too.",
+      instantParam,
+      "Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too.",
     );
   if (hasSoftDelete(def.table))
     parsers.include_deleted = described(

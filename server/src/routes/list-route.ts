@@ -2,14 +2,15 @@
 import type { AdmittedApp } from "../auth/admission.ts";
 import { listEnvelope } from "../http/envelopes.ts";
 import { encodeCursor, listFingerprint, listWindow } from "../http/paging.ts";
-import type { SortKey } from "../http/query.ts";
+import type { Range, SortKey } from "../http/query.ts";
 import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { readableFieldNames } from "../resources/fields.ts";
+import { equalityFilters, rangeFields, readableFieldNames } from "../resources/fields.ts";
 import { recordSchema } from "../resources/schemas.ts";
-import { listRecords } from "../resources/lists.ts";
+import { type FilterValue, listRecords } from "../resources/lists.ts";
 import { crudDetail } from "./crud-docs.ts";
+import { embedShown, withReferences } from "./expand-records.ts";
 import { listParsers } from "./list-parsers.ts";
 import { pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
 
@@ -22,24 +23,31 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
       const sort = query.sort as SortKey[] | undefined;
       const fingerprint = listFingerprint(query);
       const { limit, start } = listWindow(query, { fingerprint, keys: sort?.length ?? 0 });
-      const filters = Object.fromEntries(
-        def.filters
-          .filter((name) => query[name] !== undefined)
-          .map((name) => [name, query[name] as number | string]),
-      );
+      const given = <T>(names: readonly string[]): Record<string, T> =>
+        Object.fromEntries(
+          names.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as T]),
+        );
+      const filters = given<FilterValue>(equalityFilters(def).map(([name]) => name));
+      const ranges = given<Range>(rangeFields(def).map(([name]) => name));
+      const fields = query.fields as string[] | undefined;
+      const expand = query.expand as string[][] | undefined;
       const scope = await scopeOf(deps.db, def, company, params);
       const page = await listRecords(deps.db, def, scope, {
         limit,
         start,
         filters,
         total: query.total !== false,
+        ranges,
         q: query.q as string | undefined,
-        status: query.status as string | undefined,
-        fields: (query.fields as string[] | undefined) ?? readableFieldNames(def),
+        fields:
+          fields && expand
+            ? withReferences(def, fields, expand)
+            : (fields ?? readableFieldNames(def)),
         updatedSince: query.updated_since as Date | undefined,
         includeDeleted: query.include_deleted as boolean | undefined,
         sort,
       });
+      if (expand) await embedShown(deps.db, def, company.id, page.rows, expand, fields);
       const meta = {
         ...(page.total === undefined ? {} : { total: page.total }),
         limit,

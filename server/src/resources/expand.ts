@@ -1,0 +1,77 @@
+// Embedded references (`expand=client,project.client`): each named reference of a record shown as
+// the whole record it points at, read once per reference for a whole page (one statement with the
+// page's ids, whatever its size), two levels at most.
+import { and, eq, inArray } from "drizzle-orm";
+import type { Executor } from "../db/client.ts";
+import type { ResourceDefinition, StoredRecord } from "./definition.ts";
+import { expandables, readableFieldNames } from "./fields.ts";
+import { column, hasSoftDelete, selection, toRecord } from "./store.ts";
+
+/** A deleted record, embedded: its id and that it is gone. */
+const deleted = (id: number) => ({ id, deleted: true });
+
+/** The company's records of `def` with these ids, deleted ones as `{id, deleted: true}`: one statement. */
+async function embeddable(
+  db: Executor,
+  def: ResourceDefinition,
+  companyId: number,
+  ids: number[],
+): Promise<Map<number, StoredRecord | ReturnType<typeof deleted>>> {
+  if (ids.length === 0) return new Map();
+  const soft = hasSoftDelete(def.table);
+  const rows = await db
+    .select(selection(def, [...readableFieldNames(def), ...(soft ? ["deleted_at"] : [])]))
+    .from(def.table)
+    .where(
+      and(eq(column(def.table, "company_id"), companyId), inArray(column(def.table, "id"), ids)),
+    );
+  return new Map(
+    rows.map((row) => {
+      const { deleted_at, ...record } = toRecord(row);
+      return [
+        record.id as number,
+        deleted_at ? deleted(record.id as number) : (record as StoredRecord),
+      ];
+    }),
+  );
+}
+
+/**
+ * Puts the records `paths` name into `records` (in place): `paths` as parsed, each a reference and
+ * the references of it to embed in turn. Each reference costs one statement for all the records.
+ */
+export async function embedReferences(
+  db: Executor,
+  def: ResourceDefinition,
+  companyId: number,
+  records: StoredRecord[],
+  paths: readonly (readonly string[])[],
+): Promise<void> {
+  const byReference = new Map<string, string[][]>();
+  for (const [first, ...rest] of paths) {
+    const nested = byReference.get(first!) ?? [];
+    if (rest.length > 0) nested.push(rest);
+    byReference.set(first!, nested);
+  }
+  await Promise.all(
+    expandables(def)
+      .filter((reference) => byReference.has(reference.name))
+      .map(async (reference) => {
+        const ids = [
+          ...new Set(
+            records.map((record) => record[reference.field]).filter((id) => typeof id === "number"),
+          ),
+        ] as number[];
+        const found = await embeddable(db, reference.target, companyId, ids);
+        const nested = byReference.get(reference.name)!;
+        if (nested.length > 0) {
+          const live = [...found.values()].filter((record) => !("deleted" in record));
+          await embedReferences(db, reference.target, companyId, live as StoredRecord[], nested);
+        }
+        for (const record of records) {
+          const id = record[reference.field];
+          record[reference.name] = typeof id === "number" ? (found.get(id) ?? null) : null;
+        }
+      }),
+  );
+}
