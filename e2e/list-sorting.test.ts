@@ -427,7 +427,7 @@ describe("expand", () => {
       );
     // fields narrows the record, not what it embeds.
     const narrow = await api.get(
-      "/v1/projects?expand=client&fields=name&limit=1&client_id=" + [...clients.keys()][0],
+      `/v1/projects?expand=client&fields=name&limit=1&client_id=${[...clients.keys()][0]}`,
     );
     expect(Object.keys(narrow.body.data[0]).sort()).toEqual(["client", "id", "name"]);
     // Two levels: a rental's project with that project's client.

@@ -66,8 +66,9 @@ export function parseQuery<P extends Record<string, ParamParser<unknown>>>(
         );
       if (params.getAll(name).length > 1)
         throw invalidQuery(`Query parameter "${name}" is given more than once; give it once.`);
-      const members = (result[base] ??= {}) as Record<string, unknown>;
+      const members = (result[base] ?? {}) as Record<string, unknown>;
       members[key] = parser.member(key, params.get(name)!, name);
+      result[base] = members;
       continue;
     }
     // Own members only: `__proto__` or `toString` name no parameter, whatever Object.prototype has.
