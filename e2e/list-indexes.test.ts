@@ -80,9 +80,13 @@ beforeAll(async () => {
   }
 }, 60_000);
 
+// The seeded rows go, and each table's AUTO_INCREMENT back below them (InnoDB makes 1 its
+// largest id plus one): suites that run later read it (e2e/dry-run.test.ts).
 afterAll(async () => {
-  for (const name of RESOURCES)
+  for (const name of RESOURCES) {
     await testDb().pool.query(`DELETE FROM \`${name}\` WHERE id >= ${ID_BASE}`);
+    await testDb().pool.query(`ALTER TABLE \`${name}\` AUTO_INCREMENT = 1`);
+  }
 });
 
 interface Cost {

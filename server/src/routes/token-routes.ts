@@ -203,9 +203,10 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
             200: { description: "Dry-run: it would be created." },
           },
         }),
+        // One schema for both answers: tools check every success against the lowest 2xx (docs/api.md).
         response: {
-          201: item(CreatedToken, "TokenCreatedResult"),
-          200: item(DryRunWrite, "TokenDryRunResult"),
+          201: item(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
+          200: item(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
         },
       },
     )
