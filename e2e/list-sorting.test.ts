@@ -405,12 +405,12 @@ describe("expand", () => {
    */
   async function leastStatements(a: string, b: string): Promise<[number, number]> {
     let least: [number, number] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
-    for (let round = 0; round < 30; round++) {
+    for (let round = 0; round < 60; round++) {
       least = [
         Math.min(least[0], await statementsOf(a)),
         Math.min(least[1], await statementsOf(b)),
       ];
-      if (round >= 3 && least[0] === least[1]) break;
+      if (round >= 5 && least[0] === least[1]) break;
     }
     return least;
   }
