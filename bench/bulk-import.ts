@@ -1,9 +1,10 @@
 // The bulk-import leg of `bun run bench`: the CLI importing a CSV of workers into our server, beside
-// the least a bulk load can cost (the raw server's batch route: the same rows as one 500-row
-// INSERT per request, sent one request at a time); then the same records exported, 10% of the rows
-// edited and imported back with `--update`, at a rate compared with the create import's; and the
-// database statements one 500-item batch of ours runs, for creates, upserts and updates by id
-// (MariaDB's `Questions` counter over several batches).
+// the least a bulk load can cost (the raw server's batch route: the same rows as one 500-row INSERT
+// per request into the workers table itself, so the same columns and indexes, sent one request at a
+// time); then the same records exported, 10% of the rows edited and imported back with `--update`,
+// at a rate compared with the create import's; and the database statements and latency of one
+// 500-item batch of ours, for creates, upserts and updates by id (MariaDB's `Questions` counter
+// over several batches).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -23,7 +24,7 @@ export interface BulkImport {
     exitCode: number;
   };
   /** The raw server's batch route, the same rows, 500 per INSERT, one request at a time. */
-  raw: { rowsPerSecond: number; seconds: number };
+  raw: { rowsPerSecond: number; seconds: number; batchP50Ms: number; batchP99Ms: number };
   ratio: number;
   /** `erp import --update` of the export with 10% of its rows edited: rows/s, records changed, exit code. */
   update: {
@@ -37,6 +38,8 @@ export interface BulkImport {
   updateRatio: number;
   /** Statements per 500-item batch of ours (database counter over the batches / batches). */
   statements: { create: number; upsert: number; update: number };
+  /** Latency of those batches of ours, one at a time, ms. */
+  batchLatency: Record<"create" | "upsert" | "update", { p50Ms: number; p99Ms: number }>;
 }
 
 /** Row i of the file (and of the raw baseline's batches). */
@@ -45,6 +48,11 @@ const worker = (i: number): { name: string; email: string; phone: string } => ({
   email: `imported${i}@example.com`,
   phone: `+1 555 ${String(i).padStart(4, "0")}`,
 });
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0);
+};
 
 async function questions(db: DatabaseHandle): Promise<number> {
   const [rows] = await db.pool.query("SHOW GLOBAL STATUS LIKE 'Questions'");
@@ -187,7 +195,9 @@ async function rawImport(
     );
   }
   const started = performance.now();
+  const latencies: number[] = [];
   for (const body of bodies) {
+    const sent = performance.now();
     const response = await fetch(`${rawBaseUrl}/v1/workers/batch`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -195,9 +205,15 @@ async function rawImport(
     });
     if (response.status !== 200) throw new Error(`raw batch answered ${response.status}`);
     await response.arrayBuffer();
+    latencies.push(performance.now() - sent);
   }
   const seconds = (performance.now() - started) / 1000;
-  return { rowsPerSecond: Math.round(rows / seconds), seconds: Math.round(seconds * 10) / 10 };
+  return {
+    rowsPerSecond: Math.round(rows / seconds),
+    seconds: Math.round(seconds * 10) / 10,
+    batchP50Ms: percentile(latencies, 0.5),
+    batchP99Ms: percentile(latencies, 0.99),
+  };
 }
 
 /** Statements per batch: `batches` batches of 500 creates, the same items again as upserts (updates), then updates by id. */
@@ -206,7 +222,7 @@ async function statementsPerBatch(
   baseUrl: string,
   token: string,
   batches: number,
-): Promise<BulkImport["statements"]> {
+): Promise<{ statements: BulkImport["statements"]; latency: BulkImport["batchLatency"] }> {
   const items = (round: number, changed: boolean) =>
     Array.from({ length: BATCH }, (_, i) => ({
       name: `Counted ${round}-${i}${changed ? " renamed" : ""}`,
@@ -258,16 +274,36 @@ async function statementsPerBatch(
     const { data } = (await response.json()) as { data: { updated: number } };
     if (data.updated !== list.length) throw new Error("a counted update batch changed too little");
   };
-  const measure = async (send: (round: number) => Promise<void>): Promise<number> => {
+  const latencies = { create: [] as number[], upsert: [] as number[], update: [] as number[] };
+  const measure = async (
+    kind: keyof typeof latencies,
+    send: (round: number) => Promise<void>,
+  ): Promise<number> => {
     const before = await questions(db);
-    for (let round = 0; round < batches; round++) await send(round);
+    for (let round = 0; round < batches; round++) {
+      const sent = performance.now();
+      await send(round);
+      latencies[kind].push(performance.now() - sent);
+    }
     // One statement of ours (SHOW STATUS) falls inside the window.
     return Math.round((((await questions(db)) - before - 1) / batches) * 10) / 10;
   };
+  const statements = {
+    create: await measure("create", (round) => send(round, false)),
+    upsert: await measure("upsert", (round) => send(round, true)),
+    update: await measure("update", update),
+  };
+  const of = (values: number[]) => ({
+    p50Ms: percentile(values, 0.5),
+    p99Ms: percentile(values, 0.99),
+  });
   return {
-    create: await measure((round) => send(round, false)),
-    upsert: await measure((round) => send(round, true)),
-    update: await measure(update),
+    statements,
+    latency: {
+      create: of(latencies.create),
+      upsert: of(latencies.upsert),
+      update: of(latencies.update),
+    },
   };
 }
 
@@ -282,7 +318,7 @@ export async function bulkImport(
   const rawRun = await rawImport(raw.baseUrl, raw.token, rows);
   const cli = await cliImport(db, target.baseUrl, target.company, rows);
   const update = await cliUpdateImport(db, target.baseUrl, target.company);
-  const statements = await statementsPerBatch(
+  const batches = await statementsPerBatch(
     db,
     target.baseUrl,
     counted.company.token,
@@ -295,15 +331,21 @@ export async function bulkImport(
     ratio: Math.round((cli.rowsPerSecond / Math.max(1, rawRun.rowsPerSecond)) * 100) / 100,
     update,
     updateRatio: Math.round((update.rowsPerSecond / Math.max(1, cli.rowsPerSecond)) * 100) / 100,
-    statements,
+    statements: batches.statements,
+    batchLatency: batches.latency,
   };
 }
 
 export function describeBulkImport(result: BulkImport): string {
+  const latency = (kind: keyof BulkImport["batchLatency"]) =>
+    `${result.batchLatency[kind].p50Ms}/${result.batchLatency[kind].p99Ms} ms`;
   return [
     `CLI import of ${result.rows.toLocaleString("en")} workers: ${result.cli.imported.toLocaleString("en")} in the database, ${result.cli.rowsPerSecond} rows/s in ${result.cli.seconds} s, CLI max RSS ${result.cli.rssMb} MB, exit ${result.cli.exitCode}`,
-    `  raw 500-row INSERTs, one request at a time: ${result.raw.rowsPerSecond} rows/s; ratio ${result.ratio} (target ≥ 0.30)`,
+    `  raw 500-row INSERTs into workers, one request at a time: ${result.raw.rowsPerSecond} rows/s ` +
+      `(per batch p50/p99 ${result.raw.batchP50Ms}/${result.raw.batchP99Ms} ms); ratio ${result.ratio} (target ≥ 0.30)`,
     `  export → 10% of rows edited → import --update: ${result.update.changed.toLocaleString("en")} of ${result.update.edited.toLocaleString("en")} edited records changed, ${result.update.rowsPerSecond} rows/s in ${result.update.seconds} s, exit ${result.update.exitCode}; ${result.updateRatio} of the create import's rate (target ≥ 0.5)`,
     `  statements per 500-item batch: create ${result.statements.create} (target ≤ 12), upsert ${result.statements.upsert} (target ≤ 16), update by id ${result.statements.update} (target ≤ 14)`,
+    `  latency of those batches, one at a time, p50/p99: create ${latency("create")}, ` +
+      `upsert ${latency("upsert")}, update by id ${latency("update")}`,
   ].join("\n");
 }

@@ -17,6 +17,9 @@ export interface ObservabilityFigures {
   scenario: string;
   off_rps: number[];
   on_rps: number[];
+  /** The rounds' median p99 latency, ms. */
+  off_p99_ms: number;
+  on_p99_ms: number;
   /** Median of the on server's rounds over the median of the off server's. */
   ratio: number;
   spans_received: number;
@@ -25,7 +28,11 @@ export interface ObservabilityFigures {
 const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-async function rate(baseUrl: string, requests: autocannon.Request[], seconds: number) {
+async function rate(
+  baseUrl: string,
+  requests: autocannon.Request[],
+  seconds: number,
+): Promise<{ rps: number; p99: number }> {
   const result = await autocannon({
     url: baseUrl,
     connections: 32,
@@ -35,7 +42,7 @@ async function rate(baseUrl: string, requests: autocannon.Request[], seconds: nu
   const good = Object.entries(result.statusCodeStats ?? {})
     .filter(([code]) => code === "200" || code === "201")
     .reduce((sum, [, stat]) => sum + (stat as { count: number }).count, 0);
-  return Math.round(good / seconds);
+  return { rps: Math.round(good / seconds), p99: result.latency.p99 };
 }
 
 export async function observabilityCost(
@@ -107,16 +114,22 @@ export async function observabilityCost(
       for (const [, server] of servers)
         await rate(server.baseUrl, scenario.requests, quick ? 1 : 2);
       const rates: Record<string, number[]> = { off: [], on: [] };
+      const p99s: Record<string, number[]> = { off: [], on: [] };
       for (let round = 0; round < rounds; round++) {
         // Alternate which goes first, so neither always meets the other's leftovers.
         const order = round % 2 === 0 ? servers : [...servers].reverse();
-        for (const [name, server] of order)
-          rates[name]!.push(await rate(server.baseUrl, scenario.requests, seconds));
+        for (const [name, server] of order) {
+          const measured = await rate(server.baseUrl, scenario.requests, seconds);
+          rates[name]!.push(measured.rps);
+          p99s[name]!.push(measured.p99);
+        }
       }
       figures.push({
         scenario: scenario.name,
         off_rps: rates.off!,
         on_rps: rates.on!,
+        off_p99_ms: median(p99s.off!),
+        on_p99_ms: median(p99s.on!),
         ratio: Math.round((median(rates.on!) / Math.max(1, median(rates.off!))) * 100) / 100,
         spans_received: spans,
       });
@@ -138,6 +151,7 @@ export function describeObservability(figures: ObservabilityFigures[]): string {
       (f) =>
         `Metrics + traces + JSON logs on, ${f.scenario}: ${f.ratio} of the same server with them ` +
         `off (on ${f.on_rps.join("/")} req/s, off ${f.off_rps.join("/")}; goal >= 0.95; ` +
+        `p99 on ${f.on_p99_ms} ms, off ${f.off_p99_ms} ms; ` +
         `${f.spans_received} spans received by then)`,
     )
     .join("\n");

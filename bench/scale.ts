@@ -1,5 +1,5 @@
 // The scale leg of `bun run bench`: a company of 1,000,000 workers beside one of 20,000 on the same
-// server. For each: the median latency of its first page (`GET /v1/workers?limit=100`, with the
+// server. For each: the median and p99 latency of its first page (`GET /v1/workers?limit=100`, with the
 // total) and of a page near its end (after_id, no total), and a full `erp export workers --format
 // ndjson` in rows/s. Goals: the large company's first page within 1.5x of the small one's, its export
 // at least 0.5x the small one's rows/s. Workers are seeded straight into the database.
@@ -26,8 +26,11 @@ export const SCALE_SIZES: Record<"full" | "quick", ScaleSizes> = {
 export interface CompanyScale {
   workers: number;
   seedSeconds: number;
+  /** Medians and p99s of the timed requests, ms. */
   firstPageMs: number;
+  firstPageP99Ms: number;
   deepPageMs: number;
+  deepPageP99Ms: number;
   exportedRows: number;
   exportSeconds: number;
   exportRowsPerSecond: number;
@@ -68,13 +71,13 @@ async function seedWorkers(db: DatabaseHandle, companyId: number, count: number)
   return (performance.now() - started) / 1000;
 }
 
-/** Median milliseconds of `path` (status and body read), after a few untimed requests. */
-async function medianLatency(
+/** Median and p99 milliseconds of `path` (status and body read), after a few untimed requests. */
+async function latency(
   baseUrl: string,
   token: string,
   path: string,
   requests: number,
-): Promise<number> {
+): Promise<{ median: number; p99: number }> {
   const send = async (): Promise<number> => {
     const started = performance.now();
     const response = await fetch(`${baseUrl}${path}`, {
@@ -87,7 +90,9 @@ async function medianLatency(
   for (let i = 0; i < 3; i++) await send();
   const timings: number[] = [];
   for (let i = 0; i < requests; i++) timings.push(await send());
-  return round(median(timings), 2);
+  const sorted = [...timings].sort((a, b) => a - b);
+  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
+  return { median: round(median(timings), 2), p99: round(p99, 2) };
 }
 
 /** `erp export workers --format ndjson` as a user runs it: the rows it wrote to stdout and how long it took. */
@@ -149,13 +154,8 @@ async function measureCompany(
     [company.company_id, Math.floor(workers * 0.99)],
   );
   const deepAfterId = Number((ids as { id: number }[])[0]!.id);
-  const firstPageMs = await medianLatency(
-    baseUrl,
-    company.token,
-    "/v1/workers?limit=100",
-    requests,
-  );
-  const deepPageMs = await medianLatency(
+  const firstPage = await latency(baseUrl, company.token, "/v1/workers?limit=100", requests);
+  const deepPage = await latency(
     baseUrl,
     company.token,
     `/v1/workers?limit=100&after_id=${deepAfterId}&total=false`,
@@ -165,8 +165,10 @@ async function measureCompany(
   return {
     workers,
     seedSeconds: round(seedSeconds),
-    firstPageMs,
-    deepPageMs,
+    firstPageMs: firstPage.median,
+    firstPageP99Ms: firstPage.p99,
+    deepPageMs: deepPage.median,
+    deepPageP99Ms: deepPage.p99,
     exportedRows: exported.rows,
     exportSeconds: round(exported.seconds, 2),
     exportRowsPerSecond: Math.round(exported.rows / exported.seconds),
@@ -192,7 +194,9 @@ export async function scaleLeg(
 /** The leg's lines of the bench report. */
 export function describeScale(result: ScaleResult): string {
   const line = (c: CompanyScale) =>
-    `${c.workers.toLocaleString("en")} workers (seeded in ${c.seedSeconds} s): first page ${c.firstPageMs} ms, page at 99% by after_id ${c.deepPageMs} ms, ` +
+    `${c.workers.toLocaleString("en")} workers (seeded in ${c.seedSeconds} s): ` +
+    `first page ${c.firstPageMs} ms (p99 ${c.firstPageP99Ms}), ` +
+    `page at 99% by after_id ${c.deepPageMs} ms (p99 ${c.deepPageP99Ms}), ` +
     `export ${c.exportedRows.toLocaleString("en")} rows in ${c.exportSeconds} s = ${c.exportRowsPerSecond.toLocaleString("en")} rows/s (exit ${c.exportExitCode})`;
   return [
     `Scale, ${line(result.small)}`,

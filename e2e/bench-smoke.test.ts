@@ -53,6 +53,10 @@ function checkResults(code: number, stdout: string): void {
   expect(results.bulk_import.cli.rowsPerSecond).toBeGreaterThan(0);
   expect(results.bulk_import.cli.imported).toBe(results.bulk_import.rows);
   expect(results.bulk_import.raw.rowsPerSecond).toBeGreaterThan(0);
+  // Every scenario the bench prints has its p99 (a batch's, a page's, a round's).
+  expect(results.bulk_import.raw.batchP99Ms).toBeGreaterThan(0);
+  for (const kind of ["create", "upsert", "update"])
+    expect(results.bulk_import.batchLatency[kind].p99Ms).toBeGreaterThan(0);
   expect(results.bulk_import.statements.create).toBeGreaterThan(0);
   expect(results.bulk_import.statements.update).toBeGreaterThan(0);
   expect(results.bulk_import.update.exitCode).toBe(0);
@@ -61,6 +65,8 @@ function checkResults(code: number, stdout: string): void {
     expect(company.exportExitCode).toBe(0);
     expect(company.exportedRows).toBe(company.workers);
     expect(company.firstPageMs).toBeGreaterThan(0);
+    expect(company.firstPageP99Ms).toBeGreaterThanOrEqual(company.firstPageMs);
+    expect(company.deepPageP99Ms).toBeGreaterThanOrEqual(company.deepPageMs);
   }
   expect(stdout).toContain("Scale: large/small first page");
   expect(results.long_polls.errors).toBe(0);
@@ -69,4 +75,7 @@ function checkResults(code: number, stdout: string): void {
   expect(results.filtered_long_polls.with.writes).toBeGreaterThan(0);
   expect(results.filtered_long_polls.with.write_errors).toBe(0);
   expect(results.webhook_dispatch.deliveriesPerSecond).toBeGreaterThan(0);
+  for (const figures of results.observability) expect(figures.on_p99_ms).toBeGreaterThan(0);
+  // Platformatic DB is measured only when asked for (--peers): the smoke test needs no network.
+  expect(results.peers).toBeUndefined();
 }
