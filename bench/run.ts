@@ -6,7 +6,8 @@
 // bench/xlsx-import.ts), then the scale leg (bench/scale.ts) and the cost of 1,000 idle
 // long-polls and of 1,000 filtered ones of a busy company (bench/long-poll.ts). Prints a table and
 // writes bench/results.json.
-// Flags: --quick (short rounds, for the smoke test), --profile (CPU profile of our server).
+// Flags: --quick (short rounds, for the smoke test), --profile (CPU profile of our server), --peers
+// (Platformatic DB beside ours, bench/peers.ts: installed from npm on first use, so never by default).
 import autocannon from "autocannon";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -16,7 +17,6 @@ import {
   connectDatabase,
   createCompany,
   migrateDatabase,
-  recountLiveRecords,
   type DatabaseHandle,
 } from "@erp/server/admin";
 import {
@@ -34,6 +34,14 @@ import {
   filteredLongPolls,
   idleLongPolls,
 } from "./long-poll.ts";
+import {
+  describePeers,
+  installPeers,
+  peersLeg,
+  PeersUnavailable,
+  type PeersResult,
+} from "./peers.ts";
+import { seedWorkers } from "./seed.ts";
 import { spawnServer } from "./spawn-server.ts";
 import { webhookDispatch } from "./webhook-dispatch.ts";
 import { describeObservability, observabilityCost } from "./observability.ts";
@@ -41,6 +49,7 @@ import { describeObservability, observabilityCost } from "./observability.ts";
 const ROOT = path.resolve(import.meta.dir, "..");
 const QUICK = process.argv.includes("--quick");
 const PROFILE = process.argv.includes("--profile");
+const PEERS = process.argv.includes("--peers");
 const ROUNDS = QUICK ? 1 : 3;
 const SECONDS = QUICK ? 1 : 4;
 const WARMUP_SECONDS = QUICK ? 1 : 3;
@@ -279,30 +288,6 @@ function rssMb(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
-async function seed(db: DatabaseHandle, companyId: number): Promise<number[]> {
-  const now = new Date();
-  const rows = Array.from({ length: SEED_WORKERS }, (_, i) => [
-    companyId,
-    `Seeded worker ${i}`,
-    `seed${i}@example.com`,
-    "ACTIVE",
-    now,
-    now,
-  ]);
-  for (let i = 0; i < rows.length; i += 500) {
-    await db.pool.query(
-      "INSERT INTO workers (company_id, name, email, status, created_at, updated_at) VALUES ?",
-      [rows.slice(i, i + 500)],
-    );
-  }
-  // Rows loaded around the API: the counters its writes keep are set from them once.
-  await recountLiveRecords(db.db, companyId);
-  const [ids] = await db.pool.query("SELECT id FROM workers WHERE company_id = ? ORDER BY id", [
-    companyId,
-  ]);
-  return (ids as { id: number }[]).map((row) => Number(row.id));
-}
-
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
@@ -338,6 +323,17 @@ function printTopFunctions(profileDir: string): void {
     console.log(`  ${((count / total) * 100).toFixed(1).padStart(5)}%  ${key}`);
 }
 
+// Before anything else: a peer that cannot be had here should not cost the rest of the run first.
+let peersNode: string | undefined;
+if (PEERS) {
+  try {
+    peersNode = await installPeers();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+}
+
 const server = await provisionDatabaseServer({
   envUrl: process.env.BENCH_DATABASE_URL || undefined,
   envName: "BENCH_DATABASE_URL",
@@ -357,7 +353,10 @@ try {
     plan: "enterprise",
     addons: ["api"],
   });
-  const tenant: Tenant = { token: company.token, workerIds: await seed(db, company.company_id) };
+  const tenant: Tenant = {
+    token: company.token,
+    workerIds: await seedWorkers(db, company.company_id, SEED_WORKERS),
+  };
   const api = await start("api", "server/src/main.ts", url, profileDir);
   const raw = await start("raw", "bench/raw-server.ts", url);
   targets.push(api, raw);
@@ -421,6 +420,17 @@ try {
   const ownCreate = summary.find((s) => s.scenario === "create")!.api.rps;
   const replay = summary.find((s) => s.scenario === "replay")!;
   const replayVsCreate = Math.round((replay.api.rps / Math.max(1, ownCreate)) * 100) / 100;
+
+  const peers: PeersResult | undefined = peersNode
+    ? await peersLeg(
+        db,
+        url,
+        api.baseUrl,
+        { companyId: company.company_id, token: tenant.token, workerIds: tenant.workerIds },
+        peersNode,
+        QUICK,
+      )
+    : undefined;
 
   // Memory after many requests.
   await autocannon({
@@ -487,6 +497,7 @@ try {
     ]);
   }
   console.log(`\n${table(rows)}\n`);
+  if (peers) console.log(`${describePeers(peers)}\n`);
   console.log(
     `server RSS after ${RSS_REQUESTS.toLocaleString("en")} more requests: ${serverRss} MB (target ≤ 150 MB)`,
   );
@@ -511,9 +522,31 @@ try {
   };
   await Bun.write(
     path.join(ROOT, "bench/results.json"),
-    `${JSON.stringify({ environment, scenarios: summary, replay_vs_create: replayVsCreate, server_rss_mb: serverRss, rss_requests: RSS_REQUESTS, bulk_import: imports, xlsx_import: workbookImport, scale, long_polls: longPolls, filtered_long_polls: filteredPolls, webhook_dispatch: webhooks, observability }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        environment,
+        scenarios: summary,
+        replay_vs_create: replayVsCreate,
+        server_rss_mb: serverRss,
+        rss_requests: RSS_REQUESTS,
+        bulk_import: imports,
+        xlsx_import: workbookImport,
+        scale,
+        long_polls: longPolls,
+        filtered_long_polls: filteredPolls,
+        webhook_dispatch: webhooks,
+        observability,
+        peers,
+      },
+      null,
+      2,
+    )}\n`,
   );
   console.log("written: bench/results.json");
+} catch (error) {
+  if (!(error instanceof PeersUnavailable)) throw error;
+  console.error(error.message);
+  process.exitCode = 1;
 } finally {
   for (const target of targets) {
     target.process.kill("SIGTERM");

@@ -12,14 +12,18 @@ export interface SpawnedServer {
   process: Subprocess<"ignore", "pipe", "inherit">;
 }
 
-/** `script` is relative to the repository; `env` adds to the bench's defaults; `profileDir` runs it under `--cpu-prof`. */
+/**
+ * `script` is relative to the repository; `env` adds to the bench's defaults; `profileDir` runs it
+ * under `--cpu-prof`; `runtime` runs it with another executable than this Bun (the peers' Node).
+ */
 export async function spawnServer(
   script: string,
   databaseUrl: string,
-  options: { env?: Record<string, string>; profileDir?: string } = {},
+  options: { env?: Record<string, string>; profileDir?: string; runtime?: string } = {},
 ): Promise<SpawnedServer> {
   const profile = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
-  const child = Bun.spawn([process.execPath, ...profile, path.join(ROOT, script)], {
+  const runtime = options.runtime ?? process.execPath;
+  const child = Bun.spawn([runtime, ...profile, path.join(ROOT, script)], {
     cwd: ROOT,
     stdin: "ignore",
     env: {
