@@ -155,8 +155,8 @@ export async function installPeers(): Promise<string> {
   return binary;
 }
 
-/** The company our server works in: its token and seeded worker ids (the peer's table copies them). */
-export interface PeersTenant {
+/** The leg's company in our server: its token and seeded worker ids (the peer's table copies them). */
+interface PeersTenant {
   companyId: number;
   token: string;
   workerIds: number[];
@@ -440,14 +440,16 @@ function line(name: string, unit: PeerLine["unit"], ours: Window[], peer: Window
 }
 
 /**
- * Creates and fills the peer's table in `databaseUrl`'s database, starts Platformatic DB on it (Node
- * from installPeers), and measures it beside our server at `oursBaseUrl`, in alternating rounds.
+ * Seeds a company of its own in our server and the same rows into the peer's table, in
+ * `databaseUrl`'s database (a company of its own, so that both hold the same rows whatever ran
+ * before: an earlier leg's creates would otherwise be copied in, and the peer counts its total),
+ * starts Platformatic DB on it (Node from installPeers), and measures it beside our server at
+ * `oursBaseUrl`, in alternating rounds.
  */
 export async function peersLeg(
   db: DatabaseHandle,
   databaseUrl: string,
   oursBaseUrl: string,
-  tenant: PeersTenant,
   node: string,
   quick: boolean,
 ): Promise<PeersResult> {
@@ -458,6 +460,16 @@ export async function peersLeg(
   await db.pool.query(`DROP TABLE IF EXISTS ${PEER_TABLE}`);
   await db.pool.query(`CREATE TABLE ${PEER_TABLE} LIKE workers`);
   await db.pool.query(`ALTER TABLE ${PEER_TABLE} DROP PRIMARY KEY, ADD PRIMARY KEY (id)`);
+  const company = await createCompany(db.db, {
+    name: "Peers Co",
+    plan: "enterprise",
+    addons: ["api"],
+  });
+  const tenant: PeersTenant = {
+    companyId: company.company_id,
+    token: company.token,
+    workerIds: await seedWorkers(db, company.company_id, quick ? 200 : 2_000),
+  };
   await db.pool.query(`INSERT INTO ${PEER_TABLE} SELECT * FROM workers WHERE company_id = ?`, [
     tenant.companyId,
   ]);
@@ -557,7 +569,7 @@ export function describePeers(result: PeersResult): string {
   ].join("\n");
 }
 
-// Alone: a throw-away database with one seeded company, our server and the peer.
+// Alone: a throw-away database, our server and the peer.
 if (import.meta.main) {
   const quick = process.argv.includes("--quick");
   let node: string;
@@ -579,22 +591,9 @@ if (import.meta.main) {
     await createDatabase(server.url, name);
     await migrateDatabase(url);
     db = connectDatabase(url, { connectionLimit: 2 });
-    const company = await createCompany(db.db, {
-      name: "Bench Co",
-      plan: "enterprise",
-      addons: ["api"],
-    });
-    const workerIds = await seedWorkers(db, company.company_id, quick ? 200 : 2_000);
     const api = await spawnServer("server/src/main.ts", url);
     ours = api.process;
-    const result = await peersLeg(
-      db,
-      url,
-      api.baseUrl,
-      { companyId: company.company_id, token: company.token, workerIds },
-      node,
-      quick,
-    );
+    const result = await peersLeg(db, url, api.baseUrl, node, quick);
     console.log(`\n${describePeers(result)}\n`);
     await Bun.write(
       path.join(ROOT, "bench/peers-results.json"),

@@ -422,14 +422,7 @@ try {
   const replayVsCreate = Math.round((replay.api.rps / Math.max(1, ownCreate)) * 100) / 100;
 
   const peers: PeersResult | undefined = peersNode
-    ? await peersLeg(
-        db,
-        url,
-        api.baseUrl,
-        { companyId: company.company_id, token: tenant.token, workerIds: tenant.workerIds },
-        peersNode,
-        QUICK,
-      )
+    ? await peersLeg(db, url, api.baseUrl, peersNode, QUICK)
     : undefined;
 
   // Memory after many requests.
