@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { WorkbookReader, isDateDisplayFormat } from "@cj-tech-master/excelts";
 import { UsageError } from "../usage-error.ts";
-import type { ImportSource, Row } from "./rows.ts";
+import type { ImportSource, Row } from "./source.ts";
 import { type ScannedCell, type ScannedRow, SheetXmlScanner } from "./sheet-xml.ts";
 import { FORMATS_READ } from "./sniff.ts";
 import type { Cell } from "./values.ts";

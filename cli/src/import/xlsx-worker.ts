@@ -3,7 +3,7 @@
 import { createReadStream } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { UsageError } from "../usage-error.ts";
-import type { Row } from "./rows.ts";
+import type { Row } from "./source.ts";
 import {
   CHUNKS_AHEAD,
   readWorkbook,
