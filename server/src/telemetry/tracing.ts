@@ -1,5 +1,5 @@
 // OpenTelemetry traces, exported over OTLP/HTTP only when OTEL_EXPORTER_OTLP_ENDPOINT is set:
-// then the SDK is loaded and a span per request, with a child span per database statement and
+// then the exporter is loaded and a span per request, with a child span per database statement and
 // per webhook send, goes to the collector in batches. Unset, nothing is loaded, started or sent,
 // and a request costs only its trace ids (docs/operations.md).
 import { log } from "../base/log.ts";
