@@ -72,7 +72,10 @@ export class ExampleRunner {
     this.#collections = collectionsOf(document);
   }
 
-  /** Sends every operation's example, in document order; a collection is listed once it has a record, and a delete removes one made for it. */
+  /**
+   * Sends every operation's example, in document order; a collection is listed once it has a record,
+   * a delete removes one made for it and a restore brings back one deleted for it.
+   */
   async runAll(): Promise<ExampleExchange[]> {
     const exchanges: ExampleExchange[] = [];
     for (const [template, item] of Object.entries(this.document.paths as Record<string, Json>)) {
@@ -90,7 +93,10 @@ export class ExampleRunner {
     operation: Json,
     options: { api?: Api; headers?: Record<string, string> } = {},
   ): Promise<ExampleExchange> {
-    const path = await this.fill(template, operation, method === "delete");
+    // A restore needs a deleted record: one made for it, then deleted.
+    const restore = method === "post" && template.endsWith("/restore");
+    const path = await this.fill(template, operation, method === "delete" || restore);
+    if (restore) await this.maker.delete(path.slice(0, -"/restore".length));
     const body = await this.#body(operation);
     const secured = !(Array.isArray(operation.security) && operation.security.length === 0);
     const response = await (options.api ?? this.api).request(method.toUpperCase(), path, {

@@ -1,4 +1,4 @@
-// Registers `erp <resource> list|get|create|update|delete` for each resource and `erp <lookup> list`
+// Registers `erp <resource> list|get|create|update|delete|restore` for each resource and `erp <lookup> list`
 // for each lookup, from the collections the SDK generates from the API's document.
 import type { Command } from "commander";
 import { COLLECTION_SPECS } from "../resources.ts";
@@ -7,9 +7,10 @@ import { remove } from "./resource/delete.ts";
 import { get } from "./resource/get.ts";
 import { list } from "./resource/list.ts";
 import type { ResourceCommand } from "./resource/resource-command.ts";
+import { restore } from "./resource/restore.ts";
 import { update } from "./resource/update.ts";
 
-const SUBCOMMANDS: readonly ResourceCommand[] = [list, get, create, update, remove];
+const SUBCOMMANDS: readonly ResourceCommand[] = [list, get, create, update, remove, restore];
 
 export function registerResources(program: Command): void {
   for (const spec of COLLECTION_SPECS) {

@@ -5,6 +5,7 @@ import type {
   Change,
   DeleteOutcome,
   ProjectCreated,
+  ProjectRestoreOutcome,
   ProjectUpdateOutcome,
   ProjectUpsertOutcome,
 } from "../generated/types.ts";
@@ -57,6 +58,10 @@ export type UpsertResult<R> = Omit<ProjectUpsertOutcome, "changes" | "record"> &
   changes?: { [K in keyof R]?: FieldChange<R[K]> };
   record?: R;
 };
+
+/** What a restore returns: the record back (or as it would be) and what came back with it. */
+// Every <Resource>RestoreOutcome has the same frame around its record; Project's stands for them all.
+export type RestoreResult<R> = Omit<ProjectRestoreOutcome, "record"> & { record: R };
 
 /** What a delete (or dry-run delete) returns. */
 export type DeleteResult = DeleteOutcome;

@@ -860,7 +860,7 @@ export interface EquipmentCategory {
 }
 
 /** `<resource>.<action>`: project.created, rental.updated, equipment.deleted, … */
-export type EventType = "project.created" | "project.updated" | "project.deleted" | "worker.created" | "worker.updated" | "worker.deleted" | "client.created" | "client.updated" | "client.deleted" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "rental.created" | "rental.updated" | "rental.deleted";
+export type EventType = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored";
 
 /** The resource's path segment: projects, workers, …, rentals. */
 export type EventResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment" | "rentals";
@@ -889,7 +889,7 @@ export interface Event {
 }
 
 /** An event type (`project.created`), every action on one resource (`project.*`), or every event (`*`). */
-export type WebhookSubscription = "project.created" | "project.updated" | "project.deleted" | "worker.created" | "worker.updated" | "worker.deleted" | "client.created" | "client.updated" | "client.deleted" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "rental.created" | "rental.updated" | "rental.deleted" | "project.*" | "worker.*" | "client.*" | "estimate.*" | "subcontractor.*" | "equipment.*" | "rental.*" | "*";
+export type WebhookSubscription = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "project.*" | "worker.*" | "client.*" | "estimate.*" | "subcontractor.*" | "equipment.*" | "rental.*" | "*";
 
 export interface WebhookEndpoint {
   id: number;
@@ -996,7 +996,7 @@ export interface Usage {
   };
 }
 
-export type WriteAction = "created" | "updated" | "unchanged";
+export type WriteAction = "created" | "updated" | "unchanged" | "restored";
 
 export type WriteMode = "soft";
 
@@ -1043,7 +1043,7 @@ export interface Problem {
 export interface BatchItemResult {
   /** The item's position in `items`, from 0. */
   index: number;
-  /** What the item alone would have answered: 201 created, 200 updated or unchanged, else the refusal's status. */
+  /** What the item alone would have answered: 201 created, 200 updated, unchanged or restored, else the refusal's status. */
   status: number;
   /** The record's id; null when refused, and for a create in a dry-run. */
   id: number | null;
@@ -1060,6 +1060,8 @@ export interface BatchOutcome {
   created: number;
   /** Items that changed an existing record in this request. */
   updated: number;
+  /** Deleted records brought back by this request (`operation: "restore"`). */
+  restored: number;
   /** Items refused. */
   failed: number;
   results: BatchItemResult[];
@@ -1073,6 +1075,16 @@ export interface ClientCreated {
   created: boolean;
   dry_run: boolean;
   record?: Client;
+}
+
+export interface ClientRestoreOutcome {
+  id: number;
+  /** True when the record was brought back (false in a dry-run). */
+  restored: boolean;
+  dry_run: boolean;
+  /** What comes back: the record and the records deleted together with it (a piece of equipment's or a project's unbilled rentals). */
+  would_restore: RecordRef[];
+  record: Client;
 }
 
 export interface Change {
@@ -1126,6 +1138,16 @@ export interface EquipmentCreated {
   record?: Equipment;
 }
 
+export interface EquipmentRestoreOutcome {
+  id: number;
+  /** True when the record was brought back (false in a dry-run). */
+  restored: boolean;
+  dry_run: boolean;
+  /** What comes back: the record and the records deleted together with it (a piece of equipment's or a project's unbilled rentals). */
+  would_restore: RecordRef[];
+  record: Equipment;
+}
+
 export interface EquipmentUpdateOutcome {
   id: number;
   /** True when a change was written (false in a dry-run and when nothing changed). */
@@ -1160,6 +1182,16 @@ export interface EstimateCreated {
   record?: Estimate;
 }
 
+export interface EstimateRestoreOutcome {
+  id: number;
+  /** True when the record was brought back (false in a dry-run). */
+  restored: boolean;
+  dry_run: boolean;
+  /** What comes back: the record and the records deleted together with it (a piece of equipment's or a project's unbilled rentals). */
+  would_restore: RecordRef[];
+  record: Estimate;
+}
+
 export interface EstimateUpdateOutcome {
   id: number;
   /** True when a change was written (false in a dry-run and when nothing changed). */
@@ -1192,6 +1224,16 @@ export interface ProjectCreated {
   created: boolean;
   dry_run: boolean;
   record?: Project;
+}
+
+export interface ProjectRestoreOutcome {
+  id: number;
+  /** True when the record was brought back (false in a dry-run). */
+  restored: boolean;
+  dry_run: boolean;
+  /** What comes back: the record and the records deleted together with it (a piece of equipment's or a project's unbilled rentals). */
+  would_restore: RecordRef[];
+  record: Project;
 }
 
 export interface ProjectUpdateOutcome {
@@ -1246,6 +1288,16 @@ export interface SubcontractorCreated {
   created: boolean;
   dry_run: boolean;
   record?: Subcontractor;
+}
+
+export interface SubcontractorRestoreOutcome {
+  id: number;
+  /** True when the record was brought back (false in a dry-run). */
+  restored: boolean;
+  dry_run: boolean;
+  /** What comes back: the record and the records deleted together with it (a piece of equipment's or a project's unbilled rentals). */
+  would_restore: RecordRef[];
+  record: Subcontractor;
 }
 
 export interface SubcontractorUpdateOutcome {
@@ -1353,6 +1405,16 @@ export interface WorkerCreated {
   record?: Worker;
 }
 
+export interface WorkerRestoreOutcome {
+  id: number;
+  /** True when the record was brought back (false in a dry-run). */
+  restored: boolean;
+  dry_run: boolean;
+  /** What comes back: the record and the records deleted together with it (a piece of equipment's or a project's unbilled rentals). */
+  would_restore: RecordRef[];
+  record: Worker;
+}
+
 export interface WorkerUpdateOutcome {
   id: number;
   /** True when a change was written (false in a dry-run and when nothing changed). */
@@ -1378,7 +1440,7 @@ export interface WorkerUpsertOutcome {
 }
 
 /** Every problem `code` the API's operations declare. */
-export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
+export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_deleted" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
 
 /** The codes of 409 Conflict answers. */
-export type ConflictCode = "billing_mode_locked" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "rental_billed" | "unique_violation";
+export type ConflictCode = "billing_mode_locked" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "not_deleted" | "rental_billed" | "unique_violation";

@@ -11,6 +11,7 @@ import type {
   CreateResult,
   DeleteResult,
   Picked,
+  RestoreResult,
   UpdateResult,
   UpsertResult,
 } from "../core/results.ts";
@@ -69,13 +70,16 @@ export interface BatchOptions extends WriteOptions {
    * where it comes from) to make a re-run after a crash, in other batches, write nothing twice.
    */
   itemKeys?: readonly string[];
-  /** `update`: every item carries the `id` of the record to update (and optionally `if_match`); default `create`. */
-  operation?: "create" | "update";
+  /**
+   * `update`: every item carries the `id` of the record to update (and optionally `if_match`);
+   * `restore`: every item is `{ id }` of a deleted record to bring back; default `create`.
+   */
+  operation?: "create" | "update" | "restore";
   /** Dry-run only: what earlier dry-run batches of the same import would have written (see the API's `preceding`). */
   preceding?: { created?: number; unique?: Record<string, readonly string[]> };
 }
 
-/** list, listPage, get, create, update, delete, batch and upsert for one collection of records. */
+/** list, listPage, get, create, update, delete, restore, batch and upsert for one collection of records. */
 export class ResourceClient<R, C, U, F> {
   readonly #transport: Transport;
   readonly #path: string;
@@ -152,9 +156,18 @@ export class ResourceClient<R, C, U, F> {
   }
 
   /**
+   * Brings a soft-deleted record back as it was (same id, fields and external_id), checked as a
+   * create (quota, unique values, references), with what was deleted together with it.
+   */
+  restore(id: number, options?: WriteOptions): ApiPromise<RestoreResult<R>> {
+    return this.#call({ method: "POST", path: `${this.#item(id)}/restore`, options });
+  }
+
+  /**
    * Writes up to 500 records in order in one request (and one transaction); each item's result
    * says whether it was created, updated, unchanged or refused (with the problem). With
-   * `operation: "update"` each item updates the record its `id` names with the fields it carries.
+   * `operation: "update"` each item updates the record its `id` names with the fields it carries;
+   * with `operation: "restore"` each item `{ id }` brings a deleted record back.
    */
   batch(
     items: readonly C[],
@@ -165,16 +178,21 @@ export class ResourceClient<R, C, U, F> {
     options: Omit<BatchOptions, "onConflict"> & { operation: "update" },
   ): ApiPromise<BatchResult>;
   batch(
-    items: readonly (C | BatchUpdateItem<U>)[],
+    items: readonly { id: number }[],
+    options: Omit<BatchOptions, "onConflict" | "preceding"> & { operation: "restore" },
+  ): ApiPromise<BatchResult>;
+  batch(
+    items: readonly (C | BatchUpdateItem<U> | { id: number })[],
     options?: BatchOptions,
   ): ApiPromise<BatchResult>;
   batch(
-    items: readonly (C | BatchUpdateItem<U>)[],
+    items: readonly (C | BatchUpdateItem<U> | { id: number })[],
     options?: BatchOptions,
   ): ApiPromise<BatchResult> {
-    const update = options?.operation === "update";
+    const operation = options?.operation ?? "create";
+    const update = operation !== "create";
     const body = {
-      ...(update ? { operation: "update" } : {}),
+      ...(update ? { operation } : {}),
       items,
       atomic: options?.atomic ?? false,
       ...(update ? {} : { on_conflict: options?.onConflict ?? "error" }),

@@ -3,7 +3,7 @@
 // change nothing report none.
 import type { StoredRecord } from "../resources/definition.ts";
 
-export type ChangeAction = "created" | "updated" | "deleted";
+export type ChangeAction = "created" | "updated" | "deleted" | "restored";
 
 export interface FieldChange {
   from: unknown;

@@ -5,7 +5,7 @@ import type { ChangeAction } from "./changes.ts";
 import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
 import { eventType } from "./event-log.ts";
 
-const ACTIONS: readonly ChangeAction[] = ["created", "updated", "deleted"];
+const ACTIONS: readonly ChangeAction[] = ["created", "updated", "deleted", "restored"];
 
 /** Resources whose records have events: every collection a client writes. */
 export const EVENTFUL = [...RESOURCES, ...SUB_RESOURCES];

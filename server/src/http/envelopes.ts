@@ -135,6 +135,26 @@ export const RecordRef = Type.Object(
   { additionalProperties: false, title: "RecordRef" },
 );
 
+export const restoreResult = (record: TSchema): TSchema =>
+  itemEnvelope(
+    Type.Object(
+      {
+        id: Type.Integer(),
+        restored: Type.Boolean({
+          description: "True when the record was brought back (false in a dry-run).",
+        }),
+        dry_run: Type.Boolean(),
+        would_restore: Type.Array(RecordRef, {
+          description:
+            "What comes back: the record and the records deleted together with it (a piece of equipment's or a project's unbilled rentals).",
+        }),
+        record,
+      },
+      { additionalProperties: false, title: `${record.title}RestoreOutcome` },
+    ),
+    `${record.title}RestoreResult`,
+  );
+
 export const DeleteResult = itemEnvelope(
   Type.Object(
     {

@@ -41,6 +41,7 @@ export const CATALOGUE = {
   estimate_not_draft: 409,
   rental_billed: 409,
   delete_blocked: 409,
+  not_deleted: 409,
   unique_violation: 409,
   idempotency_key_reuse: 409,
   idempotency_in_progress: 409,
@@ -250,6 +251,12 @@ export const deleteBlocked = (
     "delete_blocked",
     `${singular} ${id} cannot be deleted: ${reasons.join("; ")} (${blockers.map((ref) => `${ref.resource} ${ref.id}`).join(", ")}).`,
     { extensions: { blockers } },
+  );
+/** A restore of a record that is live: there is nothing to bring back. */
+export const notDeleted = (singular: string, id: number): Refusal =>
+  refusal(
+    "not_deleted",
+    `${singular} ${id} is not deleted: only a deleted record can be restored.`,
   );
 /** `current`: the record's ETag now, which the answer carries. */
 export const preconditionFailed = (header: string, current: string): Refusal =>

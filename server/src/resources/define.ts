@@ -137,10 +137,17 @@ export function defineResource<T extends MySqlTable>(
       ...(external ? { external_id: EXTERNAL_ID } : {}),
     }),
     filters: external ? [...declaration.filters, "external_id"] : declaration.filters,
-    operations:
-      external && !declaration.parent && declaration.operations.includes("create")
-        ? [...declaration.operations, "batch", "upsert"]
-        : declaration.operations,
+    operations: [
+      ...declaration.operations,
+      // A soft-deleted record of a collection comes back by its id; a sub-collection's records come
+      // back with their parent (docs/concepts.md, "Deletes").
+      ...(!declaration.parent && declaration.operations.includes("delete")
+        ? (["restore"] as const)
+        : []),
+      ...(external && !declaration.parent && declaration.operations.includes("create")
+        ? (["batch", "upsert"] as const)
+        : []),
+    ],
     readOnly: completeAll(resourceTable, declaration.name, declaration.readOnly),
     parent,
     dependents: (declaration.dependents ?? []).map((dependent) => ({

@@ -74,7 +74,15 @@ export interface ParentScope {
 }
 
 /** `batch` and `upsert` come with `create` on every top-level resource with an `external_id` column. */
-export type Operation = "list" | "get" | "create" | "update" | "delete" | "batch" | "upsert";
+export type Operation =
+  | "list"
+  | "get"
+  | "create"
+  | "update"
+  | "delete"
+  | "restore"
+  | "batch"
+  | "upsert";
 
 export interface ResourceDefinition {
   /** The path segment, e.g. `projects`, `equipment-categories`. */

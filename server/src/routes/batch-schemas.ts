@@ -35,17 +35,17 @@ export function batchBodySchema(def: ResourceDefinition): TSchema {
   return Type.Object(
     {
       operation: Type.Optional(
-        Type.Union([Type.Literal("create"), Type.Literal("update")], {
+        Type.Union([Type.Literal("create"), Type.Literal("update"), Type.Literal("restore")], {
           default: "create",
           description:
-            '"create": every item is a new record (or, with on_conflict "update", an upsert by external_id). "update": every item carries the `id` of a live record and the fields to change, under the rules of a PATCH (transitions, locks, references, unique fields); an unknown id is that item\'s 404 not_found, `if_match` that no longer matches its 412 precondition_failed, and an item that changes nothing is `unchanged` (no write, no event).',
+            '"create": every item is a new record (or, with on_conflict "update", an upsert by external_id). "update": every item carries the `id` of a live record and the fields to change, under the rules of a PATCH (transitions, locks, references, unique fields); an unknown id is that item\'s 404 not_found, `if_match` that no longer matches its 412 precondition_failed, and an item that changes nothing is `unchanged` (no write, no event). "restore": every item is `{"id": …}` of a deleted record, brought back as it was under the checks of a create (quota, unique values, references; a live record is that item\'s 409 not_deleted), with what was deleted together with it.',
         }),
       ),
       items: Type.Array(Type.Union([createBodySchema(def), batchUpdateItemSchema(def)]), {
         minItems: 1,
         maxItems: MAX_BATCH_ITEMS,
         description:
-          'The records to write, in order: creates (with on_conflict "update" each carries its external_id), or with operation "update" each record\'s id and the fields to change.',
+          'The records to write, in order: creates (with on_conflict "update" each carries its external_id), with operation "update" each record\'s id and the fields to change, with operation "restore" only the id.',
       }),
       atomic: Type.Optional(
         Type.Boolean({
@@ -108,13 +108,18 @@ const BatchItemResult = Type.Object(
     index: Type.Integer({ description: "The item's position in `items`, from 0." }),
     status: Type.Integer({
       description:
-        "What the item alone would have answered: 201 created, 200 updated or unchanged, else the refusal's status.",
+        "What the item alone would have answered: 201 created, 200 updated, unchanged or restored, else the refusal's status.",
     }),
     id: t.Union([Type.Integer(), t.Null()], {
       description: "The record's id; null when refused, and for a create in a dry-run.",
     }),
     action: Type.Optional(
-      Type.Union([Type.Literal("created"), Type.Literal("updated"), Type.Literal("unchanged")]),
+      Type.Union([
+        Type.Literal("created"),
+        Type.Literal("updated"),
+        Type.Literal("unchanged"),
+        Type.Literal("restored"),
+      ]),
     ),
     replayed: Type.Optional(
       Type.Literal(true, {
@@ -138,6 +143,9 @@ export const BatchResult = itemEnvelope(
       }),
       updated: Type.Integer({
         description: "Items that changed an existing record in this request.",
+      }),
+      restored: Type.Integer({
+        description: 'Deleted records brought back by this request (`operation: "restore"`).',
       }),
       failed: Type.Integer({ description: "Items refused." }),
       results: Type.Array(BatchItemResult),

@@ -10,6 +10,7 @@ import { pascal, withArticle } from "../resources/naming.ts";
 import { createBodySchema, sparseRecordSchema, updateBodySchema } from "../resources/schemas.ts";
 import type { TSchema } from "@sinclair/typebox";
 import { itemEnvelope, listEnvelope } from "../http/envelopes.ts";
+import { eventType } from "../events/event-log.ts";
 import { SPARSE_MEDIA_TYPE } from "../http/respond.ts";
 import { batchBodySchema } from "./batch-schemas.ts";
 import { BODY_REFUSALS, WRITE_REFUSALS } from "./route-context.ts";
@@ -25,6 +26,7 @@ function operationIds(def: ResourceDefinition): Record<Operation, string> {
     create: `create${owner}${def.singular}`,
     update: `update${owner}${def.singular}`,
     delete: `delete${owner}${def.singular}`,
+    restore: `restore${owner}${def.singular}`,
     batch: `batch${owner}${pascal(def.name)}`,
     upsert: `upsert${owner}${def.singular}ByExternalId`,
   };
@@ -72,6 +74,15 @@ function operationRefusals(def: ResourceDefinition, operation: Operation): Refus
           "delete_blocked",
         ),
         "precondition_failed",
+      ];
+    case "restore":
+      return [
+        ...WRITE_REFUSALS,
+        "not_found",
+        "not_deleted",
+        "validation_failed",
+        ...when(def.quota !== undefined, "quota_exceeded"),
+        ...unique,
       ];
     // Refused items are reported inside the 200 answer; only an atomic batch refuses as a whole.
     case "batch":
@@ -222,6 +233,20 @@ export function crudDetail(
           200: {
             description: "What was deleted (or would be, in a dry-run).",
             headers: ["IdempotentReplayed"],
+          },
+        },
+      });
+    case "restore":
+      return operationDetail({
+        ...common,
+        summary: `Restore a deleted ${what}`,
+        description: `Brings a soft-deleted ${what} back as it was: the same id, fields and external_id, with a \`${eventType(def.name, "restored")}\` event. It is checked as a create would be: the plan's quota must have room (402 quota_exceeded), no live record may hold its unique values now (409 unique_violation naming that record), and the records it references must be live (422). A live ${what} is 409 not_deleted. Records deleted together with it (unbilled rentals) come back with it. ${DRY_RUN_NOTE}`,
+        headers: writeHeaders,
+        responses: {
+          200: {
+            description:
+              "The record as it is back (or would be, in a dry-run) and everything restored with it. ETag (absent in a dry-run) is the tag a GET of the record now sends.",
+            headers: ["ETag", "IdempotentReplayed"],
           },
         },
       });

@@ -6,6 +6,7 @@ import { createRoute } from "./create-route.ts";
 import { deleteRoute } from "./delete-route.ts";
 import { getRoute } from "./get-route.ts";
 import { listRoute } from "./list-route.ts";
+import { restoreRoute } from "./restore-route.ts";
 import { pathsOf, type RouteDeps } from "./route-context.ts";
 import { updateRoute } from "./update-route.ts";
 import { upsertRoute } from "./upsert-route.ts";
@@ -19,6 +20,7 @@ const OPERATION_ROUTES: Record<
   create: createRoute,
   update: updateRoute,
   delete: deleteRoute,
+  restore: restoreRoute,
   batch: batchRoute,
   upsert: upsertRoute,
 };

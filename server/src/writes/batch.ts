@@ -49,6 +49,8 @@ interface BatchOptions {
   upsert: boolean;
   /** `operation: "update"`: every item updates the record its `id` names. */
   byId: boolean;
+  /** `operation: "restore"`: every item `{id}` brings a deleted record back. */
+  restore: boolean;
   itemKeys: string[] | undefined;
   preceding: Preceding | undefined;
 }
@@ -166,27 +168,27 @@ function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
       message:
         'on_conflict must be "error" (an existing external_id is refused) or "update" (it is updated).',
     });
-  if (operation !== "create" && operation !== "update")
+  if (operation !== "create" && operation !== "update" && operation !== "restore")
     errors.push({
       field: "operation",
       code: "invalid_enum",
       message:
-        'operation must be "create" (each item is a new record, or an upsert with on_conflict "update") or "update" (each item updates the record its id names).',
+        'operation must be "create" (each item is a new record, or an upsert with on_conflict "update"), "update" (each item updates the record its id names) or "restore" (each item brings back the deleted record its id names).',
     });
-  else if (operation === "update" && onConflict === "update")
+  else if (operation !== "create" && onConflict === "update")
     errors.push({
       field: "on_conflict",
       code: "invalid_value",
-      message:
-        'on_conflict applies to creates; with operation "update" every item names its record by id. Leave on_conflict out.',
+      message: `on_conflict applies to creates; with operation "${String(operation)}" every item names its record by id. Leave on_conflict out.`,
     });
   errors.push(...itemKeyErrors(itemKeys, items), ...precedingErrors(preceding, dryRun));
   if (errors.length > 0) throw validationFailed(errors);
   return {
     items: items as unknown[],
     atomic: atomic as boolean,
-    upsert: onConflict === "update" && operation !== "update",
-    byId: operation === "update",
+    upsert: onConflict === "update" && operation === "create",
+    byId: operation !== "create",
+    restore: operation === "restore",
     itemKeys: itemKeys as string[] | undefined,
     preceding: preceding as Preceding | undefined,
   };
@@ -198,7 +200,10 @@ export async function runBatch(
   request: BatchRequest,
 ): Promise<WriteOutcome> {
   const { def, company, scope, dryRun } = request;
-  const { items, atomic, upsert, byId, itemKeys, preceding } = parseBatch(request.body, dryRun);
+  const { items, atomic, upsert, byId, restore, itemKeys, preceding } = parseBatch(
+    request.body,
+    dryRun,
+  );
   const { outcomes, plan } = await writeRecords(tx, ids, {
     def,
     company,
@@ -207,6 +212,7 @@ export async function runBatch(
     items,
     upsert,
     byId,
+    restore,
     itemKeys,
     itemKeysRead: request.itemKeysRead,
     atomic,
@@ -226,11 +232,12 @@ export async function runBatch(
     atomic,
     created: results.filter((result) => result.action === "created" && !result.replayed).length,
     updated: results.filter((result) => result.action === "updated" && !result.replayed).length,
+    restored: results.filter((result) => result.action === "restored" && !result.replayed).length,
     failed,
     results,
   };
   if (atomic && failed > 0) {
-    throw batchFailed(failed, items.length, { ...summary, created: 0, updated: 0 });
+    throw batchFailed(failed, items.length, { ...summary, created: 0, updated: 0, restored: 0 });
   }
   return { status: 200, body: { data: summary }, plan };
 }

@@ -12,7 +12,7 @@ import type { Statement } from "../db/write-transaction.ts";
 import { canonicalJson } from "./fingerprint.ts";
 import { REPLAY_WINDOW_HOURS } from "./idempotency-store.ts";
 
-export type ItemAction = "created" | "updated" | "unchanged";
+export type ItemAction = "created" | "updated" | "unchanged" | "restored";
 
 export interface BoundKey {
   fingerprint: string;
@@ -32,12 +32,12 @@ export interface NewBinding {
 }
 
 /** What a batch does with its items: create them, upsert them by external id, or update records by id. */
-export type ItemKind = "create" | "upsert" | "update";
+export type ItemKind = "create" | "upsert" | "update" | "restore";
 
 /** What an item key is bound to: the resource, what the batch does, and the item's body. */
 export function itemFingerprint(resource: string, kind: ItemKind, body: unknown): string {
   // Creates and upserts keep the fingerprints their keys were bound with before updates by id came.
-  const does = kind === "update" ? kind : kind === "upsert";
+  const does = kind === "update" || kind === "restore" ? kind : kind === "upsert";
   return createHash("sha256")
     .update(canonicalJson([resource, does, body ?? null]))
     .digest("hex");

@@ -171,3 +171,15 @@ export function unseenUpdateRules(ctx: RuleContext, body: unknown): Record<strin
   if (errors.length > 0) throw validationFailed(errors);
   return values;
 }
+
+/**
+ * A restore of a deleted record, checked as its create would be: its references must still name live
+ * records (422), its unique values must be free among the live records (409 naming the holder), and
+ * the plan's quota must have room (402). Its values are the ones it kept; nothing else changes.
+ */
+export function restoreRules(ctx: RuleContext, stored: StoredRecord, quota: QuotaLedger): void {
+  const errors = referenceErrors(ctx, stored);
+  if (errors.length > 0) throw validationFailed(errors);
+  checkUnique(ctx, stored, stored.id);
+  quota.take(ctx.def);
+}

@@ -219,3 +219,76 @@ export async function lookUp(tx: WriteTransaction, request: LookupRequest): Prom
     boundKeys,
   };
 }
+
+/** What a restore reads before its checks: the records it names and what comes back with them. */
+export interface Restorable {
+  /** The records by id, deleted or live (locked for update); `deleted` false for a live one. */
+  records: Map<number, { record: StoredRecord; deleted: boolean }>;
+  /**
+   * Per cascading dependent (a piece of equipment's unbilled rentals): the records deleted together
+   * with each named record (the same deleted_at) whose other references are live, by that record's id.
+   */
+  dependents: { def: ResourceDefinition; byParent: Map<number, StoredRecord[]> }[];
+}
+
+/**
+ * The records a restore names, deleted or not, and the records deleted together with them, in one
+ * round trip. A dependent whose other reference was deleted since (a rental's project) stays
+ * deleted: it would come back pointing at a record the API no longer shows.
+ */
+export async function readRestorable(
+  tx: WriteTransaction,
+  def: ResourceDefinition,
+  companyId: number,
+  ids: readonly number[],
+  dryRun: boolean,
+): Promise<Restorable> {
+  const records: Restorable["records"] = new Map();
+  if (ids.length === 0) return { records, dependents: [] };
+  const lock = dryRun ? "" : " FOR UPDATE";
+  const qualified = (alias: string, of: ResourceDefinition): string =>
+    recordColumns(of)
+      .map(([name, col]) => `${alias}.${quote(col.name)} AS ${quote(name)}`)
+      .join(", ");
+  const table = quote(getTableName(def.table));
+  const statements: Statement[] = [
+    {
+      text: `SELECT ${qualified("r", def)}, r.deleted_at IS NOT NULL AS deleted_ FROM ${table} r WHERE r.company_id = ? AND r.id IN (?)${lock}`,
+      values: [companyId, [...ids]],
+    },
+  ];
+  const cascades = def.dependents.filter((dependent) => dependent.effect === "cascade");
+  for (const dependent of cascades) {
+    const of = dependent.resource;
+    const parentColumn = quote(column(of.table, dependent.column).name);
+    const othersLive = [...referenceFields(of)]
+      .filter(([name, spec]) => name !== dependent.column && hasSoftDelete(spec.target.table))
+      .map(([name, spec]) => {
+        const col = `d.${quote(column(of.table, name).name)}`;
+        return ` AND (${col} IS NULL OR EXISTS (SELECT 1 FROM ${quote(getTableName(spec.target.table))} t WHERE t.company_id = d.company_id AND t.id = ${col} AND t.deleted_at IS NULL))`;
+      })
+      .join("");
+    statements.push({
+      text: `SELECT ${qualified("d", of)}, d.${parentColumn} AS parent_ FROM ${quote(getTableName(of.table))} d JOIN ${table} p ON p.company_id = d.company_id AND p.id = d.${parentColumn} AND d.deleted_at = p.deleted_at WHERE d.company_id = ? AND p.id IN (?)${othersLive}${lock}`,
+      values: [companyId, [...ids]],
+    });
+  }
+  const [found, ...dependentRows] = (await tx.run(statements)) as Row[][];
+  for (const row of found!)
+    records.set(Number(row.id), {
+      record: toStoredRecord(def, row),
+      deleted: Number(row.deleted_) === 1,
+    });
+  const dependents = cascades.map((dependent, index) => {
+    const byParent = new Map<number, StoredRecord[]>();
+    for (const row of dependentRows[index]!) {
+      const parent = Number(row.parent_);
+      byParent.set(parent, [
+        ...(byParent.get(parent) ?? []),
+        toStoredRecord(dependent.resource, row),
+      ]);
+    }
+    return { def: dependent.resource, byParent };
+  });
+  return { records, dependents };
+}

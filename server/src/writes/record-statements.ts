@@ -155,3 +155,20 @@ export function softDeleteRecords(
     values: [stamp, stamp, companyId, [...ids]],
   };
 }
+
+/** Brings soft-deleted records back: live again, into the unique keys, with the values they kept. */
+export function restoreRecords(
+  table: ResourceTable,
+  companyId: number,
+  ids: readonly number[],
+  at: Date,
+): Statement {
+  const name = getTableName(table);
+  const live = Object.hasOwn(table, "live") ? ", live = 1" : "";
+  const columns = getTableColumns(table) as Record<string, Column>;
+  if (!hasSoftDelete(table)) throw new Error(`${name} has no deleted_at column`);
+  return {
+    text: `UPDATE ${quote(name)} SET deleted_at = NULL, updated_at = ?${live} WHERE company_id = ? AND id IN (?)`,
+    values: [columns.updated_at!.mapToDriverValue(at), companyId, [...ids]],
+  };
+}

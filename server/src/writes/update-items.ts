@@ -76,3 +76,25 @@ export function checkItemIfMatch(ifMatch: string | undefined, record: StoredReco
   const same = precise ? sent === stored : Math.floor(stored / 1000) * 1000 === sent;
   if (!same) throw changedSince(ifMatch, String(record.updated_at));
 }
+
+/** A restore item's id (`{"id": 12}`, nothing else), or its refusal. */
+export function restoreItem(item: unknown): number {
+  const { id, ...rest } =
+    typeof item === "object" && item !== null && !Array.isArray(item)
+      ? (item as Record<string, unknown>)
+      : { id: undefined };
+  const errors: FieldError[] = Object.keys(rest).map((field) => ({
+    field,
+    code: "unknown_field",
+    message: `A restore item has only the id of the record to bring back; ${field} is not one of its fields.`,
+  }));
+  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1)
+    errors.push({
+      field: "id",
+      code: id === undefined ? "required" : "invalid_type",
+      message:
+        'id must be the id of the deleted record to restore, a whole number from 1: {"id": 12}.',
+    });
+  if (errors.length > 0) throw validationFailed(errors);
+  return id as number;
+}

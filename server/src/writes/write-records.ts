@@ -9,21 +9,39 @@ import { getTableName } from "drizzle-orm";
 import type { Company } from "../auth/company.ts";
 import type { IdAllocator } from "../db/ids.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
-import { itemKeyReuse, notFound, nothingToMatch, validationFailed } from "../refusals/catalogue.ts";
+import {
+  itemKeyReuse,
+  notDeleted,
+  notFound,
+  nothingToMatch,
+  validationFailed,
+} from "../refusals/catalogue.ts";
 import { Refusal } from "../refusals/refusal.ts";
 import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
 import { readableFieldNames, uniqueFields } from "../resources/fields.ts";
 import { column, type Scope } from "../resources/store.ts";
 import type { FieldChange } from "../events/changes.ts";
 import { boundItemKeys, itemFingerprint, type ItemAction } from "./item-keys.ts";
-import { createRules, unseenUpdateRules, updateRules, type RuleContext } from "./item-rules.ts";
-import { lookUp } from "./lookups.ts";
+import {
+  createRules,
+  restoreRules,
+  unseenUpdateRules,
+  updateRules,
+  type RuleContext,
+} from "./item-rules.ts";
+import { lookUp, readRestorable, type Restorable } from "./lookups.ts";
 import { WritePlan } from "./plan.ts";
 import { checkIfMatch } from "./preconditions.ts";
 import { QuotaLedger } from "./quotas.ts";
-import { clearValues, insertRecords, updateRecord, updateRecords } from "./record-statements.ts";
+import {
+  clearValues,
+  insertRecords,
+  restoreRecords,
+  updateRecord,
+  updateRecords,
+} from "./record-statements.ts";
 import { uniqueKeyOf } from "./unique-values.ts";
-import { checkItemIfMatch, updateItem, type UpdateItem } from "./update-items.ts";
+import { checkItemIfMatch, restoreItem, updateItem, type UpdateItem } from "./update-items.ts";
 
 export interface RecordWrites {
   def: ResourceDefinition;
@@ -35,6 +53,11 @@ export interface RecordWrites {
   upsert: boolean;
   /** Updates by id: every item names its record by `id` and may carry `if_match` (update-items.ts). */
   byId?: boolean;
+  /**
+   * Restores by id: every item `{id}` brings a deleted record back as it was, checked as its create
+   * would be (references, unique values, quota), with what was deleted together with it.
+   */
+  restore?: boolean;
   /** A key per item (docs/writes-and-retries.md): an item runs at most once per key. */
   itemKeys?: readonly string[];
   /**
@@ -59,6 +82,13 @@ export interface RecordWrites {
 export interface Preceding {
   created?: number;
   unique?: Record<string, readonly string[]>;
+}
+
+export interface RecordWritesResult {
+  outcomes: ItemOutcome[];
+  plan: WritePlan;
+  /** Restores: the records deleted together with the restored ones that come back with them. */
+  cascaded?: { def: ResourceDefinition; records: StoredRecord[] }[];
 }
 
 export interface ItemOutcome {
@@ -161,18 +191,32 @@ export async function writeRecords(
   tx: WriteTransaction,
   ids: IdAllocator,
   writes: RecordWrites,
-): Promise<{ outcomes: ItemOutcome[]; plan: WritePlan }> {
+): Promise<RecordWritesResult> {
   const { def, company, scope, dryRun, items, upsert } = writes;
   const fixed =
     def.parent && scope.parentId !== undefined ? { [def.parent.column]: scope.parentId } : {};
+  // A restore reads its records first: their kept values are what the checks read, as a create's
+  // body is.
+  const restorable: Restorable | undefined = writes.restore
+    ? await readRestorable(
+        tx,
+        def,
+        company.id,
+        items.flatMap((item) => recordIdOf(item) ?? []),
+        dryRun,
+      )
+    : undefined;
   const lookups = await lookUp(tx, {
     def,
     company,
     dryRun,
-    bodies: items,
+    bodies: restorable
+      ? [...restorable.records.values()].flatMap(({ record, deleted }) => (deleted ? [record] : []))
+      : items,
     fixed,
-    creates: !writes.byId,
-    recordIds: writes.byId ? items.flatMap((item) => recordIdOf(item) ?? []) : undefined,
+    creates: !writes.byId || writes.restore === true,
+    recordIds:
+      writes.byId && !writes.restore ? items.flatMap((item) => recordIdOf(item) ?? []) : undefined,
     externalIds: upsert
       ? items.map(externalIdOf).filter((id): id is string => id !== undefined)
       : undefined,
@@ -209,7 +253,9 @@ export async function writeRecords(
     { record: StoredRecord; created?: NewRecord; createdBy?: number }
   >();
   for (const [key, record] of lookups.records) known.set(key, { record });
-  const kind = writes.byId ? "update" : upsert ? "upsert" : "create";
+  const kind = writes.restore ? "restore" : writes.byId ? "update" : upsert ? "upsert" : "create";
+  /** The records restored, in item order. */
+  const restored: StoredRecord[] = [];
 
   for (const [index, item] of items.entries()) {
     const key = writes.itemKeys?.[index];
@@ -225,6 +271,22 @@ export async function writeRecords(
     }
     if (key !== undefined && bound?.expired) plan.expiredKeys.push(key);
     try {
+      if (restorable) {
+        const id = restoreItem(item);
+        const found = restorable.records.get(id);
+        if (!found) throw notFound(def.singular.toLowerCase(), id);
+        if (!found.deleted) throw notDeleted(def.singular, id);
+        restoreRules(ctx, found.record, quota);
+        for (const field of uniqueFields(def)) ctx.unique.take(field, found.record[field], { id });
+        // Restored: a later item naming it again finds it live.
+        found.deleted = false;
+        restored.push(found.record);
+        const record = dryRun ? found.record : { ...found.record, updated_at: stamp };
+        const outcome = { index, status: 200, id, action: "restored" as const, record };
+        outcomes.push(outcome);
+        steps.push({ outcome, key, fingerprint });
+        continue;
+      }
       const externalId = externalIdOf(item);
       if (upsert && externalId === undefined) {
         throw validationFailed([
@@ -326,8 +388,13 @@ export async function writeRecords(
   ) {
     return writeRecords(tx, ids, { ...writes, itemKeysRead: true });
   }
+  // What was deleted together with the restored records comes back with them.
+  const cascaded = (restorable?.dependents ?? []).map(({ def: dependent, byParent }) => ({
+    def: dependent,
+    records: restored.flatMap((record) => byParent.get(record.id) ?? []),
+  }));
   if (dryRun || (writes.atomic && outcomes.some((outcome) => outcome.error)))
-    return { outcomes, plan };
+    return { outcomes, plan, cascaded };
 
   // Stored records first: a record created here may take a value one of them gives up.
   const changed = [...changedRecords.values()];
@@ -361,6 +428,17 @@ export async function writeRecords(
         at,
       ),
     );
+  }
+  if (restored.length > 0) {
+    plan.statements.push(
+      restoreRecords(
+        def.table,
+        company.id,
+        restored.map((record) => record.id),
+        at,
+      ),
+    );
+    plan.count(def, restored.length);
   }
   // The creates are known: their ids, then their INSERT.
   if (created.length > 0) {
@@ -403,5 +481,24 @@ export async function writeRecords(
         action: outcome.action,
       });
   }
-  return { outcomes, plan };
+  // Records restored with their parents follow them in the feed.
+  for (const { def: dependent, records } of cascaded) {
+    if (records.length === 0) continue;
+    plan.statements.push(
+      restoreRecords(
+        dependent.table,
+        company.id,
+        records.map((record) => record.id),
+        at,
+      ),
+    );
+    plan.count(dependent, records.length);
+    for (const record of records)
+      plan.changes.push({
+        resource: dependent.name,
+        action: "restored",
+        record: { ...record, updated_at: stamp },
+      });
+  }
+  return { outcomes, plan, cascaded };
 }

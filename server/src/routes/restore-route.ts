@@ -1,0 +1,36 @@
+// POST one member's restore: a soft-deleted record back as it was, checked as a create.
+import type { AdmittedApp } from "../auth/admission.ts";
+import { restoreResult } from "../http/envelopes.ts";
+import type { ResourceDefinition } from "../resources/definition.ts";
+import { recordSchema } from "../resources/schemas.ts";
+import { restoreRecordById } from "../writes/restore.ts";
+import { crudDetail } from "./crud-docs.ts";
+import { parseId, pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
+
+export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
+  const { member, memberParam } = pathsOf(def);
+  app.post(
+    `${member}/restore`,
+    ({ company, request, ctx, set, params }) =>
+      runWrite(
+        deps,
+        { company, request, ctx, set },
+        (tx) =>
+          restoreRecordById(tx, deps.store.ids, {
+            def,
+            company,
+            dryRun: ctx.dryRun,
+            id: parseId(
+              (params as Record<string, string>)[memberParam],
+              def.singular.toLowerCase(),
+            ),
+            scope: { companyId: company.id },
+          }),
+        { takesBody: false },
+      ),
+    {
+      detail: crudDetail(def, "restore", writeParsers),
+      response: { 200: restoreResult(recordSchema(def)) },
+    },
+  );
+}

@@ -1,0 +1,60 @@
+// Restore: a soft-deleted record back as it was (its id, fields and external_id), checked as its
+// create would be, with the records deleted together with it (write-records.ts, one item).
+import type { Company } from "../auth/company.ts";
+import type { IdAllocator } from "../db/ids.ts";
+import type { WriteTransaction } from "../db/write-transaction.ts";
+import { etagOf } from "../http/etag.ts";
+import type { ResourceDefinition } from "../resources/definition.ts";
+import type { Scope } from "../resources/store.ts";
+import type { WriteOutcome } from "./execute-write.ts";
+import { recordDocument } from "./preconditions.ts";
+import { writeRecords } from "./write-records.ts";
+
+export interface RestoreRequest {
+  def: ResourceDefinition;
+  company: Company;
+  scope: Scope;
+  id: number;
+  dryRun: boolean;
+}
+
+/** 200 with the record as it is back (or would be) and what comes back with it; a real write answers its ETag. */
+export async function restoreRecordById(
+  tx: WriteTransaction,
+  ids: IdAllocator,
+  request: RestoreRequest,
+): Promise<WriteOutcome> {
+  const { def, company, scope, id, dryRun } = request;
+  const { outcomes, plan, cascaded } = await writeRecords(tx, ids, {
+    def,
+    company,
+    scope,
+    dryRun,
+    items: [{ id }],
+    upsert: false,
+    byId: true,
+    restore: true,
+  });
+  const outcome = outcomes[0]!;
+  if (outcome.error) throw outcome.error;
+  const record = outcome.record!;
+  return {
+    status: 200,
+    headers: dryRun ? undefined : { etag: etagOf(recordDocument(record)) },
+    body: {
+      data: {
+        id,
+        restored: !dryRun,
+        dry_run: dryRun,
+        would_restore: [
+          { resource: def.name, id },
+          ...(cascaded ?? []).flatMap(({ def: dependent, records }) =>
+            records.map((each) => ({ resource: dependent.name, id: each.id })),
+          ),
+        ],
+        record,
+      },
+    },
+    plan,
+  };
+}
