@@ -3,9 +3,10 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { create, type Api } from "@erp/testing/api";
+import { purgeExpired } from "@erp/server/housekeeping";
 import { erpFor } from "@erp/testing/cli";
 import { newCompany, testDb } from "@erp/testing/company";
-import { expectProblem } from "@erp/testing/rules";
+import { expectProblem, storedRow } from "@erp/testing/rules";
 import { useServer } from "@erp/testing/suite";
 import { ErpClient } from "../sdk/mod.ts";
 
@@ -243,5 +244,41 @@ describe("restore", () => {
     expect(done.code).toBe(0);
     expect(JSON.parse(done.stdout)).toMatchObject({ id: other, restored: true });
     expect((await api.get(`/v1/clients/${other}`)).status).toBe(200);
+  });
+
+  test("records deleted more than 90 days ago are purged; younger ones and live ones stay", async () => {
+    const company = await newCompany();
+    const client = suite.api.as(company.token);
+    const [old, young, live] = [
+      await create(client, "/v1/workers", { name: "Deleted long ago" }),
+      await create(client, "/v1/workers", { name: "Deleted lately" }),
+      await create(client, "/v1/workers", { name: "Live, untouched for long" }),
+    ];
+    const equipment = await create(client, "/v1/equipment", { name: "Old drill" });
+    const project = await create(client, "/v1/projects", { name: "Old site" });
+    const rental = await create(client, `/v1/equipment/${equipment}/rentals`, {
+      project_id: project,
+      start_date: "2026-01-05",
+    });
+    for (const path of [`/v1/workers/${old}`, `/v1/workers/${young}`, `/v1/equipment/${equipment}`])
+      expect((await client.delete(path)).status).toBe(200);
+    const age = async (table: string, id: number, days: number, deleted = true) =>
+      testDb().pool.query(
+        `UPDATE \`${table}\` SET updated_at = NOW(3) - INTERVAL ? DAY${deleted ? ", deleted_at = NOW(3) - INTERVAL ? DAY" : ""} WHERE id = ?`,
+        deleted ? [days, days, id] : [days, id],
+      );
+    await age("workers", old, 91);
+    await age("workers", young, 89);
+    await age("workers", live, 200, false);
+    await age("equipment", equipment, 91);
+    await age("equipment_rentals", rental, 91);
+    await purgeExpired(testDb().db);
+    expect(await storedRow("workers", old)).toBeUndefined();
+    expect(await storedRow("equipment", equipment)).toBeUndefined();
+    expect(await storedRow("equipment_rentals", rental)).toBeUndefined();
+    expect(await storedRow("workers", young)).toBeDefined();
+    expect((await client.get(`/v1/workers/${live}`)).status).toBe(200);
+    expectProblem(await client.post(`/v1/workers/${old}/restore`), 404, "not_found");
+    expect((await client.post(`/v1/workers/${young}/restore`)).status).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 // Periodic clean-up every server process runs: idempotency and item keys past their replay window,
-// rate-limit windows that can no longer count and events past retention. Concurrent runs in
-// several processes are harmless.
+// rate-limit windows that can no longer count, events past retention and records deleted more than
+// 90 days ago. Concurrent runs in several processes are harmless.
 import { errorLabel } from "./db/errors.ts";
 import { purgeRateCounts } from "./auth/rate-limit.ts";
 import type { Database } from "./db/client.ts";
@@ -8,12 +8,14 @@ import { purgeExpiredEvents } from "./events/retention.ts";
 import { log } from "./base/log.ts";
 import { purgeExpiredKeys } from "./writes/idempotency-store.ts";
 import { purgeExpiredItemKeys } from "./writes/item-keys.ts";
+import { purgeDeletedRecords } from "./writes/purge-deleted.ts";
 
 export async function purgeExpired(db: Database): Promise<void> {
   await purgeExpiredKeys(db);
   await purgeExpiredItemKeys(db);
   await purgeRateCounts(db);
   await purgeExpiredEvents(db);
+  await purgeDeletedRecords(db);
 }
 
 /** Starts the timer; the returned function stops it. */
