@@ -197,6 +197,63 @@ describe("restore", () => {
     expect(rentals.map((each: { id: number }) => each.id)).toEqual([rental]);
   });
 
+  test("a project's unbilled rentals come back with it; batch restores keep item keys and atomicity", async () => {
+    const equipment = await create(api, "/v1/equipment", { name: "Mixer" });
+    const project = await create(api, "/v1/projects", { name: "Back site" });
+    const rental = await create(api, `/v1/equipment/${equipment}/rentals`, {
+      project_id: project,
+      start_date: "2026-04-01",
+    });
+    expect((await api.delete(`/v1/projects/${project}`)).status).toBe(200);
+    expectProblem(await api.get(`/v1/equipment/${equipment}/rentals/${rental}`), 404, "not_found");
+    const keys = [`restore-${project}`];
+    const first = await api.post("/v1/projects/batch", {
+      operation: "restore",
+      items: [{ id: project }],
+      item_keys: keys,
+    });
+    expect(first.body.data).toMatchObject({ restored: 1, failed: 0 });
+    expect((await api.get(`/v1/equipment/${equipment}/rentals/${rental}`)).status).toBe(200);
+    const replay = await api.post("/v1/projects/batch", {
+      operation: "restore",
+      items: [{ id: project }],
+      item_keys: keys,
+    });
+    expect(replay.body.data.results[0]).toMatchObject({
+      status: 200,
+      id: project,
+      action: "restored",
+      replayed: true,
+    });
+    expect(replay.body.data.restored).toBe(0);
+
+    // Atomic: one live record among deleted ones refuses the batch and restores nothing.
+    const gone = await create(api, "/v1/clients", { name: "Atomic" });
+    expect((await api.delete(`/v1/clients/${gone}`)).status).toBe(200);
+    const refused = await api.post("/v1/projects/batch", {
+      operation: "restore",
+      atomic: true,
+      items: [{ id: project }],
+    });
+    expectProblem(refused, 422, "batch_failed");
+    const mixed = await api.post("/v1/clients/batch", {
+      operation: "restore",
+      atomic: true,
+      items: [{ id: gone }, { id: gone }],
+    });
+    expectProblem(mixed, 422, "batch_failed");
+    expect(mixed.body.data.results[1].error.code).toBe("not_deleted");
+    expectProblem(await api.get(`/v1/clients/${gone}`), 404, "not_found");
+    const invalid = await api.post("/v1/clients/batch", {
+      operation: "restore",
+      items: [{ id: gone, name: "x" }],
+    });
+    expect(invalid.body.data.results[0]).toMatchObject({
+      status: 422,
+      error: { code: "validation_failed" },
+    });
+  });
+
   test("a full quota refuses a restore with 402; a deleted reference refuses it with 422", async () => {
     const company = await newCompany({ plan: "pro", maxWorkers: 1 });
     const limited = suite.api.as(company.token);
