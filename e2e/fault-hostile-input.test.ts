@@ -28,6 +28,7 @@ const CODES = new Set([
   "estimate_not_draft",
   "rental_billed",
   "delete_blocked",
+  "not_deleted",
   "unique_violation",
   "idempotency_key_reuse",
   "idempotency_in_progress",
