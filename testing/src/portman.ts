@@ -45,7 +45,7 @@ function operationsOf(document: Json): Operation[] {
  * Each create stores its record's id in `<collection>Id`, which the paths of that collection's
  * members use; a batch stores its first item's in `<collection>BatchId`, a record no folder
  * deletes, which bodies of other folders reference (a rental's project), so each folder can end
- * with its deletes.
+ * with its deletes (and then the restores that bring them back).
  */
 export function portmanConfig(document: Json): Json {
   const operations = operationsOf(document);
@@ -84,8 +84,14 @@ export function portmanConfig(document: Json): Json {
       }));
     if (Object.keys(overwrite).length > 1) overwrites.push(overwrite);
   }
-  const notDeletes = operations.filter(({ method }) => method !== "delete");
+  // A restore brings back what its folder's delete removed, so it comes after the deletes.
+  const isRestore = ({ method, path }: { method: string; path: string }) =>
+    method === "post" && path.endsWith("/restore");
+  const notDeletes = operations.filter(
+    (operation) => operation.method !== "delete" && !isRestore(operation),
+  );
   const deletes = operations.filter(({ method }) => method === "delete");
+  const restores = operations.filter(isRestore);
   return {
     version: 1.0,
     tests: {
@@ -96,7 +102,7 @@ export function portmanConfig(document: Json): Json {
     assignVariables,
     overwrites,
     globals: {
-      orderOfOperations: [...notDeletes, ...deletes].map(
+      orderOfOperations: [...notDeletes, ...deletes, ...restores].map(
         ({ method, path }) => `${method.toUpperCase()}::${path}`,
       ),
     },
