@@ -216,7 +216,10 @@ async function rawImport(
   };
 }
 
-/** Statements per batch: `batches` batches of 500 creates, the same items again as upserts (updates), then updates by id. */
+/**
+ * Statements per batch: `batches` batches of 500 creates, the same items again as upserts
+ * (updates), then updates by id.
+ */
 async function statementsPerBatch(
   db: DatabaseHandle,
   baseUrl: string,
@@ -340,11 +343,21 @@ export function describeBulkImport(result: BulkImport): string {
   const latency = (kind: keyof BulkImport["batchLatency"]) =>
     `${result.batchLatency[kind].p50Ms}/${result.batchLatency[kind].p99Ms} ms`;
   return [
-    `CLI import of ${result.rows.toLocaleString("en")} workers: ${result.cli.imported.toLocaleString("en")} in the database, ${result.cli.rowsPerSecond} rows/s in ${result.cli.seconds} s, CLI max RSS ${result.cli.rssMb} MB, exit ${result.cli.exitCode}`,
+    `CLI import of ${result.rows.toLocaleString("en")} workers: ` +
+      `${result.cli.imported.toLocaleString("en")} in the database, ` +
+      `${result.cli.rowsPerSecond} rows/s in ${result.cli.seconds} s, CLI max RSS ` +
+      `${result.cli.rssMb} MB, exit ${result.cli.exitCode}`,
     `  raw 500-row INSERTs into workers, one request at a time: ${result.raw.rowsPerSecond} rows/s ` +
       `(per batch p50/p99 ${result.raw.batchP50Ms}/${result.raw.batchP99Ms} ms); ratio ${result.ratio} (target ≥ 0.30)`,
-    `  export → 10% of rows edited → import --update: ${result.update.changed.toLocaleString("en")} of ${result.update.edited.toLocaleString("en")} edited records changed, ${result.update.rowsPerSecond} rows/s in ${result.update.seconds} s, exit ${result.update.exitCode}; ${result.updateRatio} of the create import's rate (target ≥ 0.5)`,
-    `  statements per 500-item batch: create ${result.statements.create} (target ≤ 12), upsert ${result.statements.upsert} (target ≤ 16), update by id ${result.statements.update} (target ≤ 14)`,
+    `  export → 10% of rows edited → import --update: ` +
+      `${result.update.changed.toLocaleString("en")} of ` +
+      `${result.update.edited.toLocaleString("en")} edited records changed, ` +
+      `${result.update.rowsPerSecond} rows/s in ${result.update.seconds} s, exit ` +
+      `${result.update.exitCode}; ${result.updateRatio} of the create import's rate (target ` +
+      `≥ 0.5)`,
+    `  statements per 500-item batch: create ${result.statements.create} (target ≤ 12), upsert ` +
+      `${result.statements.upsert} (target ≤ 16), update by id ${result.statements.update} ` +
+      `(target ≤ 14)`,
     `  latency of those batches, one at a time, p50/p99: create ${latency("create")}, ` +
       `upsert ${latency("upsert")}, update by id ${latency("update")}`,
   ].join("\n");

@@ -30,7 +30,8 @@ export async function follower(
   let after = cursor;
   const ask = (socket: { write(data: string): number }) =>
     socket.write(
-      `GET /v1/events?after=${after}&wait=30${filter} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+      `GET /v1/events?after=${after}&wait=30${filter} HTTP/1.1\r\nHost: ` +
+        `127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`,
     );
   const socket = await Bun.connect({
     hostname: "127.0.0.1",

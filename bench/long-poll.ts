@@ -131,9 +131,12 @@ export async function idleLongPolls(
 export function describeLongPolls(figures: LongPollFigures): string {
   const { idle, holding } = figures;
   return (
-    `${figures.polls.toLocaleString("en")} idle long-polls (wait=30, ${figures.companies} companies) held ${holding.seconds} s: ` +
-    `server CPU ${holding.cpu_percent}% of a core (idle ${idle.cpu_percent}%), RSS ${holding.rss_mb} MB (idle ${idle.rss_mb} MB), ` +
-    `database ${holding.statements_per_second} statements/s (idle ${idle.statements_per_second}; every client of the database counted), ` +
+    `${figures.polls.toLocaleString("en")} idle long-polls (wait=30, ${figures.companies} ` +
+    `companies) held ${holding.seconds} s: ` +
+    `server CPU ${holding.cpu_percent}% of a core (idle ${idle.cpu_percent}%), RSS ` +
+    `${holding.rss_mb} MB (idle ${idle.rss_mb} MB), ` +
+    `database ${holding.statements_per_second} statements/s (idle ` +
+    `${idle.statements_per_second}; every client of the database counted), ` +
     `${figures.answered} answered empty and asked again, ${figures.errors} errors`
   );
 }
@@ -331,7 +334,8 @@ export function describeFilteredLongPolls(figures: FilteredLongPollFigures): str
     `${busy.statements_per_second} statements/s against ${without.statements_per_second} without ` +
     `them (+${added}, target < 100); another company's GET p50/p99 ${get(busy)} ms against ` +
     `${get(without)} ms (p99 ${ratio}x, target ≤ 1.5x); server CPU ${busy.cpu_percent}% of a core ` +
-    `(${without.cpu_percent}% without); ${busy.writes} writes (${busy.write_errors} failed${busy.write_errors ? ` ${JSON.stringify(busy.write_failures)}` : ""}), ` +
+    `(${without.cpu_percent}% without); ${busy.writes} writes (${busy.write_errors} ` +
+    `failed${busy.write_errors ? ` ${JSON.stringify(busy.write_failures)}` : ""}), ` +
     `${busy.other_gets} GETs (${busy.other_get_errors} failed), ${figures.answered} long-polls ` +
     `answered, ${figures.errors} errors`
   );

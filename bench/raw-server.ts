@@ -124,7 +124,8 @@ async function create(company: number, request: Request): Promise<Response> {
     ]);
     const answer = JSON.stringify({ data: { id: result.insertId, created: true, dry_run: false } });
     await connection.execute(
-      "INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status_code, response_headers, response_body, created_at) VALUES (?, ?, ?, 201, '{}', ?, ?)",
+      "INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status_code, " +
+        "response_headers, response_body, created_at) VALUES (?, ?, ?, 201, '{}', ?, ?)",
       [
         company,
         key,

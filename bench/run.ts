@@ -314,7 +314,9 @@ function printTopFunctions(profileDir: string): void {
   for (const sample of profile.samples) {
     const frame = byNode.get(sample)?.callFrame;
     if (!frame) continue;
-    const key = `${frame.functionName || "(anonymous)"} ${frame.url.replace(/.*node_modules\//, "").replace(ROOT, "")}:${frame.lineNumber + 1}`;
+    const key =
+      `${frame.functionName || "(anonymous)"} ` +
+      `${frame.url.replace(/.*node_modules\//, "").replace(ROOT, "")}:${frame.lineNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + 1);
   }
   const total = profile.samples.length;
@@ -386,7 +388,8 @@ try {
     }
     const line = results[scenario.name]!;
     process.stderr.write(
-      `${scenario.name}: api ${line.api.map((m) => m.rps).join("/")} req/s, raw ${line.raw.map((m) => m.rps).join("/")} req/s\n`,
+      `${scenario.name}: api ${line.api.map((m) => m.rps).join("/")} req/s, raw ` +
+        `${line.raw.map((m) => m.rps).join("/")} req/s\n`,
     );
   }
 
@@ -501,7 +504,8 @@ try {
   console.log(describeFilteredLongPolls(filteredPolls));
   console.log(describeObservability(observability));
   console.log(
-    `Webhook dispatch to a healthy receiver: ${webhooks.events.toLocaleString("en")} deliveries in ${webhooks.seconds} s, ${webhooks.deliveriesPerSecond} deliveries/s`,
+    `Webhook dispatch to a healthy receiver: ${webhooks.events.toLocaleString("en")} deliveries ` +
+      `in ${webhooks.seconds} s, ${webhooks.deliveriesPerSecond} deliveries/s`,
   );
   const environment = {
     bun: Bun.version,

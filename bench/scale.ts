@@ -59,7 +59,8 @@ async function seedWorkers(db: DatabaseHandle, companyId: number, count: number)
     const rows: string[] = [];
     for (let i = first; i < Math.min(count, first + SEED_ROWS_PER_INSERT); i++) {
       rows.push(
-        `(${companyId}, 'Scale worker ${i}', 'scale${i}@example.com', '${i % 10 === 0 ? "INACTIVE" : "ACTIVE"}', '${at}', '${at}')`,
+        `(${companyId}, 'Scale worker ${i}', 'scale${i}@example.com', ` +
+          `'${i % 10 === 0 ? "INACTIVE" : "ACTIVE"}', '${at}', '${at}')`,
       );
     }
     await db.pool.query(
@@ -197,10 +198,12 @@ export function describeScale(result: ScaleResult): string {
     `${c.workers.toLocaleString("en")} workers (seeded in ${c.seedSeconds} s): ` +
     `first page ${c.firstPageMs} ms (p99 ${c.firstPageP99Ms}), ` +
     `page at 99% by after_id ${c.deepPageMs} ms (p99 ${c.deepPageP99Ms}), ` +
-    `export ${c.exportedRows.toLocaleString("en")} rows in ${c.exportSeconds} s = ${c.exportRowsPerSecond.toLocaleString("en")} rows/s (exit ${c.exportExitCode})`;
+    `export ${c.exportedRows.toLocaleString("en")} rows in ${c.exportSeconds} s = ` +
+    `${c.exportRowsPerSecond.toLocaleString("en")} rows/s (exit ${c.exportExitCode})`;
   return [
     `Scale, ${line(result.small)}`,
     `Scale, ${line(result.large)}`,
-    `Scale: large/small first page ${result.firstPageRatio}x (target ≤ 1.5), export rows/s ${result.exportRatio}x (target ≥ 0.5)`,
+    `Scale: large/small first page ${result.firstPageRatio}x (target ≤ 1.5), export rows/s ` +
+      `${result.exportRatio}x (target ≥ 0.5)`,
   ].join("\n");
 }

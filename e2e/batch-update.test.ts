@@ -47,43 +47,47 @@ async function workers(count: number, prefix: string): Promise<number[]> {
 }
 
 describe('POST /v1/{resource}/batch with "operation": "update"', () => {
-  test("each item changes the fields it sends; one that changes nothing is unchanged, with no write and no event", async () => {
-    const [a, b, c] = await workers(3, "Upd");
-    const before = await events("worker.updated");
-    const stampOfC = (await api.get(`/v1/workers/${c}`)).body.data.updated_at;
-    const response = await api.post("/v1/workers/batch", {
-      operation: "update",
-      items: [
-        { id: a, hourly_rate: 45 },
-        { id: b, name: "Upd 1 renamed", phone: "+1 555 0100" },
-        { id: c, hourly_rate: "40.00", name: "Upd 2" },
-      ],
-    });
-    expect(response.status).toBe(200);
-    expect(response.body.data).toMatchObject({ created: 0, updated: 2, failed: 0 });
-    expect(response.body.data.results).toEqual([
-      { index: 0, status: 200, id: a, action: "updated" },
-      { index: 1, status: 200, id: b, action: "updated" },
-      { index: 2, status: 200, id: c, action: "unchanged" },
-    ]);
-    expect((await api.get(`/v1/workers/${a}`)).body.data).toMatchObject({
-      name: "Upd 0",
-      hourly_rate: "45.00",
-    });
-    expect((await api.get(`/v1/workers/${b}`)).body.data).toMatchObject({
-      name: "Upd 1 renamed",
-      phone: "+1 555 0100",
-      hourly_rate: "40.00",
-    });
-    expect((await api.get(`/v1/workers/${c}`)).body.data.updated_at).toBe(stampOfC);
-    expect(await events("worker.updated")).toBe(before + 2);
-    const [rows] = await testDb().pool.query<RowDataPacket[]>(
-      "SELECT data FROM events WHERE company_id = ? AND type = 'worker.updated' AND record_id = ?",
-      [companyId, a],
-    );
-    const data = typeof rows[0]!.data === "string" ? JSON.parse(rows[0]!.data) : rows[0]!.data;
-    expect(data.changes).toEqual({ hourly_rate: { from: "40.00", to: "45.00" } });
-  });
+  test(
+    "each item changes the fields it sends; one that changes nothing is unchanged, with no " +
+      "write and no event",
+    async () => {
+      const [a, b, c] = await workers(3, "Upd");
+      const before = await events("worker.updated");
+      const stampOfC = (await api.get(`/v1/workers/${c}`)).body.data.updated_at;
+      const response = await api.post("/v1/workers/batch", {
+        operation: "update",
+        items: [
+          { id: a, hourly_rate: 45 },
+          { id: b, name: "Upd 1 renamed", phone: "+1 555 0100" },
+          { id: c, hourly_rate: "40.00", name: "Upd 2" },
+        ],
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({ created: 0, updated: 2, failed: 0 });
+      expect(response.body.data.results).toEqual([
+        { index: 0, status: 200, id: a, action: "updated" },
+        { index: 1, status: 200, id: b, action: "updated" },
+        { index: 2, status: 200, id: c, action: "unchanged" },
+      ]);
+      expect((await api.get(`/v1/workers/${a}`)).body.data).toMatchObject({
+        name: "Upd 0",
+        hourly_rate: "45.00",
+      });
+      expect((await api.get(`/v1/workers/${b}`)).body.data).toMatchObject({
+        name: "Upd 1 renamed",
+        phone: "+1 555 0100",
+        hourly_rate: "40.00",
+      });
+      expect((await api.get(`/v1/workers/${c}`)).body.data.updated_at).toBe(stampOfC);
+      expect(await events("worker.updated")).toBe(before + 2);
+      const [rows] = await testDb().pool.query<RowDataPacket[]>(
+        "SELECT data FROM events WHERE company_id = ? AND type = 'worker.updated' AND record_id = ?",
+        [companyId, a],
+      );
+      const data = typeof rows[0]!.data === "string" ? JSON.parse(rows[0]!.data) : rows[0]!.data;
+      expect(data.changes).toEqual({ hourly_rate: { from: "40.00", to: "45.00" } });
+    },
+  );
 
   test("an unknown, deleted or other company's id is that item's 404; a bad id or field its 422", async () => {
     const [a, gone] = await workers(2, "Missing");
@@ -309,47 +313,51 @@ describe('POST /v1/{resource}/batch with "operation": "update"', () => {
     expect(await events("worker.updated")).toBe(before + 1);
   });
 
-  test("item keys: an update runs once per key; the same item again is replayed, another under its key refused", async () => {
-    const [a, b] = await workers(2, "Keyed upd");
-    const keys = [`upd-${crypto.randomUUID()}`, `upd-${crypto.randomUUID()}`];
-    const body = {
-      operation: "update",
-      items: [
-        { id: a, hourly_rate: "50.00" },
-        { id: b, hourly_rate: "40.00" },
-      ],
-      item_keys: keys,
-    };
-    const before = await events("worker.updated");
-    const first = await api.post("/v1/workers/batch", body);
-    expect(outcomes(first.body.data.results)).toEqual(["updated", "unchanged"]);
-    // Someone changes the record in between: the replay still writes nothing.
-    await api.patch(`/v1/workers/${a}`, { hourly_rate: "55.00" });
-    const again = await api.post("/v1/workers/batch", {
-      ...body,
-      items: [body.items[1], body.items[0]],
-      item_keys: [keys[1], keys[0]],
-    });
-    expect(again.body.data.results).toEqual([
-      { index: 0, status: 200, id: b, action: "unchanged", replayed: true },
-      { index: 1, status: 200, id: a, action: "updated", replayed: true },
-    ]);
-    expect(again.body.data.updated).toBe(0);
-    expect((await api.get(`/v1/workers/${a}`)).body.data.hourly_rate).toBe("55.00");
-    expect(await events("worker.updated")).toBe(before + 2);
-    const reused = await api.post("/v1/workers/batch", {
-      operation: "update",
-      items: [{ id: a, hourly_rate: "60.00" }],
-      item_keys: [keys[0]],
-    });
-    expect(outcomes(reused.body.data.results)).toEqual(["idempotency_key_reuse"]);
-    // The same body as a create is another item: its key does not replay the update.
-    const asCreate = await api.post("/v1/workers/batch", {
-      items: [{ name: "Keyed create" }],
-      item_keys: [keys[1]],
-    });
-    expect(outcomes(asCreate.body.data.results)).toEqual(["idempotency_key_reuse"]);
-  });
+  test(
+    "item keys: an update runs once per key; the same item again is replayed, another under " +
+      "its key refused",
+    async () => {
+      const [a, b] = await workers(2, "Keyed upd");
+      const keys = [`upd-${crypto.randomUUID()}`, `upd-${crypto.randomUUID()}`];
+      const body = {
+        operation: "update",
+        items: [
+          { id: a, hourly_rate: "50.00" },
+          { id: b, hourly_rate: "40.00" },
+        ],
+        item_keys: keys,
+      };
+      const before = await events("worker.updated");
+      const first = await api.post("/v1/workers/batch", body);
+      expect(outcomes(first.body.data.results)).toEqual(["updated", "unchanged"]);
+      // Someone changes the record in between: the replay still writes nothing.
+      await api.patch(`/v1/workers/${a}`, { hourly_rate: "55.00" });
+      const again = await api.post("/v1/workers/batch", {
+        ...body,
+        items: [body.items[1], body.items[0]],
+        item_keys: [keys[1], keys[0]],
+      });
+      expect(again.body.data.results).toEqual([
+        { index: 0, status: 200, id: b, action: "unchanged", replayed: true },
+        { index: 1, status: 200, id: a, action: "updated", replayed: true },
+      ]);
+      expect(again.body.data.updated).toBe(0);
+      expect((await api.get(`/v1/workers/${a}`)).body.data.hourly_rate).toBe("55.00");
+      expect(await events("worker.updated")).toBe(before + 2);
+      const reused = await api.post("/v1/workers/batch", {
+        operation: "update",
+        items: [{ id: a, hourly_rate: "60.00" }],
+        item_keys: [keys[0]],
+      });
+      expect(outcomes(reused.body.data.results)).toEqual(["idempotency_key_reuse"]);
+      // The same body as a create is another item: its key does not replay the update.
+      const asCreate = await api.post("/v1/workers/batch", {
+        items: [{ name: "Keyed create" }],
+        item_keys: [keys[1]],
+      });
+      expect(outcomes(asCreate.body.data.results)).toEqual(["idempotency_key_reuse"]);
+    },
+  );
 
   test("one Idempotency-Key covers an update batch: a retry replays it", async () => {
     const [a] = await workers(1, "Idem upd");

@@ -24,61 +24,71 @@ async function eventsOf(type: string): Promise<number> {
 }
 
 describe("POST /v1/{resource}/batch", () => {
-  test("items are written in order, each on its own: refused ones are reported, the rest written, one event each", async () => {
-    const before = await eventsOf("client.created");
-    const response = await api.post("/v1/clients/batch", {
-      items: [
-        { name: "Batch A" },
-        { name: "", email: "not-an-email" },
-        { name: "Batch C", external_id: "crm-c" },
-      ],
-    });
-    expect(response.status).toBe(200);
-    const data = response.body.data;
-    expect(data).toMatchObject({
-      dry_run: false,
-      atomic: false,
-      created: 2,
-      updated: 0,
-      failed: 1,
-    });
-    expect(data.results.map((r: { status: number }) => r.status)).toEqual([201, 422, 201]);
-    expect(data.results[1].error).toMatchObject({ status: 422, code: "validation_failed" });
-    expect(data.results[1].error.errors.map((e: { field: string }) => e.field).sort()).toEqual([
-      "email",
-      "name",
-    ]);
-    for (const index of [0, 2]) {
-      const record = await api.get(`/v1/clients/${data.results[index].id}`);
-      expect(record.status).toBe(200);
-    }
-    expect(
-      (await api.get("/v1/clients?external_id=crm-c")).body.data.map(
-        (c: { name: string }) => c.name,
-      ),
-    ).toEqual(["Batch C"]);
-    expect(await eventsOf("client.created")).toBe(before + 2);
-  });
+  test(
+    "items are written in order, each on its own: refused ones are reported, the rest " +
+      "written, one event each",
+    async () => {
+      const before = await eventsOf("client.created");
+      const response = await api.post("/v1/clients/batch", {
+        items: [
+          { name: "Batch A" },
+          { name: "", email: "not-an-email" },
+          { name: "Batch C", external_id: "crm-c" },
+        ],
+      });
+      expect(response.status).toBe(200);
+      const data = response.body.data;
+      expect(data).toMatchObject({
+        dry_run: false,
+        atomic: false,
+        created: 2,
+        updated: 0,
+        failed: 1,
+      });
+      expect(data.results.map((r: { status: number }) => r.status)).toEqual([201, 422, 201]);
+      expect(data.results[1].error).toMatchObject({ status: 422, code: "validation_failed" });
+      expect(data.results[1].error.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+        "email",
+        "name",
+      ]);
+      for (const index of [0, 2]) {
+        const record = await api.get(`/v1/clients/${data.results[index].id}`);
+        expect(record.status).toBe(200);
+      }
+      expect(
+        (await api.get("/v1/clients?external_id=crm-c")).body.data.map(
+          (c: { name: string }) => c.name,
+        ),
+      ).toEqual(["Batch C"]);
+      expect(await eventsOf("client.created")).toBe(before + 2);
+    },
+  );
 
-  test("a duplicate code inside the batch: the first wins, the second is refused; a quota overrun refuses the rest", async () => {
-    const company = await newCompany({ plan: "pro", maxWorkers: 3 });
-    const limited = suite.api.as(company.token);
-    const projects = await limited.post("/v1/projects/batch", {
-      items: [
-        { name: "P1", code: "DUP" },
-        { name: "P2", code: "DUP" },
-      ],
-    });
-    expect(projects.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 409]);
-    expect(projects.body.data.results[1].error.code).toBe("unique_violation");
-    const workers = await limited.post("/v1/workers/batch", {
-      items: Array.from({ length: 5 }, (_, i) => ({ name: `W${i}` })),
-    });
-    expect(workers.body.data.results.map((r: { status: number }) => r.status)).toEqual([
-      201, 201, 201, 402, 402,
-    ]);
-    expect(workers.body.data.results[3].error.code).toBe("quota_exceeded");
-  });
+  test(
+    "a duplicate code inside the batch: the first wins, the second is refused; a quota " +
+      "overrun refuses the rest",
+    async () => {
+      const company = await newCompany({ plan: "pro", maxWorkers: 3 });
+      const limited = suite.api.as(company.token);
+      const projects = await limited.post("/v1/projects/batch", {
+        items: [
+          { name: "P1", code: "DUP" },
+          { name: "P2", code: "DUP" },
+        ],
+      });
+      expect(projects.body.data.results.map((r: { status: number }) => r.status)).toEqual([
+        201, 409,
+      ]);
+      expect(projects.body.data.results[1].error.code).toBe("unique_violation");
+      const workers = await limited.post("/v1/workers/batch", {
+        items: Array.from({ length: 5 }, (_, i) => ({ name: `W${i}` })),
+      });
+      expect(workers.body.data.results.map((r: { status: number }) => r.status)).toEqual([
+        201, 201, 201, 402, 402,
+      ]);
+      expect(workers.body.data.results[3].error.code).toBe("quota_exceeded");
+    },
+  );
 
   test("a dry-run finds the same refusals as the real run, in order, and writes nothing", async () => {
     const company = await newCompany({ plan: "pro", maxWorkers: 2 });
@@ -107,52 +117,62 @@ describe("POST /v1/{resource}/batch", () => {
     ]);
   });
 
-  test("atomic: one refused item refuses the batch (422 batch_failed with every result) and writes nothing", async () => {
-    const response = await api.post("/v1/subcontractors/batch", {
-      atomic: true,
-      items: [{ name: "Atomic 1" }, { name: "Atomic 2", email: "bad" }],
-    });
-    expect(response.status).toBe(422);
-    expect(response.body.code).toBe("batch_failed");
-    expect(response.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 422]);
-    expect((await api.get("/v1/subcontractors?q=Atomic")).body.data).toEqual([]);
-    const fine = await api.post("/v1/subcontractors/batch", {
-      atomic: true,
-      items: [{ name: "Atomic 1" }, { name: "Atomic 2" }],
-    });
-    expect(fine.body.data).toMatchObject({ atomic: true, created: 2, failed: 0 });
-  });
+  test(
+    "atomic: one refused item refuses the batch (422 batch_failed with every result) and " +
+      "writes nothing",
+    async () => {
+      const response = await api.post("/v1/subcontractors/batch", {
+        atomic: true,
+        items: [{ name: "Atomic 1" }, { name: "Atomic 2", email: "bad" }],
+      });
+      expect(response.status).toBe(422);
+      expect(response.body.code).toBe("batch_failed");
+      expect(response.body.data.results.map((r: { status: number }) => r.status)).toEqual([
+        201, 422,
+      ]);
+      expect((await api.get("/v1/subcontractors?q=Atomic")).body.data).toEqual([]);
+      const fine = await api.post("/v1/subcontractors/batch", {
+        atomic: true,
+        items: [{ name: "Atomic 1" }, { name: "Atomic 2" }],
+      });
+      expect(fine.body.data).toMatchObject({ atomic: true, created: 2, failed: 0 });
+    },
+  );
 
-  test("on_conflict update upserts by external_id: existing records change in place, new ones are created", async () => {
-    const first = await api.post("/v1/workers/batch", {
-      on_conflict: "update",
-      items: [
-        { name: "Ann", external_id: "hr-1" },
-        { name: "Bob", external_id: "hr-2" },
-      ],
-    });
-    expect(first.body.data).toMatchObject({ created: 2, updated: 0 });
-    const second = await api.post("/v1/workers/batch", {
-      on_conflict: "update",
-      items: [
-        { name: "Ann Smith", external_id: "hr-1" },
-        { name: "Bob", external_id: "hr-2" },
-        { name: "Cy", external_id: "hr-3" },
-        { name: "No id" },
-      ],
-    });
-    expect(
-      second.body.data.results.map(
-        (r: { action?: string; status: number }) => r.action ?? r.status,
-      ),
-    ).toEqual(["updated", "unchanged", "created", 422]);
-    expect(second.body.data.results[0].id).toBe(first.body.data.results[0].id);
-    expect(
-      (await api.get("/v1/workers?external_id=hr-1")).body.data.map(
-        (w: { name: string }) => w.name,
-      ),
-    ).toEqual(["Ann Smith"]);
-  });
+  test(
+    "on_conflict update upserts by external_id: existing records change in place, new ones " +
+      "are created",
+    async () => {
+      const first = await api.post("/v1/workers/batch", {
+        on_conflict: "update",
+        items: [
+          { name: "Ann", external_id: "hr-1" },
+          { name: "Bob", external_id: "hr-2" },
+        ],
+      });
+      expect(first.body.data).toMatchObject({ created: 2, updated: 0 });
+      const second = await api.post("/v1/workers/batch", {
+        on_conflict: "update",
+        items: [
+          { name: "Ann Smith", external_id: "hr-1" },
+          { name: "Bob", external_id: "hr-2" },
+          { name: "Cy", external_id: "hr-3" },
+          { name: "No id" },
+        ],
+      });
+      expect(
+        second.body.data.results.map(
+          (r: { action?: string; status: number }) => r.action ?? r.status,
+        ),
+      ).toEqual(["updated", "unchanged", "created", 422]);
+      expect(second.body.data.results[0].id).toBe(first.body.data.results[0].id);
+      expect(
+        (await api.get("/v1/workers?external_id=hr-1")).body.data.map(
+          (w: { name: string }) => w.name,
+        ),
+      ).toEqual(["Ann Smith"]);
+    },
+  );
 
   test("one Idempotency-Key covers the batch: a retry replays it, another body under the key is refused", async () => {
     const body = { items: [{ name: "Keyed batch 1" }, { name: "Keyed batch 2" }] };

@@ -44,50 +44,60 @@ const words = (line: string): string[] =>
   );
 
 describe("help", () => {
-  test("erp workers create --help lists every writable field of the API's WorkerCreate, the required one marked, and examples", async () => {
-    const help = (await erp(["workers", "create", "--help"])).stdout;
-    const body = document.components.schemas.WorkerCreate;
-    const listed = [
-      ...(help.split("\nFIELDS")[1] ?? "").split("\nEXAMPLES")[0]!.matchAll(/^ {2}(\w+) +(.+)$/gm),
-    ].map((m) => [m[1], m[2]]);
-    expect(listed.map(([name]) => name)).toEqual(Object.keys(body.properties));
-    expect(listed.filter(([, hint]) => hint!.endsWith(", required")).map(([name]) => name)).toEqual(
-      body.required,
-    );
-    expect(Object.fromEntries(listed)).toMatchObject({
-      email: "email",
-      status: "ACTIVE|INACTIVE",
-      hired_on: "date YYYY-MM-DD",
-    });
-    expect(examplesOf(help)[0]).toStartWith("erp workers create name=");
-  });
+  test(
+    "erp workers create --help lists every writable field of the API's WorkerCreate, the " +
+      "required one marked, and examples",
+    async () => {
+      const help = (await erp(["workers", "create", "--help"])).stdout;
+      const body = document.components.schemas.WorkerCreate;
+      const listed = [
+        ...(help.split("\nFIELDS")[1] ?? "")
+          .split("\nEXAMPLES")[0]!
+          .matchAll(/^ {2}(\w+) +(.+)$/gm),
+      ].map((m) => [m[1], m[2]]);
+      expect(listed.map(([name]) => name)).toEqual(Object.keys(body.properties));
+      expect(
+        listed.filter(([, hint]) => hint!.endsWith(", required")).map(([name]) => name),
+      ).toEqual(body.required);
+      expect(Object.fromEntries(listed)).toMatchObject({
+        email: "email",
+        status: "ACTIVE|INACTIVE",
+        hired_on: "date YYYY-MM-DD",
+      });
+      expect(examplesOf(help)[0]).toStartWith("erp workers create name=");
+    },
+  );
 
-  test("create, update, list and export show examples for every resource, and each create example runs as printed", async () => {
-    for (const resource of RESOURCES) {
-      const [create, update, list, exported] = await Promise.all([
-        erp([resource, "create", "--help"]),
-        erp([resource, "update", "--help"]),
-        erp([resource, "list", "--help"]),
-        erp(["export", resource, "--help"]),
-      ]);
-      for (const [name, help] of [
-        ["create", create],
-        ["update", update],
-        ["list", list],
-        ["export", exported],
-      ] as const) {
-        expect(examplesOf(help.stdout).length, `${resource} ${name}`).toBeGreaterThanOrEqual(2);
+  test(
+    "create, update, list and export show examples for every resource, and each create " +
+      "example runs as printed",
+    async () => {
+      for (const resource of RESOURCES) {
+        const [create, update, list, exported] = await Promise.all([
+          erp([resource, "create", "--help"]),
+          erp([resource, "update", "--help"]),
+          erp([resource, "list", "--help"]),
+          erp(["export", resource, "--help"]),
+        ]);
+        for (const [name, help] of [
+          ["create", create],
+          ["update", update],
+          ["list", list],
+          ["export", exported],
+        ] as const) {
+          expect(examplesOf(help.stdout).length, `${resource} ${name}`).toBeGreaterThanOrEqual(2);
+        }
+        expect(update.stdout, resource).toContain("\nFIELDS");
+        for (const line of examplesOf(create.stdout).filter(
+          (example) => !example.includes("--file"),
+        )) {
+          const run = await cli([...words(line).slice(1), "-o", "json"]);
+          expect(run.code, `${line}\n${run.stderr}`).toBe(0);
+          expect(JSON.parse(run.stdout).dry_run, line).toBe(line.includes("--dry-run"));
+        }
       }
-      expect(update.stdout, resource).toContain("\nFIELDS");
-      for (const line of examplesOf(create.stdout).filter(
-        (example) => !example.includes("--file"),
-      )) {
-        const run = await cli([...words(line).slice(1), "-o", "json"]);
-        expect(run.code, `${line}\n${run.stderr}`).toBe(0);
-        expect(JSON.parse(run.stdout).dry_run, line).toBe(line.includes("--dry-run"));
-      }
-    }
-  });
+    },
+  );
 });
 
 /** The CLI for a company of its own: the records a test lists are its own. */
@@ -136,25 +146,29 @@ describe("output", () => {
     expect(Bun.stringWidth(cell)).toBeLessThanOrEqual(40);
   });
 
-  test("export --format csv --bom starts with a UTF-8 byte-order mark, then the header; --bom without csv is a usage error", async () => {
-    const { token } = await newCompany();
-    const cli = erpFor(suite.server.baseUrl, token);
-    await cli(["subcontractors", "create", "name=Électricité Dupont"]);
-    const plain = await stdoutBytes(
-      ["export", "subcontractors", "--format", "csv", "--fields", "name"],
-      token,
-    );
-    const marked = await stdoutBytes(
-      ["export", "subcontractors", "--format", "csv", "--fields", "name", "--bom"],
-      token,
-    );
-    expect(new TextDecoder().decode(plain)).toStartWith("id,name\r\n");
-    expect([...marked]).toEqual([0xef, 0xbb, 0xbf, ...plain]);
-    const ndjsonBom = await cli(["export", "subcontractors", "--bom"]);
-    expect(ndjsonBom.code).toBe(2);
-    expect(ndjsonBom.stderr).toContain("--format csv");
-    expect(ndjson((await cli(["export", "subcontractors"])).stdout).map((s) => s.name)).toEqual([
-      "Électricité Dupont",
-    ]);
-  });
+  test(
+    "export --format csv --bom starts with a UTF-8 byte-order mark, then the header; --bom " +
+      "without csv is a usage error",
+    async () => {
+      const { token } = await newCompany();
+      const cli = erpFor(suite.server.baseUrl, token);
+      await cli(["subcontractors", "create", "name=Électricité Dupont"]);
+      const plain = await stdoutBytes(
+        ["export", "subcontractors", "--format", "csv", "--fields", "name"],
+        token,
+      );
+      const marked = await stdoutBytes(
+        ["export", "subcontractors", "--format", "csv", "--fields", "name", "--bom"],
+        token,
+      );
+      expect(new TextDecoder().decode(plain)).toStartWith("id,name\r\n");
+      expect([...marked]).toEqual([0xef, 0xbb, 0xbf, ...plain]);
+      const ndjsonBom = await cli(["export", "subcontractors", "--bom"]);
+      expect(ndjsonBom.code).toBe(2);
+      expect(ndjsonBom.stderr).toContain("--format csv");
+      expect(ndjson((await cli(["export", "subcontractors"])).stdout).map((s) => s.name)).toEqual([
+        "Électricité Dupont",
+      ]);
+    },
+  );
 });

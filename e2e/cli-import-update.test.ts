@@ -125,115 +125,123 @@ describe("erp import --update", () => {
     expect(await events("worker.updated")).toBe(before + 1_010);
   });
 
-  test("--if-unmodified: a record edited on the server after the export is refused (412) and kept as the server has it", async () => {
-    const { file, rows } = await exported("workers-since.csv");
-    const [header, ...data] = rows as [string[], ...string[][]];
-    const column = (name: string) => header.indexOf(name);
-    const [mine, theirs] = [data[100]!, data[200]!];
-    mine[column("hourly_rate")] = "61";
-    theirs[column("hourly_rate")] = "62";
-    saveAsSpreadsheet(file, [header, ...data]);
-    const theirsId = Number(theirs[column("id")]);
-    await api.patch(`/v1/workers/${theirsId}`, { phone: "+1 555 0142" });
-    const before = await events("worker.updated");
+  test(
+    "--if-unmodified: a record edited on the server after the export is refused (412) and " +
+      "kept as the server has it",
+    async () => {
+      const { file, rows } = await exported("workers-since.csv");
+      const [header, ...data] = rows as [string[], ...string[][]];
+      const column = (name: string) => header.indexOf(name);
+      const [mine, theirs] = [data[100]!, data[200]!];
+      mine[column("hourly_rate")] = "61";
+      theirs[column("hourly_rate")] = "62";
+      saveAsSpreadsheet(file, [header, ...data]);
+      const theirsId = Number(theirs[column("id")]);
+      await api.patch(`/v1/workers/${theirsId}`, { phone: "+1 555 0142" });
+      const before = await events("worker.updated");
 
-    const preview = await cli([
-      "import",
-      "workers",
-      file,
-      "--update",
-      "--if-unmodified",
-      "--dry-run",
-      "-o",
-      "json",
-    ]);
-    expect(JSON.parse(preview.stdout)).toMatchObject({ valid: 1, rejected: 1, updated: 0 });
-    expect(await events("worker.updated")).toBe(before);
+      const preview = await cli([
+        "import",
+        "workers",
+        file,
+        "--update",
+        "--if-unmodified",
+        "--dry-run",
+        "-o",
+        "json",
+      ]);
+      expect(JSON.parse(preview.stdout)).toMatchObject({ valid: 1, rejected: 1, updated: 0 });
+      expect(await events("worker.updated")).toBe(before);
 
-    const rejects = path.join(dir, "since-rejects.csv");
-    const run = await cli([
-      "import",
-      "workers",
-      file,
-      "--update",
-      "--if-unmodified",
-      "--rejects",
-      rejects,
-      "-o",
-      "json",
-    ]);
-    expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout)).toMatchObject({ updated: 1, rejected: 1, created: 0 });
-    expect(run.stderr).toContain("412 precondition_failed");
-    expect((await api.get(`/v1/workers/${theirsId}`)).body.data).toMatchObject({
-      hourly_rate: "40.00",
-      phone: "+1 555 0142",
-    });
-    expect((await api.get(`/v1/workers/${mine[column("id")]}`)).body.data.hourly_rate).toBe(
-      "61.00",
-    );
-    expect(await events("worker.updated")).toBe(before + 1);
-    const refused = parseCsv(readFileSync(rejects, "utf8"));
-    expect(refused.length).toBe(2);
-    expect(refused[1]![column("id")]).toBe(String(theirsId));
-  });
-
-  test("interrupted by kill -9, then by Ctrl-C, then re-run with the journal lost: every edited record changes exactly once", async () => {
-    const { file, rows } = await exported("workers-interrupted.csv");
-    const [header, ...data] = rows as [string[], ...string[][]];
-    const rate = header.indexOf("hourly_rate");
-    const edited = new Set<string>();
-    data.forEach((cells, i) => {
-      if (i % 5 !== 1) return;
-      cells[rate] = "71.25";
-      edited.add(cells[header.indexOf("id")]!);
-    });
-    saveAsSpreadsheet(file, [header, ...data]);
-    const state = path.join(dir, "state-interrupted");
-    const journals = path.join(state, "erp", "imports");
-    const journaled = (): number =>
-      existsSync(journals)
-        ? readdirSync(journals).reduce(
-            (lines, name) =>
-              lines + readFileSync(path.join(journals, name), "utf8").split("\n").length - 1,
-            0,
-          )
-        : 0;
-    const start = () =>
-      startErpFor(suite.server.baseUrl, token)(
-        ["import", "workers", file, "--update", "--batch-size", "50", "-o", "json"],
-        { env: { XDG_STATE_HOME: state } },
+      const rejects = path.join(dir, "since-rejects.csv");
+      const run = await cli([
+        "import",
+        "workers",
+        file,
+        "--update",
+        "--if-unmodified",
+        "--rejects",
+        rejects,
+        "-o",
+        "json",
+      ]);
+      expect(run.code).toBe(3);
+      expect(JSON.parse(run.stdout)).toMatchObject({ updated: 1, rejected: 1, created: 0 });
+      expect(run.stderr).toContain("412 precondition_failed");
+      expect((await api.get(`/v1/workers/${theirsId}`)).body.data).toMatchObject({
+        hourly_rate: "40.00",
+        phone: "+1 555 0142",
+      });
+      expect((await api.get(`/v1/workers/${mine[column("id")]}`)).body.data.hourly_rate).toBe(
+        "61.00",
       );
-    const until = async (cli: RunningCli, done: () => boolean): Promise<void> => {
-      while (!done() && cli.process.exitCode === null) await Bun.sleep(5);
-    };
-    const before = await events("worker.updated");
+      expect(await events("worker.updated")).toBe(before + 1);
+      const refused = parseCsv(readFileSync(rejects, "utf8"));
+      expect(refused.length).toBe(2);
+      expect(refused[1]![column("id")]).toBe(String(theirsId));
+    },
+  );
 
-    const killed = start();
-    await until(killed, () => journaled() >= 200);
-    killed.process.kill("SIGKILL");
-    await killed.finished;
-    const afterKill = journaled();
-    expect(afterKill).toBeLessThan(edited.size);
+  test(
+    "interrupted by kill -9, then by Ctrl-C, then re-run with the journal lost: every edited " +
+      "record changes exactly once",
+    async () => {
+      const { file, rows } = await exported("workers-interrupted.csv");
+      const [header, ...data] = rows as [string[], ...string[][]];
+      const rate = header.indexOf("hourly_rate");
+      const edited = new Set<string>();
+      data.forEach((cells, i) => {
+        if (i % 5 !== 1) return;
+        cells[rate] = "71.25";
+        edited.add(cells[header.indexOf("id")]!);
+      });
+      saveAsSpreadsheet(file, [header, ...data]);
+      const state = path.join(dir, "state-interrupted");
+      const journals = path.join(state, "erp", "imports");
+      const journaled = (): number =>
+        existsSync(journals)
+          ? readdirSync(journals).reduce(
+              (lines, name) =>
+                lines + readFileSync(path.join(journals, name), "utf8").split("\n").length - 1,
+              0,
+            )
+          : 0;
+      const start = () =>
+        startErpFor(suite.server.baseUrl, token)(
+          ["import", "workers", file, "--update", "--batch-size", "50", "-o", "json"],
+          { env: { XDG_STATE_HOME: state } },
+        );
+      const until = async (cli: RunningCli, done: () => boolean): Promise<void> => {
+        while (!done() && cli.process.exitCode === null) await Bun.sleep(5);
+      };
+      const before = await events("worker.updated");
 
-    const stopped = start();
-    await until(stopped, () => journaled() >= afterKill + 200);
-    stopped.process.kill("SIGINT");
-    const interrupted = await stopped.finished;
-    expect(interrupted.code).toBe(130);
-    expect(journaled()).toBeLessThan(edited.size);
+      const killed = start();
+      await until(killed, () => journaled() >= 200);
+      killed.process.kill("SIGKILL");
+      await killed.finished;
+      const afterKill = journaled();
+      expect(afterKill).toBeLessThan(edited.size);
 
-    rmSync(journals, { recursive: true, force: true });
-    const last = await start().finished;
-    expect(last.code).toBe(0);
-    expect(JSON.parse(last.stdout)).toMatchObject({ rejected: 0, created: 0 });
-    expect(await events("worker.updated")).toBe(before + edited.size);
-    const [changed] = await testDb().pool.query<RowDataPacket[]>(
-      "SELECT id FROM workers WHERE company_id = ? AND hourly_rate = 71.25",
-      [companyId],
-    );
-    expect(changed.map((row) => String(row.id)).sort()).toEqual([...edited].sort());
-  });
+      const stopped = start();
+      await until(stopped, () => journaled() >= afterKill + 200);
+      stopped.process.kill("SIGINT");
+      const interrupted = await stopped.finished;
+      expect(interrupted.code).toBe(130);
+      expect(journaled()).toBeLessThan(edited.size);
+
+      rmSync(journals, { recursive: true, force: true });
+      const last = await start().finished;
+      expect(last.code).toBe(0);
+      expect(JSON.parse(last.stdout)).toMatchObject({ rejected: 0, created: 0 });
+      expect(await events("worker.updated")).toBe(before + edited.size);
+      const [changed] = await testDb().pool.query<RowDataPacket[]>(
+        "SELECT id FROM workers WHERE company_id = ? AND hourly_rate = 71.25",
+        [companyId],
+      );
+      expect(changed.map((row) => String(row.id)).sort()).toEqual([...edited].sort());
+    },
+  );
 
   test("an NDJSON export round-trips too: the edited object changes, the others are unchanged", async () => {
     const exportedNdjson = await cli(["export", "workers", "--format", "ndjson"]);

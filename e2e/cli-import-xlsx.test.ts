@@ -233,48 +233,52 @@ describe("erp import of an .xlsx workbook", () => {
     expect(await workersOf(csvCompany.companyId)).toEqual(records);
   });
 
-  test("money in a currency format is in that currency: checked against the row's, taken when it has none", async () => {
-    const { token } = await newCompany();
-    const file = await workbook("projects.xlsx", [
-      {
-        name: "Projects",
-        formats: { 2: MONEY },
-        rows: [
-          ["Name", "Budget", "Currency"],
-          ["Depot", 1250000, null],
-          ["Quay", 300, "eur"],
-          ["Tower", 2000, "USD"],
-        ],
-      },
-    ]);
-    const report = path.join(dir, "projects-report.ndjson");
-    const cli = erpFor(suite.server.baseUrl, token);
-    const result = await cli(["import", "projects", file, "--report", report, "-o", "json"]);
-    expect(result.code).toBe(3);
-    expect(JSON.parse(result.stdout)).toMatchObject({ created: 2, rejected: 1 });
-    expect(ndjson(readFileSync(report, "utf8"))).toMatchObject([
-      {
-        row: 3,
-        errors: [
-          {
-            field: "budget_amount",
-            code: "currency_mismatch",
-            message: '"€2000" is in EUR, but the row\'s currency is USD',
-          },
-        ],
-      },
-    ]);
-    const listed = JSON.parse(
-      (await cli(["projects", "list", "--fields", "name,budget_amount,currency", "-o", "json"]))
-        .stdout,
-    );
-    expect(
-      listed.map((p: Record<string, unknown>) => [p.name, p.budget_amount, p.currency]),
-    ).toEqual([
-      ["Depot", "1250000.00", "EUR"],
-      ["Quay", "300.00", "EUR"],
-    ]);
-  });
+  test(
+    "money in a currency format is in that currency: checked against the row's, taken when " +
+      "it has none",
+    async () => {
+      const { token } = await newCompany();
+      const file = await workbook("projects.xlsx", [
+        {
+          name: "Projects",
+          formats: { 2: MONEY },
+          rows: [
+            ["Name", "Budget", "Currency"],
+            ["Depot", 1250000, null],
+            ["Quay", 300, "eur"],
+            ["Tower", 2000, "USD"],
+          ],
+        },
+      ]);
+      const report = path.join(dir, "projects-report.ndjson");
+      const cli = erpFor(suite.server.baseUrl, token);
+      const result = await cli(["import", "projects", file, "--report", report, "-o", "json"]);
+      expect(result.code).toBe(3);
+      expect(JSON.parse(result.stdout)).toMatchObject({ created: 2, rejected: 1 });
+      expect(ndjson(readFileSync(report, "utf8"))).toMatchObject([
+        {
+          row: 3,
+          errors: [
+            {
+              field: "budget_amount",
+              code: "currency_mismatch",
+              message: '"€2000" is in EUR, but the row\'s currency is USD',
+            },
+          ],
+        },
+      ]);
+      const listed = JSON.parse(
+        (await cli(["projects", "list", "--fields", "name,budget_amount,currency", "-o", "json"]))
+          .stdout,
+      );
+      expect(
+        listed.map((p: Record<string, unknown>) => [p.name, p.budget_amount, p.currency]),
+      ).toEqual([
+        ["Depot", "1250000.00", "EUR"],
+        ["Quay", "300.00", "EUR"],
+      ]);
+    },
+  );
 
   test("rejects go in the format --rejects names: a workbook keeps typed cells, a .csv text", async () => {
     const { token } = await newCompany();

@@ -271,35 +271,39 @@ describe("erp import retries", () => {
   });
   afterAll(() => void stub.stop(true));
 
-  test("429, 5xx and 409 idempotency_in_progress are retried with the same key; item refusals are rejected rows", async () => {
-    script.push(
-      // No Retry-After: the first backoff, about half a second.
-      new Response("oops", { status: 502 }),
-      problem(503, "database_unavailable", { "retry-after": "0" }),
-      problem(429, "rate_limited", { "retry-after": "0" }),
-      problem(409, "idempotency_in_progress", { "retry-after": "0" }),
-    );
-    const stubCli = erpFor(`http://127.0.0.1:${stub.port}`, "erp_stub");
-    const file = write("retry.csv", "name\nFlaky\nBad\nFine\n");
-    const result = await stubCli(["import", "clients", file, "-o", "json"]);
-    expect(result.code).toBe(3);
-    expect(summaryOf(result.stdout)).toMatchObject({ created: 2, rejected: 1, requests: 5 });
-    expect(seen).toHaveLength(5);
-    expect(new Set(seen.map((s) => s.key)).size).toBe(1);
-    expect(seen[0]!.names).toEqual(["Flaky", "Bad", "Fine"]);
+  test(
+    "429, 5xx and 409 idempotency_in_progress are retried with the same key; item refusals " +
+      "are rejected rows",
+    async () => {
+      script.push(
+        // No Retry-After: the first backoff, about half a second.
+        new Response("oops", { status: 502 }),
+        problem(503, "database_unavailable", { "retry-after": "0" }),
+        problem(429, "rate_limited", { "retry-after": "0" }),
+        problem(409, "idempotency_in_progress", { "retry-after": "0" }),
+      );
+      const stubCli = erpFor(`http://127.0.0.1:${stub.port}`, "erp_stub");
+      const file = write("retry.csv", "name\nFlaky\nBad\nFine\n");
+      const result = await stubCli(["import", "clients", file, "-o", "json"]);
+      expect(result.code).toBe(3);
+      expect(summaryOf(result.stdout)).toMatchObject({ created: 2, rejected: 1, requests: 5 });
+      expect(seen).toHaveLength(5);
+      expect(new Set(seen.map((s) => s.key)).size).toBe(1);
+      expect(seen[0]!.names).toEqual(["Flaky", "Bad", "Fine"]);
 
-    // From another path, the journal knows the two rows that went through: only the rejected one is sent again.
-    seen.length = 0;
-    const again = await stubCli([
-      "import",
-      "clients",
-      write("elsewhere.csv", "name\nFlaky\nBad\nFine\n"),
-      "-o",
-      "json",
-    ]);
-    expect(summaryOf(again.stdout)).toMatchObject({ already_imported: 2, rejected: 1 });
-    expect(seen.map((s) => s.names)).toEqual([["Bad"]]);
-  });
+      // From another path, the journal knows the two rows that went through: only the rejected one is sent again.
+      seen.length = 0;
+      const again = await stubCli([
+        "import",
+        "clients",
+        write("elsewhere.csv", "name\nFlaky\nBad\nFine\n"),
+        "-o",
+        "json",
+      ]);
+      expect(summaryOf(again.stdout)).toMatchObject({ already_imported: 2, rejected: 1 });
+      expect(seen.map((s) => s.names)).toEqual([["Bad"]]);
+    },
+  );
 });
 
 describe("erp export", () => {
@@ -322,7 +326,8 @@ describe("erp export", () => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(130);
     expect(exported.stderr).toContain("exported 130 clients");
-    // Paged on after_id from 0, each page after the last id of the one before, never counting a total it would not show.
+    // Paged on after_id from 0, each page after the last id of the one before, never counting a
+    // total it would not show.
     const requests = (await own(["export", "clients", "--verbose"])).stderr
       .split("\n")
       .filter((line) => line.startsWith("> GET"));

@@ -155,25 +155,29 @@ describe("listing", () => {
     expect((await api().get("/v1/projects?limit=500")).body.meta.limit).toBe(100);
   });
 
-  test("bad paging values, unknown parameters, unsupported filters and unknown fields are 400 invalid_query", async () => {
-    for (const query of [
-      "limit=0",
-      "limit=abc",
-      "limit=1.5",
-      "offset=-1",
-      "colour=red",
-      "trade_id=1",
-      "fields=name,nope",
-      "status=DONE",
-      "client_id=x",
-      "limit=1&limit=2",
-    ]) {
-      const response = await api().get(`/v1/projects?${query}`);
-      expect(response.status, query).toBe(400);
-      expect(response.body.code, query).toBe("invalid_query");
-    }
-    expect((await api().get("/v1/projects/1?limit=1")).body.code).toBe("invalid_query");
-  });
+  test(
+    "bad paging values, unknown parameters, unsupported filters and unknown fields are 400 " +
+      "invalid_query",
+    async () => {
+      for (const query of [
+        "limit=0",
+        "limit=abc",
+        "limit=1.5",
+        "offset=-1",
+        "colour=red",
+        "trade_id=1",
+        "fields=name,nope",
+        "status=DONE",
+        "client_id=x",
+        "limit=1&limit=2",
+      ]) {
+        const response = await api().get(`/v1/projects?${query}`);
+        expect(response.status, query).toBe(400);
+        expect(response.body.code, query).toBe("invalid_query");
+      }
+      expect((await api().get("/v1/projects/1?limit=1")).body.code).toBe("invalid_query");
+    },
+  );
 
   test("q is a case-insensitive substring match where % and _ are literal", async () => {
     const mine = suite.api.as((await newCompany()).token);

@@ -28,29 +28,33 @@ async function rental(equipment: number, project: number, billed = false): Promi
 }
 
 describe("soft deletes", () => {
-  test("a delete is soft: 200 with mode soft, then the record is gone from the API but kept in the database", async () => {
-    const id = await create(api, "/v1/workers", { name: "Leaving" });
-    const total = (await api.get("/v1/workers")).body.meta.total;
-    const response = await api.delete(`/v1/workers/${id}`);
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({
-      data: {
-        id,
-        deleted: true,
-        dry_run: false,
-        mode: "soft",
-        would_delete: [{ resource: "workers", id }],
-        would_keep: [],
-      },
-    });
-    expectProblem(await api.get(`/v1/workers/${id}`), 404, "not_found");
-    const list = await api.get("/v1/workers?limit=100");
-    expect(list.body.meta.total).toBe(total - 1);
-    expect(list.body.data.map((w: { id: number }) => w.id)).not.toContain(id);
-    const row = await storedRow("workers", id);
-    expect(row?.name).toBe("Leaving");
-    expect(row?.deleted_at).not.toBeNull();
-  });
+  test(
+    "a delete is soft: 200 with mode soft, then the record is gone from the API but kept in " +
+      "the database",
+    async () => {
+      const id = await create(api, "/v1/workers", { name: "Leaving" });
+      const total = (await api.get("/v1/workers")).body.meta.total;
+      const response = await api.delete(`/v1/workers/${id}`);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        data: {
+          id,
+          deleted: true,
+          dry_run: false,
+          mode: "soft",
+          would_delete: [{ resource: "workers", id }],
+          would_keep: [],
+        },
+      });
+      expectProblem(await api.get(`/v1/workers/${id}`), 404, "not_found");
+      const list = await api.get("/v1/workers?limit=100");
+      expect(list.body.meta.total).toBe(total - 1);
+      expect(list.body.data.map((w: { id: number }) => w.id)).not.toContain(id);
+      const row = await storedRow("workers", id);
+      expect(row?.name).toBe("Leaving");
+      expect(row?.deleted_at).not.toBeNull();
+    },
+  );
 
   test("deleting a deleted record is 404, and so is patching it", async () => {
     const id = await create(api, "/v1/subcontractors", { name: "Twice" });
@@ -88,21 +92,25 @@ describe("soft deletes", () => {
 });
 
 describe("protected history blocks a delete", () => {
-  test("a converted estimate backing a live project's budget cannot be deleted (409 delete_blocked naming the project)", async () => {
-    const estimate = await convertedEstimate("Backing");
-    const project = await create(api, "/v1/projects", {
-      name: "Backed",
-      budget_estimate_id: estimate,
-    });
-    const before = await snapshot(api);
-    for (const headers of [{}, { "x-dry-run": "1" }] as Record<string, string>[]) {
-      const response = await api.delete(`/v1/estimates/${estimate}`, { headers });
-      expectProblem(response, 409, "delete_blocked");
-      expect(response.body.blockers).toEqual([{ resource: "projects", id: project }]);
-      expect(response.body.detail).toContain(`projects ${project}`);
-    }
-    expect(await snapshot(api)).toEqual(before);
-  });
+  test(
+    "a converted estimate backing a live project's budget cannot be deleted (409 " +
+      "delete_blocked naming the project)",
+    async () => {
+      const estimate = await convertedEstimate("Backing");
+      const project = await create(api, "/v1/projects", {
+        name: "Backed",
+        budget_estimate_id: estimate,
+      });
+      const before = await snapshot(api);
+      for (const headers of [{}, { "x-dry-run": "1" }] as Record<string, string>[]) {
+        const response = await api.delete(`/v1/estimates/${estimate}`, { headers });
+        expectProblem(response, 409, "delete_blocked");
+        expect(response.body.blockers).toEqual([{ resource: "projects", id: project }]);
+        expect(response.body.detail).toContain(`projects ${project}`);
+      }
+      expect(await snapshot(api)).toEqual(before);
+    },
+  );
 
   test("once the backed project is deleted, the converted estimate may be deleted", async () => {
     const estimate = await convertedEstimate("Freed");
@@ -221,33 +229,40 @@ describe("what a delete removes and what it keeps", () => {
     expect(left.body.meta.total).toBe(1);
   });
 
-  test("deleting a client keeps its live projects and estimates (would_keep lists them) and they keep pointing at it", async () => {
-    const client = await create(api, "/v1/clients", { name: "Keeper client" });
-    const project = await create(api, "/v1/projects", { name: "Kept project", client_id: client });
-    const gone = await create(api, "/v1/projects", { name: "Already gone", client_id: client });
-    await api.delete(`/v1/projects/${gone}`);
-    const estimate = await create(api, "/v1/estimates", {
-      title: "Kept estimate",
-      client_id: client,
-    });
-    const expectedKeep = [
-      { resource: "projects", id: project },
-      { resource: "estimates", id: estimate },
-    ];
-    const preview = await api.delete(`/v1/clients/${client}`, { headers: { "x-dry-run": "1" } });
-    expect(preview.body.data).toEqual({
-      id: client,
-      deleted: false,
-      dry_run: true,
-      mode: "soft",
-      would_delete: [{ resource: "clients", id: client }],
-      would_keep: expectedKeep,
-    });
-    const response = await api.delete(`/v1/clients/${client}`);
-    expect(response.body.data).toMatchObject({ deleted: true, would_keep: expectedKeep });
-    expect((await api.get(`/v1/projects/${project}`)).body.data.client_id).toBe(client);
-    expect((await api.get(`/v1/estimates/${estimate}`)).body.data.client_id).toBe(client);
-  });
+  test(
+    "deleting a client keeps its live projects and estimates (would_keep lists them) and " +
+      "they keep pointing at it",
+    async () => {
+      const client = await create(api, "/v1/clients", { name: "Keeper client" });
+      const project = await create(api, "/v1/projects", {
+        name: "Kept project",
+        client_id: client,
+      });
+      const gone = await create(api, "/v1/projects", { name: "Already gone", client_id: client });
+      await api.delete(`/v1/projects/${gone}`);
+      const estimate = await create(api, "/v1/estimates", {
+        title: "Kept estimate",
+        client_id: client,
+      });
+      const expectedKeep = [
+        { resource: "projects", id: project },
+        { resource: "estimates", id: estimate },
+      ];
+      const preview = await api.delete(`/v1/clients/${client}`, { headers: { "x-dry-run": "1" } });
+      expect(preview.body.data).toEqual({
+        id: client,
+        deleted: false,
+        dry_run: true,
+        mode: "soft",
+        would_delete: [{ resource: "clients", id: client }],
+        would_keep: expectedKeep,
+      });
+      const response = await api.delete(`/v1/clients/${client}`);
+      expect(response.body.data).toMatchObject({ deleted: true, would_keep: expectedKeep });
+      expect((await api.get(`/v1/projects/${project}`)).body.data.client_id).toBe(client);
+      expect((await api.get(`/v1/estimates/${estimate}`)).body.data.client_id).toBe(client);
+    },
+  );
 
   test("a kept project may still be edited after its client is deleted", async () => {
     const client = await create(api, "/v1/clients", { name: "Vanishing client" });
@@ -337,24 +352,28 @@ describe("deletes under concurrency", () => {
     }
   });
 
-  test("a project created while its budget estimate is being deleted either blocks the delete or is refused", async () => {
-    for (let round = 0; round < ROUNDS; round += 1) {
-      const estimate = await convertedEstimate(`Race ${round}`);
-      const [deleted, ...creates] = await Promise.all([
-        api.delete(`/v1/estimates/${estimate}`),
-        ...Array.from({ length: 4 }, (_, i) =>
-          api.post("/v1/projects", { name: `Race ${round}.${i}`, budget_estimate_id: estimate }),
-        ),
-      ]);
-      for (const response of creates) expect([201, 422]).toContain(response.status);
-      const created = creates.filter((r) => r.status === 201).length;
-      expect({ round, deleted: deleted.status === 200, created: created > 0 }).toEqual({
-        round,
-        deleted: created === 0,
-        created: created > 0,
-      });
-    }
-  });
+  test(
+    "a project created while its budget estimate is being deleted either blocks the delete " +
+      "or is refused",
+    async () => {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const estimate = await convertedEstimate(`Race ${round}`);
+        const [deleted, ...creates] = await Promise.all([
+          api.delete(`/v1/estimates/${estimate}`),
+          ...Array.from({ length: 4 }, (_, i) =>
+            api.post("/v1/projects", { name: `Race ${round}.${i}`, budget_estimate_id: estimate }),
+          ),
+        ]);
+        for (const response of creates) expect([201, 422]).toContain(response.status);
+        const created = creates.filter((r) => r.status === 201).length;
+        expect({ round, deleted: deleted.status === 200, created: created > 0 }).toEqual({
+          round,
+          deleted: created === 0,
+          created: created > 0,
+        });
+      }
+    },
+  );
 
   test("deletes, billing and rentals racing over shared records never fail with a server error", async () => {
     const projects = await Promise.all(

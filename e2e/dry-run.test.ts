@@ -475,61 +475,69 @@ function outcome(request: WriteRequest, response: ApiResponse): unknown {
 
 describe("a dry-run and the real write never disagree", () => {
   for (const testCase of CASES) {
-    test(`${testCase.name}: ${testCase.status}${testCase.code ? ` ${testCase.code}` : ""} in both modes, and the dry-run writes nothing`, async () => {
-      const api = await company(testCase.company);
-      const request = await testCase.setup(api);
-      const before = await snapshot(api);
-      const ids = await nextIds();
-      const dryRuns = [await send(api, request, "header"), await send(api, request, "query")];
-      expect(await snapshot(api)).toEqual(before);
-      expect(await nextIds()).toEqual(ids);
-
-      const real = await send(api, request);
-      expect({ status: real.status, code: real.body?.code }).toEqual({
-        status: testCase.status,
-        code: testCase.code,
-      });
-      for (const dry of dryRuns) {
-        if (testCase.code) {
-          expectProblem(dry, testCase.status, testCase.code);
-          expect(comparable(dry)).toEqual(comparable(real));
-        } else {
-          expect(dry.status).toBe(request.method === "POST" ? 200 : testCase.status);
-          expect(dry.body.data.dry_run).toBe(true);
-          expect(real.body.data.dry_run).toBe(false);
-          const dryOutcome = outcome(request, dry) as Record<string, unknown>;
-          const realOutcome = outcome(request, real) as Record<string, unknown>;
-          if (request.method === "POST")
-            expect([dryOutcome.created, realOutcome.created]).toEqual([false, true]);
-          else expect(dryOutcome).toEqual(realOutcome);
-        }
-      }
-      if (testCase.code) {
+    test(
+      `${testCase.name}: ${testCase.status}${testCase.code ? ` ${testCase.code}` : ""} in ` +
+        `both modes, and the dry-run writes nothing`,
+      async () => {
+        const api = await company(testCase.company);
+        const request = await testCase.setup(api);
+        const before = await snapshot(api);
+        const ids = await nextIds();
+        const dryRuns = [await send(api, request, "header"), await send(api, request, "query")];
         expect(await snapshot(api)).toEqual(before);
         expect(await nextIds()).toEqual(ids);
-      }
-    });
+
+        const real = await send(api, request);
+        expect({ status: real.status, code: real.body?.code }).toEqual({
+          status: testCase.status,
+          code: testCase.code,
+        });
+        for (const dry of dryRuns) {
+          if (testCase.code) {
+            expectProblem(dry, testCase.status, testCase.code);
+            expect(comparable(dry)).toEqual(comparable(real));
+          } else {
+            expect(dry.status).toBe(request.method === "POST" ? 200 : testCase.status);
+            expect(dry.body.data.dry_run).toBe(true);
+            expect(real.body.data.dry_run).toBe(false);
+            const dryOutcome = outcome(request, dry) as Record<string, unknown>;
+            const realOutcome = outcome(request, real) as Record<string, unknown>;
+            if (request.method === "POST")
+              expect([dryOutcome.created, realOutcome.created]).toEqual([false, true]);
+            else expect(dryOutcome).toEqual(realOutcome);
+          }
+        }
+        if (testCase.code) {
+          expect(await snapshot(api)).toEqual(before);
+          expect(await nextIds()).toEqual(ids);
+        }
+      },
+    );
   }
 });
 
 describe("dry-run results", () => {
-  test("a dry-run create answers 200 {id: null, created: false, dry_run: true}, with no Location, and consumes no id", async () => {
-    const api = await company();
-    const next = await nextAutoIncrement("clients");
-    const response = await api.post(
-      "/v1/clients",
-      { name: "Preview" },
-      { headers: { "x-dry-run": "1" } },
-    );
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ data: { id: null, created: false, dry_run: true } });
-    expect(response.headers.get("location")).toBeNull();
-    expect((await api.get("/v1/clients")).body.meta.total).toBe(0);
-    expect(await nextAutoIncrement("clients")).toBe(next);
-    const real = await api.post("/v1/clients", { name: "Real" });
-    expect(real.status).toBe(201);
-    expect(real.body.data).toEqual({ id: next, created: true, dry_run: false });
-  });
+  test(
+    "a dry-run create answers 200 {id: null, created: false, dry_run: true}, with no " +
+      "Location, and consumes no id",
+    async () => {
+      const api = await company();
+      const next = await nextAutoIncrement("clients");
+      const response = await api.post(
+        "/v1/clients",
+        { name: "Preview" },
+        { headers: { "x-dry-run": "1" } },
+      );
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ data: { id: null, created: false, dry_run: true } });
+      expect(response.headers.get("location")).toBeNull();
+      expect((await api.get("/v1/clients")).body.meta.total).toBe(0);
+      expect(await nextAutoIncrement("clients")).toBe(next);
+      const real = await api.post("/v1/clients", { name: "Real" });
+      expect(real.status).toBe(201);
+      expect(real.body.data).toEqual({ id: next, created: true, dry_run: false });
+    },
+  );
 
   test("the next create after several dry-runs gets exactly the next id", async () => {
     const api = await company();
@@ -539,31 +547,35 @@ describe("dry-run results", () => {
     expect(await create(api, "/v1/workers", { name: "Second" })).toBe(first + 1);
   });
 
-  test("a dry-run PATCH answers the changes and the would-be record, and the stored record stays as it was", async () => {
-    const api = await company();
-    const id = await create(api, "/v1/projects", { name: "Stored", budget_amount: "10.00" });
-    const before = await api.get(`/v1/projects/${id}`);
-    const response = await api.patch(`/v1/projects/${id}?dry_run=1`, {
-      name: "Would be",
-      budget_amount: 12.5,
-      status: "ACTIVE",
-    });
-    expect(response.status).toBe(200);
-    expect(response.body.data).toMatchObject({
-      id,
-      updated: false,
-      dry_run: true,
-      changes: {
-        name: { from: "Stored", to: "Would be" },
-        budget_amount: { from: "10.00", to: "12.50" },
-        status: { from: "DRAFT", to: "ACTIVE" },
-      },
-      record: { ...before.body.data, name: "Would be", budget_amount: "12.50", status: "ACTIVE" },
-    });
-    const after = await api.get(`/v1/projects/${id}`);
-    expect(after.body).toEqual(before.body);
-    expect(after.headers.get("etag")).toBe(before.headers.get("etag"));
-  });
+  test(
+    "a dry-run PATCH answers the changes and the would-be record, and the stored record " +
+      "stays as it was",
+    async () => {
+      const api = await company();
+      const id = await create(api, "/v1/projects", { name: "Stored", budget_amount: "10.00" });
+      const before = await api.get(`/v1/projects/${id}`);
+      const response = await api.patch(`/v1/projects/${id}?dry_run=1`, {
+        name: "Would be",
+        budget_amount: 12.5,
+        status: "ACTIVE",
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({
+        id,
+        updated: false,
+        dry_run: true,
+        changes: {
+          name: { from: "Stored", to: "Would be" },
+          budget_amount: { from: "10.00", to: "12.50" },
+          status: { from: "DRAFT", to: "ACTIVE" },
+        },
+        record: { ...before.body.data, name: "Would be", budget_amount: "12.50", status: "ACTIVE" },
+      });
+      const after = await api.get(`/v1/projects/${id}`);
+      expect(after.body).toEqual(before.body);
+      expect(after.headers.get("etag")).toBe(before.headers.get("etag"));
+    },
+  );
 
   test("a dry-run DELETE answers what would go and what would stay, and deletes nothing", async () => {
     const api = await company();
@@ -611,18 +623,22 @@ describe("dry-run results", () => {
     expect((await api.get("/v1/clients")).body.meta.total).toBe(0);
   });
 
-  test("a dry-run asked for in any way fails safe: an odd X-Dry-Run value or a query that contradicts the header writes nothing", async () => {
-    const api = await company();
-    expect(
-      (await api.post("/v1/clients", { name: "A" }, { headers: { "x-dry-run": "yes" } })).body.data
-        .dry_run,
-    ).toBe(true);
-    expect(
-      (await api.post("/v1/clients?dry_run=1", { name: "B" }, { headers: { "x-dry-run": "0" } }))
-        .body.data.dry_run,
-    ).toBe(true);
-    expect((await api.get("/v1/clients")).body.meta.total).toBe(0);
-  });
+  test(
+    "a dry-run asked for in any way fails safe: an odd X-Dry-Run value or a query that " +
+      "contradicts the header writes nothing",
+    async () => {
+      const api = await company();
+      expect(
+        (await api.post("/v1/clients", { name: "A" }, { headers: { "x-dry-run": "yes" } })).body
+          .data.dry_run,
+      ).toBe(true);
+      expect(
+        (await api.post("/v1/clients?dry_run=1", { name: "B" }, { headers: { "x-dry-run": "0" } }))
+          .body.data.dry_run,
+      ).toBe(true);
+      expect((await api.get("/v1/clients")).body.meta.total).toBe(0);
+    },
+  );
 
   test("an invalid dry_run query value is 400 invalid_query and nothing is written", async () => {
     const api = await company();

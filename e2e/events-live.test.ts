@@ -37,20 +37,24 @@ const latest = async (api: Api): Promise<string> => {
 };
 
 describe("after=latest", () => {
-  test("an empty feed gives a cursor at its start, from which the first event follows; then the newest event's id", async () => {
-    const { api } = await companyApi();
-    const start = await api.get("/v1/events?after=latest");
-    expect(start.body).toEqual({ data: [], meta: { next_cursor: cursorAt(0), limit: 50 } });
-    await api.post("/v1/clients", { name: "First" });
-    await api.post("/v1/clients", { name: "Second" });
-    const after = await api.get(`/v1/events?after=${start.body.meta.next_cursor}`);
-    expect(after.body.data.map((event: FeedEvent) => event.type)).toEqual([
-      "client.created",
-      "client.created",
-    ]);
-    expect(await latest(api)).toBe(after.body.data[1].id);
-    expect((await api.get(`/v1/events?after=${await latest(api)}`)).body.data).toEqual([]);
-  });
+  test(
+    "an empty feed gives a cursor at its start, from which the first event follows; then the " +
+      "newest event's id",
+    async () => {
+      const { api } = await companyApi();
+      const start = await api.get("/v1/events?after=latest");
+      expect(start.body).toEqual({ data: [], meta: { next_cursor: cursorAt(0), limit: 50 } });
+      await api.post("/v1/clients", { name: "First" });
+      await api.post("/v1/clients", { name: "Second" });
+      const after = await api.get(`/v1/events?after=${start.body.meta.next_cursor}`);
+      expect(after.body.data.map((event: FeedEvent) => event.type)).toEqual([
+        "client.created",
+        "client.created",
+      ]);
+      expect(await latest(api)).toBe(after.body.data[1].id);
+      expect((await api.get(`/v1/events?after=${await latest(api)}`)).body.data).toEqual([]);
+    },
+  );
 
   test("bad wait values are 400 invalid_query and name the range", async () => {
     const { api } = await companyApi();
@@ -102,147 +106,168 @@ describe("long-poll", () => {
     ]);
   });
 
-  test("narrowed by type on a server that writes nothing: other events from another server pass, the matching one answers within 1 s", async () => {
-    const other = await startServer();
-    try {
-      const { api, token } = await companyApi();
-      const writer = new Api(other.baseUrl, token);
-      const cursor = await latest(api);
-      let answered: number | undefined;
-      const waiting = api
-        .get(`/v1/events?after=${cursor}&type=project.created&wait=20`)
-        .then((page) => {
-          answered = performance.now();
-          return page;
-        });
-      // Events of other types and resources, some of them past the waiters' next rounds.
-      for (let i = 0; i < 5; i++) {
-        expect((await writer.post("/v1/workers", { name: `Not awaited ${i}` })).status).toBe(201);
-        await Bun.sleep(150);
+  test(
+    "narrowed by type on a server that writes nothing: other events from another server " +
+      "pass, the matching one answers within 1 s",
+    async () => {
+      const other = await startServer();
+      try {
+        const { api, token } = await companyApi();
+        const writer = new Api(other.baseUrl, token);
+        const cursor = await latest(api);
+        let answered: number | undefined;
+        const waiting = api
+          .get(`/v1/events?after=${cursor}&type=project.created&wait=20`)
+          .then((page) => {
+            answered = performance.now();
+            return page;
+          });
+        // Events of other types and resources, some of them past the waiters' next rounds.
+        for (let i = 0; i < 5; i++) {
+          expect((await writer.post("/v1/workers", { name: `Not awaited ${i}` })).status).toBe(201);
+          await Bun.sleep(150);
+        }
+        expect(answered).toBeUndefined();
+        const project = await writer.post("/v1/projects", { name: "Awaited" });
+        expect(project.status).toBe(201);
+        const committed = performance.now();
+        const page = await waiting;
+        expect(page.status).toBe(200);
+        expect(page.body.data.map((event: FeedEvent) => [event.type, event.record_id])).toEqual([
+          ["project.created", project.body.data.id],
+        ]);
+        expect(answered! - committed).toBeLessThan(1_000);
+      } finally {
+        await other.stop();
       }
-      expect(answered).toBeUndefined();
-      const project = await writer.post("/v1/projects", { name: "Awaited" });
-      expect(project.status).toBe(201);
-      const committed = performance.now();
-      const page = await waiting;
-      expect(page.status).toBe(200);
-      expect(page.body.data.map((event: FeedEvent) => [event.type, event.record_id])).toEqual([
-        ["project.created", project.body.data.id],
-      ]);
-      expect(answered! - committed).toBeLessThan(1_000);
-    } finally {
-      await other.stop();
-    }
-  });
+    },
+  );
 
-  test("200 writes over three servers: followers using wait=30 see each within 1 s of its commit, in order, exactly once", async () => {
-    // Three servers write; one follower is on a writing server (woken by its commits at once),
-    // another on a fourth server that writes nothing (woken by the shared loop's reads only).
-    const servers = [suite.server, await startServer(), await startServer(), await startServer()];
-    try {
-      const { companyId, token } = await companyApi();
-      const writers = servers.slice(0, 3).map((server) => new Api(server.baseUrl, token));
-      const WRITES = 200;
-      const answeredAt = new Map<number, number>();
+  test(
+    "200 writes over three servers: followers using wait=30 see each within 1 s of its " +
+      "commit, in order, exactly once",
+    async () => {
+      // Three servers write; one follower is on a writing server (woken by its commits at once),
+      // another on a fourth server that writes nothing (woken by the shared loop's reads only).
+      const servers = [suite.server, await startServer(), await startServer(), await startServer()];
+      try {
+        const { companyId, token } = await companyApi();
+        const writers = servers.slice(0, 3).map((server) => new Api(server.baseUrl, token));
+        const WRITES = 200;
+        const answeredAt = new Map<number, number>();
 
-      const follow = async (api: Api) => {
-        const seen: FeedEvent[] = [];
-        const seenAt = new Map<number, number>();
-        let cursor = await latest(api);
-        let requests = 0;
-        const done = (async () => {
-          while (seen.length < WRITES) {
-            const page: ApiResponse = await api.get(`/v1/events?after=${cursor}&wait=30&limit=100`);
-            requests += 1;
-            if (page.status !== 200) throw new Error(`follower: ${page.status} ${page.text}`);
-            const now = performance.now();
-            for (const event of page.body.data as FeedEvent[]) {
-              seen.push(event);
-              if (!seenAt.has(event.record_id)) seenAt.set(event.record_id, now);
+        const follow = async (api: Api) => {
+          const seen: FeedEvent[] = [];
+          const seenAt = new Map<number, number>();
+          let cursor = await latest(api);
+          let requests = 0;
+          const done = (async () => {
+            while (seen.length < WRITES) {
+              const page: ApiResponse = await api.get(
+                `/v1/events?after=${cursor}&wait=30&limit=100`,
+              );
+              requests += 1;
+              if (page.status !== 200) throw new Error(`follower: ${page.status} ${page.text}`);
+              const now = performance.now();
+              for (const event of page.body.data as FeedEvent[]) {
+                seen.push(event);
+                if (!seenAt.has(event.record_id)) seenAt.set(event.record_id, now);
+              }
+              cursor = page.body.meta.next_cursor;
             }
-            cursor = page.body.meta.next_cursor;
-          }
-        })();
-        return { seen, seenAt, done, requests: () => requests };
-      };
-      const followers = [
-        await follow(new Api(servers[0]!.baseUrl, token)),
-        await follow(new Api(servers[3]!.baseUrl, token)),
-      ];
+          })();
+          return { seen, seenAt, done, requests: () => requests };
+        };
+        const followers = [
+          await follow(new Api(servers[0]!.baseUrl, token)),
+          await follow(new Api(servers[3]!.baseUrl, token)),
+        ];
 
-      // Each writer pauses a moment between writes, so the followers are often waiting when a
-      // write commits rather than finding the next one already there.
-      let next = 0;
-      await Promise.all(
-        writers.map(async (writer, server) => {
-          while (next < WRITES) {
-            const n = next++;
-            const created = await writer.post("/v1/clients", { name: `Live ${server}-${n}` });
-            if (created.status !== 201)
-              throw new Error(`write ${n}: ${created.status} ${created.text}`);
-            answeredAt.set(created.body.data.id as number, performance.now());
-            await Bun.sleep(Math.random() * 40);
-          }
-        }),
-      );
-      await Promise.all(followers.map((follower) => follower.done));
-
-      const [rows] = await testDb().pool.query<RowDataPacket[]>(
-        "SELECT id FROM events WHERE company_id = ? ORDER BY seq",
-        [companyId],
-      );
-      expect(rows).toHaveLength(WRITES);
-      for (const [index, follower] of followers.entries()) {
-        expect(follower.seen.map((event) => event.id)).toEqual(rows.map((row) => row.id as string));
-        // From the write's answer (its commit came before it) to the follower holding the event.
-        const latencies = [...answeredAt]
-          .map(([id, answered]) => Math.max(0, follower.seenAt.get(id)! - answered))
-          .sort((a, b) => a - b);
-        const percentile = (p: number): number =>
-          Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!);
-        console.log(
-          `[events-live] ${WRITES} writes over 3 servers, follower on ${index === 0 ? "a writing server" : "a fourth server"} with wait=30: ` +
-            `${follower.requests()} long-polls; latency from the write's answer p50 ${percentile(0.5)} ms, p99 ${percentile(0.99)} ms, max ${percentile(1)} ms`,
+        // Each writer pauses a moment between writes, so the followers are often waiting when a
+        // write commits rather than finding the next one already there.
+        let next = 0;
+        await Promise.all(
+          writers.map(async (writer, server) => {
+            while (next < WRITES) {
+              const n = next++;
+              const created = await writer.post("/v1/clients", { name: `Live ${server}-${n}` });
+              if (created.status !== 201)
+                throw new Error(`write ${n}: ${created.status} ${created.text}`);
+              answeredAt.set(created.body.data.id as number, performance.now());
+              await Bun.sleep(Math.random() * 40);
+            }
+          }),
         );
-        expect(latencies).toHaveLength(WRITES);
-        expect(latencies.at(-1)!).toBeLessThan(1_000);
-      }
-    } finally {
-      await Promise.all(servers.slice(1).map((server) => server.stop()));
-    }
-  });
+        await Promise.all(followers.map((follower) => follower.done));
 
-  test("SIGTERM answers waiting long-polls at once with an empty page, after they outlived Bun's 10 s idle timeout", async () => {
-    const server = await startServer();
-    try {
-      const { api } = await companyApi(server);
-      const cursor = await latest(api);
-      const settled: ApiResponse[] = [];
-      const polls = Array.from({ length: 5 }, () =>
-        api.get(`/v1/events?after=${cursor}&wait=30`).then((page) => {
-          settled.push(page);
-          return page;
-        }),
-      );
-      // Past the 10 s a silent connection is otherwise allowed: they must still be waiting.
-      await Bun.sleep(11_000);
-      expect(settled).toEqual([]);
-      const signalled = performance.now();
-      const exited = server.stop("SIGTERM");
-      const answers = await Promise.all(polls);
-      const answeredIn = performance.now() - signalled;
-      expect(
-        answers.map((page) => [page.status, page.body.data, page.body.meta.next_cursor]),
-      ).toEqual(Array(5).fill([200, [], cursor]));
-      expect(await exited).toBe(0);
-      console.log(
-        `[events-live] SIGTERM with 5 long-polls waiting for 11 s: all answered (empty) ${Math.round(answeredIn)} ms after the signal`,
-      );
-      expect(answeredIn).toBeLessThan(5_000);
-    } finally {
-      await server.stop("SIGKILL");
-    }
-  });
+        const [rows] = await testDb().pool.query<RowDataPacket[]>(
+          "SELECT id FROM events WHERE company_id = ? ORDER BY seq",
+          [companyId],
+        );
+        expect(rows).toHaveLength(WRITES);
+        for (const [index, follower] of followers.entries()) {
+          expect(follower.seen.map((event) => event.id)).toEqual(
+            rows.map((row) => row.id as string),
+          );
+          // From the write's answer (its commit came before it) to the follower holding the event.
+          const latencies = [...answeredAt]
+            .map(([id, answered]) => Math.max(0, follower.seenAt.get(id)! - answered))
+            .sort((a, b) => a - b);
+          const percentile = (p: number): number =>
+            Math.round(
+              latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!,
+            );
+          console.log(
+            `[events-live] ${WRITES} writes over 3 servers, follower on ` +
+              `${index === 0 ? "a writing server" : "a fourth server"} with wait=30: ` +
+              `${follower.requests()} long-polls; latency from the write's answer p50 ` +
+              `${percentile(0.5)} ms, p99 ${percentile(0.99)} ms, max ${percentile(1)} ms`,
+          );
+          expect(latencies).toHaveLength(WRITES);
+          expect(latencies.at(-1)!).toBeLessThan(1_000);
+        }
+      } finally {
+        await Promise.all(servers.slice(1).map((server) => server.stop()));
+      }
+    },
+  );
+
+  test(
+    "SIGTERM answers waiting long-polls at once with an empty page, after they outlived " +
+      "Bun's 10 s idle timeout",
+    async () => {
+      const server = await startServer();
+      try {
+        const { api } = await companyApi(server);
+        const cursor = await latest(api);
+        const settled: ApiResponse[] = [];
+        const polls = Array.from({ length: 5 }, () =>
+          api.get(`/v1/events?after=${cursor}&wait=30`).then((page) => {
+            settled.push(page);
+            return page;
+          }),
+        );
+        // Past the 10 s a silent connection is otherwise allowed: they must still be waiting.
+        await Bun.sleep(11_000);
+        expect(settled).toEqual([]);
+        const signalled = performance.now();
+        const exited = server.stop("SIGTERM");
+        const answers = await Promise.all(polls);
+        const answeredIn = performance.now() - signalled;
+        expect(
+          answers.map((page) => [page.status, page.body.data, page.body.meta.next_cursor]),
+        ).toEqual(Array(5).fill([200, [], cursor]));
+        expect(await exited).toBe(0);
+        console.log(
+          `[events-live] SIGTERM with 5 long-polls waiting for 11 s: all answered (empty) ` +
+            `${Math.round(answeredIn)} ms after the signal`,
+        );
+        expect(answeredIn).toBeLessThan(5_000);
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    },
+  );
 });
 
 /** `erp listen` with its own config file; resolves once it printed Ready, with the secret and how long that took. */
@@ -311,7 +336,8 @@ describe("erp listen", () => {
         null,
       ]);
       await testDb().pool.query(
-        "INSERT INTO events (company_id, seq, token, type, resource, record_id, data, request_id, idempotency_key) VALUES ?",
+        "INSERT INTO events (company_id, seq, token, type, resource, record_id, data, " +
+          "request_id, idempotency_key) VALUES ?",
         [rows],
       );
     }
@@ -333,7 +359,8 @@ describe("erp listen", () => {
       await listen.stop();
     }
     console.log(
-      `[events-live] erp listen on ${EVENTS.toLocaleString("en")} events: ready ${Math.round(listen.readyMs)} ms after it was started`,
+      `[events-live] erp listen on ${EVENTS.toLocaleString("en")} events: ready ` +
+        `${Math.round(listen.readyMs)} ms after it was started`,
     );
     expect(listen.readyMs).toBeLessThan(1_000);
   });

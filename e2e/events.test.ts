@@ -52,53 +52,59 @@ async function follow(
 }
 
 describe("events of writes", () => {
-  test("a record's history after create, two updates and a delete: four events with the changes, request ids and keys", async () => {
-    const { api } = await companyApi();
-    const created = await api.post(
-      "/v1/clients",
-      { name: "Northwind" },
-      { headers: { "idempotency-key": "make-northwind", "x-request-id": "req-create" } },
-    );
-    const id = created.body.data.id as number;
-    await api.patch(
-      `/v1/clients/${id}`,
-      { email: "office@northwind.test" },
-      { headers: { "x-request-id": "req-email" } },
-    );
-    await api.patch(
-      `/v1/clients/${id}`,
-      { status: "INACTIVE" },
-      { headers: { "idempotency-key": "deactivate" } },
-    );
-    await api.delete(`/v1/clients/${id}`, { headers: { "x-request-id": "req-delete" } });
+  test(
+    "a record's history after create, two updates and a delete: four events with the " +
+      "changes, request ids and keys",
+    async () => {
+      const { api } = await companyApi();
+      const created = await api.post(
+        "/v1/clients",
+        { name: "Northwind" },
+        { headers: { "idempotency-key": "make-northwind", "x-request-id": "req-create" } },
+      );
+      const id = created.body.data.id as number;
+      await api.patch(
+        `/v1/clients/${id}`,
+        { email: "office@northwind.test" },
+        { headers: { "x-request-id": "req-email" } },
+      );
+      await api.patch(
+        `/v1/clients/${id}`,
+        { status: "INACTIVE" },
+        { headers: { "idempotency-key": "deactivate" } },
+      );
+      await api.delete(`/v1/clients/${id}`, { headers: { "x-request-id": "req-delete" } });
 
-    const history = await api.get(`/v1/clients/${id}/events`);
-    expect(history.status).toBe(200);
-    const events = history.body.data as FeedEvent[];
-    expect(events.map((event) => event.type)).toEqual([
-      "client.created",
-      "client.updated",
-      "client.updated",
-      "client.deleted",
-    ]);
-    expect(
-      events.map((event) => event.request_id).filter((requestId) => requestId.startsWith("req-")),
-    ).toEqual(["req-create", "req-email", "req-delete"]);
-    expect(events.map((event) => event.idempotency_key)).toEqual([
-      "make-northwind",
-      null,
-      "deactivate",
-      null,
-    ]);
-    expect(events[1]!.data.changes).toEqual({ email: { from: null, to: "office@northwind.test" } });
-    expect(events[2]!.data.changes).toEqual({ status: { from: "ACTIVE", to: "INACTIVE" } });
-    expect(events[3]!.data.record).toMatchObject({ id, name: "Northwind", status: "INACTIVE" });
-    expect(events.every((event) => event.resource === "clients" && event.record_id === id)).toBe(
-      true,
-    );
-    // The history outlives the record.
-    expect((await api.get(`/v1/clients/${id}`)).status).toBe(404);
-  });
+      const history = await api.get(`/v1/clients/${id}/events`);
+      expect(history.status).toBe(200);
+      const events = history.body.data as FeedEvent[];
+      expect(events.map((event) => event.type)).toEqual([
+        "client.created",
+        "client.updated",
+        "client.updated",
+        "client.deleted",
+      ]);
+      expect(
+        events.map((event) => event.request_id).filter((requestId) => requestId.startsWith("req-")),
+      ).toEqual(["req-create", "req-email", "req-delete"]);
+      expect(events.map((event) => event.idempotency_key)).toEqual([
+        "make-northwind",
+        null,
+        "deactivate",
+        null,
+      ]);
+      expect(events[1]!.data.changes).toEqual({
+        email: { from: null, to: "office@northwind.test" },
+      });
+      expect(events[2]!.data.changes).toEqual({ status: { from: "ACTIVE", to: "INACTIVE" } });
+      expect(events[3]!.data.record).toMatchObject({ id, name: "Northwind", status: "INACTIVE" });
+      expect(events.every((event) => event.resource === "clients" && event.record_id === id)).toBe(
+        true,
+      );
+      // The history outlives the record.
+      expect((await api.get(`/v1/clients/${id}`)).status).toBe(404);
+    },
+  );
 
   test("a create's event carries the record exactly as a read shows it", async () => {
     const { api } = await companyApi();
@@ -241,72 +247,76 @@ describe("lists for resyncs", () => {
 });
 
 describe("commit order under concurrency", () => {
-  test("3 servers writing concurrently: a follower sees every committed change once, in commit order per record, with no gaps", async () => {
-    const servers: RunningServer[] = [suite.server, await startServer(), await startServer()];
-    try {
-      const { api, companyId } = await companyApi();
-      const apis = servers.map((server) => new Api(server.baseUrl, api.token));
-      const ids: number[] = [];
-      for (let i = 0; i < 6; i += 1)
-        ids.push((await api.post("/v1/clients", { name: `Shared ${i}` })).body.data.id as number);
+  test(
+    "3 servers writing concurrently: a follower sees every committed change once, in commit " +
+      "order per record, with no gaps",
+    async () => {
+      const servers: RunningServer[] = [suite.server, await startServer(), await startServer()];
+      try {
+        const { api, companyId } = await companyApi();
+        const apis = servers.map((server) => new Api(server.baseUrl, api.token));
+        const ids: number[] = [];
+        for (let i = 0; i < 6; i += 1)
+          ids.push((await api.post("/v1/clients", { name: `Shared ${i}` })).body.data.id as number);
 
-      const seen: FeedEvent[] = [];
-      let writing = true;
-      const follower = (async () => {
-        let cursor: string | null = null;
-        for (;;) {
-          const finished = !writing;
-          const page: ApiResponse = await apis[2]!.get(
-            `/v1/events?limit=100${cursor ? `&after=${cursor}` : ""}`,
-          );
-          seen.push(...(page.body.data as FeedEvent[]));
-          cursor = page.body.meta.next_cursor;
-          if (finished && page.body.data.length === 0) return;
-          if (page.body.data.length === 0) await Bun.sleep(10);
-        }
-      })();
-      // Writers on all three servers: updates of the same records race, creates interleave.
-      await Promise.all(
-        apis.map((client, server) =>
-          (async () => {
-            for (let round = 0; round < 25; round += 1) {
-              const target = ids[(round + server) % ids.length]!;
-              await client.patch(`/v1/clients/${target}`, {
-                billing_address: `server ${server} round ${round}`,
-              });
-              await client.post("/v1/clients", { name: `From ${server}-${round}` });
-            }
-          })(),
-        ),
-      );
-      writing = false;
-      await follower;
-
-      const [rows] = await testDb().pool.query<RowDataPacket[]>(
-        "SELECT seq, id, record_id FROM events WHERE company_id = ? ORDER BY seq",
-        [companyId],
-      );
-      const sequences = rows.map((row) => Number(row.seq));
-      expect(sequences).toEqual(Array.from({ length: rows.length }, (_, i) => i + 1));
-      expect(seen.map((event) => event.id)).toEqual(rows.map((row) => row.id));
-      expect(new Set(seen.map((event) => event.id)).size).toBe(seen.length);
-      // Per record, the feed's last update carries the value the record ended with.
-      for (const id of ids) {
-        const updates = seen.filter(
-          (event) => event.record_id === id && event.type === "client.updated",
+        const seen: FeedEvent[] = [];
+        let writing = true;
+        const follower = (async () => {
+          let cursor: string | null = null;
+          for (;;) {
+            const finished = !writing;
+            const page: ApiResponse = await apis[2]!.get(
+              `/v1/events?limit=100${cursor ? `&after=${cursor}` : ""}`,
+            );
+            seen.push(...(page.body.data as FeedEvent[]));
+            cursor = page.body.meta.next_cursor;
+            if (finished && page.body.data.length === 0) return;
+            if (page.body.data.length === 0) await Bun.sleep(10);
+          }
+        })();
+        // Writers on all three servers: updates of the same records race, creates interleave.
+        await Promise.all(
+          apis.map((client, server) =>
+            (async () => {
+              for (let round = 0; round < 25; round += 1) {
+                const target = ids[(round + server) % ids.length]!;
+                await client.patch(`/v1/clients/${target}`, {
+                  billing_address: `server ${server} round ${round}`,
+                });
+                await client.post("/v1/clients", { name: `From ${server}-${round}` });
+              }
+            })(),
+          ),
         );
-        const final = (await api.get(`/v1/clients/${id}`)).body.data.billing_address;
-        expect(updates.at(-1)?.data.record.billing_address).toBe(final);
-        for (let i = 1; i < updates.length; i += 1)
-          expect(updates[i]!.data.changes!.billing_address!.from).toBe(
-            updates[i - 1]!.data.record.billing_address,
+        writing = false;
+        await follower;
+
+        const [rows] = await testDb().pool.query<RowDataPacket[]>(
+          "SELECT seq, id, record_id FROM events WHERE company_id = ? ORDER BY seq",
+          [companyId],
+        );
+        const sequences = rows.map((row) => Number(row.seq));
+        expect(sequences).toEqual(Array.from({ length: rows.length }, (_, i) => i + 1));
+        expect(seen.map((event) => event.id)).toEqual(rows.map((row) => row.id));
+        expect(new Set(seen.map((event) => event.id)).size).toBe(seen.length);
+        // Per record, the feed's last update carries the value the record ended with.
+        for (const id of ids) {
+          const updates = seen.filter(
+            (event) => event.record_id === id && event.type === "client.updated",
           );
+          const final = (await api.get(`/v1/clients/${id}`)).body.data.billing_address;
+          expect(updates.at(-1)?.data.record.billing_address).toBe(final);
+          for (let i = 1; i < updates.length; i += 1)
+            expect(updates[i]!.data.changes!.billing_address!.from).toBe(
+              updates[i - 1]!.data.record.billing_address,
+            );
+        }
+        console.log(
+          `[events] 3 servers: ${rows.length} events, ${seen.length} seen by the follower, 0 gaps, 0 duplicates`,
+        );
+      } finally {
+        await Promise.all(servers.slice(1).map((server) => server.stop()));
       }
-      console.log(
-        `[events] 3 servers: ${rows.length} events, ${seen.length} seen by the follower, 0 gaps, 0 duplicates`,
-      );
-    } finally {
-      await Promise.all(servers.slice(1).map((server) => server.stop()));
-    }
-  });
+    },
+  );
 });

@@ -147,13 +147,16 @@ test("the database killed under keyed writes: only successes and 503s, every row
 
   console.log(
     `[fault: database down] rows ${ROWS}, clients ${CLIENTS}, requests ${tally.requests}, faults injected 1 ` +
-      `(SIGKILL of mariadbd, ${outageMs} ms until it answered again), 201 ${tally.created}, replays ${tally.replayed}, ` +
-      `503 ${tally.unavailable} (outcome unknown ${tally.outcomeUnknown}), no answer ${tally.noAnswer}, 4xx ${tally.clientErrors.length}, other 5xx ${serverErrors}, ` +
+      `(SIGKILL of mariadbd, ${outageMs} ms until it answered again), 201 ${tally.created}, ` +
+      `replays ${tally.replayed}, ` +
+      `503 ${tally.unavailable} (outcome unknown ${tally.outcomeUnknown}), no answer ` +
+      `${tally.noAnswer}, 4xx ${tally.clientErrors.length}, other 5xx ${serverErrors}, ` +
       `lost rows ${lost.length}, duplicated rows ${duplicated}`,
   );
 
   console.log(
-    `[fault: database down] /healthz during the outage: ${healthDuringOutage.status} ${healthDuringOutage.code} in ${healthDuringOutage.ms} ms`,
+    `[fault: database down] /healthz during the outage: ${healthDuringOutage.status} ` +
+      `${healthDuringOutage.code} in ${healthDuringOutage.ms} ms`,
   );
   expect(healthDuringOutage).toMatchObject({ status: 503, code: "database_unavailable" });
   expect(healthDuringOutage.ms).toBeLessThan(2_500);

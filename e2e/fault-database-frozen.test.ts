@@ -57,46 +57,51 @@ async function create(
   return { status: response.status, code: body.code, headers: response.headers };
 }
 
-test("a database frozen while a commit waits: 503 commit_outcome_unknown within the bound; the retry with the key writes once", async () => {
-  // The company's counter rows exist once it wrote once.
-  expect((await create("Before the freeze", "before")).status).toBe(201);
+test(
+  "a database frozen while a commit waits: 503 commit_outcome_unknown within the bound; the " +
+    "retry with the key writes once",
+  async () => {
+    // The company's counter rows exist once it wrote once.
+    expect((await create("Before the freeze", "before")).status).toBe(201);
 
-  const locker = await mysql.createConnection(database.url(DATABASE));
-  await locker.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
-  await locker.beginTransaction();
-  await locker.query("SELECT value FROM company_counters WHERE company_id = ? FOR UPDATE", [
-    companyId,
-  ]);
-  const started = performance.now();
-  const sending = create("Frozen", "frozen-1");
-  // Its COMMIT text is on its way and waits on the counter row when the database stops.
-  await Bun.sleep(1_000);
-  database.freeze();
-  const answer = await sending.finally(() => database.thaw());
-  const ms = Math.round(performance.now() - started);
-  await locker.rollback();
-  await locker.end();
-  console.log(
-    `[fault: database frozen] the write's answer: ${answer.status} ${answer.code} after ${ms} ms`,
-  );
-  expect(answer.status).toBe(503);
-  expect(answer.code).toBe("commit_outcome_unknown");
-  expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
-  expect(ms).toBeLessThan(BOUND_MS);
+    const locker = await mysql.createConnection(database.url(DATABASE));
+    await locker.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    await locker.beginTransaction();
+    await locker.query("SELECT value FROM company_counters WHERE company_id = ? FOR UPDATE", [
+      companyId,
+    ]);
+    const started = performance.now();
+    const sending = create("Frozen", "frozen-1");
+    // Its COMMIT text is on its way and waits on the counter row when the database stops.
+    await Bun.sleep(1_000);
+    database.freeze();
+    const answer = await sending.finally(() => database.thaw());
+    const ms = Math.round(performance.now() - started);
+    await locker.rollback();
+    await locker.end();
+    console.log(
+      `[fault: database frozen] the write's answer: ${answer.status} ${answer.code} after ${ms} ms`,
+    );
+    expect(answer.status).toBe(503);
+    expect(answer.code).toBe("commit_outcome_unknown");
+    expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(ms).toBeLessThan(BOUND_MS);
 
-  let retried = await create("Frozen", "frozen-1");
-  for (let attempt = 0; attempt < 20 && retried.status === 503; attempt++) {
-    await Bun.sleep(500);
-    retried = await create("Frozen", "frozen-1");
-  }
-  console.log(
-    `[fault: database frozen] sent again with its key: ${retried.status} (replayed: ${retried.headers.get("idempotent-replayed") ?? "no"})`,
-  );
-  expect(retried.status).toBe(201);
-  const [row] = await database.query<{ n: number }[]>(
-    "SELECT COUNT(*) AS n FROM workers WHERE name = 'Frozen'",
-    [],
-    DATABASE,
-  );
-  expect(Number(row!.n)).toBe(1);
-});
+    let retried = await create("Frozen", "frozen-1");
+    for (let attempt = 0; attempt < 20 && retried.status === 503; attempt++) {
+      await Bun.sleep(500);
+      retried = await create("Frozen", "frozen-1");
+    }
+    console.log(
+      `[fault: database frozen] sent again with its key: ${retried.status} (replayed: ` +
+        `${retried.headers.get("idempotent-replayed") ?? "no"})`,
+    );
+    expect(retried.status).toBe(201);
+    const [row] = await database.query<{ n: number }[]>(
+      "SELECT COUNT(*) AS n FROM workers WHERE name = 'Frozen'",
+      [],
+      DATABASE,
+    );
+    expect(Number(row!.n)).toBe(1);
+  },
+);

@@ -1,6 +1,7 @@
 // Fault suite: hostile input on every route. Generated requests (fast-check) over every operation of
 // the served OpenAPI document, plus the known nasty cases: the server never answers 5xx, never shows
-// a stack trace, a file path or SQL, always answers a documented error code (docs/errors.md), and its memory stays bounded.
+// a stack trace, a file path or SQL, always answers a documented error code (docs/errors.md), and
+// its memory stays bounded.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
@@ -409,7 +410,9 @@ describe("hostile input", () => {
     const rssAfter = rssMb();
     const written = uploads.map((u) => Math.round(u.bytesWritten / 1024 / 1024));
     console.log(
-      `[fault: hostile input] 4 × 100 MB chunked uploads: ${uploads.map((u) => u.status).join(", ")}; MB sent before the answer ${written.join(", ")}; server RSS ${rssBefore}→${rssAfter} MB`,
+      `[fault: hostile input] 4 × 100 MB chunked uploads: ` +
+        `${uploads.map((u) => u.status).join(", ")}; MB sent before the answer ` +
+        `${written.join(", ")}; server RSS ${rssBefore}→${rssAfter} MB`,
     );
     for (const upload of uploads) {
       expect(upload.status).toBe(413);

@@ -176,6 +176,10 @@ async function sweep(label: string, servers: RunningServer[]): Promise<void> {
   expect(tally.unknown).toBeLessThanOrEqual((releases.length * sends.length) / 10);
 }
 
-test("a counter row held past the deadline: with one server and with two, every 2xx wrote its row and no 503 did", async () => {
-  await Promise.all([sweep("one server", single), sweep("two servers", pair)]);
-});
+test(
+  "a counter row held past the deadline: with one server and with two, every 2xx wrote its " +
+    "row and no 503 did",
+  async () => {
+    await Promise.all([sweep("one server", single), sweep("two servers", pair)]);
+  },
+);

@@ -47,126 +47,139 @@ async function raw(
 }
 
 describe("bodies", () => {
-  test("over 2 MB by Content-Length, in chunks and with Expect: 100-continue: the 413 payload_too_large problem each time", async () => {
-    const headers = { Authorization: `Bearer ${api.token}`, "Content-Type": "application/json" };
-    const size = 2.5 * 1024 * 1024;
-    const answers = {
-      "Content-Length": await lengthUpload(suite.server.port, "/v1/workers", headers, size),
-      chunked: await chunkedUpload(suite.server.port, "/v1/workers", headers, size),
-      "Expect: 100-continue": await lengthUpload(
-        suite.server.port,
-        "/v1/workers",
-        headers,
-        size,
-        true,
-      ),
-      // Past any limit a runtime might keep of its own.
-      "Content-Length of 5 GB": await lengthUpload(
-        suite.server.port,
-        "/v1/workers",
-        headers,
-        5 * 1024 ** 3,
-        true,
-      ),
-    };
-    for (const [how, answer] of Object.entries(answers)) {
-      console.log(
-        `[fault: edges] ${how}: ${answer.status}, ${Math.round(answer.bytesWritten / 1024)} KiB written before the answer`,
-      );
-      expect([how, answer.status]).toEqual([how, 413]);
-      expect(answer.head.toLowerCase()).toContain("content-type: application/problem+json");
-      expect(answer.head.toLowerCase()).toContain("x-request-id:");
-      expect(JSON.parse(answer.body)).toMatchObject({ status: 413, code: "payload_too_large" });
-    }
-    expect((await api.get("/v1/workers?limit=1")).status).toBe(200);
-  });
+  test(
+    "over 2 MB by Content-Length, in chunks and with Expect: 100-continue: the 413 " +
+      "payload_too_large problem each time",
+    async () => {
+      const headers = { Authorization: `Bearer ${api.token}`, "Content-Type": "application/json" };
+      const size = 2.5 * 1024 * 1024;
+      const answers = {
+        "Content-Length": await lengthUpload(suite.server.port, "/v1/workers", headers, size),
+        chunked: await chunkedUpload(suite.server.port, "/v1/workers", headers, size),
+        "Expect: 100-continue": await lengthUpload(
+          suite.server.port,
+          "/v1/workers",
+          headers,
+          size,
+          true,
+        ),
+        // Past any limit a runtime might keep of its own.
+        "Content-Length of 5 GB": await lengthUpload(
+          suite.server.port,
+          "/v1/workers",
+          headers,
+          5 * 1024 ** 3,
+          true,
+        ),
+      };
+      for (const [how, answer] of Object.entries(answers)) {
+        console.log(
+          `[fault: edges] ${how}: ${answer.status}, ${Math.round(answer.bytesWritten / 1024)} KiB ` +
+            `written before the answer`,
+        );
+        expect([how, answer.status]).toEqual([how, 413]);
+        expect(answer.head.toLowerCase()).toContain("content-type: application/problem+json");
+        expect(answer.head.toLowerCase()).toContain("x-request-id:");
+        expect(JSON.parse(answer.body)).toMatchObject({ status: 413, code: "payload_too_large" });
+      }
+      expect((await api.get("/v1/workers?limit=1")).status).toBe(200);
+    },
+  );
 
-  test("a body trickled in one byte every 400 ms, by Content-Length and chunked: 408 request_timeout problem about 10 s after the request, nothing written", async () => {
-    const headers = { Authorization: `Bearer ${api.token}`, "Content-Type": "application/json" };
-    const name = `Trickled ${crypto.randomUUID()}`;
-    // Some 80 bytes: at 2.5 bytes a second, far from complete after 10 s.
-    const body = JSON.stringify({ name, email: "trickle@example.com" });
-    const answers = await Promise.all(
-      [false, true].map((chunked) =>
-        trickledUpload(suite.server.port, "/v1/workers", headers, body, {
-          intervalMs: 400,
-          chunked,
-        }),
-      ),
-    );
-    for (const [index, answer] of answers.entries()) {
-      const how = index === 0 ? "Content-Length" : "chunked";
-      console.log(
-        `[fault: edges] trickled (${how}): ${answer.status} after ${answer.answeredAfterMs} ms, ${answer.bytesWritten} bytes written`,
+  test(
+    "a body trickled in one byte every 400 ms, by Content-Length and chunked: 408 " +
+      "request_timeout problem about 10 s after the request, nothing written",
+    async () => {
+      const headers = { Authorization: `Bearer ${api.token}`, "Content-Type": "application/json" };
+      const name = `Trickled ${crypto.randomUUID()}`;
+      // Some 80 bytes: at 2.5 bytes a second, far from complete after 10 s.
+      const body = JSON.stringify({ name, email: "trickle@example.com" });
+      const answers = await Promise.all(
+        [false, true].map((chunked) =>
+          trickledUpload(suite.server.port, "/v1/workers", headers, body, {
+            intervalMs: 400,
+            chunked,
+          }),
+        ),
       );
-      expect([how, answer.status]).toEqual([how, 408]);
-      expect(answer.head.toLowerCase()).toContain("content-type: application/problem+json");
-      expect(answer.head.toLowerCase()).toContain("connection: close");
-      expect(JSON.parse(answer.body)).toMatchObject({
-        type: "about:blank",
-        title: "Request Timeout",
-        status: 408,
-        code: "request_timeout",
-      });
-      expect(answer.answeredAfterMs).toBeGreaterThan(9_000);
-      expect(answer.answeredAfterMs).toBeLessThan(11_000);
-    }
-    const found = await api.get(`/v1/workers?q=${encodeURIComponent(name)}`);
-    expect(found.body.data).toEqual([]);
-  });
+      for (const [index, answer] of answers.entries()) {
+        const how = index === 0 ? "Content-Length" : "chunked";
+        console.log(
+          `[fault: edges] trickled (${how}): ${answer.status} after ${answer.answeredAfterMs} ms, ` +
+            `${answer.bytesWritten} bytes written`,
+        );
+        expect([how, answer.status]).toEqual([how, 408]);
+        expect(answer.head.toLowerCase()).toContain("content-type: application/problem+json");
+        expect(answer.head.toLowerCase()).toContain("connection: close");
+        expect(JSON.parse(answer.body)).toMatchObject({
+          type: "about:blank",
+          title: "Request Timeout",
+          status: 408,
+          code: "request_timeout",
+        });
+        expect(answer.answeredAfterMs).toBeGreaterThan(9_000);
+        expect(answer.answeredAfterMs).toBeLessThan(11_000);
+      }
+      const found = await api.get(`/v1/workers?q=${encodeURIComponent(name)}`);
+      expect(found.body.data).toEqual([]);
+    },
+  );
 
-  test("depth 33, 50,000 and 200,000, with and without an Idempotency-Key, on every kind of write: 400 malformed_json, never 5xx", async () => {
-    const worker = (await api.post("/v1/workers", { name: "Deep target" })).body.data.id;
-    const nested = (levels: number, inner: string): string =>
-      `${'{"a":'.repeat(levels - 1)}${inner}${"}".repeat(levels - 1)}`;
-    const bodies: [string, string][] = [
-      ["33 levels", `{"name":"Deep","note":${nested(32, "[1]")}}`],
-      ["50,000 levels", `{"name":${"[".repeat(49_999)}${"]".repeat(49_999)}}`],
-      ["200,000 levels", `${"[".repeat(200_000)}${"]".repeat(200_000)}`],
-    ];
-    const writes = [
-      ["POST", "/v1/workers"],
-      ["PATCH", `/v1/workers/${worker}`],
-      ["PUT", "/v1/clients/by-external-id/deep-1"],
-      ["POST", "/v1/clients/batch"],
-      ["POST", "/v1/webhook-endpoints"],
-    ] as const;
-    let answers = 0;
-    for (const [label, body] of bodies) {
-      for (const [method, path] of writes) {
-        for (const key of [undefined, `deep-${crypto.randomUUID()}`]) {
-          const response = await api.request(method, path, {
-            rawBody: body,
-            headers: {
-              "content-type": "application/json",
-              ...(key ? { "idempotency-key": key } : {}),
-            },
-          });
-          expect([
-            label,
-            method,
-            path,
-            key !== undefined,
-            response.status,
-            response.body.code,
-          ]).toEqual([label, method, path, key !== undefined, 400, "malformed_json"]);
-          expect(response.body.detail).toContain("deeper than 32 levels");
-          answers += 1;
+  test(
+    "depth 33, 50,000 and 200,000, with and without an Idempotency-Key, on every kind of " +
+      "write: 400 malformed_json, never 5xx",
+    async () => {
+      const worker = (await api.post("/v1/workers", { name: "Deep target" })).body.data.id;
+      const nested = (levels: number, inner: string): string =>
+        `${'{"a":'.repeat(levels - 1)}${inner}${"}".repeat(levels - 1)}`;
+      const bodies: [string, string][] = [
+        ["33 levels", `{"name":"Deep","note":${nested(32, "[1]")}}`],
+        ["50,000 levels", `{"name":${"[".repeat(49_999)}${"]".repeat(49_999)}}`],
+        ["200,000 levels", `${"[".repeat(200_000)}${"]".repeat(200_000)}`],
+      ];
+      const writes = [
+        ["POST", "/v1/workers"],
+        ["PATCH", `/v1/workers/${worker}`],
+        ["PUT", "/v1/clients/by-external-id/deep-1"],
+        ["POST", "/v1/clients/batch"],
+        ["POST", "/v1/webhook-endpoints"],
+      ] as const;
+      let answers = 0;
+      for (const [label, body] of bodies) {
+        for (const [method, path] of writes) {
+          for (const key of [undefined, `deep-${crypto.randomUUID()}`]) {
+            const response = await api.request(method, path, {
+              rawBody: body,
+              headers: {
+                "content-type": "application/json",
+                ...(key ? { "idempotency-key": key } : {}),
+              },
+            });
+            expect([
+              label,
+              method,
+              path,
+              key !== undefined,
+              response.status,
+              response.body.code,
+            ]).toEqual([label, method, path, key !== undefined, 400, "malformed_json"]);
+            expect(response.body.detail).toContain("deeper than 32 levels");
+            answers += 1;
+          }
         }
       }
-    }
-    // 32 levels are not refused for their depth.
-    const deepest = await api.post(
-      "/v1/workers",
-      JSON.parse(`{"name":"Deep","note":${nested(31, "[1]")}}`),
-      { headers: { "idempotency-key": `deep-${crypto.randomUUID()}` } },
-    );
-    expect([deepest.status, deepest.body.errors?.map((e: { field: string }) => e.field)]).toEqual([
-      422,
-      ["note"],
-    ]);
-    console.log(`[fault: edges] ${answers} over-deep bodies: all 400 malformed_json`);
-  });
+      // 32 levels are not refused for their depth.
+      const deepest = await api.post(
+        "/v1/workers",
+        JSON.parse(`{"name":"Deep","note":${nested(31, "[1]")}}`),
+        { headers: { "idempotency-key": `deep-${crypto.randomUUID()}` } },
+      );
+      expect([deepest.status, deepest.body.errors?.map((e: { field: string }) => e.field)]).toEqual(
+        [422, ["note"]],
+      );
+      console.log(`[fault: edges] ${answers} over-deep bodies: all 400 malformed_json`);
+    },
+  );
 });
 
 describe("external ids", () => {
@@ -203,37 +216,43 @@ describe("external ids", () => {
     expect(await byExternalId("a/b?#")).toHaveLength(1);
   });
 
-  test('malformed encodings, control and bidi characters in the path are 422 on external_id, never 500 and never ""', async () => {
-    const before = (await api.get("/v1/clients?limit=1")).body.meta.total;
-    for (const encoded of [
-      "%",
-      "abc%",
-      "%zz",
-      "%ED%A0%80",
-      "%C3",
-      "%FF",
-      "%00",
-      "a%00b",
-      "line%0Abreak",
-      "tab%09",
-      "%7F",
-      "%C2%85",
-      "%E2%80%AE",
-      "%E2%81%A6x",
-      "%D8%9C",
-      "x".repeat(256),
-    ]) {
-      const response = await upsert(encoded);
-      expect([encoded, response.status, response.body?.code]).toEqual([
-        encoded,
-        422,
-        "validation_failed",
-      ]);
-      expect(response.body.errors.map((e: { field: string }) => e.field)).toEqual(["external_id"]);
-    }
-    expect((await api.get("/v1/clients?limit=1")).body.meta.total).toBe(before);
-    expect(await byExternalId("")).toEqual([]);
-  });
+  test(
+    "malformed encodings, control and bidi characters in the path are 422 on external_id, " +
+      'never 500 and never ""',
+    async () => {
+      const before = (await api.get("/v1/clients?limit=1")).body.meta.total;
+      for (const encoded of [
+        "%",
+        "abc%",
+        "%zz",
+        "%ED%A0%80",
+        "%C3",
+        "%FF",
+        "%00",
+        "a%00b",
+        "line%0Abreak",
+        "tab%09",
+        "%7F",
+        "%C2%85",
+        "%E2%80%AE",
+        "%E2%81%A6x",
+        "%D8%9C",
+        "x".repeat(256),
+      ]) {
+        const response = await upsert(encoded);
+        expect([encoded, response.status, response.body?.code]).toEqual([
+          encoded,
+          422,
+          "validation_failed",
+        ]);
+        expect(response.body.errors.map((e: { field: string }) => e.field)).toEqual([
+          "external_id",
+        ]);
+      }
+      expect((await api.get("/v1/clients?limit=1")).body.meta.total).toBe(before);
+      expect(await byExternalId("")).toEqual([]);
+    },
+  );
 
   test('in bodies too: "", NUL, C1, bidi controls and 256 characters are 422; 255 characters are fine', async () => {
     for (const externalId of [
@@ -272,41 +291,46 @@ describe("external ids", () => {
 });
 
 describe("request ids", () => {
-  test("a client's X-Request-Id is used only when it matches ^[A-Za-z0-9._:-]{1,128}$; otherwise it is neither echoed nor stored", async () => {
-    const generated = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-    const accepted = ["trace-123", "a", "Span:42.7_x-y", "k".repeat(128)];
-    const replaced = [
-      "<script>",
-      "a b",
-      "k".repeat(129),
-      "naïve",
-      "x;y",
-      '"quoted"',
-      "%41",
-      "tab\there",
-    ];
-    for (const requestId of [...accepted, ...replaced]) {
-      const created = await api.post(
-        "/v1/clients",
-        { name: `Traced ${requestId.length}` },
-        { headers: { "x-request-id": requestId } },
-      );
-      expect(created.status).toBe(201);
-      const answered = created.headers.get("x-request-id")!;
-      const stored = (await api.get(`/v1/clients/${created.body.data.id}/events`)).body.data[0]
-        .request_id;
-      if (accepted.includes(requestId)) expect([answered, stored]).toEqual([requestId, requestId]);
-      else {
-        expect(answered).toMatch(generated);
-        expect(stored).toBe(answered);
+  test(
+    "a client's X-Request-Id is used only when it matches ^[A-Za-z0-9._:-]{1,128}$; " +
+      "otherwise it is neither echoed nor stored",
+    async () => {
+      const generated = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+      const accepted = ["trace-123", "a", "Span:42.7_x-y", "k".repeat(128)];
+      const replaced = [
+        "<script>",
+        "a b",
+        "k".repeat(129),
+        "naïve",
+        "x;y",
+        '"quoted"',
+        "%41",
+        "tab\there",
+      ];
+      for (const requestId of [...accepted, ...replaced]) {
+        const created = await api.post(
+          "/v1/clients",
+          { name: `Traced ${requestId.length}` },
+          { headers: { "x-request-id": requestId } },
+        );
+        expect(created.status).toBe(201);
+        const answered = created.headers.get("x-request-id")!;
+        const stored = (await api.get(`/v1/clients/${created.body.data.id}/events`)).body.data[0]
+          .request_id;
+        if (accepted.includes(requestId))
+          expect([answered, stored]).toEqual([requestId, requestId]);
+        else {
+          expect(answered).toMatch(generated);
+          expect(stored).toBe(answered);
+        }
+        const refused = await api.post(
+          "/v1/clients",
+          { name: "" },
+          { headers: { "x-request-id": requestId } },
+        );
+        expect(refused.body.request_id).toBe(refused.headers.get("x-request-id"));
+        expect(refused.text.includes(requestId)).toBe(accepted.includes(requestId));
       }
-      const refused = await api.post(
-        "/v1/clients",
-        { name: "" },
-        { headers: { "x-request-id": requestId } },
-      );
-      expect(refused.body.request_id).toBe(refused.headers.get("x-request-id"));
-      expect(refused.text.includes(requestId)).toBe(accepted.includes(requestId));
-    }
-  });
+    },
+  );
 });

@@ -92,9 +92,12 @@ test("SIGTERM under load: in-flight requests answered, retries elsewhere run onc
   const metered = Number(meters[0]?.requests ?? 0) + Number(meters[0]?.replays ?? 0);
 
   console.log(
-    `[fault: SIGTERM under load] rows ${ROWS}, clients ${CLIENTS}, requests ${figures.requests}, answered ${figures.answered}, ` +
-      `connections refused after the stop ${figures.refusedConnections}, created ${figures.created}, replays ${figures.replayed}, ` +
-      `other answers ${figures.other.length}, rows stored ${rows.length}, duplicated ${duplicated}, lost ${ROWS - rows.length}, ` +
+    `[fault: SIGTERM under load] rows ${ROWS}, clients ${CLIENTS}, requests ` +
+      `${figures.requests}, answered ${figures.answered}, ` +
+      `connections refused after the stop ${figures.refusedConnections}, created ` +
+      `${figures.created}, replays ${figures.replayed}, ` +
+      `other answers ${figures.other.length}, rows stored ${rows.length}, duplicated ` +
+      `${duplicated}, lost ${ROWS - rows.length}, ` +
       `metered ${metered} for ${figures.answered} answers, exit code ${exitCode}`,
   );
 

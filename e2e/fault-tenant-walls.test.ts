@@ -101,77 +101,95 @@ describe("tenant walls", () => {
       }
     }
     console.log(
-      `[fault: tenant walls] ${routes} route×method pairs with A's ids, ${tries} requests so far, leaks ${leaks.length}`,
+      `[fault: tenant walls] ${routes} route×method pairs with A's ids, ${tries} requests so ` +
+        `far, leaks ${leaks.length}`,
     );
     expect(routes).toBeGreaterThanOrEqual(20);
   });
 
-  test("external ids are per company: B's upsert of A's external id makes B's own record and leaves A's alone", async () => {
-    for (const sample of SAMPLES) {
-      const response = await asB(() =>
-        b.request("PUT", `/v1/${sample.resource}/by-external-id/wall-${sample.resource}`, {
-          body: sample.create,
-        }),
-      );
-      expect(response.status).toBe(201);
-      expect(response.body.data.id).not.toBe(ids[sample.resource]);
-      const batch = await asB(() =>
-        b.post(`/v1/${sample.resource}/batch`, {
-          on_conflict: "update",
-          items: [{ ...sample.create, external_id: `wall-${sample.resource}` }],
-        }),
-      );
-      expect(batch.body.data.results[0]).toMatchObject({ status: 200, id: response.body.data.id });
-      const mine = await a.get(`/v1/${sample.resource}/${ids[sample.resource]}`);
-      expect(mine.body.data[sample.title]).toBe(`${SECRET} ${sample.resource}`);
-    }
-  });
-
-  test("A's ids as references in B's bodies are unknown_reference (422), on creates, updates and dry-runs", async () => {
-    const references: [string, Record<string, unknown>, string][] = [
-      ["projects", { name: "B project", client_id: ids.clients }, "client_id"],
-      ["projects", { name: "B project", budget_estimate_id: ids.estimates }, "budget_estimate_id"],
-      ["workers", { name: "B worker", trade_id: ids.trades }, "trade_id"],
-      ["estimates", { title: "B estimate", amount: "1.00", client_id: ids.clients }, "client_id"],
-      ["subcontractors", { name: "B sub", trade_id: ids.trades }, "trade_id"],
-      [
-        "equipment",
-        { name: "B digger", serial_number: "B-1", category_id: ids["equipment-categories"] },
-        "category_id",
-      ],
-    ];
-    const ownEquipment = created(
-      await b.post("/v1/equipment", {
-        name: "B digger",
-        serial_number: `B-${crypto.randomUUID().slice(0, 6)}`,
-      }),
-    );
-    for (const [resource, body, field] of references) {
-      for (const dryRun of ["", "?dry_run=1"]) {
-        const response = await asB(() => b.post(`/v1/${resource}${dryRun}`, body));
-        expect(response.status).toBe(422);
-        expect(response.body.errors).toContainEqual(
-          expect.objectContaining({ field, code: "unknown_reference" }),
+  test(
+    "external ids are per company: B's upsert of A's external id makes B's own record and " +
+      "leaves A's alone",
+    async () => {
+      for (const sample of SAMPLES) {
+        const response = await asB(() =>
+          b.request("PUT", `/v1/${sample.resource}/by-external-id/wall-${sample.resource}`, {
+            body: sample.create,
+          }),
         );
+        expect(response.status).toBe(201);
+        expect(response.body.data.id).not.toBe(ids[sample.resource]);
+        const batch = await asB(() =>
+          b.post(`/v1/${sample.resource}/batch`, {
+            on_conflict: "update",
+            items: [{ ...sample.create, external_id: `wall-${sample.resource}` }],
+          }),
+        );
+        expect(batch.body.data.results[0]).toMatchObject({
+          status: 200,
+          id: response.body.data.id,
+        });
+        const mine = await a.get(`/v1/${sample.resource}/${ids[sample.resource]}`);
+        expect(mine.body.data[sample.title]).toBe(`${SECRET} ${sample.resource}`);
       }
-    }
-    const rental = await asB(() =>
-      b.post(`/v1/equipment/${ownEquipment}/rentals`, {
-        project_id: ids.projects,
-        start_date: "2026-05-01",
-      }),
-    );
-    expect(rental.status).toBe(422);
-    expect(rental.body.errors).toContainEqual(
-      expect.objectContaining({ field: "project_id", code: "unknown_reference" }),
-    );
-    const ownWorker = created(await b.post("/v1/workers", { name: "B worker" }));
-    const patched = await asB(() => b.patch(`/v1/workers/${ownWorker}`, { trade_id: ids.trades }));
-    expect(patched.status).toBe(422);
-    expect(patched.body.errors).toContainEqual(
-      expect.objectContaining({ field: "trade_id", code: "unknown_reference" }),
-    );
-  });
+    },
+  );
+
+  test(
+    "A's ids as references in B's bodies are unknown_reference (422), on creates, updates " +
+      "and dry-runs",
+    async () => {
+      const references: [string, Record<string, unknown>, string][] = [
+        ["projects", { name: "B project", client_id: ids.clients }, "client_id"],
+        [
+          "projects",
+          { name: "B project", budget_estimate_id: ids.estimates },
+          "budget_estimate_id",
+        ],
+        ["workers", { name: "B worker", trade_id: ids.trades }, "trade_id"],
+        ["estimates", { title: "B estimate", amount: "1.00", client_id: ids.clients }, "client_id"],
+        ["subcontractors", { name: "B sub", trade_id: ids.trades }, "trade_id"],
+        [
+          "equipment",
+          { name: "B digger", serial_number: "B-1", category_id: ids["equipment-categories"] },
+          "category_id",
+        ],
+      ];
+      const ownEquipment = created(
+        await b.post("/v1/equipment", {
+          name: "B digger",
+          serial_number: `B-${crypto.randomUUID().slice(0, 6)}`,
+        }),
+      );
+      for (const [resource, body, field] of references) {
+        for (const dryRun of ["", "?dry_run=1"]) {
+          const response = await asB(() => b.post(`/v1/${resource}${dryRun}`, body));
+          expect(response.status).toBe(422);
+          expect(response.body.errors).toContainEqual(
+            expect.objectContaining({ field, code: "unknown_reference" }),
+          );
+        }
+      }
+      const rental = await asB(() =>
+        b.post(`/v1/equipment/${ownEquipment}/rentals`, {
+          project_id: ids.projects,
+          start_date: "2026-05-01",
+        }),
+      );
+      expect(rental.status).toBe(422);
+      expect(rental.body.errors).toContainEqual(
+        expect.objectContaining({ field: "project_id", code: "unknown_reference" }),
+      );
+      const ownWorker = created(await b.post("/v1/workers", { name: "B worker" }));
+      const patched = await asB(() =>
+        b.patch(`/v1/workers/${ownWorker}`, { trade_id: ids.trades }),
+      );
+      expect(patched.status).toBe(422);
+      expect(patched.body.errors).toContainEqual(
+        expect.objectContaining({ field: "trade_id", code: "unknown_reference" }),
+      );
+    },
+  );
 
   test("filters with A's ids, searches for A's text and the feed find nothing of A's", async () => {
     const lists = [

@@ -44,48 +44,54 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-test(`with ${PENDING.toLocaleString("en")} deliveries pending to another company's receiver that never answers, a new event reaches a healthy endpoint within 2 s`, async () => {
-  server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: "1" } });
-  const stuck = new Api(server.baseUrl, (await newCompany()).token);
-  const stuckEndpoint = (
-    await stuck.post("/v1/webhook-endpoints", {
-      url: `http://127.0.0.1:${dead.port}/hooks`,
-      events: ["*"],
-    })
-  ).body.data.id;
-  for (let offset = 0; offset < PENDING; offset += BATCH) {
-    const items = Array.from({ length: BATCH }, (_, i) => ({ name: `Imported ${offset + i}` }));
-    expect((await stuck.post("/v1/clients/batch", { items, atomic: true })).status).toBe(200);
-  }
-  const pending = async (): Promise<number> =>
-    (await stuck.get(`/v1/webhook-endpoints/${stuckEndpoint}/deliveries?limit=1`)).body.meta.total;
-  const deadline = Date.now() + 120_000;
-  while ((await pending()) < PENDING && Date.now() < deadline) await Bun.sleep(250);
-  expect(await pending()).toBe(PENDING);
+test(
+  `with ${PENDING.toLocaleString("en")} deliveries pending to another company's receiver ` +
+    `that never answers, a new event reaches a healthy endpoint within 2 s`,
+  async () => {
+    server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: "1" } });
+    const stuck = new Api(server.baseUrl, (await newCompany()).token);
+    const stuckEndpoint = (
+      await stuck.post("/v1/webhook-endpoints", {
+        url: `http://127.0.0.1:${dead.port}/hooks`,
+        events: ["*"],
+      })
+    ).body.data.id;
+    for (let offset = 0; offset < PENDING; offset += BATCH) {
+      const items = Array.from({ length: BATCH }, (_, i) => ({ name: `Imported ${offset + i}` }));
+      expect((await stuck.post("/v1/clients/batch", { items, atomic: true })).status).toBe(200);
+    }
+    const pending = async (): Promise<number> =>
+      (await stuck.get(`/v1/webhook-endpoints/${stuckEndpoint}/deliveries?limit=1`)).body.meta
+        .total;
+    const deadline = Date.now() + 120_000;
+    while ((await pending()) < PENDING && Date.now() < deadline) await Bun.sleep(250);
+    expect(await pending()).toBe(PENDING);
 
-  const served = new Api(server.baseUrl, (await newCompany()).token);
-  const servedEndpoint = (
-    await served.post("/v1/webhook-endpoints", {
-      url: `http://127.0.0.1:${healthy.port}/hooks`,
-      events: ["client.created"],
-    })
-  ).body.data.id;
-  const latencies: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const started = performance.now();
-    const id = (await served.post("/v1/clients", { name: `Served ${i}` })).body.data.id as number;
-    while (!arrivals.has(id) && performance.now() - started < 5_000) await Bun.sleep(10);
-    latencies.push(Math.round((arrivals.get(id) ?? Number.POSITIVE_INFINITY) - started));
-  }
-  const inFlightToDead = deadConnections;
-  console.log(
-    `[fault: webhook fairness] ${PENDING} deliveries pending to a receiver that never answers (${inFlightToDead} connections to it so far); ` +
-      `another company's new events reached their receiver in ${latencies.join(", ")} ms`,
-  );
-  expect(inFlightToDead).toBeGreaterThan(0);
-  expect(latencies.every((ms) => ms < 2_000)).toBe(true);
+    const served = new Api(server.baseUrl, (await newCompany()).token);
+    const servedEndpoint = (
+      await served.post("/v1/webhook-endpoints", {
+        url: `http://127.0.0.1:${healthy.port}/hooks`,
+        events: ["client.created"],
+      })
+    ).body.data.id;
+    const latencies: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const id = (await served.post("/v1/clients", { name: `Served ${i}` })).body.data.id as number;
+      while (!arrivals.has(id) && performance.now() - started < 5_000) await Bun.sleep(10);
+      latencies.push(Math.round((arrivals.get(id) ?? Number.POSITIVE_INFINITY) - started));
+    }
+    const inFlightToDead = deadConnections;
+    console.log(
+      `[fault: webhook fairness] ${PENDING} deliveries pending to a receiver that never answers ` +
+        `(${inFlightToDead} connections to it so far); ` +
+        `another company's new events reached their receiver in ${latencies.join(", ")} ms`,
+    );
+    expect(inFlightToDead).toBeGreaterThan(0);
+    expect(latencies.every((ms) => ms < 2_000)).toBe(true);
 
-  // Nothing left pending for later servers on this database to retry.
-  await stuck.delete(`/v1/webhook-endpoints/${stuckEndpoint}`);
-  await served.delete(`/v1/webhook-endpoints/${servedEndpoint}`);
-});
+    // Nothing left pending for later servers on this database to retry.
+    await stuck.delete(`/v1/webhook-endpoints/${stuckEndpoint}`);
+    await served.delete(`/v1/webhook-endpoints/${servedEndpoint}`);
+  },
+);

@@ -74,25 +74,29 @@ async function deleteEndpoints(api: Api): Promise<void> {
 }
 
 describe("webhook targets", () => {
-  test("control: the test's resolver decides where a delivery connects (a server allowing private targets reaches the listener)", async () => {
-    server = await startServer({ env: { ...DISPATCH, WEBHOOK_ALLOW_PRIVATE: "1" } });
-    const api = new Api(server.baseUrl, (await newCompany()).token);
-    resolveAs(["127.0.0.1 rebind.test"]);
-    expect(
-      (
-        await api.post("/v1/webhook-endpoints", {
-          url: `https://rebind.test:${port}/hooks`,
-          events: ["*"],
-        })
-      ).status,
-    ).toBe(201);
-    await api.post("/v1/clients", { name: "Reaches the listener" });
-    await until("the permissive server connects to the listener", async () => connections > 0);
-    await deleteEndpoints(api);
-    await server.stop();
-    server = undefined;
-    connections = 0;
-  });
+  test(
+    "control: the test's resolver decides where a delivery connects (a server allowing " +
+      "private targets reaches the listener)",
+    async () => {
+      server = await startServer({ env: { ...DISPATCH, WEBHOOK_ALLOW_PRIVATE: "1" } });
+      const api = new Api(server.baseUrl, (await newCompany()).token);
+      resolveAs(["127.0.0.1 rebind.test"]);
+      expect(
+        (
+          await api.post("/v1/webhook-endpoints", {
+            url: `https://rebind.test:${port}/hooks`,
+            events: ["*"],
+          })
+        ).status,
+      ).toBe(201);
+      await api.post("/v1/clients", { name: "Reaches the listener" });
+      await until("the permissive server connects to the listener", async () => connections > 0);
+      await deleteEndpoints(api);
+      await server.stop();
+      server = undefined;
+      connections = 0;
+    },
+  );
 
   describe("without WEBHOOK_ALLOW_PRIVATE", () => {
     let api: Api;
@@ -127,80 +131,95 @@ describe("webhook targets", () => {
       `https://localhost:${port}/x`,
     ];
 
-    test("every spelling of a private address is refused at registration, also a name with one private answer among public ones", async () => {
-      resolveAs(["93.184.215.14 mixed.test", `127.0.0.1 mixed.test`]);
-      for (const url of [...SPELLINGS(), `https://mixed.test:${port}/x`]) {
-        const refused = await api.post("/v1/webhook-endpoints", { url, events: ["*"] });
-        expect([url, refused.status, refused.body.errors?.[0]?.code]).toEqual([
-          url,
-          422,
-          "invalid_url",
+    test(
+      "every spelling of a private address is refused at registration, also a name with one " +
+        "private answer among public ones",
+      async () => {
+        resolveAs(["93.184.215.14 mixed.test", `127.0.0.1 mixed.test`]);
+        for (const url of [...SPELLINGS(), `https://mixed.test:${port}/x`]) {
+          const refused = await api.post("/v1/webhook-endpoints", { url, events: ["*"] });
+          expect([url, refused.status, refused.body.errors?.[0]?.code]).toEqual([
+            url,
+            422,
+            "invalid_url",
+          ]);
+        }
+        expect(
+          (
+            await api.post("/v1/webhook-endpoints?dry_run=1", {
+              url: "https://[::ffff:93.184.215.14]/hooks",
+              events: ["*"],
+            })
+          ).status,
+        ).toBe(200);
+      },
+    );
+
+    test(
+      "a name that resolves to loopback only at delivery time is refused when the delivery " +
+        "connects: 0 connections",
+      async () => {
+        resolveAs([
+          "93.184.215.14 rebind.test",
+          "2606:2800:21f:cb07:6820:80da:af6b:8b2c rebind.test",
         ]);
-      }
-      expect(
-        (
-          await api.post("/v1/webhook-endpoints?dry_run=1", {
-            url: "https://[::ffff:93.184.215.14]/hooks",
-            events: ["*"],
-          })
-        ).status,
-      ).toBe(200);
-    });
-
-    test("a name that resolves to loopback only at delivery time is refused when the delivery connects: 0 connections", async () => {
-      resolveAs([
-        "93.184.215.14 rebind.test",
-        "2606:2800:21f:cb07:6820:80da:af6b:8b2c rebind.test",
-      ]);
-      const made = await api.post("/v1/webhook-endpoints", {
-        url: `https://rebind.test:${port}/hooks`,
-        events: ["*"],
-      });
-      expect(made.status).toBe(201);
-      resolveAs(["127.0.0.1 rebind.test"]);
-      await api.post("/v1/clients", { name: "Rebound" });
-      await until(
-        "a refused attempt",
-        async () => (await attemptErrors(api, made.body.data.id)).length >= 2,
-      );
-      const errors = await attemptErrors(api, made.body.data.id);
-      expect(
-        errors.every((error) =>
-          error.startsWith("target refused: url names a private, loopback, link-local"),
-        ),
-      ).toBe(true);
-      expect(connections).toBe(0);
-      await deleteEndpoints(api);
-    });
-
-    test("URLs stored in every spelling (as if saved before the rule) are refused when each delivery connects: 0 connections", async () => {
-      resolveAs(["127.0.0.1 rebind.test"]);
-      const urls = [...SPELLINGS(), `https://rebind.test:${port}/x`];
-      const now = new Date();
-      const ids: number[] = [];
-      for (const url of urls) {
-        const [result] = await testDb().pool.query(
-          "INSERT INTO webhook_endpoints (company_id, url, events, enabled, secret, `cursor`, created_at, updated_at) VALUES (?, ?, '[\"*\"]', TRUE, 'whsec_test', NULL, ?, ?)",
-          [companyId, url, now, now],
-        );
-        ids.push(Number((result as { insertId: number }).insertId));
-      }
-      await api.post("/v1/clients", { name: "Event for every stored URL" });
-      for (const [index, id] of ids.entries()) {
+        const made = await api.post("/v1/webhook-endpoints", {
+          url: `https://rebind.test:${port}/hooks`,
+          events: ["*"],
+        });
+        expect(made.status).toBe(201);
+        resolveAs(["127.0.0.1 rebind.test"]);
+        await api.post("/v1/clients", { name: "Rebound" });
         await until(
-          `an attempt for ${urls[index]}`,
-          async () => (await attemptErrors(api, id)).length > 0,
+          "a refused attempt",
+          async () => (await attemptErrors(api, made.body.data.id)).length >= 2,
         );
-        const errors = await attemptErrors(api, id);
-        expect([urls[index], errors.every((error) => error.startsWith("target refused:"))]).toEqual(
-          [urls[index], true],
+        const errors = await attemptErrors(api, made.body.data.id);
+        expect(
+          errors.every((error) =>
+            error.startsWith("target refused: url names a private, loopback, link-local"),
+          ),
+        ).toBe(true);
+        expect(connections).toBe(0);
+        await deleteEndpoints(api);
+      },
+    );
+
+    test(
+      "URLs stored in every spelling (as if saved before the rule) are refused when each " +
+        "delivery connects: 0 connections",
+      async () => {
+        resolveAs(["127.0.0.1 rebind.test"]);
+        const urls = [...SPELLINGS(), `https://rebind.test:${port}/x`];
+        const now = new Date();
+        const ids: number[] = [];
+        for (const url of urls) {
+          const [result] = await testDb().pool.query(
+            "INSERT INTO webhook_endpoints (company_id, url, events, enabled, secret, `cursor`, " +
+              "created_at, updated_at) VALUES (?, ?, '[\"*\"]', TRUE, 'whsec_test', NULL, ?, ?)",
+            [companyId, url, now, now],
+          );
+          ids.push(Number((result as { insertId: number }).insertId));
+        }
+        await api.post("/v1/clients", { name: "Event for every stored URL" });
+        for (const [index, id] of ids.entries()) {
+          await until(
+            `an attempt for ${urls[index]}`,
+            async () => (await attemptErrors(api, id)).length > 0,
+          );
+          const errors = await attemptErrors(api, id);
+          expect([
+            urls[index],
+            errors.every((error) => error.startsWith("target refused:")),
+          ]).toEqual([urls[index], true]);
+        }
+        expect(connections).toBe(0);
+        console.log(
+          `[fault: webhook targets] ${urls.length} stored URLs in private spellings: every ` +
+            `attempt refused before connecting, ${connections} connections`,
         );
-      }
-      expect(connections).toBe(0);
-      console.log(
-        `[fault: webhook targets] ${urls.length} stored URLs in private spellings: every attempt refused before connecting, ${connections} connections`,
-      );
-      await deleteEndpoints(api);
-    });
+        await deleteEndpoints(api);
+      },
+    );
   });
 });

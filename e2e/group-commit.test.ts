@@ -78,10 +78,18 @@ async function concurrentCreates(count: number, keyed: number, twice: number): P
   expect(Number(keys[0]!.n)).toBe(keyed);
 }
 
-test("150 concurrent creates of one company, 50 with an Idempotency-Key: each answer is its own record, the feed has one event per record without a gap, the count is exact", async () => {
-  await concurrentCreates(150, 50, 0);
-});
+test(
+  "150 concurrent creates of one company, 50 with an Idempotency-Key: each answer is its own " +
+    "record, the feed has one event per record without a gap, the count is exact",
+  async () => {
+    await concurrentCreates(150, 50, 0);
+  },
+);
 
-test("the same with 20 keyed creates sent twice at once: a group that meets a bound key commits its other writes anyway, and every key runs once", async () => {
-  await concurrentCreates(150, 50, 20);
-});
+test(
+  "the same with 20 keyed creates sent twice at once: a group that meets a bound key commits " +
+    "its other writes anyway, and every key runs once",
+  async () => {
+    await concurrentCreates(150, 50, 20);
+  },
+);

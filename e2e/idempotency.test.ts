@@ -215,20 +215,24 @@ describe("binding and scope", () => {
     expect(await count(api, "clients")).toBe(3);
   });
 
-  test("a key must be 1-255 printable ASCII characters, else 400 invalid_idempotency_key and nothing runs", async () => {
-    const { api } = await company();
-    for (const key of ["", "x".repeat(256), "caf\u00e9"]) {
-      expectCode(
-        await api.post("/v1/clients", { name: "Bad key" }, keyed(key)),
-        400,
-        "invalid_idempotency_key",
-      );
-    }
-    expect(
-      (await api.post("/v1/clients", { name: "Long key" }, keyed("x".repeat(255)))).status,
-    ).toBe(201);
-    expect(await count(api, "clients")).toBe(1);
-  });
+  test(
+    "a key must be 1-255 printable ASCII characters, else 400 invalid_idempotency_key and " +
+      "nothing runs",
+    async () => {
+      const { api } = await company();
+      for (const key of ["", "x".repeat(256), "caf\u00e9"]) {
+        expectCode(
+          await api.post("/v1/clients", { name: "Bad key" }, keyed(key)),
+          400,
+          "invalid_idempotency_key",
+        );
+      }
+      expect(
+        (await api.post("/v1/clients", { name: "Long key" }, keyed("x".repeat(255)))).status,
+      ).toBe(201);
+      expect(await count(api, "clients")).toBe(1);
+    },
+  );
 
   test("rejections before the operation (415, 402 feature_off) are not stored", async () => {
     const { api, companyId } = await company({ addons: ["api"] });
@@ -286,38 +290,44 @@ describe("concurrency and expiry", () => {
     }
   });
 
-  test("a duplicate while the first still holds the key waits, then is 409 idempotency_in_progress; once the first is gone the retry runs", async () => {
-    const { api, companyId } = await company();
-    const fingerprint = fingerprintOf("POST", "/v1/clients", false, { name: "Stuck" });
-    // A first request that is still running: its outcome row is written but not committed.
-    const holder = await testDb().pool.getConnection();
-    try {
-      await holder.query("BEGIN");
-      await holder.query(
-        "INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status_code, response_headers, response_body, created_at) VALUES (?, 'stuck', ?, 201, '{}', '{}', NOW(3))",
-        [companyId, fingerprint],
-      );
-      const started = Date.now();
-      const busy = await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"));
-      expectCode(busy, 409, "idempotency_in_progress");
-      expect(busy.headers.get("retry-after")).toBe("1");
-      expect(Date.now() - started).toBeLessThan(10_000);
-      expect(await count(api, "clients")).toBe(0);
-      // The first request died: its transaction is rolled back, nothing of it remains.
-      await holder.query("ROLLBACK");
-    } finally {
-      holder.release();
-    }
-    const retry = await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"));
-    expect(retry.status).toBe(201);
-    expect(retry.headers.get("idempotent-replayed")).toBeNull();
-    expect(
-      (await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"))).headers.get(
-        "idempotent-replayed",
-      ),
-    ).toBe("true");
-    expect(await count(api, "clients")).toBe(1);
-  });
+  test(
+    "a duplicate while the first still holds the key waits, then is 409 " +
+      "idempotency_in_progress; once the first is gone the retry runs",
+    async () => {
+      const { api, companyId } = await company();
+      const fingerprint = fingerprintOf("POST", "/v1/clients", false, { name: "Stuck" });
+      // A first request that is still running: its outcome row is written but not committed.
+      const holder = await testDb().pool.getConnection();
+      try {
+        await holder.query("BEGIN");
+        await holder.query(
+          "INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status_code, " +
+            "response_headers, response_body, created_at) VALUES (?, 'stuck', ?, 201, '{}', " +
+            "'{}', NOW(3))",
+          [companyId, fingerprint],
+        );
+        const started = Date.now();
+        const busy = await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"));
+        expectCode(busy, 409, "idempotency_in_progress");
+        expect(busy.headers.get("retry-after")).toBe("1");
+        expect(Date.now() - started).toBeLessThan(10_000);
+        expect(await count(api, "clients")).toBe(0);
+        // The first request died: its transaction is rolled back, nothing of it remains.
+        await holder.query("ROLLBACK");
+      } finally {
+        holder.release();
+      }
+      const retry = await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"));
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBeNull();
+      expect(
+        (await api.post("/v1/clients", { name: "Stuck" }, keyed("stuck"))).headers.get(
+          "idempotent-replayed",
+        ),
+      ).toBe("true");
+      expect(await count(api, "clients")).toBe(1);
+    },
+  );
 
   test("after 24 h a key is forgotten: the retry runs anew, and expired keys are purged", async () => {
     const { api, companyId } = await company();
@@ -325,7 +335,8 @@ describe("concurrency and expiry", () => {
     await api.post("/v1/clients", { name: "Fresh" }, keyed("fresh"));
     const db = testDb().pool;
     await db.query(
-      "UPDATE idempotency_keys SET created_at = NOW(3) - INTERVAL 25 HOUR WHERE company_id = ? AND idempotency_key = 'old'",
+      "UPDATE idempotency_keys SET created_at = NOW(3) - INTERVAL 25 HOUR WHERE company_id = ? " +
+        "AND idempotency_key = 'old'",
       [companyId],
     );
     const again = await api.post("/v1/clients", { name: "Old" }, keyed("old"));
@@ -334,7 +345,8 @@ describe("concurrency and expiry", () => {
     expect(await count(api, "clients")).toBe(3);
 
     await db.query(
-      "UPDATE idempotency_keys SET created_at = NOW(3) - INTERVAL 25 HOUR WHERE company_id = ? AND idempotency_key = 'old'",
+      "UPDATE idempotency_keys SET created_at = NOW(3) - INTERVAL 25 HOUR WHERE company_id = ? " +
+        "AND idempotency_key = 'old'",
       [companyId],
     );
     await purgeExpired(testDb().db);

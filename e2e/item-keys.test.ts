@@ -51,91 +51,106 @@ async function count(table: string, where: string, ...values: unknown[]): Promis
 }
 
 describe("batch item keys", () => {
-  test("an item runs once per key whatever the batch around it: bound items answer their stored result, new ones are written", async () => {
-    const run = unique();
-    const items = ["A", "B", "C"].map((name) => ({ name: `${run} ${name}` }));
-    const keys = items.map((_, i) => `${run}-${i}`);
-    const first = await batch("/v1/clients/batch", { items, item_keys: keys });
-    expect(first.data.results.map((r) => [r.status, r.action, r.replayed])).toEqual([
-      [201, "created", undefined],
-      [201, "created", undefined],
-      [201, "created", undefined],
-    ]);
+  test(
+    "an item runs once per key whatever the batch around it: bound items answer their stored " +
+      "result, new ones are written",
+    async () => {
+      const run = unique();
+      const items = ["A", "B", "C"].map((name) => ({ name: `${run} ${name}` }));
+      const keys = items.map((_, i) => `${run}-${i}`);
+      const first = await batch("/v1/clients/batch", { items, item_keys: keys });
+      expect(first.data.results.map((r) => [r.status, r.action, r.replayed])).toEqual([
+        [201, "created", undefined],
+        [201, "created", undefined],
+        [201, "created", undefined],
+      ]);
 
-    const again = await batch("/v1/clients/batch", {
-      items: [items[1], { name: `${run} D` }, items[0]],
-      item_keys: [keys[1], `${run}-3`, keys[0]],
-    });
-    expect(again.status).toBe(200);
-    expect(again.data).toMatchObject({ created: 1, failed: 0 });
-    expect(again.data.results.map((r) => [r.index, r.status, r.replayed ?? false])).toEqual([
-      [0, 201, true],
-      [1, 201, false],
-      [2, 201, true],
-    ]);
-    expect(again.data.results[0]!.id).toBe(first.data.results[1]!.id);
-    expect(again.data.results[2]!.id).toBe(first.data.results[0]!.id);
-    expect(await count("clients", "name LIKE ?", `${run} %`)).toBe(4);
-    expect(
-      await count(
-        "events",
-        "type = 'client.created' AND record_id IN (?)",
-        first.data.results.map((r) => r.id),
-      ),
-    ).toBe(3);
-  });
+      const again = await batch("/v1/clients/batch", {
+        items: [items[1], { name: `${run} D` }, items[0]],
+        item_keys: [keys[1], `${run}-3`, keys[0]],
+      });
+      expect(again.status).toBe(200);
+      expect(again.data).toMatchObject({ created: 1, failed: 0 });
+      expect(again.data.results.map((r) => [r.index, r.status, r.replayed ?? false])).toEqual([
+        [0, 201, true],
+        [1, 201, false],
+        [2, 201, true],
+      ]);
+      expect(again.data.results[0]!.id).toBe(first.data.results[1]!.id);
+      expect(again.data.results[2]!.id).toBe(first.data.results[0]!.id);
+      expect(await count("clients", "name LIKE ?", `${run} %`)).toBe(4);
+      expect(
+        await count(
+          "events",
+          "type = 'client.created' AND record_id IN (?)",
+          first.data.results.map((r) => r.id),
+        ),
+      ).toBe(3);
+    },
+  );
 
-  test("a bound item that would now be refused (its unique code is taken, by itself) still answers its stored result", async () => {
-    const code = `IK-${unique()}`;
-    const item = { name: "Keyed project", code };
-    const first = await batch("/v1/projects/batch", { items: [item], item_keys: [`${code}-key`] });
-    expect(first.data.results[0]).toMatchObject({ status: 201, action: "created" });
+  test(
+    "a bound item that would now be refused (its unique code is taken, by itself) still " +
+      "answers its stored result",
+    async () => {
+      const code = `IK-${unique()}`;
+      const item = { name: "Keyed project", code };
+      const first = await batch("/v1/projects/batch", {
+        items: [item],
+        item_keys: [`${code}-key`],
+      });
+      expect(first.data.results[0]).toMatchObject({ status: 201, action: "created" });
 
-    const unkeyed = await batch("/v1/projects/batch", { items: [item] });
-    expect(unkeyed.data.results[0]).toMatchObject({
-      status: 409,
-      error: { code: "unique_violation" },
-    });
+      const unkeyed = await batch("/v1/projects/batch", { items: [item] });
+      expect(unkeyed.data.results[0]).toMatchObject({
+        status: 409,
+        error: { code: "unique_violation" },
+      });
 
-    const again = await batch("/v1/projects/batch", {
-      atomic: true,
-      items: [item, { name: "Beside it" }],
-      item_keys: [`${code}-key`, `${code}-other`],
-    });
-    expect(again.status).toBe(200);
-    expect(again.data.results.map((r) => [r.status, r.replayed ?? false])).toEqual([
-      [201, true],
-      [201, false],
-    ]);
-    expect(again.data.results[0]!.id).toBe(first.data.results[0]!.id);
-    expect(await count("projects", "code = ?", code)).toBe(1);
-  });
+      const again = await batch("/v1/projects/batch", {
+        atomic: true,
+        items: [item, { name: "Beside it" }],
+        item_keys: [`${code}-key`, `${code}-other`],
+      });
+      expect(again.status).toBe(200);
+      expect(again.data.results.map((r) => [r.status, r.replayed ?? false])).toEqual([
+        [201, true],
+        [201, false],
+      ]);
+      expect(again.data.results[0]!.id).toBe(first.data.results[0]!.id);
+      expect(await count("projects", "code = ?", code)).toBe(1);
+    },
+  );
 
-  test("another item under a bound key is that item's 409 idempotency_key_reuse; on_conflict is part of the item; the rest are written", async () => {
-    const run = unique();
-    await batch("/v1/workers/batch", {
-      items: [{ name: `${run} first`, external_id: `${run}-x` }],
-      item_keys: [`${run}-k`],
-    });
-    const other = await batch("/v1/workers/batch", {
-      items: [{ name: `${run} changed`, external_id: `${run}-x` }, { name: `${run} new` }],
-      item_keys: [`${run}-k`, `${run}-n`],
-    });
-    expect(other.data.results.map((r) => [r.status, r.error?.code])).toEqual([
-      [409, "idempotency_key_reuse"],
-      [201, undefined],
-    ]);
-    const upsert = await batch("/v1/workers/batch", {
-      on_conflict: "update",
-      items: [{ name: `${run} first`, external_id: `${run}-x` }],
-      item_keys: [`${run}-k`],
-    });
-    expect(upsert.data.results[0]).toMatchObject({
-      status: 409,
-      error: { code: "idempotency_key_reuse" },
-    });
-    expect(await count("workers", "name LIKE ?", `${run} %`)).toBe(2);
-  });
+  test(
+    "another item under a bound key is that item's 409 idempotency_key_reuse; on_conflict is " +
+      "part of the item; the rest are written",
+    async () => {
+      const run = unique();
+      await batch("/v1/workers/batch", {
+        items: [{ name: `${run} first`, external_id: `${run}-x` }],
+        item_keys: [`${run}-k`],
+      });
+      const other = await batch("/v1/workers/batch", {
+        items: [{ name: `${run} changed`, external_id: `${run}-x` }, { name: `${run} new` }],
+        item_keys: [`${run}-k`, `${run}-n`],
+      });
+      expect(other.data.results.map((r) => [r.status, r.error?.code])).toEqual([
+        [409, "idempotency_key_reuse"],
+        [201, undefined],
+      ]);
+      const upsert = await batch("/v1/workers/batch", {
+        on_conflict: "update",
+        items: [{ name: `${run} first`, external_id: `${run}-x` }],
+        item_keys: [`${run}-k`],
+      });
+      expect(upsert.data.results[0]).toMatchObject({
+        status: 409,
+        error: { code: "idempotency_key_reuse" },
+      });
+      expect(await count("workers", "name LIKE ?", `${run} %`)).toBe(2);
+    },
+  );
 
   test("refused items bind nothing: the fixed item under the same key is written", async () => {
     const run = unique();
@@ -269,20 +284,24 @@ describe("batch item keys", () => {
     expect(third.data.results[0]).toMatchObject({ id: later.data.results[0]!.id, replayed: true });
   });
 
-  test("item_keys are checked with the envelope: one per item, unique, 1-255 printable ASCII; nothing is written", async () => {
-    const run = unique();
-    const items = [{ name: `${run} 1` }, { name: `${run} 2` }];
-    for (const item_keys of [
-      ["only-one"],
-      ["same", "same"],
-      ["ok", "naïve"],
-      ["ok", ""],
-      "not-an-array",
-    ]) {
-      const answer = await api.post("/v1/clients/batch", { items, item_keys });
-      expect(answer.status).toBe(422);
-      expect(answer.body.errors).toContainEqual(expect.objectContaining({ field: "item_keys" }));
-    }
-    expect(await count("clients", "name LIKE ?", `${run} %`)).toBe(0);
-  });
+  test(
+    "item_keys are checked with the envelope: one per item, unique, 1-255 printable ASCII; " +
+      "nothing is written",
+    async () => {
+      const run = unique();
+      const items = [{ name: `${run} 1` }, { name: `${run} 2` }];
+      for (const item_keys of [
+        ["only-one"],
+        ["same", "same"],
+        ["ok", "naïve"],
+        ["ok", ""],
+        "not-an-array",
+      ]) {
+        const answer = await api.post("/v1/clients/batch", { items, item_keys });
+        expect(answer.status).toBe(422);
+        expect(answer.body.errors).toContainEqual(expect.objectContaining({ field: "item_keys" }));
+      }
+      expect(await count("clients", "name LIKE ?", `${run} %`)).toBe(0);
+    },
+  );
 });

@@ -52,7 +52,9 @@ function expressionOf(def: Def, column: string): string | undefined {
 }
 
 const DIGITS =
-  "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)";
+  "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 " +
+  "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL " +
+  "SELECT 9)";
 
 async function seed(def: Def, companyId: number, idBase: number): Promise<void> {
   const columns = (Object.values(def.table) as { name: string }[])

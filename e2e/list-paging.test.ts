@@ -51,57 +51,61 @@ async function batchOfClients(api: Api, count: number, prefix: string): Promise<
 }
 
 describe("after_id paging", () => {
-  test("visits every record that exists throughout exactly once, in id order, while other clients create and delete records", async () => {
-    const { api } = await company();
-    const initial = await batchOfClients(api, 120, "Initial");
-    const doomed = initial.filter((_, index) => index % 3 === 1);
-    const throughout = initial.filter((id) => !doomed.includes(id));
-    const created: number[] = [];
-    const deleted: number[] = [];
+  test(
+    "visits every record that exists throughout exactly once, in id order, while other " +
+      "clients create and delete records",
+    async () => {
+      const { api } = await company();
+      const initial = await batchOfClients(api, 120, "Initial");
+      const doomed = initial.filter((_, index) => index % 3 === 1);
+      const throughout = initial.filter((id) => !doomed.includes(id));
+      const created: number[] = [];
+      const deleted: number[] = [];
 
-    // Writers create and delete freely until the reader is done; the reader waits for two more
-    // writes after each page, so every page is read between writes.
-    let writes = 0;
-    const waiting: (() => void)[] = [];
-    const wrote = () => {
-      writes += 1;
-      for (const wake of waiting.splice(0)) wake();
-    };
-    const writesReach = async (count: number) => {
-      while (writes < count) await new Promise<void>((wake) => waiting.push(wake));
-    };
-    let done = false;
-    const queue = [...doomed];
-    const writer = async (name: string) => {
-      for (let round = 0; !done; round++) {
-        created.push(await create(api, "/v1/clients", { name: `${name} ${round}` }));
-        wrote();
-        const victim = queue.shift();
-        if (victim === undefined) continue;
-        expect((await api.delete(`/v1/clients/${victim}`)).status).toBe(200);
-        deleted.push(victim);
-        wrote();
-      }
-    };
-    const writers = ["Writer A", "Writer B", "Writer C"].map(writer);
-    const { ids, pages } = await pageThrough(api, "limit=7&total=false", () =>
-      writesReach(writes + 2),
-    ).finally(() => {
-      done = true;
-    });
-    await Promise.all(writers);
+      // Writers create and delete freely until the reader is done; the reader waits for two more
+      // writes after each page, so every page is read between writes.
+      let writes = 0;
+      const waiting: (() => void)[] = [];
+      const wrote = () => {
+        writes += 1;
+        for (const wake of waiting.splice(0)) wake();
+      };
+      const writesReach = async (count: number) => {
+        while (writes < count) await new Promise<void>((wake) => waiting.push(wake));
+      };
+      let done = false;
+      const queue = [...doomed];
+      const writer = async (name: string) => {
+        for (let round = 0; !done; round++) {
+          created.push(await create(api, "/v1/clients", { name: `${name} ${round}` }));
+          wrote();
+          const victim = queue.shift();
+          if (victim === undefined) continue;
+          expect((await api.delete(`/v1/clients/${victim}`)).status).toBe(200);
+          deleted.push(victim);
+          wrote();
+        }
+      };
+      const writers = ["Writer A", "Writer B", "Writer C"].map(writer);
+      const { ids, pages } = await pageThrough(api, "limit=7&total=false", () =>
+        writesReach(writes + 2),
+      ).finally(() => {
+        done = true;
+      });
+      await Promise.all(writers);
 
-    expect(pages).toBeGreaterThan(15);
-    expect(deleted.length).toBeGreaterThan(10);
-    expect(created.length).toBeGreaterThan(10);
-    // Strictly increasing: nothing seen twice, nothing out of order.
-    for (let index = 1; index < ids.length; index++)
-      expect(ids[index]!).toBeGreaterThan(ids[index - 1]!);
-    const seen = new Set(ids);
-    expect(throughout.filter((id) => !seen.has(id))).toEqual([]);
-    const known = new Set([...initial, ...created]);
-    expect(ids.filter((id) => !known.has(id))).toEqual([]);
-  });
+      expect(pages).toBeGreaterThan(15);
+      expect(deleted.length).toBeGreaterThan(10);
+      expect(created.length).toBeGreaterThan(10);
+      // Strictly increasing: nothing seen twice, nothing out of order.
+      for (let index = 1; index < ids.length; index++)
+        expect(ids[index]!).toBeGreaterThan(ids[index - 1]!);
+      const seen = new Set(ids);
+      expect(throughout.filter((id) => !seen.has(id))).toEqual([]);
+      const known = new Set([...initial, ...created]);
+      expect(ids.filter((id) => !known.has(id))).toEqual([]);
+    },
+  );
 
   test("filters, q, fields, updated_since and include_deleted apply as on offset pages", async () => {
     const { api } = await company();
@@ -151,20 +155,24 @@ describe("after_id paging", () => {
     expect(withDeleted.body.data[1].deleted_at).toBeNull();
   });
 
-  test("next_after_id is the last id shown while more follow and absent on the last page, even when the page is full", async () => {
-    const { api } = await company();
-    const made = await batchOfClients(api, 6, "Edge");
-    const first = await api.get("/v1/clients?after_id=0&limit=3");
-    expect(idsOf(first.body)).toEqual(made.slice(0, 3));
-    expect(first.body.meta).toEqual({ total: 6, limit: 3, after_id: 0, next_after_id: made[2] });
-    const last = await api.get(`/v1/clients?after_id=${made[2]}&limit=3`);
-    expect(idsOf(last.body)).toEqual(made.slice(3));
-    expect(last.body.meta).toEqual({ total: 6, limit: 3, after_id: made[2] });
-    const beyond = await api.get(`/v1/clients?after_id=${made[5]}`);
-    expect(beyond.body).toEqual({ data: [], meta: { total: 6, limit: 50, after_id: made[5] } });
-    const empty = await (await company()).api.get("/v1/clients?after_id=0");
-    expect(empty.body).toEqual({ data: [], meta: { total: 0, limit: 50, after_id: 0 } });
-  });
+  test(
+    "next_after_id is the last id shown while more follow and absent on the last page, even " +
+      "when the page is full",
+    async () => {
+      const { api } = await company();
+      const made = await batchOfClients(api, 6, "Edge");
+      const first = await api.get("/v1/clients?after_id=0&limit=3");
+      expect(idsOf(first.body)).toEqual(made.slice(0, 3));
+      expect(first.body.meta).toEqual({ total: 6, limit: 3, after_id: 0, next_after_id: made[2] });
+      const last = await api.get(`/v1/clients?after_id=${made[2]}&limit=3`);
+      expect(idsOf(last.body)).toEqual(made.slice(3));
+      expect(last.body.meta).toEqual({ total: 6, limit: 3, after_id: made[2] });
+      const beyond = await api.get(`/v1/clients?after_id=${made[5]}`);
+      expect(beyond.body).toEqual({ data: [], meta: { total: 6, limit: 50, after_id: made[5] } });
+      const empty = await (await company()).api.get("/v1/clients?after_id=0");
+      expect(empty.body).toEqual({ data: [], meta: { total: 0, limit: 50, after_id: 0 } });
+    },
+  );
 
   test("sub-collections and lookups page by after_id too", async () => {
     const { api } = await company();
@@ -264,73 +272,78 @@ describe("meta.total", () => {
     return expected;
   }
 
-  test("stays exact under 12 concurrent writers, a batch, an atomic batch that fails, upserts and deletes", async () => {
-    const mine = await company();
-    const { api } = mine;
-    expect(await expectExactTotals(mine)).toBe(0);
+  test(
+    "stays exact under 12 concurrent writers, a batch, an atomic batch that fails, upserts " +
+      "and deletes",
+    async () => {
+      const mine = await company();
+      const { api } = mine;
+      expect(await expectExactTotals(mine)).toBe(0);
 
-    // 12 writers at once, each creating 6 workers (every third inactive) and deleting 2 of them.
-    const survivors = await Promise.all(
-      Array.from({ length: 12 }, async (_, writer) => {
-        const ids: number[] = [];
-        for (let index = 0; index < 6; index++)
-          ids.push(
-            await create(api, "/v1/workers", {
-              name: `W${writer}-${index}`,
-              status: index % 3 === 0 ? "INACTIVE" : "ACTIVE",
-            }),
-          );
-        for (const id of ids.slice(0, 2))
-          expect((await api.delete(`/v1/workers/${id}`)).status).toBe(200);
-        return ids.slice(2);
-      }),
-    );
-    expect(await expectExactTotals(mine)).toBe(48);
+      // 12 writers at once, each creating 6 workers (every third inactive) and deleting 2 of them.
+      const survivors = await Promise.all(
+        Array.from({ length: 12 }, async (_, writer) => {
+          const ids: number[] = [];
+          for (let index = 0; index < 6; index++)
+            ids.push(
+              await create(api, "/v1/workers", {
+                name: `W${writer}-${index}`,
+                status: index % 3 === 0 ? "INACTIVE" : "ACTIVE",
+              }),
+            );
+          for (const id of ids.slice(0, 2))
+            expect((await api.delete(`/v1/workers/${id}`)).status).toBe(200);
+          return ids.slice(2);
+        }),
+      );
+      expect(await expectExactTotals(mine)).toBe(48);
 
-    const batch = await api.post("/v1/workers/batch", {
-      items: [
-        ...Array.from({ length: 10 }, (_, i) => ({ name: `B${i}`, external_id: `b-${i}` })),
-        { name: "Bad", email: "not-an-email" },
-      ],
-    });
-    expect(batch.body.data).toMatchObject({ created: 10, failed: 1 });
-    expect(await expectExactTotals(mine)).toBe(58);
+      const batch = await api.post("/v1/workers/batch", {
+        items: [
+          ...Array.from({ length: 10 }, (_, i) => ({ name: `B${i}`, external_id: `b-${i}` })),
+          { name: "Bad", email: "not-an-email" },
+        ],
+      });
+      expect(batch.body.data).toMatchObject({ created: 10, failed: 1 });
+      expect(await expectExactTotals(mine)).toBe(58);
 
-    const atomic = await api.post("/v1/workers/batch", {
-      atomic: true,
-      items: [{ name: "A1", status: "INACTIVE" }, { name: "A2" }, { name: "" }],
-    });
-    expect([atomic.status, atomic.body.code]).toEqual([422, "batch_failed"]);
-    expect(await expectExactTotals(mine)).toBe(58);
+      const atomic = await api.post("/v1/workers/batch", {
+        atomic: true,
+        items: [{ name: "A1", status: "INACTIVE" }, { name: "A2" }, { name: "" }],
+      });
+      expect([atomic.status, atomic.body.code]).toEqual([422, "batch_failed"]);
+      expect(await expectExactTotals(mine)).toBe(58);
 
-    const upserts = await api.post("/v1/workers/batch", {
-      on_conflict: "update",
-      items: [
-        { name: "B0 again", external_id: "b-0", status: "INACTIVE" },
-        { name: "U1", external_id: "u-1" },
-        { name: "U2", external_id: "u-2", status: "INACTIVE" },
-      ],
-    });
-    expect(upserts.body.data).toMatchObject({ created: 2, updated: 1, failed: 0 });
-    expect(
-      (await api.request("PUT", "/v1/workers/by-external-id/u-3", { body: { name: "U3" } })).status,
-    ).toBe(201);
-    expect(
-      (
-        await api.request("PUT", "/v1/workers/by-external-id/u-3", {
-          body: { name: "U3", status: "INACTIVE" },
-        })
-      ).status,
-    ).toBe(200);
-    expect(await expectExactTotals(mine)).toBe(61);
+      const upserts = await api.post("/v1/workers/batch", {
+        on_conflict: "update",
+        items: [
+          { name: "B0 again", external_id: "b-0", status: "INACTIVE" },
+          { name: "U1", external_id: "u-1" },
+          { name: "U2", external_id: "u-2", status: "INACTIVE" },
+        ],
+      });
+      expect(upserts.body.data).toMatchObject({ created: 2, updated: 1, failed: 0 });
+      expect(
+        (await api.request("PUT", "/v1/workers/by-external-id/u-3", { body: { name: "U3" } }))
+          .status,
+      ).toBe(201);
+      expect(
+        (
+          await api.request("PUT", "/v1/workers/by-external-id/u-3", {
+            body: { name: "U3", status: "INACTIVE" },
+          })
+        ).status,
+      ).toBe(200);
+      expect(await expectExactTotals(mine)).toBe(61);
 
-    const doomed = survivors.flat().slice(0, 10);
-    expect(
-      (await api.delete(`/v1/workers/${doomed[0]}`, { headers: { "x-dry-run": "1" } })).status,
-    ).toBe(200);
-    const deletes = await Promise.all(doomed.map((id) => api.delete(`/v1/workers/${id}`)));
-    expect(deletes.map((response) => response.status)).toEqual(doomed.map(() => 200));
-    expect((await api.delete(`/v1/workers/${doomed[0]}`)).status).toBe(404);
-    expect(await expectExactTotals(mine)).toBe(51);
-  });
+      const doomed = survivors.flat().slice(0, 10);
+      expect(
+        (await api.delete(`/v1/workers/${doomed[0]}`, { headers: { "x-dry-run": "1" } })).status,
+      ).toBe(200);
+      const deletes = await Promise.all(doomed.map((id) => api.delete(`/v1/workers/${id}`)));
+      expect(deletes.map((response) => response.status)).toEqual(doomed.map(() => 200));
+      expect((await api.delete(`/v1/workers/${doomed[0]}`)).status).toBe(404);
+      expect(await expectExactTotals(mine)).toBe(51);
+    },
+  );
 });

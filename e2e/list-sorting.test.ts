@@ -194,7 +194,9 @@ describe("sort with after cursors", () => {
           for (let i = 1; i < rows.length; i++)
             expect(
               ordered(keys, rows[i - 1]!, rows[i]!),
-              `${collection.path} sort=${sort}: ${JSON.stringify([rows[i - 1]![field], rows[i - 1]!.id])} before ${JSON.stringify([rows[i]![field], rows[i]!.id])}`,
+              `${collection.path} sort=${sort}: ` +
+                `${JSON.stringify([rows[i - 1]![field], rows[i - 1]!.id])} before ` +
+                `${JSON.stringify([rows[i]![field], rows[i]!.id])}`,
             ).toBe(true);
         }
       }

@@ -51,35 +51,40 @@ async function storedCounters(companyId: number): Promise<Record<string, unknown
 }
 
 describe("metering", () => {
-  test("counts every authenticated data request once; replays apart; usage, health and bad tokens not at all", async () => {
-    const { token } = await newCompany();
-    const api = suite.api.as(token);
-    for (let i = 0; i < 3; i += 1) expect((await api.get("/v1/projects")).status).toBe(200); // 3
-    expect((await api.get("/v1/projects/999999999")).status).toBe(404); // 4
-    expect(
-      (await api.post("/v1/projects", { name: "Dry" }, { headers: { "x-dry-run": "1" } })).status,
-    ).toBe(200); // 5, dry 1
-    expect((await api.post("/v1/projects?dry_run=1", { name: "Dry" })).status).toBe(200); // 6, dry 2
-    expect((await api.post("/v1/projects", {})).status).toBe(422); // 7
-    const keyed = { headers: { "idempotency-key": "m-1" } };
-    expect((await api.post("/v1/projects", { name: "Real" }, keyed)).status).toBe(201); // 8
-    const replay = await api.post("/v1/projects", { name: "Real" }, keyed); // replay 1
-    expect(replay.headers.get("idempotent-replayed")).toBe("true");
-    await api.post("/v1/projects", { name: "Real" }, keyed); // replay 2
-    const dryKeyed = { headers: { "idempotency-key": "m-2", "x-dry-run": "1" } };
-    await api.post("/v1/workers", { name: "Dry worker" }, dryKeyed); // 9, dry 3
-    await api.post("/v1/workers", { name: "Dry worker" }, dryKeyed); // 10, dry 4: a dry-run is never stored, so never replayed
-    expect((await api.get("/v1/trades")).status).toBe(200); // 11
+  test(
+    "counts every authenticated data request once; replays apart; usage, health and bad " +
+      "tokens not at all",
+    async () => {
+      const { token } = await newCompany();
+      const api = suite.api.as(token);
+      for (let i = 0; i < 3; i += 1) expect((await api.get("/v1/projects")).status).toBe(200); // 3
+      expect((await api.get("/v1/projects/999999999")).status).toBe(404); // 4
+      expect(
+        (await api.post("/v1/projects", { name: "Dry" }, { headers: { "x-dry-run": "1" } })).status,
+      ).toBe(200); // 5, dry 1
+      expect((await api.post("/v1/projects?dry_run=1", { name: "Dry" })).status).toBe(200); // 6, dry 2
+      expect((await api.post("/v1/projects", {})).status).toBe(422); // 7
+      const keyed = { headers: { "idempotency-key": "m-1" } };
+      expect((await api.post("/v1/projects", { name: "Real" }, keyed)).status).toBe(201); // 8
+      const replay = await api.post("/v1/projects", { name: "Real" }, keyed); // replay 1
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      await api.post("/v1/projects", { name: "Real" }, keyed); // replay 2
+      const dryKeyed = { headers: { "idempotency-key": "m-2", "x-dry-run": "1" } };
+      await api.post("/v1/workers", { name: "Dry worker" }, dryKeyed); // 9, dry 3
+      // 10, dry 4: a dry-run is never stored, so never replayed
+      await api.post("/v1/workers", { name: "Dry worker" }, dryKeyed);
+      expect((await api.get("/v1/trades")).status).toBe(200); // 11
 
-    expect((await api.get("/v1/projects", { token: "erp_not-a-token" })).status).toBe(401);
-    expect((await api.get("/healthz", { token: null })).status).toBe(200);
-    await api.get("/v1/openapi.json", { token: null });
-    await usage(api);
+      expect((await api.get("/v1/projects", { token: "erp_not-a-token" })).status).toBe(401);
+      expect((await api.get("/healthz", { token: null })).status).toBe(200);
+      await api.get("/v1/openapi.json", { token: null });
+      await usage(api);
 
-    const settled = await settledUsage(api);
-    expect(settled.period).toBe(new Date().toISOString().slice(0, 7));
-    expect(counters(settled)).toEqual({ requests: 11, dry_run_requests: 4, replays: 2 });
-  });
+      const settled = await settledUsage(api);
+      expect(settled.period).toBe(new Date().toISOString().slice(0, 7));
+      expect(counters(settled)).toEqual({ requests: 11, dry_run_requests: 4, replays: 2 });
+    },
+  );
 
   test("GET /v1/usage is rate-limited like any data request but never metered", async () => {
     const { token } = await newCompany({ plan: "free" });

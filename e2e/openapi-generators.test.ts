@@ -85,7 +85,9 @@ beforeAll(async () => {
   writeFileSync(document, (await suite.api.get("/v1/openapi.json")).text);
   writeFileSync(
     path.join(dir, "orval.config.mjs"),
-    `export default { erp: { input: ${JSON.stringify(document)}, output: { target: ${JSON.stringify(path.join(dir, "orval/api.ts"))}, client: "fetch", baseUrl: ${JSON.stringify(suite.server.baseUrl)}, ${ORVAL_OVERRIDE} } } };\n`,
+    `export default { erp: { input: ${JSON.stringify(document)}, output: { target: ` +
+      `${JSON.stringify(path.join(dir, "orval/api.ts"))}, client: "fetch", baseUrl: ` +
+      `${JSON.stringify(suite.server.baseUrl)}, ${ORVAL_OVERRIDE} } } };\n`,
   );
   const runs = await Promise.all([
     runTool("openapi-typescript", [document, "-o", path.join(dir, "oats.d.ts")]),

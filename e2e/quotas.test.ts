@@ -97,16 +97,20 @@ describe("plan quotas", () => {
     expect((await fresh.post("/v1/projects", { name: "Mine" })).status).toBe(201);
   });
 
-  test("a quota limits creates only: a full company may still edit, change status and create other resources", async () => {
-    const api = await company({ plan: "enterprise", maxProjects: 1, maxWorkers: 1 });
-    const [project] = await fill(api, "projects", 1);
-    await fill(api, "workers", 1);
-    expect(
-      (await api.patch(`/v1/projects/${project}`, { name: "Renamed", status: "ACTIVE" })).status,
-    ).toBe(200);
-    expect((await api.post("/v1/clients", { name: "Clients are not limited" })).status).toBe(201);
-    expect((await api.post("/v1/equipment", { name: "Nor is equipment" })).status).toBe(201);
-  });
+  test(
+    "a quota limits creates only: a full company may still edit, change status and create " +
+      "other resources",
+    async () => {
+      const api = await company({ plan: "enterprise", maxProjects: 1, maxWorkers: 1 });
+      const [project] = await fill(api, "projects", 1);
+      await fill(api, "workers", 1);
+      expect(
+        (await api.patch(`/v1/projects/${project}`, { name: "Renamed", status: "ACTIVE" })).status,
+      ).toBe(200);
+      expect((await api.post("/v1/clients", { name: "Clients are not limited" })).status).toBe(201);
+      expect((await api.post("/v1/equipment", { name: "Nor is equipment" })).status).toBe(201);
+    },
+  );
 });
 
 describe("quotas under concurrency", () => {

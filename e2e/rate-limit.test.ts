@@ -43,63 +43,75 @@ describe("rate limits", () => {
     expect(limits(invalid)).toEqual({ limit: "120", remaining: "119" });
   });
 
-  test("400, 404, 409, 412, 415 and 422 leave RateLimit-Remaining where the last success left it; a replay's own header shows its refund", async () => {
-    await freshRateWindow();
-    const api = suite.api.as((await newCompany({ plan: "free" })).token);
-    const remaining = (response: ApiResponse) =>
-      Number(response.headers.get("ratelimit-remaining"));
-    const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
-    const created = await api.post("/v1/clients", { name: "Kept", external_id: "k-1" }, keyed("a"));
-    expect(created.status).toBe(201);
-    const after = remaining(created);
-    expect(after).toBe(119);
-    const refusals: [string, ApiResponse][] = [
-      ["400 invalid_query", await api.get("/v1/clients?no_such_parameter=1")],
-      [
-        "400 malformed_json",
-        await api.request("POST", "/v1/clients", {
-          rawBody: "{not json",
-          headers: { "content-type": "application/json" },
-        }),
-      ],
-      ["404 not_found", await api.get("/v1/clients/999999999")],
-      ["404 not_found (write)", await api.patch("/v1/clients/999999999", { name: "x" })],
-      [
-        "409 unique_violation",
-        await api.post("/v1/clients", { name: "Again", external_id: "k-1" }),
-      ],
-      [
-        "409 idempotency_key_reuse",
-        await api.post("/v1/clients", { name: "Other body" }, keyed("a")),
-      ],
-      [
-        "412 precondition_failed",
-        await api.patch(
-          `/v1/clients/${created.body.data.id}`,
-          { name: "x" },
-          { headers: { "if-match": '"stale"' } },
-        ),
-      ],
-      [
-        "415 unsupported_media_type",
-        await api.request("POST", "/v1/clients", {
-          rawBody: "name=x",
-          headers: { "content-type": "text/plain" },
-        }),
-      ],
-      ["422 validation_failed", await api.post("/v1/clients", { name: "" })],
-    ];
-    for (const [what, response] of refusals) {
-      expect([what, response.status]).toEqual([what, Number(what.slice(0, 3))]);
-      expect([what, response.body.code]).toEqual([what, what.split(" ")[1]]);
-      expect([what, remaining(response)]).toEqual([what, after]);
-    }
-    const replay = await api.post("/v1/clients", { name: "Kept", external_id: "k-1" }, keyed("a"));
-    expect(replay.headers.get("idempotent-replayed")).toBe("true");
-    expect(remaining(replay)).toBe(after);
-    // Counting goes on from there: a success costs one.
-    expect(remaining(await api.get("/v1/clients"))).toBe(after - 1);
-  });
+  test(
+    "400, 404, 409, 412, 415 and 422 leave RateLimit-Remaining where the last success left " +
+      "it; a replay's own header shows its refund",
+    async () => {
+      await freshRateWindow();
+      const api = suite.api.as((await newCompany({ plan: "free" })).token);
+      const remaining = (response: ApiResponse) =>
+        Number(response.headers.get("ratelimit-remaining"));
+      const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
+      const created = await api.post(
+        "/v1/clients",
+        { name: "Kept", external_id: "k-1" },
+        keyed("a"),
+      );
+      expect(created.status).toBe(201);
+      const after = remaining(created);
+      expect(after).toBe(119);
+      const refusals: [string, ApiResponse][] = [
+        ["400 invalid_query", await api.get("/v1/clients?no_such_parameter=1")],
+        [
+          "400 malformed_json",
+          await api.request("POST", "/v1/clients", {
+            rawBody: "{not json",
+            headers: { "content-type": "application/json" },
+          }),
+        ],
+        ["404 not_found", await api.get("/v1/clients/999999999")],
+        ["404 not_found (write)", await api.patch("/v1/clients/999999999", { name: "x" })],
+        [
+          "409 unique_violation",
+          await api.post("/v1/clients", { name: "Again", external_id: "k-1" }),
+        ],
+        [
+          "409 idempotency_key_reuse",
+          await api.post("/v1/clients", { name: "Other body" }, keyed("a")),
+        ],
+        [
+          "412 precondition_failed",
+          await api.patch(
+            `/v1/clients/${created.body.data.id}`,
+            { name: "x" },
+            { headers: { "if-match": '"stale"' } },
+          ),
+        ],
+        [
+          "415 unsupported_media_type",
+          await api.request("POST", "/v1/clients", {
+            rawBody: "name=x",
+            headers: { "content-type": "text/plain" },
+          }),
+        ],
+        ["422 validation_failed", await api.post("/v1/clients", { name: "" })],
+      ];
+      for (const [what, response] of refusals) {
+        expect([what, response.status]).toEqual([what, Number(what.slice(0, 3))]);
+        expect([what, response.body.code]).toEqual([what, what.split(" ")[1]]);
+        expect([what, remaining(response)]).toEqual([what, after]);
+      }
+      const replay = await api.post(
+        "/v1/clients",
+        { name: "Kept", external_id: "k-1" },
+        keyed("a"),
+      );
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(remaining(replay)).toBe(after);
+      // Counting goes on from there: a success costs one.
+      expect(remaining(await api.get("/v1/clients"))).toBe(after - 1);
+    },
+  );
 
   test("over the limit is 429 rate_limited with Retry-After, and the write does not run", async () => {
     await freshRateWindow();
@@ -123,28 +135,32 @@ describe("rate limits", () => {
     expect(Number(rows[0]!.n)).toBe(0);
   });
 
-  test("the budget is shared by every server process, each learning the others' counts within about a second", async () => {
-    await freshRateWindow();
-    const second = await startServer();
-    try {
-      const { token } = await newCompany({ plan: "free", rateLimit: 10 });
-      const a = suite.api.as(token);
-      const b = new Api(second.baseUrl, token);
-      for (let i = 0; i < 6; i += 1) expect((await a.get("/v1/workers")).status).toBe(200);
-      // Each process writes its own count about once a second and reads the others'.
-      await Bun.sleep(2_200);
-      const responses = [];
-      for (let i = 0; i < 6; i += 1) responses.push(await b.get("/v1/workers"));
-      expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 429]);
-      expect(
-        responses.slice(0, 4).map((r) => Number(r.headers.get("ratelimit-remaining"))),
-      ).toEqual([3, 2, 1, 0]);
-      await Bun.sleep(2_200);
-      expect((await a.get("/v1/workers")).status).toBe(429);
-    } finally {
-      await second.stop();
-    }
-  });
+  test(
+    "the budget is shared by every server process, each learning the others' counts within " +
+      "about a second",
+    async () => {
+      await freshRateWindow();
+      const second = await startServer();
+      try {
+        const { token } = await newCompany({ plan: "free", rateLimit: 10 });
+        const a = suite.api.as(token);
+        const b = new Api(second.baseUrl, token);
+        for (let i = 0; i < 6; i += 1) expect((await a.get("/v1/workers")).status).toBe(200);
+        // Each process writes its own count about once a second and reads the others'.
+        await Bun.sleep(2_200);
+        const responses = [];
+        for (let i = 0; i < 6; i += 1) responses.push(await b.get("/v1/workers"));
+        expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 429]);
+        expect(
+          responses.slice(0, 4).map((r) => Number(r.headers.get("ratelimit-remaining"))),
+        ).toEqual([3, 2, 1, 0]);
+        await Bun.sleep(2_200);
+        expect((await a.get("/v1/workers")).status).toBe(429);
+      } finally {
+        await second.stop();
+      }
+    },
+  );
 
   test("replays and refused requests do not count", async () => {
     await freshRateWindow();

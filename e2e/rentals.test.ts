@@ -291,40 +291,44 @@ describe("billing", () => {
     });
   });
 
-  test("a billed rental is frozen: any further change is 409 rental_billed, in a dry-run too, and nothing changes", async () => {
-    const id = await machine("Billed");
-    const rental = await create(api, `/v1/equipment/${id}/rentals`, {
-      project_id: project,
-      start_date: "2026-04-01",
-      daily_rate: "100.00",
-    });
-    await api.patch(`/v1/equipment/${id}/rentals/${rental}`, { billed: true });
-    const before = await api.get(`/v1/equipment/${id}/rentals`);
-    const other = await create(api, "/v1/projects", { name: "Other site" });
-    for (const body of [
-      { billed: false },
-      { daily_rate: "90.00" },
-      { end_date: "2026-05-01" },
-      { project_id: other },
-    ]) {
-      expectProblem(
-        await api.patch(`/v1/equipment/${id}/rentals/${rental}`, body),
-        409,
-        "rental_billed",
-      );
-      expectProblem(
-        await api.patch(`/v1/equipment/${id}/rentals/${rental}`, body, {
-          headers: { "x-dry-run": "1" },
-        }),
-        409,
-        "rental_billed",
-      );
-    }
-    expect(await api.get(`/v1/equipment/${id}/rentals`)).toMatchObject({
-      status: 200,
-      body: before.body,
-    });
-  });
+  test(
+    "a billed rental is frozen: any further change is 409 rental_billed, in a dry-run too, " +
+      "and nothing changes",
+    async () => {
+      const id = await machine("Billed");
+      const rental = await create(api, `/v1/equipment/${id}/rentals`, {
+        project_id: project,
+        start_date: "2026-04-01",
+        daily_rate: "100.00",
+      });
+      await api.patch(`/v1/equipment/${id}/rentals/${rental}`, { billed: true });
+      const before = await api.get(`/v1/equipment/${id}/rentals`);
+      const other = await create(api, "/v1/projects", { name: "Other site" });
+      for (const body of [
+        { billed: false },
+        { daily_rate: "90.00" },
+        { end_date: "2026-05-01" },
+        { project_id: other },
+      ]) {
+        expectProblem(
+          await api.patch(`/v1/equipment/${id}/rentals/${rental}`, body),
+          409,
+          "rental_billed",
+        );
+        expectProblem(
+          await api.patch(`/v1/equipment/${id}/rentals/${rental}`, body, {
+            headers: { "x-dry-run": "1" },
+          }),
+          409,
+          "rental_billed",
+        );
+      }
+      expect(await api.get(`/v1/equipment/${id}/rentals`)).toMatchObject({
+        status: 200,
+        body: before.body,
+      });
+    },
+  );
 
   test("an unbilled rental may be changed freely before billing", async () => {
     const id = await machine("Open");

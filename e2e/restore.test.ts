@@ -43,7 +43,8 @@ async function eventCount(companyId: number, type: string): Promise<number> {
 }
 
 describe("restore", () => {
-  test("5,000 workers deleted in batches come back in batches exactly as they were, counted and with their events", async () => {
+  test("5,000 workers deleted in batches come back in batches exactly as they were, counted and " +
+    "with their events", async () => {
     const company = await newCompany({ plan: "enterprise", maxWorkers: 5000 });
     const client = suite.api.as(company.token);
     const ids: number[] = [];
@@ -167,35 +168,45 @@ describe("restore", () => {
     expectProblem(await api.post("/v1/subcontractors/999999999/restore"), 404, "not_found");
   });
 
-  test("equipment whose serial_number a live record took is refused with 409 naming it; restored, its unbilled rentals come back", async () => {
-    const project = await create(api, "/v1/projects", { name: "Site", code: `SITE-${Date.now()}` });
-    const serial = `SN-${Date.now()}`;
-    const crane = await create(api, "/v1/equipment", { name: "Crane", serial_number: serial });
-    const rental = await create(api, `/v1/equipment/${crane}/rentals`, {
-      project_id: project,
-      start_date: "2026-03-01",
-    });
-    expect((await api.delete(`/v1/equipment/${crane}`)).body.data.would_delete).toEqual([
-      { resource: "equipment", id: crane },
-      { resource: "rentals", id: rental },
-    ]);
-    const taker = await create(api, "/v1/equipment", { name: "New crane", serial_number: serial });
-    const refused = await api.post(`/v1/equipment/${crane}/restore`);
-    expectProblem(refused, 409, "unique_violation");
-    expect(refused.body.detail).toContain(`equipment ${taker}`);
+  test(
+    "equipment whose serial_number a live record took is refused with 409 naming it; " +
+      "restored, its unbilled rentals come back",
+    async () => {
+      const project = await create(api, "/v1/projects", {
+        name: "Site",
+        code: `SITE-${Date.now()}`,
+      });
+      const serial = `SN-${Date.now()}`;
+      const crane = await create(api, "/v1/equipment", { name: "Crane", serial_number: serial });
+      const rental = await create(api, `/v1/equipment/${crane}/rentals`, {
+        project_id: project,
+        start_date: "2026-03-01",
+      });
+      expect((await api.delete(`/v1/equipment/${crane}`)).body.data.would_delete).toEqual([
+        { resource: "equipment", id: crane },
+        { resource: "rentals", id: rental },
+      ]);
+      const taker = await create(api, "/v1/equipment", {
+        name: "New crane",
+        serial_number: serial,
+      });
+      const refused = await api.post(`/v1/equipment/${crane}/restore`);
+      expectProblem(refused, 409, "unique_violation");
+      expect(refused.body.detail).toContain(`equipment ${taker}`);
 
-    expect(
-      (await api.patch(`/v1/equipment/${taker}`, { serial_number: `${serial}-b` })).status,
-    ).toBe(200);
-    const restored = await api.post(`/v1/equipment/${crane}/restore`);
-    expect(restored.status).toBe(200);
-    expect(restored.body.data.would_restore).toEqual([
-      { resource: "equipment", id: crane },
-      { resource: "rentals", id: rental },
-    ]);
-    const rentals = (await api.get(`/v1/equipment/${crane}/rentals`)).body.data;
-    expect(rentals.map((each: { id: number }) => each.id)).toEqual([rental]);
-  });
+      expect(
+        (await api.patch(`/v1/equipment/${taker}`, { serial_number: `${serial}-b` })).status,
+      ).toBe(200);
+      const restored = await api.post(`/v1/equipment/${crane}/restore`);
+      expect(restored.status).toBe(200);
+      expect(restored.body.data.would_restore).toEqual([
+        { resource: "equipment", id: crane },
+        { resource: "rentals", id: rental },
+      ]);
+      const rentals = (await api.get(`/v1/equipment/${crane}/rentals`)).body.data;
+      expect(rentals.map((each: { id: number }) => each.id)).toEqual([rental]);
+    },
+  );
 
   test("a project's unbilled rentals come back with it; batch restores keep item keys and atomicity", async () => {
     const equipment = await create(api, "/v1/equipment", { name: "Mixer" });
@@ -321,7 +332,8 @@ describe("restore", () => {
       expect((await client.delete(path)).status).toBe(200);
     const age = async (table: string, id: number, days: number, deleted = true) =>
       testDb().pool.query(
-        `UPDATE \`${table}\` SET updated_at = NOW(3) - INTERVAL ? DAY${deleted ? ", deleted_at = NOW(3) - INTERVAL ? DAY" : ""} WHERE id = ?`,
+        `UPDATE \`${table}\` SET updated_at = NOW(3) - INTERVAL ? ` +
+          `DAY${deleted ? ", deleted_at = NOW(3) - INTERVAL ? DAY" : ""} WHERE id = ?`,
         deleted ? [days, days, id] : [days, id],
       );
     await age("workers", old, 91);

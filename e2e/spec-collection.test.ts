@@ -71,7 +71,9 @@ test("newman runs the served collection against a live server: every request and
   const { token } = await newCompany();
   const { stats, failures, skipped, exitCode, output } = await runNewman(token);
   console.log(
-    `newman (every add-on): ${stats.requests.total} requests (${stats.requests.failed} failed), ${stats.assertions.total} assertions (${stats.assertions.failed} failed, ${skipped} skipped)`,
+    `newman (every add-on): ${stats.requests.total} requests (${stats.requests.failed} failed), ` +
+      `${stats.assertions.total} assertions (${stats.assertions.failed} failed, ${skipped} ` +
+      `skipped)`,
   );
   expect(failures, output).toEqual([]);
   expect(skipped).toBe(0);
@@ -81,11 +83,14 @@ test("newman runs the served collection against a live server: every request and
   expect(exitCode).toBe(0);
 }, 60_000);
 
-test("an api-only company with a full workers quota runs the collection green: the folders it cannot use are skipped, not failed", async () => {
+test("an api-only company with a full workers quota runs the collection green: the folders it " +
+  "cannot use are skipped, not failed", async () => {
   const { token } = await newCompany({ plan: "free", addons: ["api"], maxWorkers: 0 });
   const { stats, failures, skipped, exitCode, output } = await runNewman(token);
   console.log(
-    `newman (api add-on only, no worker slot): ${stats.requests.total} requests, ${stats.assertions.total} assertions (${stats.assertions.failed} failed, ${skipped} skipped)`,
+    `newman (api add-on only, no worker slot): ${stats.requests.total} requests, ` +
+      `${stats.assertions.total} assertions (${stats.assertions.failed} failed, ${skipped} ` +
+      `skipped)`,
   );
   expect(failures, output).toEqual([]);
   expect(skipped).toBeGreaterThan(10);

@@ -89,7 +89,8 @@ describe("documented examples", () => {
       creating.filter((e) => e.status !== 201).map((e) => `${e.operationId}: ${e.status}`),
     ).toEqual([]);
     console.log(
-      `${exchanges.length} operations sent as documented: all 2xx (${creating.length} created), every answer fits its schema`,
+      `${exchanges.length} operations sent as documented: all 2xx (${creating.length} created), ` +
+        `every answer fits its schema`,
     );
   });
 

@@ -100,7 +100,9 @@ test("Portman's generated contract tests pass against a live server, ids flowing
       (execution.assertions ?? []).filter((a) => a.assertion.endsWith("Schema is valid")),
     );
     console.log(
-      `Portman + newman: ${stats.requests.total} requests (one per operation), ${stats.assertions.total} assertions (${schemaChecks.length} schema), ${stats.assertions.failed} failed`,
+      `Portman + newman: ${stats.requests.total} requests (one per operation), ` +
+        `${stats.assertions.total} assertions (${schemaChecks.length} schema), ` +
+        `${stats.assertions.failed} failed`,
     );
     expect(failed).toEqual([]);
     expect(answered.filter((line) => !/^2\d\d /.test(line))).toEqual([]);

@@ -206,37 +206,41 @@ describe("the documents match the routes served", () => {
     expect(schemas.ProjectCreated.properties.id.type).toEqual(["integer", "null"]);
   });
 
-  test("in the served text each operation lists its normal answer first: a create's 201 before its dry-run's 200", async () => {
-    const response = await newApp().handle(new Request("http://localhost/v1/openapi.json"));
-    const text = await response.text();
-    const document = JSON.parse(text) as Json;
-    // Each operation's operationId comes before its responses in the text.
-    const first = Object.fromEntries(
-      [...text.matchAll(/"operationId":"(\w+)".*?"responses":\{"(\w+)"/g)].map((match) => [
-        match[1],
-        match[2],
-      ]),
-    );
-    const operations = Object.values(document.paths as Record<string, Json>).flatMap(
-      (item) => Object.values(item) as Json[],
-    );
-    expect(Object.keys(first)).toHaveLength(operations.length);
-    const creating = operations
-      .filter((operation) => operation.responses["201"])
-      .map((operation) => operation.operationId as string);
-    expect(creating).toEqual(
-      expect.arrayContaining([
-        "createProject",
-        "upsertProjectByExternalId",
-        "createEquipmentRental",
-        "createWebhookEndpoint",
-      ]),
-    );
-    for (const operation of operations)
-      expect(`${operation.operationId} ${first[operation.operationId]}`).toBe(
-        `${operation.operationId} ${creating.includes(operation.operationId) ? "201" : "200"}`,
+  test(
+    "in the served text each operation lists its normal answer first: a create's 201 before " +
+      "its dry-run's 200",
+    async () => {
+      const response = await newApp().handle(new Request("http://localhost/v1/openapi.json"));
+      const text = await response.text();
+      const document = JSON.parse(text) as Json;
+      // Each operation's operationId comes before its responses in the text.
+      const first = Object.fromEntries(
+        [...text.matchAll(/"operationId":"(\w+)".*?"responses":\{"(\w+)"/g)].map((match) => [
+          match[1],
+          match[2],
+        ]),
       );
-  });
+      const operations = Object.values(document.paths as Record<string, Json>).flatMap(
+        (item) => Object.values(item) as Json[],
+      );
+      expect(Object.keys(first)).toHaveLength(operations.length);
+      const creating = operations
+        .filter((operation) => operation.responses["201"])
+        .map((operation) => operation.operationId as string);
+      expect(creating).toEqual(
+        expect.arrayContaining([
+          "createProject",
+          "upsertProjectByExternalId",
+          "createEquipmentRental",
+          "createWebhookEndpoint",
+        ]),
+      );
+      for (const operation of operations)
+        expect(`${operation.operationId} ${first[operation.operationId]}`).toBe(
+          `${operation.operationId} ${creating.includes(operation.operationId) ? "201" : "200"}`,
+        );
+    },
+  );
 
   test("every request of the collection is a served route", async () => {
     const app = newApp();

@@ -114,7 +114,8 @@ describe("spec surfaces", () => {
       };
       const errors = report.problems.filter((problem) => problem.severity === "error");
       console.log(
-        `redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${[...new Set(report.problems.map((p) => p.ruleId))].join(", ") || "none"})`,
+        `redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings ` +
+          `(${[...new Set(report.problems.map((p) => p.ruleId))].join(", ") || "none"})`,
       );
       expect(errors).toEqual([]);
       expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);

@@ -201,44 +201,52 @@ describe("scopes, from the served document", () => {
     expect(results.flat()).toEqual([]);
   });
 
-  test("a token with every other scope is refused 403 insufficient_scope naming it; nothing is written or metered as a dry-run", async () => {
-    const owner = suite.api.as(company.token);
-    const scoped = operations.filter((operation) => operation.anyOf.length > 0);
-    for (const operation of scoped) await holding(allBut(operation));
-    const before = await written(owner);
-    const dryRunsBefore = await dryRunsMetered(owner);
-    const responses = await inParallel(scoped, async (operation) => {
-      const api = await holding(allBut(operation));
-      return [
-        [operation, await sendAs(api, operation)],
-        ...(operation.write
-          ? [[operation, await sendAs(api, operation, { "x-dry-run": "1" })]]
-          : []),
-      ] as [Operation, ApiResponse][];
-    });
-    for (const [operation, response] of responses.flat())
-      expectInsufficientScope(operation, response);
-    expect(await written(owner)).toEqual(before);
-    expect(await dryRunsMetered(owner)).toBe(dryRunsBefore);
-  });
+  test(
+    "a token with every other scope is refused 403 insufficient_scope naming it; nothing is " +
+      "written or metered as a dry-run",
+    async () => {
+      const owner = suite.api.as(company.token);
+      const scoped = operations.filter((operation) => operation.anyOf.length > 0);
+      for (const operation of scoped) await holding(allBut(operation));
+      const before = await written(owner);
+      const dryRunsBefore = await dryRunsMetered(owner);
+      const responses = await inParallel(scoped, async (operation) => {
+        const api = await holding(allBut(operation));
+        return [
+          [operation, await sendAs(api, operation)],
+          ...(operation.write
+            ? [[operation, await sendAs(api, operation, { "x-dry-run": "1" })]]
+            : []),
+        ] as [Operation, ApiResponse][];
+      });
+      for (const [operation, response] of responses.flat())
+        expectInsufficientScope(operation, response);
+      expect(await written(owner)).toEqual(before);
+      expect(await dryRunsMetered(owner)).toBe(dryRunsBefore);
+    },
+  );
 
-  test("a read-only token writes nothing of any kind: creates, batches, upserts, webhooks, tokens, dry-runs", async () => {
-    const owner = suite.api.as(company.token);
-    const readOnly = await holding(READ_ONLY);
-    const before = await written(owner);
-    const writes = operations.filter((operation) => operation.write);
-    expect(writes.map((operation) => operation.template)).toContain("/v1/tokens");
-    const statuses = await inParallel(writes, async (operation) =>
-      Promise.all(
-        [undefined, { "x-dry-run": "1" }].map(async (headers) => {
-          const response = await sendAs(readOnly, operation, headers);
-          return `${operation.method} ${operation.template} → ${response.status}`;
-        }),
-      ),
-    );
-    expect(statuses.flat().filter((line) => !line.endsWith("→ 403"))).toEqual([]);
-    expect(await written(owner)).toEqual(before);
-  });
+  test(
+    "a read-only token writes nothing of any kind: creates, batches, upserts, webhooks, " +
+      "tokens, dry-runs",
+    async () => {
+      const owner = suite.api.as(company.token);
+      const readOnly = await holding(READ_ONLY);
+      const before = await written(owner);
+      const writes = operations.filter((operation) => operation.write);
+      expect(writes.map((operation) => operation.template)).toContain("/v1/tokens");
+      const statuses = await inParallel(writes, async (operation) =>
+        Promise.all(
+          [undefined, { "x-dry-run": "1" }].map(async (headers) => {
+            const response = await sendAs(readOnly, operation, headers);
+            return `${operation.method} ${operation.template} → ${response.status}`;
+          }),
+        ),
+      );
+      expect(statuses.flat().filter((line) => !line.endsWith("→ 403"))).toEqual([]);
+      expect(await written(owner)).toEqual(before);
+    },
+  );
 
   test("another company's ids are 404 for every token, whatever its scopes", async () => {
     const withIds = operations.filter((operation) =>

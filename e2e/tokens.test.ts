@@ -161,34 +161,42 @@ describe("/v1/tokens", () => {
     });
   });
 
-  test("a token past its expiry is refused by every server within 1 s; a used token shows the minute it was last used", async () => {
-    const company = await newCompany();
-    const token = await newToken(company.companyId, { name: "short-lived", scopes: ["read"] });
-    const expiresAt = Date.now() + 2_500;
-    await testDb().pool.query(
-      "UPDATE api_tokens SET expires_at = ? WHERE company_id = ? AND name = 'short-lived'",
-      [new Date(expiresAt), company.companyId],
-    );
-    await withSecondServer(async (other) => {
-      const apis = [suite.api.as(token), other.as(token)];
-      for (const api of apis) expect((await api.get("/v1/workers")).status).toBe(200);
-      await Bun.sleep(Math.max(0, expiresAt - Date.now()));
-      for (const api of apis) {
-        const { response, afterMs } = await firstWith(() => api.get("/v1/workers"), 401, expiresAt);
-        expect(response.status).toBe(401);
-        expect(response.body.detail).toContain("expired");
-        expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
-        expect(afterMs).toBeLessThan(1_000);
-      }
-    });
-    const [rows] = await testDb().pool.query<RowDataPacket[]>(
-      "SELECT last_used_at FROM api_tokens WHERE company_id = ? AND name = 'short-lived'",
-      [company.companyId],
-    );
-    const lastUsed = rows[0]!.last_used_at as Date;
-    expect(lastUsed.getTime() % 60_000).toBe(0);
-    expect(Date.now() - lastUsed.getTime()).toBeLessThan(120_000);
-  });
+  test(
+    "a token past its expiry is refused by every server within 1 s; a used token shows the " +
+      "minute it was last used",
+    async () => {
+      const company = await newCompany();
+      const token = await newToken(company.companyId, { name: "short-lived", scopes: ["read"] });
+      const expiresAt = Date.now() + 2_500;
+      await testDb().pool.query(
+        "UPDATE api_tokens SET expires_at = ? WHERE company_id = ? AND name = 'short-lived'",
+        [new Date(expiresAt), company.companyId],
+      );
+      await withSecondServer(async (other) => {
+        const apis = [suite.api.as(token), other.as(token)];
+        for (const api of apis) expect((await api.get("/v1/workers")).status).toBe(200);
+        await Bun.sleep(Math.max(0, expiresAt - Date.now()));
+        for (const api of apis) {
+          const { response, afterMs } = await firstWith(
+            () => api.get("/v1/workers"),
+            401,
+            expiresAt,
+          );
+          expect(response.status).toBe(401);
+          expect(response.body.detail).toContain("expired");
+          expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
+          expect(afterMs).toBeLessThan(1_000);
+        }
+      });
+      const [rows] = await testDb().pool.query<RowDataPacket[]>(
+        "SELECT last_used_at FROM api_tokens WHERE company_id = ? AND name = 'short-lived'",
+        [company.companyId],
+      );
+      const lastUsed = rows[0]!.last_used_at as Date;
+      expect(lastUsed.getTime() % 60_000).toBe(0);
+      expect(Date.now() - lastUsed.getTime()).toBeLessThan(120_000);
+    },
+  );
 });
 
 describe("erp tokens and erp auth status", () => {

@@ -129,7 +129,9 @@ describe("webhooks", () => {
     expect(received.some((r) => JSON.parse(r.body).type === "worker.created")).toBe(false);
     const retried = received.filter((r) => r.answered === 500).length;
     console.log(
-      `[webhooks] ${expected.length} events, ${received.length} POSTs (${retried} answered 500 before the receiver recovered, a delivering server SIGKILLed), ${verified} signatures verified, 0 lost`,
+      `[webhooks] ${expected.length} events, ${received.length} POSTs (${retried} answered 500 ` +
+        `before the receiver recovered, a delivering server SIGKILLed), ${verified} ` +
+        `signatures verified, 0 lost`,
     );
 
     const log = await second!.get(`/v1/webhook-endpoints/${endpoint}/deliveries?limit=100`);
@@ -180,90 +182,105 @@ describe("webhooks", () => {
     expect((await api.get(`/v1/webhook-endpoints/${made.id}`)).status).toBe(404);
   });
 
-  test("targets: https to public addresses only, unless the server allows private ones; every field is checked at once", async () => {
-    const strict = await startServer();
-    servers.push(strict);
-    const { token } = await newCompany();
-    const api = new Api(strict.baseUrl, token);
-    for (const url of [
-      `http://127.0.0.1:${receiver.port}/hooks`,
-      "https://10.0.0.1/hooks",
-      "https://127.0.0.1/hooks",
-      "https://[::1]/hooks",
-      "https://169.254.169.254/latest",
-      "ftp://example.com/x",
-    ]) {
-      const refused = await api.post("/v1/webhook-endpoints", { url, events: ["project.*"] });
-      expect(refused.status).toBe(422);
-      expect(refused.body.errors[0]).toMatchObject({ field: "url", code: "invalid_url" });
-    }
-    const bad = await api.post("/v1/webhook-endpoints", {
-      url: 5,
-      events: ["spaceship.created", "project.*"],
-      colour: "red",
-    });
-    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
-      "colour",
-      "events",
-      "url",
-    ]);
-    const dry = await api.post("/v1/webhook-endpoints?dry_run=1", {
-      url: "https://93.184.215.14/hooks",
-      events: ["project.*"],
-    });
-    expect(dry.status).toBe(200);
-    expect((await api.get("/v1/webhook-endpoints")).body.data).toEqual([]);
-  });
-
-  test("the SDK follows the feed: events.list() pages by cursor and follow() long-polls for events as they commit", async () => {
-    const { token } = await newCompany();
-    const erp = new ErpClient({ baseUrl: servers[1]!.baseUrl, token });
-    for (let i = 0; i < 3; i++) await erp.clients.create({ name: `Feed ${i}` });
-    const listed = [];
-    for await (const event of erp.events.list({ limit: 2 })) listed.push(event.type);
-    expect(listed).toEqual(["client.created", "client.created", "client.created"]);
-    const controller = new AbortController();
-    const followed: string[] = [];
-    const following = (async () => {
-      for await (const event of erp.events.follow({
-        from: "beginning",
-        signal: controller.signal,
-      })) {
-        followed.push(event.data.record.name as string);
-        if (followed.length === 4) controller.abort();
+  test(
+    "targets: https to public addresses only, unless the server allows private ones; every " +
+      "field is checked at once",
+    async () => {
+      const strict = await startServer();
+      servers.push(strict);
+      const { token } = await newCompany();
+      const api = new Api(strict.baseUrl, token);
+      for (const url of [
+        `http://127.0.0.1:${receiver.port}/hooks`,
+        "https://10.0.0.1/hooks",
+        "https://127.0.0.1/hooks",
+        "https://[::1]/hooks",
+        "https://169.254.169.254/latest",
+        "ftp://example.com/x",
+      ]) {
+        const refused = await api.post("/v1/webhook-endpoints", { url, events: ["project.*"] });
+        expect(refused.status).toBe(422);
+        expect(refused.body.errors[0]).toMatchObject({ field: "url", code: "invalid_url" });
       }
-    })();
-    await Bun.sleep(200);
-    await erp.clients.create({ name: "Live" });
-    // Aborting ends the iteration without an error.
-    await following;
-    expect(followed).toEqual(["Feed 0", "Feed 1", "Feed 2", "Live"]);
-  });
+      const bad = await api.post("/v1/webhook-endpoints", {
+        url: 5,
+        events: ["spaceship.created", "project.*"],
+        colour: "red",
+      });
+      expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+        "colour",
+        "events",
+        "url",
+      ]);
+      const dry = await api.post("/v1/webhook-endpoints?dry_run=1", {
+        url: "https://93.184.215.14/hooks",
+        events: ["project.*"],
+      });
+      expect(dry.status).toBe(200);
+      expect((await api.get("/v1/webhook-endpoints")).body.data).toEqual([]);
+    },
+  );
 
-  test("follow() starts at the newest event by default, long-polls with wait, and stops cleanly when aborted mid-wait", async () => {
-    const { token } = await newCompany();
-    const sent: URL[] = [];
-    const controller = new AbortController();
-    const erp = new ErpClient({
-      baseUrl: servers[1]!.baseUrl,
-      token,
-      fetch: (url, init) => {
-        if (new URL(url).pathname === "/v1/events") sent.push(new URL(url));
-        // The second long-poll is cut short: the first one came back empty after its second.
-        if (sent.length === 2) setTimeout(() => controller.abort(), 100);
-        return fetch(url, init);
-      },
-    });
-    for (let i = 0; i < 3; i++) await erp.clients.create({ name: `Before ${i}` });
-    const followed: unknown[] = [];
-    for await (const event of erp.events.follow({ waitSeconds: 1, signal: controller.signal }))
-      followed.push(event);
-    expect(followed).toEqual([]);
-    expect(
-      sent.map((url) => [url.searchParams.get("after")?.slice(0, 4), url.searchParams.get("wait")]),
-    ).toEqual([
-      ["late", "1"],
-      ["evt_", "1"],
-    ]);
-  });
+  test(
+    "the SDK follows the feed: events.list() pages by cursor and follow() long-polls for " +
+      "events as they commit",
+    async () => {
+      const { token } = await newCompany();
+      const erp = new ErpClient({ baseUrl: servers[1]!.baseUrl, token });
+      for (let i = 0; i < 3; i++) await erp.clients.create({ name: `Feed ${i}` });
+      const listed = [];
+      for await (const event of erp.events.list({ limit: 2 })) listed.push(event.type);
+      expect(listed).toEqual(["client.created", "client.created", "client.created"]);
+      const controller = new AbortController();
+      const followed: string[] = [];
+      const following = (async () => {
+        for await (const event of erp.events.follow({
+          from: "beginning",
+          signal: controller.signal,
+        })) {
+          followed.push(event.data.record.name as string);
+          if (followed.length === 4) controller.abort();
+        }
+      })();
+      await Bun.sleep(200);
+      await erp.clients.create({ name: "Live" });
+      // Aborting ends the iteration without an error.
+      await following;
+      expect(followed).toEqual(["Feed 0", "Feed 1", "Feed 2", "Live"]);
+    },
+  );
+
+  test(
+    "follow() starts at the newest event by default, long-polls with wait, and stops cleanly " +
+      "when aborted mid-wait",
+    async () => {
+      const { token } = await newCompany();
+      const sent: URL[] = [];
+      const controller = new AbortController();
+      const erp = new ErpClient({
+        baseUrl: servers[1]!.baseUrl,
+        token,
+        fetch: (url, init) => {
+          if (new URL(url).pathname === "/v1/events") sent.push(new URL(url));
+          // The second long-poll is cut short: the first one came back empty after its second.
+          if (sent.length === 2) setTimeout(() => controller.abort(), 100);
+          return fetch(url, init);
+        },
+      });
+      for (let i = 0; i < 3; i++) await erp.clients.create({ name: `Before ${i}` });
+      const followed: unknown[] = [];
+      for await (const event of erp.events.follow({ waitSeconds: 1, signal: controller.signal }))
+        followed.push(event);
+      expect(followed).toEqual([]);
+      expect(
+        sent.map((url) => [
+          url.searchParams.get("after")?.slice(0, 4),
+          url.searchParams.get("wait"),
+        ]),
+      ).toEqual([
+        ["late", "1"],
+        ["evt_", "1"],
+      ]);
+    },
+  );
 });

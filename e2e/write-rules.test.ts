@@ -71,13 +71,21 @@ async function transitionTable(
 }
 
 describe("states and transitions", () => {
-  test("projects move only along DRAFT→ACTIVE|CANCELLED, ACTIVE→ON_HOLD|COMPLETED|CANCELLED, ON_HOLD→ACTIVE|CANCELLED", async () => {
-    await transitionTable("projects", "name", PROJECT_PATHS, PROJECT_ALLOWED);
-  });
+  test(
+    "projects move only along DRAFT→ACTIVE|CANCELLED, ACTIVE→ON_HOLD|COMPLETED|CANCELLED, " +
+      "ON_HOLD→ACTIVE|CANCELLED",
+    async () => {
+      await transitionTable("projects", "name", PROJECT_PATHS, PROJECT_ALLOWED);
+    },
+  );
 
-  test("estimates move only along DRAFT→SENT, SENT→ACCEPTED|REJECTED|DRAFT, REJECTED→DRAFT, ACCEPTED→CONVERTED", async () => {
-    await transitionTable("estimates", "title", ESTIMATE_PATHS, ESTIMATE_ALLOWED);
-  });
+  test(
+    "estimates move only along DRAFT→SENT, SENT→ACCEPTED|REJECTED|DRAFT, REJECTED→DRAFT, " +
+      "ACCEPTED→CONVERTED",
+    async () => {
+      await transitionTable("estimates", "title", ESTIMATE_PATHS, ESTIMATE_ALLOWED);
+    },
+  );
 
   test("equipment moves freely among its statuses, but RETIRED is final", async () => {
     const statuses = ["AVAILABLE", "IN_USE", "MAINTENANCE", "RETIRED"];
@@ -497,27 +505,31 @@ describe("unique codes and serial numbers", () => {
 });
 
 describe("conditional writes (If-Match)", () => {
-  test("a PATCH with the current ETag succeeds; with a stale one it is 412 precondition_failed and changes nothing", async () => {
-    const id = await create(api, "/v1/clients", { name: "Versioned" });
-    const first = await api.get(`/v1/clients/${id}`);
-    const etag = first.headers.get("etag")!;
-    expect(
-      (
-        await api.patch(
-          `/v1/clients/${id}`,
-          { name: "Versioned 2" },
-          { headers: { "if-match": etag } },
-        )
-      ).status,
-    ).toBe(200);
-    const stale = await api.patch(
-      `/v1/clients/${id}`,
-      { name: "Versioned 3" },
-      { headers: { "if-match": etag } },
-    );
-    expectProblem(stale, 412, "precondition_failed");
-    expect((await api.get(`/v1/clients/${id}`)).body.data.name).toBe("Versioned 2");
-  });
+  test(
+    "a PATCH with the current ETag succeeds; with a stale one it is 412 precondition_failed " +
+      "and changes nothing",
+    async () => {
+      const id = await create(api, "/v1/clients", { name: "Versioned" });
+      const first = await api.get(`/v1/clients/${id}`);
+      const etag = first.headers.get("etag")!;
+      expect(
+        (
+          await api.patch(
+            `/v1/clients/${id}`,
+            { name: "Versioned 2" },
+            { headers: { "if-match": etag } },
+          )
+        ).status,
+      ).toBe(200);
+      const stale = await api.patch(
+        `/v1/clients/${id}`,
+        { name: "Versioned 3" },
+        { headers: { "if-match": etag } },
+      );
+      expectProblem(stale, 412, "precondition_failed");
+      expect((await api.get(`/v1/clients/${id}`)).body.data.name).toBe("Versioned 2");
+    },
+  );
 
   test("a PATCH answers the ETag a GET would now send, so updates chain without reading again", async () => {
     const id = await create(api, "/v1/estimates", { title: "Chained", amount: "10" });

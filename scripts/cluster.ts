@@ -29,7 +29,9 @@ switch (command) {
     if (nodes.length === 0) console.log("no cluster yet: bun run cluster start");
     for (const node of nodes) {
       console.log(
-        `${node.name}  ${node.running ? `${node.state ?? "not answering"}, cluster size ${node.clusterSize ?? "?"}` : "stopped"}  ${node.url}erp`,
+        `${node.name}  ` +
+          `${node.running ? `${node.state ?? "not answering"}, cluster size ${node.clusterSize ?? "?"}` : "stopped"} ` +
+          ` ${node.url}erp`,
       );
     }
     break;

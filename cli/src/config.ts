@@ -153,7 +153,8 @@ export function resolveConnection(
       : [saved.token, savedFrom];
   if (!token)
     throw new UsageError(
-      `no API token: pass --token, set ERP_TOKEN, or run \`erp login${profile === "default" ? "" : ` --profile ${profile}`}\``,
+      `no API token: pass --token, set ERP_TOKEN, or run \`erp ` +
+        `login${profile === "default" ? "" : ` --profile ${profile}`}\``,
     );
   return { baseUrl: checkBaseUrl(baseUrl), token, baseUrlFrom, tokenFrom, profile };
 }

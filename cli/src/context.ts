@@ -48,12 +48,14 @@ export function clientOf(
 async function verboseFetch(url: string, init: RequestInit): Promise<Response> {
   const started = performance.now();
   process.stderr.write(
-    `> ${init.method ?? "GET"} ${url}${init.headers && "idempotency-key" in (init.headers as Record<string, string>) ? ` (Idempotency-Key ${(init.headers as Record<string, string>)["idempotency-key"]})` : ""}\n`,
+    `> ${init.method ?? "GET"} ` +
+      `${url}${init.headers && "idempotency-key" in (init.headers as Record<string, string>) ? ` (Idempotency-Key ${(init.headers as Record<string, string>)["idempotency-key"]})` : ""}\n`,
   );
   const response = await fetch(url, init);
   const elapsed = Math.round(performance.now() - started);
   process.stderr.write(
-    `< ${response.status} ${response.statusText} in ${elapsed} ms${response.headers.get("x-request-id") ? ` (X-Request-Id ${response.headers.get("x-request-id")})` : ""}\n`,
+    `< ${response.status} ${response.statusText} in ${elapsed} ` +
+      `ms${response.headers.get("x-request-id") ? ` (X-Request-Id ${response.headers.get("x-request-id")})` : ""}\n`,
   );
   return response;
 }

@@ -143,7 +143,8 @@ async function discoverLocal(why: string, mayInstall: boolean): Promise<Database
       if (localFailure === null) {
         const reason = `${reasons.join("; ")}; but ${socketPath} admits root`;
         say(
-          `using ${await flavour(tcpLocal)} at 127.0.0.1:${port} (user ${LOCAL_USER}, set up via ${socketPath}): ${reason}`,
+          `using ${await flavour(tcpLocal)} at 127.0.0.1:${port} (user ${LOCAL_USER}, set up ` +
+            `via ${socketPath}): ${reason}`,
         );
         return { url: urlFor(tcpLocal), reason, stop: noop };
       }
@@ -155,8 +156,10 @@ async function discoverLocal(why: string, mayInstall: boolean): Promise<Database
   if (!binaries) {
     if (!mayInstall || !canApt()) {
       throw new Error(
-        "No MySQL/MariaDB server found (nothing usable on 127.0.0.1:3306) and no mariadbd/mysqld binary to start one. " +
-          "Install MariaDB (e.g. `apt-get install mariadb-server`) or set DATABASE_URL (TEST_DATABASE_URL for tests) to mysql://user:pass@host:port/db.",
+        "No MySQL/MariaDB server found (nothing usable on 127.0.0.1:3306) and no " +
+          "mariadbd/mysqld binary to start one. " +
+          "Install MariaDB (e.g. `apt-get install mariadb-server`) or set DATABASE_URL " +
+          "(TEST_DATABASE_URL for tests) to mysql://user:pass@host:port/db.",
       );
     }
     aptInstallMariadb();
@@ -244,7 +247,8 @@ async function startPrivate(bin: Binaries, why: string): Promise<DatabaseServer>
     const url = await privateUrl(port);
     if (!url)
       throw new Error(
-        `private mariadbd (pid ${oldPid}, data in ${rel}) runs but 127.0.0.1:${port} does not answer; stop it and retry`,
+        `private mariadbd (pid ${oldPid}, data in ${rel}) runs but 127.0.0.1:${port} does not ` +
+          `answer; stop it and retry`,
       );
     const reason = `${why}; a private instance was already running`;
     say(

@@ -121,7 +121,10 @@ export interface CollectionSpec {
   readonly required: readonly string[];
   /** The fields a create and an update take, each with a hint of what it holds, for help texts. */
   readonly fields: { readonly create: Readonly<Record<string, string>>; readonly update: Readonly<Record<string, string>> };
-  /** How an import's columns map to fields: other header names, unique fields, and columns naming a referenced record. */
+  /**
+   * How an import's columns map to fields: other header names, unique fields, and columns naming
+   * a referenced record.
+   */
   readonly import: {
     readonly aliases: Readonly<Record<string, string>>;
     readonly unique: readonly string[];
@@ -155,7 +158,8 @@ function specText(c: CollectionInfo): string {
     .join(", ");
   return (
     `{\n    path: ${JSON.stringify(c.path)}, command: ${JSON.stringify(c.command)}, kind: ${JSON.stringify(c.kind)}, ` +
-    `idFilters: ${list(c.idFilters)}, required: ${list(c.required)}, children: {${children ? ` ${children} ` : ""}},\n` +
+    `idFilters: ${list(c.idFilters)}, required: ${list(c.required)}, children: ` +
+    `{${children ? ` ${children} ` : ""}},\n` +
     `    fields: {\n      create: ${hints(c.fields.create)},\n      update: ${hints(c.fields.update)},\n    },\n` +
     `    import: ${JSON.stringify(c.import)},\n  }`
   );
@@ -171,7 +175,9 @@ function clientType(c: CollectionInfo): string {
   let base: string;
   if (c.kind === "lookup") base = `LookupClient<${record}>`;
   else {
-    const generic = `ResourceClient<${record}, ${create ?? "never"}, ${update ?? "never"}, ${filters ?? "Record<never, never>"}>`;
+    const generic =
+      `ResourceClient<${record}, ${create ?? "never"}, ${update ?? "never"}, ` +
+      `${filters ?? "Record<never, never>"}>`;
     const full = c.operations.length === ALL_OPERATIONS;
     base = full
       ? generic

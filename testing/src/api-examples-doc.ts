@@ -20,7 +20,10 @@ export interface DocumentedExample {
 
 const STATUS_TEXT: Record<number, string> = { 200: "OK", 201: "Created" };
 
-/** What the page shows of an answer: JSON as it came (a list's `data` cut to its first record); pages and whole documents, described. */
+/**
+ * What the page shows of an answer: JSON as it came (a list's `data` cut to its first record);
+ * pages and whole documents, described.
+ */
 function shownAnswer(exchange: ExampleExchange): { json?: unknown; note?: string } {
   if (exchange.contentType !== "application/json")
     return { note: `(${exchange.contentType}, ${exchange.text.length} characters)` };

@@ -32,7 +32,8 @@ export class OpenApiContract {
       "externalDocs",
     ]);
     this.ajv.addSchema(document, DOCUMENT_ID);
-    // A concrete path matches a literal one (/v1/projects/batch) before a templated one (/v1/projects/{id}), as OpenAPI says.
+    // A concrete path matches a literal one (/v1/projects/batch) before a templated one
+    // (/v1/projects/{id}), as OpenAPI says.
     const parameters = (template: string): number => template.split("{").length;
     this.templates = Object.keys(document.paths)
       .sort((a, b) => parameters(a) - parameters(b))
@@ -69,14 +70,16 @@ export class OpenApiContract {
     const mediaType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
     if (!content[mediaType])
       return [
-        `${method} ${template} ${status}: content type ${mediaType} is not declared (${Object.keys(content).join(", ")})`,
+        `${method} ${template} ${status}: content type ${mediaType} is not declared ` +
+          `(${Object.keys(content).join(", ")})`,
       ];
     const ref = `${DOCUMENT_ID}#/${pointer("paths", template, method.toLowerCase(), "responses", declared, "content", mediaType, "schema")}`;
     const validate = this.ajv.getSchema(ref) ?? this.ajv.compile({ $ref: ref });
     if (validate(response.body)) return [];
     return (validate.errors ?? []).map(
       (error) =>
-        `${method} ${path} ${status}: ${error.instancePath || "(body)"} ${error.message} ${JSON.stringify(error.params)}`,
+        `${method} ${path} ${status}: ${error.instancePath || "(body)"} ${error.message} ` +
+        `${JSON.stringify(error.params)}`,
     );
   }
 }

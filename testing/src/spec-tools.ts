@@ -12,7 +12,10 @@ export interface ToolRun {
   stderr: string;
 }
 
-/** Runs an npm binary of the e2e workspace, offline: no telemetry, no update checks. `cwd` for tools that write beside themselves. */
+/**
+ * Runs an npm binary of the e2e workspace, offline: no telemetry, no update checks. `cwd` for
+ * tools that write beside themselves.
+ */
 export async function runTool(name: string, args: string[], cwd?: string): Promise<ToolRun> {
   const child = Bun.spawn([process.execPath, path.join(BIN, name), ...args], {
     cwd,

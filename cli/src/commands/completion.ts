@@ -84,7 +84,8 @@ export function registerCompletion(program: Command): void {
     .addHelpText(
       "after",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh expansion, shown as it is typed
-      '\nEXAMPLES\n  eval "$(erp completion bash)"        # in ~/.bashrc\n  erp completion zsh > "${fpath[1]}/_erp"\n  erp completion fish > ~/.config/fish/completions/erp.fish\n',
+      '\nEXAMPLES\n  eval "$(erp completion bash)"        # in ~/.bashrc\n  erp completion zsh ' +
+        '> "${fpath[1]}/_erp"\n  erp completion fish > ~/.config/fish/completions/erp.fish\n',
     )
     .action((shell: (typeof SHELLS)[number]) => {
       const nodes = walk(program);

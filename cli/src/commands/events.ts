@@ -68,7 +68,8 @@ export function registerEvents(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nEXAMPLES\n  erp events --type project.* -o ndjson\n  erp events --follow\n  erp events --follow --after evt_0000000042x…\n",
+      "\nEXAMPLES\n  erp events --type project.* -o ndjson\n  erp events --follow\n  erp events " +
+        "--follow --after evt_0000000042x…\n",
     )
     .action(
       feedAction(async (erp, flags, stop, command) => {
@@ -89,7 +90,8 @@ export function registerEvents(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nEXAMPLES\n  erp listen --events project.*\n  erp listen --forward-to http://localhost:4000/hooks   # verify with the printed secret\n",
+      "\nEXAMPLES\n  erp listen --events project.*\n  erp listen --forward-to " +
+        "http://localhost:4000/hooks   # verify with the printed secret\n",
     )
     .option(
       "--events <types>",
@@ -120,7 +122,9 @@ export function registerEvents(program: Command): void {
           (await erp.events.listPage({ after: "latest" }, { signal: stop })).meta.next_cursor ??
           undefined;
         process.stderr.write(
-          `Ready. Listening for ${patterns.join(", ")}${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ""}. Signing secret: ${secret} (Ctrl-C to stop)\n`,
+          `Ready. Listening for ` +
+            `${patterns.join(", ")}${flags.forwardTo ? `, forwarding to ${flags.forwardTo}` : ""}. ` +
+            `Signing secret: ${secret} (Ctrl-C to stop)\n`,
         );
         for await (const event of erp.events.follow({ after, signal: stop })) {
           if (!wanted(event.type)) continue;

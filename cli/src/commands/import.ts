@@ -62,7 +62,8 @@ export function registerImport(program: Command): void {
   program
     .command("import")
     .summary(
-      "create (or --upsert, or --update by id) records from a CSV, NDJSON or Excel (.xlsx) file (or stdin), exactly once",
+      "create (or --upsert, or --update by id) records from a CSV, NDJSON or Excel (.xlsx) file " +
+        "(or stdin), exactly once",
     )
     .description(
       [
@@ -139,7 +140,8 @@ EXAMPLES
     .option("--upsert", "rows whose external_id names a record update it instead of being refused")
     .option(
       "--update",
-      "each row updates the record its id column names, sending only the cells that differ from it (an empty cell empties the field)",
+      "each row updates the record its id column names, sending only the cells that differ from " +
+        "it (an empty cell empties the field)",
     )
     .option(
       "--if-unmodified",
@@ -282,7 +284,8 @@ EXAMPLES
       if (run.stopError) process.stderr.write(describeApiError(run.stopError));
       if (run.quotaFull && !summary.dry_run)
         process.stderr.write(
-          `The ${resource} quota of your plan is full: the rest of the file was not sent. Delete records or raise the quota, then run the same command again.\n`,
+          `The ${resource} quota of your plan is full: the rest of the file was not sent. ` +
+            `Delete records or raise the quota, then run the same command again.\n`,
         );
       process.stderr.write(`${sentence(summary)}\n`);
       process.exitCode = interrupted
@@ -299,7 +302,8 @@ EXAMPLES
 function sentence(summary: ImportSummary): string {
   const done = summary.dry_run
     ? `${summary.valid} valid`
-    : `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.already_imported} already imported`;
+    : `${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged, ` +
+      `${summary.already_imported} already imported`;
   const notImported =
     summary.not_imported > 0 ? `, ${summary.not_imported} not imported (a re-run sends them)` : "";
   const skipped =

@@ -47,7 +47,8 @@ export function registerTokens(program: Command): void {
     .option("--dry-run", "validate only")
     .addHelpText(
       "after",
-      "\nEXAMPLES\n  erp tokens create --name import-bot --scopes workers:write --expires-in-days 30\n  erp tokens create --name reports --scopes read\n",
+      "\nEXAMPLES\n  erp tokens create --name import-bot --scopes workers:write " +
+        "--expires-in-days 30\n  erp tokens create --name reports --scopes read\n",
     )
     .action(
       async (

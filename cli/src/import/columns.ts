@@ -83,7 +83,8 @@ export function planColumns(
     const target = at > 0 ? names.get(normalizeHeader(pair.slice(at + 1))) : undefined;
     if (!target)
       throw new UsageError(
-        `--map "${pair}": expected "Header=field" with one of the fields ${[...fields, ...references.keys()].join(", ")}`,
+        `--map "${pair}": expected "Header=field" with one of the fields ` +
+          `${[...fields, ...references.keys()].join(", ")}`,
       );
     mapped.set(normalizeHeader(pair.slice(0, at)), target);
   }
@@ -137,7 +138,10 @@ export function planColumns(
       );
       // A name a few typos away is suggested; one that shares a few letters by chance is not.
       if (distance(name, closest) > Math.max(2, Math.floor(name.length / 3))) {
-        return `  "${header}": no field of ${spec.command} is called that or anything close (the fields: ${[...fields, ...references.keys()].join(", ")})`;
+        return (
+          `  "${header}": no field of ${spec.command} is called that or anything close ` +
+          `(the fields: ${[...fields, ...references.keys()].join(", ")})`
+        );
       }
       const target = names.get(closest)!;
       const meant =
@@ -147,8 +151,11 @@ export function planColumns(
       return `  "${header}": no field of ${spec.command} is called that; the closest is ${meant}`;
     });
     throw new UsageError(
-      `the file's header has ${unknown.length} column${unknown.length > 1 ? "s" : ""} that match${unknown.length > 1 ? "" : "es"} no field, so nothing was sent:\n${lines.join("\n")}\n` +
-        `Rename the column, map it (--map "Header=field"), or leave it out (--skip-column "Header", or --skip-unknown-columns for all).`,
+      `the file's header has ${unknown.length} column${unknown.length > 1 ? "s" : ""} that ` +
+        `match${unknown.length > 1 ? "" : "es"} no field, so nothing was ` +
+        `sent:\n${lines.join("\n")}\n` +
+        `Rename the column, map it (--map "Header=field"), or leave it out (--skip-column ` +
+        `"Header", or --skip-unknown-columns for all).`,
     );
   }
   return { columns, warnings };

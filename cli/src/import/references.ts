@@ -25,7 +25,10 @@ export class ReferenceResolver {
     private readonly spec: CollectionSpec,
   ) {}
 
-  /** The id each named reference stands for (`{trade_id: "Electrician"}` → `{trade_id: 4}`), or why a name names nothing. */
+  /**
+   * The id each named reference stands for (`{trade_id: "Electrician"}` → `{trade_id: 4}`), or
+   * why a name names nothing.
+   */
   async resolve(
     names: Readonly<Record<string, string>>,
   ): Promise<{ ids: Record<string, number>; errors: FieldError[] }> {
@@ -43,7 +46,8 @@ export class ReferenceResolver {
           message:
             found.length === 0
               ? `no record of ${what} has the ${reference.match.join(" or ")} "${name}"`
-              : `${found.length} records of ${what} have the ${reference.match.join(" or ")} "${name}"; give ${field} or an external_id instead`,
+              : `${found.length} records of ${what} have the ${reference.match.join(" or ")} ` +
+                `"${name}"; give ${field} or an external_id instead`,
         });
     }
     return { ids, errors };

@@ -455,7 +455,8 @@ export class ImportRun {
     this.#progress();
     if (this.quotaFull && !this.#job.dryRun) {
       this.stop(
-        `the ${this.#job.resource} quota of your plan is full: delete records or raise the quota, then re-run the same command to import the rest`,
+        `the ${this.#job.resource} quota of your plan is full: delete records or raise the ` +
+          `quota, then re-run the same command to import the rest`,
       );
     }
   }

@@ -3,7 +3,10 @@
 
 /** Paging metadata of a list response; `limit` is the effective (capped) page size. */
 export interface PageMeta {
-  /** Count of every matching record; absent when the request said `total: false` (list() asks on its first page only). */
+  /**
+   * Count of every matching record; absent when the request said `total: false` (list() asks on
+   * its first page only).
+   */
   total?: number;
   limit: number;
   /** Offset paging: where this page starts. */

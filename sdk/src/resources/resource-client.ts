@@ -109,7 +109,10 @@ export class ResourceClient<R, C, U, F> {
     );
   }
 
-  /** One page: `{ data, meta: { total, limit, offset } }`, or with `after_id` `{ data, meta: { total, limit, after_id, next_after_id } }`. */
+  /**
+   * One page: `{ data, meta: { total, limit, offset } }`, or with `after_id` `{ data, meta: {
+   * total, limit, after_id, next_after_id } }`.
+   */
   listPage<const K extends keyof R & string = keyof R & string>(
     query?: PageQuery<F, K>,
     options?: RequestOptions,

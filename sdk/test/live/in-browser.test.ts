@@ -46,7 +46,8 @@ afterAll(async () => {
 });
 
 describe("SDK on a live server (Chromium)", () => {
-  test("Chromium runs every live check from a bun build --target=browser bundle on another origin, asking no other host", async () => {
+  test("Chromium runs every live check from a bun build --target=browser bundle on another " +
+    "origin, asking no other host", async () => {
     const apiOrigin = new URL(suite.server.baseUrl).origin;
     const pageOrigin = `http://127.0.0.1:${site.port}`;
     expect(pageOrigin).not.toBe(apiOrigin);

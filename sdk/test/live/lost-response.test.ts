@@ -37,19 +37,23 @@ beforeAll(() => {
 
 afterAll(() => proxy.stop(true));
 
-test("the first response of a create is lost (503 after the write): the SDK retries with the same key and one record exists", async () => {
-  const { token } = await newCompany();
-  const erp = new ErpClient({ baseUrl: `http://127.0.0.1:${proxy.port}`, token });
-  const name = `Lost response ${crypto.randomUUID()}`;
+test(
+  "the first response of a create is lost (503 after the write): the SDK retries with the " +
+    "same key and one record exists",
+  async () => {
+    const { token } = await newCompany();
+    const erp = new ErpClient({ baseUrl: `http://127.0.0.1:${proxy.port}`, token });
+    const name = `Lost response ${crypto.randomUUID()}`;
 
-  const { data, response } = await erp.projects.create({ name }).withResponse();
+    const { data, response } = await erp.projects.create({ name }).withResponse();
 
-  const posts = forwarded.filter((r) => r.method === "POST");
-  expect(posts.map((r) => r.status)).toEqual([201, 201]);
-  expect(posts[0]!.key).toBeTruthy();
-  expect(posts[1]!.key).toBe(posts[0]!.key);
-  expect(response.replayed).toBe(true);
-  const matching = await erp.projects.listPage({ q: name });
-  expect(matching.meta.total).toBe(1);
-  expect(matching.data[0]!.id).toBe(data.id);
-});
+    const posts = forwarded.filter((r) => r.method === "POST");
+    expect(posts.map((r) => r.status)).toEqual([201, 201]);
+    expect(posts[0]!.key).toBeTruthy();
+    expect(posts[1]!.key).toBe(posts[0]!.key);
+    expect(response.replayed).toBe(true);
+    const matching = await erp.projects.listPage({ q: name });
+    expect(matching.meta.total).toBe(1);
+    expect(matching.data[0]!.id).toBe(data.id);
+  },
+);

@@ -31,7 +31,8 @@ for await (const p of erp.projects.list({ fields: ["name"] })) seen += p.id === 
 if (seen !== 1) throw new Error("list did not find the project once");
 await erp.projects.delete(made.id);
 const history = await erp.projects.listPage({ include_deleted: true, fields: ["name"] });
-if (!history.data.some((p) => p.id === made.id)) throw new Error("include_deleted: true did not list the deleted project");
+if (!history.data.some((p) => p.id === made.id)) throw new Error("include_deleted: true did not list the " +
+"deleted project");
 try { await erp.projects.get(made.id); throw new Error("still there"); } catch (error) { if (!(error instanceof NotFoundError)) throw error; }
 if (await verifyWebhook("{}", "t=1,v1=00", "whsec_x")) throw new Error("a bad signature verified");
 console.log("packed sdk ok");
@@ -45,7 +46,12 @@ const erp = new ErpClient({ baseUrl: "https://erp.example.com", token: "erp_x" }
 /** Exhaustive: without a case for every event type, the never below does not compile. */
 export function action(event: Event): string {
   switch (event.type) {
-${eventTypes.map((type) => `    case ${JSON.stringify(type)}: return ${JSON.stringify(type.split(".")[1])};`).join("\n")}
+${eventTypes
+  .map(
+    (type) =>
+      `    case ${JSON.stringify(type)}: return ` + `${JSON.stringify(type.split(".")[1])};`,
+  )
+  .join("\n")}
     default: {
       const unknown: never = event.type;
       return unknown;
@@ -189,32 +195,36 @@ describe("the packed SDK", () => {
     }
   });
 
-  test("a strict TypeScript consumer type-checks against the packed .d.ts on Node (NodeNext): boolean filters, an exhaustive switch over event types", () => {
-    const node = run(["node", "--version"], project);
-    expect(Number(/^v(\d+)/.exec(node.output)?.[1])).toBeGreaterThanOrEqual(20);
-    const result = run(
-      ["node", path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"],
-      project,
-    );
-    if (result.code !== 0) console.error(result.output);
-    expect(result.code).toBe(0);
-    console.log(`packed .d.ts: tsc --strict on Node ${node.output.trim()} accepts the consumer`);
-    // The switch is checked: without one of its cases it no longer compiles.
-    const source = readFileSync(path.join(project, "consumer.ts"), "utf8");
-    writeFileSync(
-      path.join(project, "consumer.ts"),
-      source.replace(/^ {4}case "project\.created".*\n/m, ""),
-    );
-    try {
-      const missing = run(
+  test(
+    "a strict TypeScript consumer type-checks against the packed .d.ts on Node (NodeNext): " +
+      "boolean filters, an exhaustive switch over event types",
+    () => {
+      const node = run(["node", "--version"], project);
+      expect(Number(/^v(\d+)/.exec(node.output)?.[1])).toBeGreaterThanOrEqual(20);
+      const result = run(
         ["node", path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"],
         project,
       );
-      expect(missing.output).toContain("is not assignable to type 'never'");
-    } finally {
-      writeFileSync(path.join(project, "consumer.ts"), source);
-    }
-  });
+      if (result.code !== 0) console.error(result.output);
+      expect(result.code).toBe(0);
+      console.log(`packed .d.ts: tsc --strict on Node ${node.output.trim()} accepts the consumer`);
+      // The switch is checked: without one of its cases it no longer compiles.
+      const source = readFileSync(path.join(project, "consumer.ts"), "utf8");
+      writeFileSync(
+        path.join(project, "consumer.ts"),
+        source.replace(/^ {4}case "project\.created".*\n/m, ""),
+      );
+      try {
+        const missing = run(
+          ["node", path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"],
+          project,
+        );
+        expect(missing.output).toContain("is not assignable to type 'never'");
+      } finally {
+        writeFileSync(path.join(project, "consumer.ts"), source);
+      }
+    },
+  );
 
   test.skipIf(!DENO)(
     "deno publish --dry-run accepts the sources (explicit types, no slow types)",

@@ -62,17 +62,21 @@ describe("error classes", () => {
     expect(error.headers.get("www-authenticate")).toBe("Bearer");
   });
 
-  test("a non-JSON error body (a proxy's 502 page) still becomes a typed error, with the header request id", async () => {
-    const error = await fail(
-      () =>
-        new Response("<html>Bad gateway</html>", {
-          status: 502,
-          headers: { "x-request-id": "edge-1" },
-        }),
-    );
-    expect(error).toBeInstanceOf(InternalServerError);
-    expect(error.code).toBe("http_502");
-    expect(error.requestId).toBe("edge-1");
-    expect(error.body).toBe("<html>Bad gateway</html>");
-  });
+  test(
+    "a non-JSON error body (a proxy's 502 page) still becomes a typed error, with the header " +
+      "request id",
+    async () => {
+      const error = await fail(
+        () =>
+          new Response("<html>Bad gateway</html>", {
+            status: 502,
+            headers: { "x-request-id": "edge-1" },
+          }),
+      );
+      expect(error).toBeInstanceOf(InternalServerError);
+      expect(error.code).toBe("http_502");
+      expect(error.requestId).toBe("edge-1");
+      expect(error.body).toBe("<html>Bad gateway</html>");
+    },
+  );
 });

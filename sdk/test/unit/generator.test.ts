@@ -116,8 +116,11 @@ const document: OpenApiDocument = {
   },
 };
 
-test("each collection gives a record (not its sparse variant), create, filters (a boolean switch as a boolean) and update type; enums and nested components are named", () => {
-  expect(emitTypes(document)).toBe(`${HEADER}
+test(
+  "each collection gives a record (not its sparse variant), create, filters (a boolean " +
+    "switch as a boolean) and update type; enums and nested components are named",
+  () => {
+    expect(emitTypes(document)).toBe(`${HEADER}
 export type GateHouseStatus = "OPEN" | "SHUT";
 
 export interface GateHouse {
@@ -169,7 +172,8 @@ export type ApiErrorCode = "gate_shut" | "unique_violation" | "validation_failed
 /** The codes of 409 Conflict answers. */
 export type ConflictCode = "gate_shut" | "unique_violation";
 `);
-});
+  },
+);
 
 test("a narrower value set (a create's initial statuses) gets an alias named after its declaration", () => {
   const narrower = structuredClone(document);
@@ -183,37 +187,40 @@ test("a narrower value set (a create's initial statuses) gets an alias named aft
   expect(types).toContain("status?: GateHouseUpdateStatus;");
 });
 
-test("collections: path, command, kind, id filters, required and writable fields with hints, import columns, and the typed client of each", () => {
-  const withLookup = structuredClone(document);
-  withLookup.paths["/v1/gate-houses"]!.get!.parameters = [
-    ...(withLookup.paths["/v1/gate-houses"]!.get!.parameters as unknown[]),
-    { name: "offset", in: "query", schema: { type: "integer" } },
-    { name: "keeper_id", in: "query", schema: { type: "integer" } },
-    { name: "external_id", in: "query", schema: { type: "string" } },
-  ];
-  withLookup.paths["/v1/gate-houses/batch"] = {
-    post: {
-      "x-import": {
-        aliases: { gate_name: "name" },
-        unique: ["name"],
-        references: { keeper_id: { column: "keeper", path: "/v1/keepers", match: ["name"] } },
+test(
+  "collections: path, command, kind, id filters, required and writable fields with hints, " +
+    "import columns, and the typed client of each",
+  () => {
+    const withLookup = structuredClone(document);
+    withLookup.paths["/v1/gate-houses"]!.get!.parameters = [
+      ...(withLookup.paths["/v1/gate-houses"]!.get!.parameters as unknown[]),
+      { name: "offset", in: "query", schema: { type: "integer" } },
+      { name: "keeper_id", in: "query", schema: { type: "integer" } },
+      { name: "external_id", in: "query", schema: { type: "string" } },
+    ];
+    withLookup.paths["/v1/gate-houses/batch"] = {
+      post: {
+        "x-import": {
+          aliases: { gate_name: "name" },
+          unique: ["name"],
+          references: { keeper_id: { column: "keeper", path: "/v1/keepers", match: ["name"] } },
+        },
+        responses: { 200: json({ type: "object" }) },
       },
-      responses: { 200: json({ type: "object" }) },
-    },
-  };
-  withLookup.paths["/v1/gate-keys"] = {
-    get: {
-      parameters: [{ name: "offset", in: "query", schema: { type: "integer" } }],
-      responses: {
-        200: json({
-          type: "object",
-          properties: { data: { type: "array", items: { type: "object" } } },
-        }),
+    };
+    withLookup.paths["/v1/gate-keys"] = {
+      get: {
+        parameters: [{ name: "offset", in: "query", schema: { type: "integer" } }],
+        responses: {
+          200: json({
+            type: "object",
+            properties: { data: { type: "array", items: { type: "object" } } },
+          }),
+        },
       },
-    },
-  };
-  const text = emitCollections(withLookup);
-  expect(text).toContain(`  gateHouses: {
+    };
+    const text = emitCollections(withLookup);
+    expect(text).toContain(`  gateHouses: {
     path: "/v1/gate-houses", command: "gate-houses", kind: "records", idFilters: ["keeper_id"], required: ["name"], children: {},
     fields: {
       create: { name: "text, required", fee: "amount, e.g. 1250.00" },
@@ -221,7 +228,7 @@ test("collections: path, command, kind, id filters, required and writable fields
     },
     import: {"aliases":{"gate_name":"name"},"unique":["name"],"references":{"keeper_id":{"column":"keeper","path":"/v1/keepers","match":["name"]}}},
   },`);
-  expect(text).toContain(`  gateKeys: {
+    expect(text).toContain(`  gateKeys: {
     path: "/v1/gate-keys", command: "gate-keys", kind: "lookup", idFilters: [], required: [], children: {},
     fields: {
       create: {},
@@ -229,8 +236,10 @@ test("collections: path, command, kind, id filters, required and writable fields
     },
     import: {"aliases":{},"unique":[],"references":{}},
   },`);
-  expect(text).toContain(
-    'readonly gateHouses: Pick<ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, GateHouseFilters>, "list" | "listPage" | "create" | "update" | "batch">;',
-  );
-  expect(text).toContain("readonly gateKeys: LookupClient<GateKey>;");
-});
+    expect(text).toContain(
+      "readonly gateHouses: Pick<ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, " +
+        'GateHouseFilters>, "list" | "listPage" | "create" | "update" | "batch">;',
+    );
+    expect(text).toContain("readonly gateKeys: LookupClient<GateKey>;");
+  },
+);

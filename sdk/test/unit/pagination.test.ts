@@ -113,16 +113,20 @@ describe("toArray({ limit })", () => {
     expect(seen).toHaveLength(3);
   });
 
-  test("a limit above the collection's size returns everything; 0 sends nothing; a bad limit is a RangeError", async () => {
-    const { fetch, seen } = fakeFetch(collection(7));
-    expect(await clientWith(fetch).workers.list().toArray({ limit: 100 })).toHaveLength(7);
-    expect(await clientWith(fetch).workers.list().toArray({ limit: 0 })).toEqual([]);
-    expect(seen).toHaveLength(1);
-    for (const limit of [-1, 1.5, Number.NaN])
-      await expect(clientWith(fetch).workers.list().toArray({ limit })).rejects.toBeInstanceOf(
-        RangeError,
-      );
-  });
+  test(
+    "a limit above the collection's size returns everything; 0 sends nothing; a bad limit is " +
+      "a RangeError",
+    async () => {
+      const { fetch, seen } = fakeFetch(collection(7));
+      expect(await clientWith(fetch).workers.list().toArray({ limit: 100 })).toHaveLength(7);
+      expect(await clientWith(fetch).workers.list().toArray({ limit: 0 })).toEqual([]);
+      expect(seen).toHaveLength(1);
+      for (const limit of [-1, 1.5, Number.NaN])
+        await expect(clientWith(fetch).workers.list().toArray({ limit })).rejects.toBeInstanceOf(
+          RangeError,
+        );
+    },
+  );
 });
 
 describe("listPage()", () => {

@@ -92,37 +92,41 @@ describe("cancellation", () => {
 });
 
 describe("events.follow()", () => {
-  test("a long-poll may take its wait beyond the client's timeoutMs; aborting it mid-wait ends the iteration without an error", async () => {
-    const controller = new AbortController();
-    const { fetch, seen } = fakeFetch(
-      // The server holds the first long-poll past the client's 50 ms, then answers one event.
-      () =>
-        Bun.sleep(200).then(() =>
-          json(200, {
-            data: [{ id: "evt_1", type: "client.created" }],
-            meta: { next_cursor: "evt_1", limit: 100 },
-          }),
-        ),
-      (request) => {
-        setTimeout(() => controller.abort(), 20);
-        return hang(request);
-      },
-    );
-    const followed = [];
-    for await (const event of clientWith(fetch, { timeoutMs: 50 }).events.follow({
-      waitSeconds: 5,
-      signal: controller.signal,
-    }))
-      followed.push(event.id);
-    expect(followed).toEqual(["evt_1"]);
-    expect(
-      seen.map((request) => [
-        request.url.searchParams.get("after"),
-        request.url.searchParams.get("wait"),
-      ]),
-    ).toEqual([
-      ["latest", "5"],
-      ["evt_1", "5"],
-    ]);
-  });
+  test(
+    "a long-poll may take its wait beyond the client's timeoutMs; aborting it mid-wait ends " +
+      "the iteration without an error",
+    async () => {
+      const controller = new AbortController();
+      const { fetch, seen } = fakeFetch(
+        // The server holds the first long-poll past the client's 50 ms, then answers one event.
+        () =>
+          Bun.sleep(200).then(() =>
+            json(200, {
+              data: [{ id: "evt_1", type: "client.created" }],
+              meta: { next_cursor: "evt_1", limit: 100 },
+            }),
+          ),
+        (request) => {
+          setTimeout(() => controller.abort(), 20);
+          return hang(request);
+        },
+      );
+      const followed = [];
+      for await (const event of clientWith(fetch, { timeoutMs: 50 }).events.follow({
+        waitSeconds: 5,
+        signal: controller.signal,
+      }))
+        followed.push(event.id);
+      expect(followed).toEqual(["evt_1"]);
+      expect(
+        seen.map((request) => [
+          request.url.searchParams.get("after"),
+          request.url.searchParams.get("wait"),
+        ]),
+      ).toEqual([
+        ["latest", "5"],
+        ["evt_1", "5"],
+      ]);
+    },
+  );
 });

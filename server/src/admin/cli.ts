@@ -84,7 +84,8 @@ company
 company
   .command("recount")
   .description(
-    "set the company's live-record counters (quotas, list totals) from its records, after rows were loaded around the API",
+    "set the company's live-record counters (quotas, list totals) from its records, after rows " +
+      "were loaded around the API",
   )
   .requiredOption("--company <id>", "company id", positiveInt)
   .option("--json", "print JSON")
@@ -136,7 +137,8 @@ token
       print(
         Boolean(options.json),
         { company_id: options.company, ...issued },
-        `token ${issued.id} (${issued.scopes.join(" ")}, expires ${issued.expires_at ?? "never"}), shown once: ${issued.token}`,
+        `token ${issued.id} (${issued.scopes.join(" ")}, expires ` +
+          `${issued.expires_at ?? "never"}), shown once: ${issued.token}`,
       );
     },
   );

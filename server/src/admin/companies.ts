@@ -51,7 +51,8 @@ export async function createCompany(
 export async function recountLiveRecords(db: Database, companyId: number): Promise<void> {
   for (const def of RESOURCES) {
     await db.execute(sql`INSERT INTO company_counters (company_id, name, value)
-      SELECT ${companyId}, ${def.name}, COUNT(*) FROM ${def.table} WHERE company_id = ${companyId} AND deleted_at IS NULL
+      SELECT ${companyId}, ${def.name}, COUNT(*) FROM ${def.table} WHERE company_id = ${companyId}
+        AND deleted_at IS NULL
       ON DUPLICATE KEY UPDATE value = VALUES(value)`);
   }
 }

@@ -127,7 +127,8 @@ export class RateLimiter {
         ([companyId, window]) =>
           sql`(${companyId}, ${window.windowStart}, ${this.processId}, ${window.local})`,
       );
-      await this.db.execute(sql`INSERT INTO rate_counts (company_id, window_start, process_id, hits) VALUES ${sql.join(rows, sql`, `)}
+      await this.db.execute(sql`INSERT INTO rate_counts (company_id, window_start, process_id, hits)
+        VALUES ${sql.join(rows, sql`, `)}
         ON DUPLICATE KEY UPDATE hits = VALUES(hits)`);
       for (const [, window] of changed) window.written = window.local;
     }

@@ -25,7 +25,8 @@ export function moveCounters(
   for (const [name, delta] of deltas) if (delta !== 0) rows.push(["(?, ?, ?)", name, delta]);
   if (rows.length === 0) return undefined;
   return {
-    text: `INSERT INTO company_counters (company_id, name, value) VALUES ${rows.map(([placeholders]) => placeholders).join(", ")}
+    text: `INSERT INTO company_counters (company_id, name, value)
+      VALUES ${rows.map(([placeholders]) => placeholders).join(", ")}
       ON DUPLICATE KEY UPDATE value = IF(name = '${EVENTS_COUNTER}', LAST_INSERT_ID(value + VALUES(value)), value + VALUES(value))`,
     values: rows.flatMap(([, name, value]) => [companyId, name, value]),
   };
@@ -48,7 +49,8 @@ export function liveCountRead(companyId: number, counted: Counted, lock: boolean
 /** Creates a missing live-record counter from a count of the records (a company from before counters). */
 export function startLiveCount(companyId: number, counted: Counted): Statement {
   return {
-    text: `INSERT INTO company_counters (company_id, name, value) SELECT ?, ?, COUNT(*) FROM \`${counted.table}\` WHERE company_id = ? AND deleted_at IS NULL
+    text: `INSERT INTO company_counters (company_id, name, value) SELECT ?, ?, COUNT(*) FROM \`${counted.table}\`
+      WHERE company_id = ? AND deleted_at IS NULL
       ON DUPLICATE KEY UPDATE value = value`,
     values: [companyId, counted.name, companyId],
   };
@@ -58,7 +60,9 @@ export function startLiveCount(companyId: number, counted: Counted): Statement {
 export function newCompanyCounters(companyId: number, counted: readonly string[]): Statement {
   const names = [EVENTS_COUNTER, ...counted];
   return {
-    text: `INSERT INTO company_counters (company_id, name, value) VALUES ${names.map(() => "(?, ?, 0)").join(", ")} ON DUPLICATE KEY UPDATE value = value`,
+    text:
+      `INSERT INTO company_counters (company_id, name, value) VALUES ` +
+      `${names.map(() => "(?, ?, 0)").join(", ")} ON DUPLICATE KEY UPDATE value = value`,
     values: names.flatMap((name) => [companyId, name]),
   };
 }

@@ -54,7 +54,8 @@ export class IdAllocator {
   async resync(table: string): Promise<void> {
     this.#blocks.delete(table);
     await this.pool.query(
-      `UPDATE id_blocks SET next_id = GREATEST(next_id, (SELECT COALESCE(MAX(id), 0) + 1 FROM \`${table}\`)) WHERE table_name = ?`,
+      `UPDATE id_blocks SET next_id = GREATEST(next_id, (SELECT COALESCE(MAX(id), 0) + 1 FROM ` +
+        `\`${table}\`)) WHERE table_name = ?`,
       [table],
     );
   }
@@ -74,7 +75,8 @@ export class IdAllocator {
         }
         // The table's first reservation: its ids start after the highest one already used.
         await this.pool.query(
-          `INSERT INTO id_blocks (table_name, next_id) SELECT ?, COALESCE(MAX(id), 0) + 1 FROM \`${table}\` ON DUPLICATE KEY UPDATE next_id = next_id`,
+          `INSERT INTO id_blocks (table_name, next_id) SELECT ?, COALESCE(MAX(id), 0) + 1 FROM ` +
+            `\`${table}\` ON DUPLICATE KEY UPDATE next_id = next_id`,
           [table],
         );
       } catch (error) {

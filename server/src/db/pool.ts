@@ -34,7 +34,10 @@ export interface GuardedPool {
   execute(input: QueryInput, values?: unknown): Promise<QueryResult>;
   /** The connections outside this pool that interrupt its stuck statements (write pools have them). */
   readonly supervisor?: Supervisor;
-  /** On a Galera node: write transactions open with a savepoint that their COMMIT text releases first (db/write-transaction.ts). */
+  /**
+   * On a Galera node: write transactions open with a savepoint that their COMMIT text releases
+   * first (db/write-transaction.ts).
+   */
   readonly guardCommits: boolean;
 }
 

@@ -113,7 +113,8 @@ export async function readFeed(db: Executor, query: FeedQuery): Promise<FeedPage
 export async function latestCursor(db: Executor, companyId: number): Promise<string> {
   const [rows] = (await db.execute(sql`
     SELECT (SELECT id FROM events WHERE company_id = ${companyId} ORDER BY seq DESC LIMIT 1) AS newest,
-      (SELECT value FROM company_counters WHERE company_id = ${companyId} AND name = ${PURGED_COUNTER}) AS purged_through`)) as unknown as [
+      (SELECT value FROM company_counters WHERE company_id = ${companyId}
+        AND name = ${PURGED_COUNTER}) AS purged_through`)) as unknown as [
     { newest: string | null; purged_through: number | null }[],
   ];
   return rows[0]?.newest ?? cursorAt(Number(rows[0]?.purged_through ?? 0));

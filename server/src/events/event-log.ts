@@ -72,6 +72,8 @@ export function insertEvents(
     );
   });
   return {
-    text: `INSERT INTO events (company_id, seq, token, type, resource, record_id, data, idempotency_key, request_id, created_at) VALUES ${rows.join(", ")}`,
+    text:
+      `INSERT INTO events (company_id, seq, token, type, resource, record_id, data, ` +
+      `idempotency_key, request_id, created_at) VALUES ${rows.join(", ")}`,
   };
 }

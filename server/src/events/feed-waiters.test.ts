@@ -50,19 +50,23 @@ const settled = (promise: Promise<unknown>) =>
   Promise.race([promise.then(() => true), Bun.sleep(0).then(() => false)]);
 
 describe("feed waiters", () => {
-  test("events the filter does not want leave a waiter asleep; the loop reads once a round, not once a waiter", async () => {
-    const { db, state, commit } = fakeDatabase();
-    const waiters = new FeedWaiters(db);
-    const waits = Array.from({ length: 50 }, () => waiters.wait(1, 0, projectsCreated, 5_000));
-    commit("worker.created", "workers", 30);
-    await Bun.sleep(700);
-    for (const wait of waits) expect(await settled(wait)).toBe(false);
-    // About three rounds of 200 ms: one read each, whatever the number of waiters.
-    expect(state.reads).toBeLessThanOrEqual(4);
-    commit("project.created", "projects");
-    expect(await Promise.all(waits)).toEqual(waits.map(() => 31));
-    waiters.close();
-  });
+  test(
+    "events the filter does not want leave a waiter asleep; the loop reads once a round, not " +
+      "once a waiter",
+    async () => {
+      const { db, state, commit } = fakeDatabase();
+      const waiters = new FeedWaiters(db);
+      const waits = Array.from({ length: 50 }, () => waiters.wait(1, 0, projectsCreated, 5_000));
+      commit("worker.created", "workers", 30);
+      await Bun.sleep(700);
+      for (const wait of waits) expect(await settled(wait)).toBe(false);
+      // About three rounds of 200 ms: one read each, whatever the number of waiters.
+      expect(state.reads).toBeLessThanOrEqual(4);
+      commit("project.created", "projects");
+      expect(await Promise.all(waits)).toEqual(waits.map(() => 31));
+      waiters.close();
+    },
+  );
 
   test("a write of this process releases at once only the waiters that want its events", async () => {
     const { db } = fakeDatabase();
@@ -76,19 +80,23 @@ describe("feed waiters", () => {
     expect(await workers).toBeUndefined();
   });
 
-  test("a waiter that comes after the loop read a wanted event is released at once; one it read unwanted ones for waits", async () => {
-    const { db, commit } = fakeDatabase();
-    const waiters = new FeedWaiters(db);
-    const first = waiters.wait(1, 0, () => false, 5_000);
-    commit("worker.created", "workers");
-    commit("project.created", "projects");
-    commit("worker.created", "workers");
-    await Bun.sleep(350);
-    expect(await settled(waiters.wait(1, 0, projectsCreated, 5_000))).toBe(true);
-    expect(await settled(waiters.wait(1, 2, projectsCreated, 5_000))).toBe(false);
-    waiters.close();
-    await first;
-  });
+  test(
+    "a waiter that comes after the loop read a wanted event is released at once; one it read " +
+      "unwanted ones for waits",
+    async () => {
+      const { db, commit } = fakeDatabase();
+      const waiters = new FeedWaiters(db);
+      const first = waiters.wait(1, 0, () => false, 5_000);
+      commit("worker.created", "workers");
+      commit("project.created", "projects");
+      commit("worker.created", "workers");
+      await Bun.sleep(350);
+      expect(await settled(waiters.wait(1, 0, projectsCreated, 5_000))).toBe(true);
+      expect(await settled(waiters.wait(1, 2, projectsCreated, 5_000))).toBe(false);
+      waiters.close();
+      await first;
+    },
+  );
 
   test("a company too far behind skips to its newest event and releases its waiters", async () => {
     const { db, commit } = fakeDatabase();

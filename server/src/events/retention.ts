@@ -16,7 +16,8 @@ export async function purgeExpiredEvents(db: Executor, batch = 5_000): Promise<n
   ];
   let total = 0;
   for (const { company_id: companyId, through } of expired) {
-    await db.execute(sql`INSERT INTO company_counters (company_id, name, value) VALUES (${companyId}, ${PURGED_COUNTER}, ${through})
+    await db.execute(sql`INSERT INTO company_counters (company_id, name, value)
+      VALUES (${companyId}, ${PURGED_COUNTER}, ${through})
       ON DUPLICATE KEY UPDATE value = GREATEST(value, VALUES(value))`);
     for (;;) {
       const [result] = (await db.execute(

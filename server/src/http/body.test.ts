@@ -43,22 +43,26 @@ test("a streamed body stops being read once it passes 1 MiB", async () => {
   expect(pulled).toBeLessThan(MAX_BODY_BYTES + 256 * 1024);
 });
 
-test("32 levels of objects and arrays are accepted, 33 are refused before parsing, brackets in strings do not count", async () => {
-  const nested = (levels: number): string =>
-    `${'{"a":['.repeat(levels / 2)}1${"]}".repeat(levels / 2)}`;
-  expect(nestsDeeperThan(nested(32), MAX_JSON_DEPTH)).toBe(false);
-  expect(nestsDeeperThan(`[${nested(32)}]`, MAX_JSON_DEPTH)).toBe(true);
-  expect(
-    nestsDeeperThan(JSON.stringify({ name: "[[[[".repeat(100), note: '\\"{{{{'.repeat(50) }), 2),
-  ).toBe(false);
-  expect(await readJsonBody(post(nested(32)))).toBeDefined();
-  for (const levels of [33, 50_000, 200_000]) {
-    const body = `${"[".repeat(levels)}${"]".repeat(levels)}`;
-    const error = await readJsonBody(post(body)).then(
-      () => undefined,
-      (thrown: unknown) => thrown as Refusal,
-    );
-    expect([error?.status, error?.code]).toEqual([400, "malformed_json"]);
-    expect(error?.detail).toContain("deeper than 32 levels");
-  }
-});
+test(
+  "32 levels of objects and arrays are accepted, 33 are refused before parsing, brackets in " +
+    "strings do not count",
+  async () => {
+    const nested = (levels: number): string =>
+      `${'{"a":['.repeat(levels / 2)}1${"]}".repeat(levels / 2)}`;
+    expect(nestsDeeperThan(nested(32), MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsDeeperThan(`[${nested(32)}]`, MAX_JSON_DEPTH)).toBe(true);
+    expect(
+      nestsDeeperThan(JSON.stringify({ name: "[[[[".repeat(100), note: '\\"{{{{'.repeat(50) }), 2),
+    ).toBe(false);
+    expect(await readJsonBody(post(nested(32)))).toBeDefined();
+    for (const levels of [33, 50_000, 200_000]) {
+      const body = `${"[".repeat(levels)}${"]".repeat(levels)}`;
+      const error = await readJsonBody(post(body)).then(
+        () => undefined,
+        (thrown: unknown) => thrown as Refusal,
+      );
+      expect([error?.status, error?.code]).toEqual([400, "malformed_json"]);
+      expect(error?.detail).toContain("deeper than 32 levels");
+    }
+  },
+);

@@ -26,13 +26,16 @@ export const ListMeta = Type.Object(
     next_cursor: Type.Optional(
       Type.String({
         description:
-          "On a sorted page (or one asked for with after) while more records follow: the after of the next page, an opaque cursor bound to this list's sort and filters. Absent on the last page.",
+          "On a sorted page (or one asked for with after) while more records follow: the after " +
+          "of the next page, an opaque cursor bound to this list's sort and filters. " +
+          "Absent on the last page.",
       }),
     ),
     next_after_id: Type.Optional(
       Type.Integer({
         description:
-          "On an after_id page while more records follow: the after_id of the next page (the id of this page's last record). Absent on the last page.",
+          "On an after_id page while more records follow: the after_id of the next page (the id " +
+          "of this page's last record). Absent on the last page.",
       }),
     ),
   },
@@ -69,7 +72,8 @@ export const createdResult = (record: TSchema): TSchema =>
         additionalProperties: false,
         title: `${record.title}Created`,
         description:
-          "`record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header).",
+          "`record` only with `Prefer: return=representation` on a real create: the record as " +
+          "GET returns it (its ETag is the answer's ETag header).",
       },
     ),
     `${record.title}CreatedResult`,
@@ -146,7 +150,8 @@ export const restoreResult = (record: TSchema): TSchema =>
         dry_run: Type.Boolean(),
         would_restore: Type.Array(RecordRef, {
           description:
-            "What comes back: the record and the records deleted together with it (a piece of equipment's or a project's unbilled rentals).",
+            "What comes back: the record and the records deleted together with it (a piece of " +
+            "equipment's or a project's unbilled rentals).",
         }),
         record,
       },

@@ -61,7 +61,10 @@ function routeError(
   return classify(error);
 }
 
-/** Elysia wraps whatever is thrown while it parses a body in a PARSE error (our routes leave bodies to the write: auth/admission.ts). */
+/**
+ * Elysia wraps whatever is thrown while it parses a body in a PARSE error (our routes leave
+ * bodies to the write: auth/admission.ts).
+ */
 const unwrapped = (code: string | number, error: unknown): unknown =>
   code === "PARSE" && error instanceof Error && error.cause !== undefined ? error.cause : error;
 

@@ -13,7 +13,8 @@ export const FieldErrorSchema = Type.Object(
     field: Type.String({ description: "The body field (dotted path) or `body`." }),
     code: Type.String({
       description:
-        "What is wrong: required, unknown_field, too_long, invalid_value, invalid_money, invalid_date, date_order, invalid_reference, …",
+        "What is wrong: required, unknown_field, too_long, invalid_value, invalid_money, " +
+        "invalid_date, date_order, invalid_reference, …",
     }),
     message: Type.String(),
   },
@@ -70,7 +71,9 @@ export const HEADER_PARAMETERS = {
     in: "header",
     required: false,
     description:
-      "Your id for this request: 1-128 characters of A-Z, a-z, 0-9 and `._:-`. Echoed in the response, in errors and in the events the request writes. Absent or in any other shape, it is replaced by a generated one (never echoed or stored).",
+      "Your id for this request: 1-128 characters of A-Z, a-z, 0-9 and `._:-`. Echoed in the " +
+      "response, in errors and in the events the request writes. Absent or in any other " +
+      "shape, it is replaced by a generated one (never echoed or stored).",
     schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._:-]{1,128}$" },
   },
   Traceparent: {
@@ -87,7 +90,11 @@ export const HEADER_PARAMETERS = {
     in: "header",
     required: false,
     description:
-      "Makes the write safe to retry: the first request runs, a retry with the same key and the same request gets the stored result back (`Idempotent-Replayed: true`) for 24 hours. Reusing the key for a different request is 409 idempotency_key_reuse; a retry while the first still runs is 409 idempotency_in_progress. 1-255 printable ASCII characters; scoped to your company.",
+      "Makes the write safe to retry: the first request runs, a retry with the same key and the " +
+      "same request gets the stored result back (`Idempotent-Replayed: true`) for 24 " +
+      "hours. Reusing the key for a different request is 409 idempotency_key_reuse; a " +
+      "retry while the first still runs is 409 idempotency_in_progress. 1-255 printable " +
+      "ASCII characters; scoped to your company.",
     schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7E]+$" },
   },
   XDryRun: {
@@ -95,7 +102,10 @@ export const HEADER_PARAMETERS = {
     in: "header",
     required: false,
     description:
-      "`1` (or `true`) runs every validation, reference, quota, transition and delete rule and answers as the write would, but writes nothing and consumes no id. Same as the `dry_run=1` query parameter. Any header value other than `0` or `false` counts as a dry-run, so a misspelt switch never writes. Dry-runs are metered.",
+      "`1` (or `true`) runs every validation, reference, quota, transition and delete rule and " +
+      "answers as the write would, but writes nothing and consumes no id. Same as the " +
+      "`dry_run=1` query parameter. Any header value other than `0` or `false` counts as a " +
+      "dry-run, so a misspelt switch never writes. Dry-runs are metered.",
     schema: { type: "string", enum: ["1", "0", "true", "false"] },
   },
   IfMatch: {
@@ -103,7 +113,9 @@ export const HEADER_PARAMETERS = {
     in: "header",
     required: false,
     description:
-      "An ETag from a GET of this record (or `*`). When it no longer matches the record, nothing changes and the answer is 412 precondition_failed: optimistic concurrency for read-modify-write.",
+      "An ETag from a GET of this record (or `*`). When it no longer matches the record, " +
+      "nothing changes and the answer is 412 precondition_failed: optimistic concurrency " +
+      "for read-modify-write.",
     schema: { type: "string" },
   },
   Prefer: {
@@ -111,7 +123,10 @@ export const HEADER_PARAMETERS = {
     in: "header",
     required: false,
     description:
-      "`return=representation` (RFC 7240): the answer carries the whole record as GET returns it in `data.record` (a PATCH and an upsert's update always do), with `Preference-Applied: return=representation`; a create then needs no GET for its defaults or its ETag. Real writes only: a dry-run create answers without it.",
+      "`return=representation` (RFC 7240): the answer carries the whole record as GET returns " +
+      "it in `data.record` (a PATCH and an upsert's update always do), with " +
+      "`Preference-Applied: return=representation`; a create then needs no GET for its " +
+      "defaults or its ETag. Real writes only: a dry-run create answers without it.",
     schema: { type: "string", examples: ["return=representation"] },
   },
   IfNoneMatch: {
@@ -119,7 +134,8 @@ export const HEADER_PARAMETERS = {
     in: "header",
     required: false,
     description:
-      "The ETag of a response you hold. When the body would be the same, the answer is 304 Not Modified with an empty body.",
+      "The ETag of a response you hold. When the body would be the same, the answer is 304 Not " +
+      "Modified with an empty body.",
     schema: { type: "string" },
   },
 } as const;
@@ -128,7 +144,8 @@ export const HEADER_PARAMETERS = {
 export const RESPONSE_HEADERS = {
   XRequestId: {
     description:
-      "The request's id: the one you sent in X-Request-Id when it matches ^[A-Za-z0-9._:-]{1,128}$, else a generated one.",
+      "The request's id: the one you sent in X-Request-Id when it matches " +
+      "^[A-Za-z0-9._:-]{1,128}$, else a generated one.",
     schema: { type: "string" },
   },
   Traceparent: {
@@ -160,7 +177,8 @@ export const RESPONSE_HEADERS = {
   WWWAuthenticate: { description: "`Bearer`: how to authenticate.", schema: { type: "string" } },
   RateLimitLimit: {
     description:
-      "Requests allowed per one-minute window for your company. The three RateLimit headers are absent when your plan has no request limit.",
+      "Requests allowed per one-minute window for your company. The three RateLimit headers are " +
+      "absent when your plan has no request limit.",
     schema: { type: "integer" },
   },
   RateLimitRemaining: {
@@ -206,13 +224,20 @@ const ERROR_STATUSES: Record<number, { text: string; headers?: ResponseHeader[] 
   410: { text: "Gone: the cursor points before what is kept" },
   412: { text: "Precondition Failed: ETag carries the record's current tag", headers: ["ETag"] },
   413: {
-    text: "Content Too Large: the body is over 1 MiB, however it is sent (Content-Length, chunked, Expect: 100-continue)",
+    text:
+      "Content Too Large: the body is over 1 MiB, however it is sent (Content-Length, " +
+      "chunked, Expect: 100-continue)",
   },
   415: { text: "Unsupported Media Type: send the body as application/json" },
   422: { text: "Unprocessable Content: every failing field is listed in `errors`" },
   429: { text: "Too Many Requests: over your company's rate limit", headers: ["RetryAfter"] },
   503: {
-    text: "Service Unavailable: the database cannot be reached or did not answer in time; retry after Retry-After. `database_unavailable`: nothing was changed. `commit_outcome_unknown` (a write): the database stopped answering while the write was being committed and whether it was is not known; send it again with the same Idempotency-Key",
+    text:
+      "Service Unavailable: the database cannot be reached or did not answer in time; retry " +
+      "after Retry-After. `database_unavailable`: nothing was changed. " +
+      "`commit_outcome_unknown` (a write): the database stopped answering while the write " +
+      "was being committed and whether it was is not known; send it again with the same " +
+      "Idempotency-Key",
     headers: ["RetryAfter"],
   },
 };

@@ -13,20 +13,28 @@ export const limitParam = described(
 );
 export const offsetParam = described(
   integerParam(0),
-  "Start position in the result set (records are ordered by id). Reading meta.total and raising offset by limit until it reaches total visits every record once; each page costs more the deeper it starts, so for a whole collection prefer after_id. Not with after_id.",
+  "Start position in the result set (records are ordered by id). Reading meta.total and raising " +
+    "offset by limit until it reaches total visits every record once; each page costs more " +
+    "the deeper it starts, so for a whole collection prefer after_id. Not with after_id.",
   { default: 0 },
 );
 export const afterIdParam = described(
   integerParam(0),
-  "Seek paging: only records whose id is greater than this, in id order (start with 0). meta.next_after_id is the after_id of the next page while more records follow, absent on the last page. A page costs the same however deep it is. Not with offset.",
+  "Seek paging: only records whose id is greater than this, in id order (start with 0). " +
+    "meta.next_after_id is the after_id of the next page while more records follow, absent " +
+    "on the last page. A page costs the same however deep it is. Not with offset.",
 );
 export const afterParam = described(
   textParam,
-  "Seek paging of a sorted list: the meta.next_cursor of the page before (any sorted page carries it while more records follow). The cursor holds the position in the order and is bound to the list's sort and filters: with other ones it is a 400. A page costs the same however deep it is. Not with offset or after_id.",
+  "Seek paging of a sorted list: the meta.next_cursor of the page before (any sorted page " +
+    "carries it while more records follow). The cursor holds the position in the order and " +
+    "is bound to the list's sort and filters: with other ones it is a 400. A page costs the " +
+    "same however deep it is. Not with offset or after_id.",
 );
 export const totalParam = described(
   flagParam,
-  "`false` leaves meta.total out and skips counting the matching records (a list without filters answers its total in constant time either way).",
+  "`false` leaves meta.total out and skips counting the matching records (a list without " +
+    "filters answers its total in constant time either way).",
 );
 
 /** The page a list answers: limit defaults and is capped, offset defaults to 0. */
@@ -85,7 +93,8 @@ function decodeCursor(cursor: string, fingerprint: string, keys: number): SortPo
     throw invalidQuery(`"after" must be a meta.next_cursor this list answered, not "${cursor}".`);
   if (decoded[0] !== fingerprint)
     throw invalidQuery(
-      '"after" is a cursor of a list with another sort or other filters: page with the sort and filters that gave it, or start again without "after".',
+      '"after" is a cursor of a list with another sort or other filters: page with the sort and ' +
+        'filters that gave it, or start again without "after".',
     );
   return { id: decoded[1] as number, values: decoded.slice(2) };
 }
@@ -102,7 +111,8 @@ export function listWindow(
   if (query.after !== undefined) {
     if (query.offset !== undefined || query.after_id !== undefined)
       throw invalidQuery(
-        "Give one of after, after_id and offset: after pages by a cursor (meta.next_cursor), after_id by id, offset by position.",
+        "Give one of after, after_id and offset: after pages by a cursor (meta.next_cursor), " +
+          "after_id by id, offset by position.",
       );
     return {
       limit,

@@ -76,7 +76,8 @@ export function parseQuery<P extends Record<string, ParamParser<unknown>>>(
     if (!parser) {
       const accepted = Object.keys(parsers);
       throw invalidQuery(
-        `Unknown query parameter "${name}". ${accepted.length ? `This route accepts: ${accepted.join(", ")}.` : "This route accepts none."}`,
+        `Unknown query parameter "${name}". ` +
+          `${accepted.length ? `This route accepts: ${accepted.join(", ")}.` : "This route accepts none."}`,
       );
     }
     const values = params.getAll(name);
@@ -100,7 +101,9 @@ export const integerParam = (min: number, max?: number): ParamParser<number> =>
         (max === undefined || Number(value) <= max);
       if (!valid)
         throw invalidQuery(
-          `"${name}" must be an integer ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}, not "${value}".`,
+          `"${name}" must be an integer ` +
+            `${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}, not ` +
+            `"${value}".`,
         );
       return Number(value);
     },
@@ -146,7 +149,8 @@ export const anyOfParam = (values: readonly string[]): ParamParser<string[]> =>
       const wrong = picked.filter((part) => !values.includes(part));
       if (wrong.length > 0)
         throw invalidQuery(
-          `"${name}" must be one or more of ${values.join(", ")} (any case, comma-separated for any of them), not "${value}".`,
+          `"${name}" must be one or more of ${values.join(", ")} (any case, comma-separated for ` +
+            `any of them), not "${value}".`,
         );
       return [...new Set(picked)];
     },
@@ -194,7 +198,8 @@ export const instantParam: ParamParser<Date> = documented(
         : undefined;
     if (!at || Number.isNaN(at.getTime()))
       throw invalidQuery(
-        `"${name}" must be a date (2026-11-22, its midnight UTC) or an RFC 3339 date-time with a zone (2026-11-22T08:00:00Z), not "${value}".`,
+        `"${name}" must be a date (2026-11-22, its midnight UTC) or an RFC 3339 date-time with ` +
+          `a zone (2026-11-22T08:00:00Z), not "${value}".`,
       );
     return at;
   },
@@ -252,7 +257,9 @@ export const rangeParam = (kind: keyof typeof RANGE_VALUES): ParamParser<Range> 
     documented<Range>(
       (value, name) => {
         throw invalidQuery(
-          `"${name}" is a range: give ${RANGE_OPERATORS.map((op) => `${name}[${op}]`).join(", ")}, e.g. ${name}[gte]=${values.example}, not ${name}=${value}.`,
+          `"${name}" is a range: give ` +
+            `${RANGE_OPERATORS.map((op) => `${name}[${op}]`).join(", ")}, e.g. ` +
+            `${name}[gte]=${values.example}, not ${name}=${value}.`,
         );
       },
       {
@@ -270,7 +277,8 @@ export const rangeParam = (kind: keyof typeof RANGE_VALUES): ParamParser<Range> 
         const base = name.slice(0, name.indexOf("["));
         if (!(RANGE_OPERATORS as readonly string[]).includes(key))
           throw invalidQuery(
-            `Unknown range operator in "${name}": ranges take ${RANGE_OPERATORS.map((op) => `${base}[${op}]`).join(", ")}.`,
+            `Unknown range operator in "${name}": ranges take ` +
+              `${RANGE_OPERATORS.map((op) => `${base}[${op}]`).join(", ")}.`,
           );
         const parsed = values.parse(value);
         if (parsed === undefined) throw invalidQuery(`"${name}" must be ${what}, not "${value}".`);
@@ -301,7 +309,8 @@ export const fieldListParam = (known: readonly string[]): ParamParser<string[]> 
       const unknown = picked.filter((field) => !known.includes(field));
       if (unknown.length > 0)
         throw invalidQuery(
-          `Unknown field${unknown.length > 1 ? "s" : ""} in "${name}": ${unknown.join(", ")}. Known fields: ${known.join(", ")}.`,
+          `Unknown field${unknown.length > 1 ? "s" : ""} in "${name}": ${unknown.join(", ")}. ` +
+            `Known fields: ${known.join(", ")}.`,
         );
       return [...new Set(["id", ...picked])];
     },
@@ -327,7 +336,9 @@ export const sortParam = (sortable: readonly string[]): ParamParser<SortKey[]> =
       const unknown = fields.filter((field) => !sortable.includes(field));
       if (keys.length === 0 || unknown.length > 0)
         throw invalidQuery(
-          `"${name}" takes comma-separated fields, each with - for descending; ${unknown.map((field) => `"${field}"`).join(", ") || "none"} cannot be sorted by. Sortable fields: ${sortable.join(", ")}.`,
+          `"${name}" takes comma-separated fields, each with - for descending; ` +
+            `${unknown.map((field) => `"${field}"`).join(", ") || "none"} cannot be sorted ` +
+            `by. Sortable fields: ${sortable.join(", ")}.`,
         );
       if (new Set(fields).size < fields.length)
         throw invalidQuery(`"${name}" names a field twice: ${value}.`);
@@ -357,7 +368,8 @@ export const expandParam = (paths: readonly string[]): ParamParser<string[][]> =
       const unknown = picked.filter((path) => !paths.includes(path));
       if (unknown.length > 0)
         throw invalidQuery(
-          `"${name}" cannot expand ${unknown.map((path) => `"${path}"`).join(", ")}. ${paths.length ? `Expandable: ${paths.join(", ")}.` : "Nothing here is expandable."}`,
+          `"${name}" cannot expand ${unknown.map((path) => `"${path}"`).join(", ")}. ` +
+            `${paths.length ? `Expandable: ${paths.join(", ")}.` : "Nothing here is expandable."}`,
         );
       return picked.map((path) => path.split("."));
     },

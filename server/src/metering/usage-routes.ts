@@ -48,8 +48,10 @@ export const UsageResult = Type.Object(
 
 const DESCRIPTION = [
   "Usage of the calling company in the current calendar month (UTC) and its plan quotas. Needs the API add-on.",
-  "Metered: every data request that presents a valid token, whatever its outcome (errors, 429s and dry-runs included), counted once in `requests`;",
-  "dry-run writes are also counted in `dry_run_requests`. A replay of a stored idempotent result is counted in `replays` only.",
+  "Metered: every data request that presents a valid token, whatever its outcome (errors, 429s " +
+    "and dry-runs included), counted once in `requests`;",
+  "dry-run writes are also counted in `dry_run_requests`. A replay of a stored idempotent " +
+    "result is counted in `replays` only.",
   "Not metered: the specification surfaces, /healthz, this endpoint, and requests without a valid token.",
   "Counters are exact and lag real time by at most 2 seconds.",
 ].join(" ");

@@ -80,7 +80,8 @@ export const payloadTooLarge = (maxBytes: number): Refusal =>
 export const requestTimeout = (seconds: number): Refusal =>
   refusal(
     "request_timeout",
-    `The request body did not arrive within ${seconds} s of the request; send the request again with its whole body at once.`,
+    `The request body did not arrive within ${seconds} s of the request; send the request again ` +
+      `with its whole body at once.`,
     // The rest of the body may still be on its way: the connection cannot carry another request.
     { headers: { connection: "close" } },
   );
@@ -141,7 +142,8 @@ export const insufficientScope = (scopes: readonly string[]): Refusal =>
 export const featureOff = (missing: readonly string[]): Refusal =>
   refusal(
     "feature_off",
-    `This endpoint needs the ${missing.join(" and ")} add-on${missing.length > 1 ? "s" : ""}, which your company does not have.`,
+    `This endpoint needs the ${missing.join(" and ")} add-on${missing.length > 1 ? "s" : ""}, ` +
+      `which your company does not have.`,
   );
 /** `headers`: the RateLimit headers of the full window, which the answer carries with Retry-After. */
 export const rateLimited = (
@@ -228,7 +230,8 @@ export const uniqueValueTaken = (field: string, among: string): Refusal =>
 export const billingModeLocked = (id: number, status: unknown): Refusal =>
   refusal(
     "billing_mode_locked",
-    `The billing mode of project ${id} is locked: it can change only while the project is in DRAFT (it is ${String(status)}).`,
+    `The billing mode of project ${id} is locked: it can change only while the project is in ` +
+      `DRAFT (it is ${String(status)}).`,
   );
 export const estimateNotDraft = (
   id: number,
@@ -249,7 +252,8 @@ export const deleteBlocked = (
 ): Refusal =>
   refusal(
     "delete_blocked",
-    `${singular} ${id} cannot be deleted: ${reasons.join("; ")} (${blockers.map((ref) => `${ref.resource} ${ref.id}`).join(", ")}).`,
+    `${singular} ${id} cannot be deleted: ${reasons.join("; ")} ` +
+      `(${blockers.map((ref) => `${ref.resource} ${ref.id}`).join(", ")}).`,
     { extensions: { blockers } },
   );
 /** A restore of a record that is live: there is nothing to bring back. */
@@ -288,12 +292,14 @@ export const batchFailed = (failed: number, total: number, data: unknown): Refus
 export const idempotencyKeyReuse = (): Refusal =>
   refusal(
     "idempotency_key_reuse",
-    "This Idempotency-Key was already used for a different request (method, path, dry-run flag or body); use a new key for a new request.",
+    "This Idempotency-Key was already used for a different request (method, path, dry-run flag " +
+      "or body); use a new key for a new request.",
   );
 export const itemKeyReuse = (): Refusal =>
   refusal(
     "idempotency_key_reuse",
-    "This item key was already used for a different item (resource, on_conflict or body); use a new key for a new item.",
+    "This item key was already used for a different item (resource, on_conflict or body); use a " +
+      "new key for a new item.",
   );
 // Retry-After 1: the request holding the key had already waited a lock-wait for it to finish.
 export const idempotencyInProgress = (): Refusal =>
@@ -307,7 +313,8 @@ export const idempotencyInProgress = (): Refusal =>
 export const cursorExpired = (cursor: string): Refusal =>
   refusal(
     "cursor_expired",
-    `Events up to ${cursor} are past the 30-day retention; start again without \`after\` (or from a newer event) and resync records with \`updated_since\`.`,
+    `Events up to ${cursor} are past the 30-day retention; start again without \`after\` (or ` +
+      `from a newer event) and resync records with \`updated_since\`.`,
   );
 
 // Failures of ours.
@@ -315,13 +322,17 @@ const RETRY_AFTER_SECONDS = "2";
 export const databaseUnavailable = (): Refusal =>
   refusal(
     "database_unavailable",
-    "The database cannot be reached or did not answer in time; nothing was changed by this request. Retry shortly (see Retry-After).",
+    "The database cannot be reached or did not answer in time; nothing was changed by this " +
+      "request. Retry shortly (see Retry-After).",
     { headers: { "retry-after": RETRY_AFTER_SECONDS } },
   );
 export const commitOutcomeUnknown = (): Refusal =>
   refusal(
     "commit_outcome_unknown",
-    "The database stopped answering while this write was being committed, so whether it was committed is not known. Send it again with the same Idempotency-Key: a write that was committed is answered as it was the first time, one that was not is made (without a key, look for the record first).",
+    "The database stopped answering while this write was being committed, so whether it was " +
+      "committed is not known. Send it again with the same Idempotency-Key: a write that was " +
+      "committed is answered as it was the first time, one that was not is made (without a " +
+      "key, look for the record first).",
     { headers: { "retry-after": RETRY_AFTER_SECONDS } },
   );
 export const internal = (): Refusal =>

@@ -115,7 +115,11 @@ const EXTERNAL_ID: FieldDeclaration = {
   unique: true,
   identifier: true,
   description:
-    "Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).",
+    "Your own id for this record (from another system), unique among your company's live " +
+    "records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch " +
+    "upserts find the record by it. No control characters (NUL, tab, line breaks, " +
+    "U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, " +
+    "U+202A-U+202E, U+2066-U+2069).",
 };
 
 /** A definition checked against its table; the registry links its references (registry.ts). */

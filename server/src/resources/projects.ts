@@ -7,7 +7,8 @@ export const projects = defineResource(schema.projects, {
   name: "projects",
   singular: "Project",
   description:
-    "Construction projects. Included with the API add-on; the plan's quota limits how many live projects a company has.",
+    "Construction projects. Included with the API add-on; the plan's quota limits how many live " +
+    "projects a company has.",
   addon: "api",
   operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],

@@ -7,7 +7,8 @@ export const rentals = defineResource(schema.rentals, {
   name: "rentals",
   singular: "Rental",
   description:
-    "Rentals of one piece of equipment to a project. Needs the equipment add-on. `billed: true` marks a rental billed; a billed rental is history and cannot change.",
+    "Rentals of one piece of equipment to a project. Needs the equipment add-on. `billed: true` " +
+    "marks a rental billed; a billed rental is history and cannot change.",
   addon: "equipment",
   operations: ["list", "get", "create", "update"],
   required: ["project_id", "start_date"],

@@ -33,7 +33,10 @@ export function describeField(spec: FieldSpec): string {
     case "email":
       return `${own}An email address.`;
     case "money":
-      return `${own}Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals.`;
+      return (
+        `${own}Money: a decimal string with 2 decimals on output; input is a string or a ` +
+        `number, at least 0, with at most 2 decimals.`
+      );
     case "date":
       return `${own}A calendar date, YYYY-MM-DD${spec.notBefore ? `, not before ${spec.notBefore}` : ""}.`;
     case "enum":
@@ -41,7 +44,10 @@ export function describeField(spec: FieldSpec): string {
     case "currency":
       return `${own}An ISO 4217 currency code (default ${spec.default}).`;
     case "ref":
-      return `${own}The id of a live ${spec.target.name} record of your company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}${spec.refusedStatus ? `, not ${spec.refusedStatus}` : ""}.`;
+      return (
+        `${own}The id of a live ${spec.target.name} record of your ` +
+        `company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}${spec.refusedStatus ? `, not ${spec.refusedStatus}` : ""}.`
+      );
     case "boolean":
       return `${own}true or false.`;
   }
@@ -150,7 +156,10 @@ export function updateBodySchema(def: ResourceDefinition): TSchema {
 const embedded = (reference: { name: string; field: string; target: ResourceDefinition }) =>
   Type.Optional(
     Type.Union([Type.Object({ id: Type.Integer() }, { additionalProperties: true }), Type.Null()], {
-      description: `Only with expand=${reference.name}: the ${reference.target.singular} ${reference.field} names, as GET returns it (null when ${reference.field} is empty; {id, deleted: true} when it was deleted).`,
+      description:
+        `Only with expand=${reference.name}: the ${reference.target.singular} ` +
+        `${reference.field} names, as GET returns it (null when ${reference.field} is empty; ` +
+        `{id, deleted: true} when it was deleted).`,
     }),
   );
 

@@ -61,7 +61,8 @@ function checkText(
     return fail(
       name,
       "invalid_text",
-      `${name} must not contain control characters (NUL, tab, line breaks, U+0080-U+009F) or bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).`,
+      `${name} must not contain control characters (NUL, tab, line breaks, U+0080-U+009F) or ` +
+        `bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).`,
     );
   }
   return { value };
@@ -106,7 +107,8 @@ function checkValue(name: string, value: unknown, spec: FieldSpec): Checked {
         ? fail(
             name,
             "invalid_money",
-            `${name} must be an amount of money: at least 0, at most 2 decimals, as a string or a number, e.g. "12.50".`,
+            `${name} must be an amount of money: at least 0, at most 2 decimals, as a string or ` +
+              `a number, e.g. "12.50".`,
           )
         : { value: money };
     }

@@ -17,7 +17,9 @@ function batchUpdateItemSchema(def: ResourceDefinition): TSchema {
       if_match: Type.Optional(
         Type.String({
           description:
-            "Refuses the item (412 precondition_failed) when the record changed since you read it: its ETag, or the `updated_at` you saw (compared at the precision sent: with milliseconds, or to the second).",
+            "Refuses the item (412 precondition_failed) when the record changed since you read " +
+            "it: its ETag, or the `updated_at` you saw (compared at the precision sent: " +
+            "with milliseconds, or to the second).",
           examples: ['"kPq3v3d8m3Ymz0nJ3fQm5m5e2Xk"', "2026-01-31T09:30:00.000Z"],
         }),
       ),
@@ -26,7 +28,9 @@ function batchUpdateItemSchema(def: ResourceDefinition): TSchema {
     {
       additionalProperties: false,
       title: `${def.singular}BatchUpdate`,
-      description: `A change to one ${def.singular.toLowerCase()}, by id: the fields sent change (a PATCH, merge), the others stay.`,
+      description:
+        `A change to one ${def.singular.toLowerCase()}, by id: the fields sent ` +
+        `change (a PATCH, merge), the others stay.`,
     },
   );
 }
@@ -38,14 +42,24 @@ export function batchBodySchema(def: ResourceDefinition): TSchema {
         Type.Union([Type.Literal("create"), Type.Literal("update"), Type.Literal("restore")], {
           default: "create",
           description:
-            '"create": every item is a new record (or, with on_conflict "update", an upsert by external_id). "update": every item carries the `id` of a live record and the fields to change, under the rules of a PATCH (transitions, locks, references, unique fields); an unknown id is that item\'s 404 not_found, `if_match` that no longer matches its 412 precondition_failed, and an item that changes nothing is `unchanged` (no write, no event). "restore": every item is `{"id": …}` of a deleted record, brought back as it was under the checks of a create (quota, unique values, references; a live record is that item\'s 409 not_deleted), with what was deleted together with it.',
+            '"create": every item is a new record (or, with on_conflict "update", an upsert by ' +
+            'external_id). "update": every item carries the `id` of a live record and the ' +
+            "fields to change, under the rules of a PATCH (transitions, locks, references, " +
+            "unique fields); an unknown id is that item's 404 not_found, `if_match` that " +
+            "no longer matches its 412 precondition_failed, and an item that changes " +
+            'nothing is `unchanged` (no write, no event). "restore": every item is `{"id": ' +
+            "…}` of a deleted record, brought back as it was under the checks of a create " +
+            "(quota, unique values, references; a live record is that item's 409 " +
+            "not_deleted), with what was deleted together with it.",
         }),
       ),
       items: Type.Array(Type.Union([createBodySchema(def), batchUpdateItemSchema(def)]), {
         minItems: 1,
         maxItems: MAX_BATCH_ITEMS,
         description:
-          'The records to write, in order: creates (with on_conflict "update" each carries its external_id), with operation "update" each record\'s id and the fields to change, with operation "restore" only the id.',
+          'The records to write, in order: creates (with on_conflict "update" each carries its ' +
+          'external_id), with operation "update" each record\'s id and the fields to ' +
+          'change, with operation "restore" only the id.',
       }),
       atomic: Type.Optional(
         Type.Boolean({
@@ -58,7 +72,8 @@ export function batchBodySchema(def: ResourceDefinition): TSchema {
         Type.Union([Type.Literal("error"), Type.Literal("update")], {
           default: "error",
           description:
-            'Creates only. "update": an item whose external_id names a live record updates it (an upsert); "error": every item is a create.',
+            'Creates only. "update": an item whose external_id names a live record updates it ' +
+            '(an upsert); "error": every item is a create.',
         }),
       ),
       item_keys: Type.Optional(
@@ -67,7 +82,12 @@ export function batchBodySchema(def: ResourceDefinition): TSchema {
           maxItems: MAX_BATCH_ITEMS,
           uniqueItems: true,
           description:
-            "One key per item, in the same order, each unique in the batch: an item runs at most once per key across batches of any composition. An item whose key was bound (within 24 h) to the same item is not written again: its stored result comes back with `replayed: true`; a different item under a bound key is that item's 409 `idempotency_key_reuse`. Only items written (created, updated or unchanged) bind their key; refusals and dry-runs bind nothing.",
+            "One key per item, in the same order, each unique in the batch: an item runs at " +
+            "most once per key across batches of any composition. An item whose key was " +
+            "bound (within 24 h) to the same item is not written again: its stored result " +
+            "comes back with `replayed: true`; a different item under a bound key is that " +
+            "item's 409 `idempotency_key_reuse`. Only items written (created, updated or " +
+            "unchanged) bind their key; refusals and dry-runs bind nothing.",
         }),
       ),
       preceding: Type.Optional(
@@ -83,14 +103,19 @@ export function batchBodySchema(def: ResourceDefinition): TSchema {
             unique: Type.Optional(
               Type.Record(Type.String(), Type.Array(Type.String(), { maxItems: MAX_BATCH_ITEMS }), {
                 description:
-                  "Per unique field (`code`, `serial_number`, `external_id`, …), the values the earlier batches would take; only the values this batch uses matter.",
+                  "Per unique field (`code`, `serial_number`, `external_id`, …), the values the " +
+                  "earlier batches would take; only the values this batch uses matter.",
               }),
             ),
           },
           {
             additionalProperties: false,
             description:
-              "Dry-run only: what earlier dry-run batches of the same file would have written, so a file previewed in several batches is previewed exactly (a value an earlier batch takes is a 409 here; its creates count against the quota; an upsert of an external id an earlier batch creates is an update). `erp import --dry-run` sends it.",
+              "Dry-run only: what earlier dry-run batches of the same file would have written, " +
+              "so a file previewed in several batches is previewed exactly (a value an " +
+              "earlier batch takes is a 409 here; its creates count against the quota; an " +
+              "upsert of an external id an earlier batch creates is an update). `erp " +
+              "import --dry-run` sends it.",
           },
         ),
       ),
@@ -108,7 +133,8 @@ const BatchItemResult = Type.Object(
     index: Type.Integer({ description: "The item's position in `items`, from 0." }),
     status: Type.Integer({
       description:
-        "What the item alone would have answered: 201 created, 200 updated, unchanged or restored, else the refusal's status.",
+        "What the item alone would have answered: 201 created, 200 updated, unchanged or " +
+        "restored, else the refusal's status.",
     }),
     id: t.Union([Type.Integer(), t.Null()], {
       description: "The record's id; null when refused, and for a create in a dry-run.",

@@ -118,7 +118,11 @@ function importColumns(def: ResourceDefinition) {
   };
 }
 
-const SPARSE_NOTE = `Without \`fields\` the answer is \`application/json\` with whole records; with \`fields\` it is \`${SPARSE_MEDIA_TYPE}\`: the same envelope with only the fields asked for (and \`id\`). A client whose \`Accept\` names \`application/json\` and not the sparse type gets those fields as \`application/json\`.`;
+const SPARSE_NOTE =
+  `Without \`fields\` the answer is \`application/json\` with whole records; ` +
+  `with \`fields\` it is \`${SPARSE_MEDIA_TYPE}\`: the same envelope with only the fields ` +
+  `asked for (and \`id\`). A client whose \`Accept\` names \`application/json\` and not the ` +
+  `sparse type gets those fields as \`application/json\`.`;
 
 const sparseContent = (schema: TSchema) => ({ [SPARSE_MEDIA_TYPE]: { schema } });
 
@@ -159,7 +163,13 @@ export function crudDetail(
       return operationDetail({
         ...common,
         summary: `List ${def.name}`,
-        description: `${def.description} Ordered by id ascending, or by \`sort\` (then page with offset, or with after set to each page's meta.next_cursor). Two ways visit every record once in id order: after_id=0, then the meta.next_after_id of each page until a page has none (each page costs the same however deep it is; the way for whole collections); or read meta.total, then raise offset by limit until it reaches total. total=false leaves meta.total out and skips counting.`,
+        description:
+          `${def.description} Ordered by id ascending, or by \`sort\` (then page ` +
+          `with offset, or with after set to each page's meta.next_cursor). Two ways visit ` +
+          `every record once in id order: after_id=0, then the meta.next_after_id of each ` +
+          `page until a page has none (each page costs the same however deep it is; the way ` +
+          `for whole collections); or read meta.total, then raise offset by limit until it ` +
+          `reaches total. total=false leaves meta.total out and skips counting.`,
         headers: ["IfNoneMatch"],
         responses: {
           200: {
@@ -176,7 +186,10 @@ export function crudDetail(
       return operationDetail({
         ...common,
         summary: `Get one ${what}`,
-        description: `The ${what} with this id, if it is a live record of your company (else 404: another company's ids are unknown here). \`fields\` returns a subset; the ETag serves If-None-Match (304) and If-Match on writes.`,
+        description:
+          `The ${what} with this id, if it is a live record of your company (else ` +
+          `404: another company's ids are unknown here). \`fields\` returns a subset; the ` +
+          `ETag serves If-None-Match (304) and If-Match on writes.`,
         headers: ["IfNoneMatch"],
         responses: {
           200: {
@@ -193,13 +206,17 @@ export function crudDetail(
       return operationDetail({
         ...common,
         summary: `Create ${withArticle(what)}`,
-        description: `Send the ${def.required.join(" and ")} and any other writable field; unknown or read-only fields are a 422. ${DRY_RUN_NOTE}`,
+        description:
+          `Send the ${def.required.join(" and ")} and any other writable field; ` +
+          `unknown or read-only fields are a 422. ${DRY_RUN_NOTE}`,
         headers: [...writeHeaders, "Prefer"],
         body: createBodySchema(def),
         responses: {
           201: {
             description:
-              "Created; Location names the new record and ETag is the tag a GET of it sends (the next If-Match). With `Prefer: return=representation`, `data.record` is the record.",
+              "Created; Location names the new record and ETag is the tag a GET of it sends " +
+              "(the next If-Match). With `Prefer: return=representation`, `data.record` is " +
+              "the record.",
             headers: ["Location", "ETag", "IdempotentReplayed", "PreferenceApplied"],
           },
           200: {
@@ -212,13 +229,17 @@ export function crudDetail(
       return operationDetail({
         ...common,
         summary: `Update ${withArticle(what)} (merge)`,
-        description: `Only the fields sent change; \`null\` clears an optional field. Setting the current value is a no-op (\`updated: false\`). ${DRY_RUN_NOTE}`,
+        description:
+          `Only the fields sent change; \`null\` clears an optional field. Setting ` +
+          `the current value is a no-op (\`updated: false\`). ${DRY_RUN_NOTE}`,
         headers: [...writeHeaders, "IfMatch", "Prefer"],
         body: updateBodySchema(def),
         responses: {
           200: {
             description:
-              "The changes and the record after them (or as it would be, in a dry-run). ETag (absent in a dry-run) is the tag a GET of the record now sends: the next If-Match.",
+              "The changes and the record after them (or as it would be, in a dry-run). ETag " +
+              "(absent in a dry-run) is the tag a GET of the record now sends: the next " +
+              "If-Match.",
             headers: ["ETag", "IdempotentReplayed", "PreferenceApplied"],
           },
         },
@@ -227,7 +248,10 @@ export function crudDetail(
       return operationDetail({
         ...common,
         summary: `Delete ${withArticle(what)} (soft)`,
-        description: `The record is kept for history but is gone from the API (GET answers 404, lists skip it, references to it are refused). would_delete lists what goes with it, would_keep the live records that reference it and stay. ${DRY_RUN_NOTE}`,
+        description:
+          `The record is kept for history but is gone from the API (GET answers 404, ` +
+          `lists skip it, references to it are refused). would_delete lists what goes with ` +
+          `it, would_keep the live records that reference it and stay. ${DRY_RUN_NOTE}`,
         headers: [...writeHeaders, "IfMatch"],
         responses: {
           200: {
@@ -240,12 +264,21 @@ export function crudDetail(
       return operationDetail({
         ...common,
         summary: `Restore a deleted ${what}`,
-        description: `Brings a soft-deleted ${what} back as it was: the same id, fields and external_id, with a \`${eventType(def.name, "restored")}\` event. It is checked as a create would be: the plan's quota must have room (402 quota_exceeded), no live record may hold its unique values now (409 unique_violation naming that record), and the records it references must be live (422). A live ${what} is 409 not_deleted. Records deleted together with it (unbilled rentals) come back with it. ${DRY_RUN_NOTE}`,
+        description:
+          `Brings a soft-deleted ${what} back as it was: the same id, fields and ` +
+          `external_id, with a \`${eventType(def.name, "restored")}\` event. It is checked ` +
+          `as a create would be: the plan's quota must have room (402 quota_exceeded), no ` +
+          `live record may hold its unique values now (409 unique_violation naming that ` +
+          `record), and the records it references must be live (422). A live ${what} is 409 ` +
+          `not_deleted. Records deleted together with it (unbilled rentals) come back with ` +
+          `it. ${DRY_RUN_NOTE}`,
         headers: writeHeaders,
         responses: {
           200: {
             description:
-              "The record as it is back (or would be, in a dry-run) and everything restored with it. ETag (absent in a dry-run) is the tag a GET of the record now sends.",
+              "The record as it is back (or would be, in a dry-run) and everything restored " +
+              "with it. ETag (absent in a dry-run) is the tag a GET of the record now " +
+              "sends.",
             headers: ["ETag", "IdempotentReplayed"],
           },
         },
@@ -254,7 +287,20 @@ export function crudDetail(
       return operationDetail({
         ...common,
         summary: `Create, upsert or update up to ${MAX_BATCH_ITEMS} ${def.name}`,
-        description: `Items are written in order in one transaction, each seeing the ones before it (quotas, unique fields), at the cost of a few statements whatever the batch's size. With \`atomic: false\` (default) each item is written or refused on its own and the answer is 200 with every item's result; with \`atomic: true\` any refused item refuses the whole batch (422 batch_failed, the results in \`data\`) and nothing is written. \`on_conflict: "update"\` upserts each item by its \`external_id\`; \`operation: "update"\` updates the records the items' ids name (PATCH rules per item, an optional \`if_match\` each, \`unchanged\` items written nowhere). \`item_keys\` make each item run at most once across batches of any composition (a re-run of an interrupted import writes nothing twice). A dry-run runs the whole batch in order (duplicates inside it and quota overruns are found) and writes nothing. One Idempotency-Key covers the batch; the batch counts as one request of the rate limit.`,
+        description:
+          `Items are written in order in one transaction, each seeing the ones ` +
+          `before it (quotas, unique fields), at the cost of a few statements whatever the ` +
+          `batch's size. With \`atomic: false\` (default) each item is written or refused on ` +
+          `its own and the answer is 200 with every item's result; with \`atomic: true\` any ` +
+          `refused item refuses the whole batch (422 batch_failed, the results in \`data\`) ` +
+          `and nothing is written. \`on_conflict: "update"\` upserts each item by its ` +
+          `\`external_id\`; \`operation: "update"\` updates the records the items' ids name ` +
+          `(PATCH rules per item, an optional \`if_match\` each, \`unchanged\` items written ` +
+          `nowhere). \`item_keys\` make each item run at most once across batches of any ` +
+          `composition (a re-run of an interrupted import writes nothing twice). A dry-run ` +
+          `runs the whole batch in order (duplicates inside it and quota overruns are found) ` +
+          `and writes nothing. One Idempotency-Key covers the batch; the batch counts as one ` +
+          `request of the rate limit.`,
         headers: writeHeaders,
         body: batchBodySchema(def),
         responses: {
@@ -266,13 +312,20 @@ export function crudDetail(
       return operationDetail({
         ...common,
         summary: `Create or update ${withArticle(what)} by external id`,
-        description: `When no live ${what} of your company has this external_id, creates one from the body (201, as a create); else updates it with the fields given (200, as a PATCH: transition and lock rules apply). The external_id matches exactly (case and accents count); one that differs from a live record's only in trailing spaces is that record's value, not a new one: 409 unique_violation. With If-Match, the record must exist and match. ${DRY_RUN_NOTE}`,
+        description:
+          `When no live ${what} of your company has this external_id, creates one ` +
+          `from the body (201, as a create); else updates it with the fields given (200, as ` +
+          `a PATCH: transition and lock rules apply). The external_id matches exactly (case ` +
+          `and accents count); one that differs from a live record's only in trailing spaces ` +
+          `is that record's value, not a new one: 409 unique_violation. With If-Match, the ` +
+          `record must exist and match. ${DRY_RUN_NOTE}`,
         headers: [...writeHeaders, "IfMatch", "Prefer"],
         body: createBodySchema(def),
         responses: {
           201: {
             description:
-              "Created; Location names the new record, ETag is its tag. With `Prefer: return=representation`, `data.record` is the record.",
+              "Created; Location names the new record, ETag is its tag. With `Prefer: " +
+              "return=representation`, `data.record` is the record.",
             headers: ["Location", "ETag", "IdempotentReplayed", "PreferenceApplied"],
           },
           200: {

@@ -49,13 +49,18 @@ const ANSWER_SECONDS = 15;
 
 const feedAfterParam = described(
   textParam,
-  "An event id, or the `meta.next_cursor` of the previous page: only events after it. `latest` starts at the newest event: the page has no events and its `meta.next_cursor` is where to follow from (a cursor at the start of the feed when it has none yet).",
+  "An event id, or the `meta.next_cursor` of the previous page: only events after it. `latest` " +
+    "starts at the newest event: the page has no events and its `meta.next_cursor` is where " +
+    "to follow from (a cursor at the start of the feed when it has none yet).",
   { examples: ["evt_00000000169k3fz0q8x2m7wd5r", "latest"] },
 );
 
 const waitParam = described(
   integerParam(1, MAX_WAIT_SECONDS),
-  `Long-poll: when no event follows the cursor yet, wait up to this many seconds (1–${MAX_WAIT_SECONDS}) and answer as soon as one commits on any server, else an empty page after that time (same \`next_cursor\`). A follower that sends each next_cursor with \`wait\` sees each new event within a second of its commit, without polling.`,
+  `Long-poll: when no event follows the cursor yet, wait up to this many seconds ` +
+    `(1–${MAX_WAIT_SECONDS}) and answer as soon as one commits on any server, else an empty ` +
+    `page after that time (same \`next_cursor\`). A follower that sends each next_cursor ` +
+    `with \`wait\` sees each new event within a second of its commit, without polling.`,
 );
 
 const EventSchema = Type.Object(
@@ -105,7 +110,8 @@ const EventPage = Type.Object(
       {
         next_cursor: Type.Union([Type.String(), Type.Null()], {
           description:
-            "Pass as `after` for the next page; it stays put when there are no newer events, so polling with it follows the feed.",
+            "Pass as `after` for the next page; it stays put when there are no newer events, so " +
+            "polling with it follows the feed.",
         }),
         limit: Type.Integer(),
       },
@@ -161,7 +167,16 @@ function feedRoute(deps: RouteDeps) {
         operationId: "listEvents",
         scope: "events:read",
         summary: "The change feed",
-        description: `Every committed change of the company's records, in commit order: creates, updates, deletes and rental changes (not dry-runs, replays or writes that changed nothing). Follow \`meta.next_cursor\` (pass it as \`after\`) to see every event exactly once and in order, even while several servers commit at once. To follow the feed live, start with \`after=latest\` and long-poll: pass each next_cursor with \`wait=30\`, and the answer comes as soon as a new event commits (within a second), or empty after 30 s. Events are kept ${RETENTION_DAYS} days; a cursor older than that is 410 cursor_expired. Events of resources whose add-on the company lacks are not shown.`,
+        description:
+          `Every committed change of the company's records, in commit order: ` +
+          `creates, updates, deletes and rental changes (not dry-runs, replays or writes ` +
+          `that changed nothing). Follow \`meta.next_cursor\` (pass it as \`after\`) to see ` +
+          `every event exactly once and in order, even while several servers commit at once. ` +
+          `To follow the feed live, start with \`after=latest\` and long-poll: pass each ` +
+          `next_cursor with \`wait=30\`, and the answer comes as soon as a new event commits ` +
+          `(within a second), or empty after 30 s. Events are kept ${RETENTION_DAYS} days; a ` +
+          `cursor older than that is 410 cursor_expired. Events of resources whose add-on ` +
+          `the company lacks are not shown.`,
         tags: ["events"],
         query: parsers,
         headers: ["IfNoneMatch"],
@@ -219,7 +234,10 @@ function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
         // A record's history is part of reading the record.
         scope: `${def.name}:read`,
         summary: `History of one ${what}`,
-        description: `The audit trail of one ${what}: every committed change, oldest first, with the request id and Idempotency-Key of the write. A deleted ${what} keeps its history.`,
+        description:
+          `The audit trail of one ${what}: every committed change, oldest first, ` +
+          `with the request id and Idempotency-Key of the write. A deleted ${what} keeps its ` +
+          `history.`,
         tags: [def.name],
         query: parsers,
         headers: ["IfNoneMatch"],

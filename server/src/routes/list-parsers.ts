@@ -31,7 +31,8 @@ import { hasSoftDelete } from "../resources/store.ts";
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
   return described(
     fieldListParam(readableFieldNames(def)),
-    "Fields to return, repeated (`fields=name&fields=status`) or comma-separated (`fields=name,status`); `id` is always included. An unknown field is a 400.",
+    "Fields to return, repeated (`fields=name&fields=status`) or comma-separated " +
+      "(`fields=name,status`); `id` is always included. An unknown field is a 400.",
   );
 }
 
@@ -85,7 +86,10 @@ export function expandParsers(def: ResourceDefinition): Record<string, ParamPars
   return {
     expand: described(
       expandParam(paths),
-      "References to embed, comma-separated: each becomes the whole record it names (`client` for `client_id`; null when empty; a deleted one as `{id, deleted: true}`), and `project.client` embeds the project's client too (two levels at most). A page reads each reference once, whatever its size.",
+      "References to embed, comma-separated: each becomes the whole record it names (`client` " +
+        "for `client_id`; null when empty; a deleted one as `{id, deleted: true}`), and " +
+        "`project.client` embeds the project's client too (two levels at most). A page reads " +
+        "each reference once, whatever its size.",
     ),
   };
 }
@@ -101,7 +105,10 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
     ...expandParsers(def),
     sort: described(
       sortParam(sortableFieldNames(def)),
-      "Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor.",
+      "Order: comma-separated fields, `-` before a field for descending " +
+        "(`sort=name,-created_at`); `id` breaks ties in the direction of the last field. " +
+        "Without it, id ascending. NULL sorts first ascending, last descending. Page a " +
+        "sorted list with offset, or with after set to each page's meta.next_cursor.",
     ),
   };
   if (def.search.length > 0)
@@ -114,17 +121,22 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
   for (const [name, kind] of rangeFields(def))
     parsers[name] = described(
       rangeParam(kind),
-      `A range of ${name}: ${name}[gte]=, ${name}[gt]=, ${name}[lt]=, ${name}[lte]= (any of them, together: all hold).${kind === "timestamp" ? " A date means its midnight UTC." : ""}`,
+      `A range of ${name}: ${name}[gte]=, ${name}[gt]=, ${name}[lt]=, ${name}[lte]= (any of ` +
+        `them, together: all ` +
+        `hold).${kind === "timestamp" ? " A date means its midnight UTC." : ""}`,
     );
   if (hasTimestamps(def))
     parsers.updated_since = described(
       instantParam,
-      "Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too.",
+      "Only records changed at or after this moment (an RFC 3339 date-time, or a date: its " +
+        "midnight UTC): an incremental resync. Pair with include_deleted=true to learn of " +
+        "deletes too.",
     );
   if (hasSoftDelete(def.table))
     parsers.include_deleted = described(
       flagParam,
-      "`true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync.",
+      "`true` lists deleted records too, each with `deleted_at` (null for live records), for a " +
+        "full or incremental resync.",
     );
   return parsers;
 }

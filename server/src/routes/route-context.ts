@@ -91,7 +91,10 @@ export const writeParsers = {
   ),
 };
 
-/** What a write route hands runWrite of its request: the admitted company, the request and its context, and its answer's status and headers. */
+/**
+ * What a write route hands runWrite of its request: the admitted company, the request and its
+ * context, and its answer's status and headers.
+ */
 export interface WriteCall {
   company: Company;
   request: Request;

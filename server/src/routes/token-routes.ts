@@ -31,7 +31,9 @@ const ScopeSchema = Type.String({
   enum: [...GRANTABLE_SCOPES],
   title: "TokenScope",
   description:
-    "`<resource>:read` or `<resource>:write` (a write scope includes the read), `events:read`, `webhooks:read`, `webhooks:write`, `usage:read`, `tokens:write`; `read` or `write` for every resource's, `*` for everything.",
+    "`<resource>:read` or `<resource>:write` (a write scope includes the read), `events:read`, " +
+    "`webhooks:read`, `webhooks:write`, `usage:read`, `tokens:write`; `read` or `write` " +
+    "for every resource's, `*` for everything.",
 });
 const tokenProperties = {
   id: Type.Integer(),
@@ -128,7 +130,9 @@ function validate(body: unknown): TokenRequest {
     errors.push({
       field: "expires_in_days",
       code: "invalid_value",
-      message: `expires_in_days must be a whole number of days from 1 to ${MAX_DAYS}, or absent for a token that never expires.`,
+      message:
+        `expires_in_days must be a whole number of days from 1 to ${MAX_DAYS}, or absent ` +
+        `for a token that never expires.`,
     });
   if (errors.length > 0) throw validationFailed(errors);
   return {
@@ -161,7 +165,9 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
           operationId: "listTokens",
           summary: "List the company's tokens",
           description:
-            "Every live (not revoked) token of the company, oldest first, with its name, scopes, expiry and the minute it was last used; never a secret. Any token may list them.",
+            "Every live (not revoked) token of the company, oldest first, with its name, " +
+            "scopes, expiry and the minute it was last used; never a secret. Any token may " +
+            "list them.",
           tags: TAGS,
           scope: [],
           refusals: ["invalid_query"],
@@ -191,7 +197,10 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
           operationId: "createToken",
           summary: "Create a token",
           description:
-            "A new token of the company with a name, its scopes and, with `expires_in_days`, an expiry. The secret is in the answer, once. A token grants only scopes it holds itself: asking for more is 403 insufficient_scope naming the scope. See docs/tokens.md for the scope each kind of integration needs.",
+            "A new token of the company with a name, its scopes and, with `expires_in_days`, an " +
+            "expiry. The secret is in the answer, once. A token grants only scopes it " +
+            "holds itself: asking for more is 403 insufficient_scope naming the scope. See " +
+            "docs/tokens.md for the scope each kind of integration needs.",
           tags: TAGS,
           scope: "tokens:write",
           query: writeParsers,
@@ -234,7 +243,8 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
           operationId: "revokeToken",
           summary: "Revoke a token",
           description:
-            "The token stops working at once on this server and within a second on every other. Needs tokens:write, except that a token may always revoke itself.",
+            "The token stops working at once on this server and within a second on every other. " +
+            "Needs tokens:write, except that a token may always revoke itself.",
           tags: TAGS,
           scope: "tokens:write",
           ownToken: true,

@@ -24,7 +24,8 @@ function externalIdOf(def: ResourceDefinition, request: Request): string {
         field: "external_id",
         code: "invalid_text",
         message:
-          "The external id in the path is not percent-encoded UTF-8 text: encode it once, e.g. with encodeURIComponent (the id 100% is sent as 100%25).",
+          "The external id in the path is not percent-encoded UTF-8 text: encode it once, e.g. " +
+          "with encodeURIComponent (the id 100% is sent as 100%25).",
       },
     ]);
   }

@@ -246,7 +246,20 @@ export function webhookRoutes(deps: RouteDeps) {
           scope: "webhooks:write",
           summary: "Create a webhook endpoint",
           description:
-            'Every later event whose type matches `events` is POSTed to `url` as JSON (the event as in GET /v1/events) with `ERP-Event-Id` and `ERP-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff for 24 hours (at least 8 attempts). The answer carries the signing secret, once. URLs must be https to a public address: every address the host resolves to is checked when the endpoint is saved and again when each delivery connects, in every spelling (IPv4-mapped and -compatible IPv6, NAT64, 6to4, Teredo, the IANA special-purpose ranges), and a delivery connects only to an address so checked. Redirects are not followed (a 3xx is a failed attempt). http and private addresses only on servers run with WEBHOOK_ALLOW_PRIVATE=1. Deliveries to one endpoint never delay another\'s: each endpoint (and each company) has its own few sending slots, so a slow or dead receiver holds only its own.',
+            "Every later event whose type matches `events` is POSTed to `url` as JSON (the " +
+            "event as in GET /v1/events) with `ERP-Event-Id` and `ERP-Signature: t=<unix " +
+            'seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. A 2xx answer within ' +
+            "10 s is a delivery; anything else is retried with exponential backoff for 24 " +
+            "hours (at least 8 attempts). The answer carries the signing secret, once. " +
+            "URLs must be https to a public address: every address the host resolves to is " +
+            "checked when the endpoint is saved and again when each delivery connects, in " +
+            "every spelling (IPv4-mapped and -compatible IPv6, NAT64, 6to4, Teredo, the " +
+            "IANA special-purpose ranges), and a delivery connects only to an address so " +
+            "checked. Redirects are not followed (a 3xx is a failed attempt). http and " +
+            "private addresses only on servers run with WEBHOOK_ALLOW_PRIVATE=1. " +
+            "Deliveries to one endpoint never delay another's: each endpoint (and each " +
+            "company) has its own few sending slots, so a slow or dead receiver holds only " +
+            "its own.",
           tags: TAGS,
           query: writeParsers,
           headers: ["IdempotencyKey", "XDryRun"],
@@ -295,7 +308,9 @@ export function webhookRoutes(deps: RouteDeps) {
           scope: "webhooks:write",
           summary: "Update a webhook endpoint",
           description:
-            "Changes the fields sent (url, events, description, enabled). A disabled endpoint is sent nothing; the events since it was disabled go out once it is enabled again.",
+            "Changes the fields sent (url, events, description, enabled). A disabled endpoint " +
+            "is sent nothing; the events since it was disabled go out once it is enabled " +
+            "again.",
           tags: TAGS,
           query: writeParsers,
           headers: ["IdempotencyKey", "XDryRun"],
@@ -481,7 +496,9 @@ export function webhookRoutes(deps: RouteDeps) {
           scope: "webhooks:read",
           summary: "The deliveries log of a webhook endpoint",
           description:
-            "Newest first: each event sent (or being sent) to the endpoint, its status (pending, delivered, failed after 24 h of retries, cancelled) and every attempt with the status code and duration.",
+            "Newest first: each event sent (or being sent) to the endpoint, its status " +
+            "(pending, delivered, failed after 24 h of retries, cancelled) and every " +
+            "attempt with the status code and duration.",
           tags: TAGS,
           query: deliveryParsers,
           refusals: ["invalid_query", "not_found"],

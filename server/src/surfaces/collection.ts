@@ -44,9 +44,11 @@ function guardedTests(spec: RequestSpec): string[] {
   const { flag, prerequisite } = spec.guard;
   return [
     "var refusal = {}; try { refusal = pm.response.json() || {}; } catch (e) { refusal = {}; }",
-    `if (pm.response.code === 402 && (refusal.code === "feature_off" || refusal.code === "quota_exceeded")) pm.collectionVariables.set("${flag}", refusal.code);`,
+    `if (pm.response.code === 402 && (refusal.code === "feature_off" || refusal.code === ` +
+      `"quota_exceeded")) pm.collectionVariables.set("${flag}", refusal.code);`,
     `if (pm.collectionVariables.get("${flag}")) {`,
-    `  pm.test("skipped (" + pm.collectionVariables.get("${flag}") + "): ${prerequisite.replaceAll('"', '\\"')}", function () {});`,
+    `  pm.test("skipped (" + pm.collectionVariables.get("${flag}") + "): ` +
+      `${prerequisite.replaceAll('"', '\\"')}", function () {});`,
     "} else {",
     ...spec.tests.map((line) => `  ${line}`),
     "}",
@@ -174,7 +176,9 @@ function resourceFolder(def: ResourceDefinition): Json {
         headers: [{ key: "Idempotency-Key", value: "{{$guid}}" }],
         tests: [
           expectStatus(201),
-          `pm.test("created", function () { pm.expect(pm.response.json().data.created).to.eql(true); pm.response.to.have.header("Location"); });`,
+          `pm.test("created", function () { ` +
+            `pm.expect(pm.response.json().data.created).to.eql(true); ` +
+            `pm.response.to.have.header("Location"); });`,
           `pm.collectionVariables.set("${idVariable}", pm.response.json().data.id);`,
         ],
       }),
@@ -189,7 +193,9 @@ function resourceFolder(def: ResourceDefinition): Json {
         query: [{ key: "limit", value: "10" }],
         tests: [
           expectStatus(200),
-          `pm.test("a page with meta.total", function () { const body = pm.response.json(); pm.expect(body.data).to.be.an("array"); pm.expect(body.meta.total).to.be.at.least(1); });`,
+          `pm.test("a page with meta.total", function () { const body = pm.response.json(); ` +
+            `pm.expect(body.data).to.be.an("array"); ` +
+            `pm.expect(body.meta.total).to.be.at.least(1); });`,
         ],
       }),
     );
@@ -204,10 +210,17 @@ function resourceFolder(def: ResourceDefinition): Json {
           { key: "total", value: "false" },
         ],
         description:
-          "The first page of seek paging: pass meta.next_after_id as after_id for the next page, until a page has none. Each page costs the same however deep it is.",
+          "The first page of seek paging: pass meta.next_after_id as after_id for the next " +
+          "page, until a page has none. Each page costs the same however deep it is.",
         tests: [
           expectStatus(200),
-          `pm.test("an after_id page: next_after_id is the last id shown, absent on the last page", function () { const body = pm.response.json(); pm.expect(body.data.length).to.be.at.least(1); pm.expect(body.meta).to.not.have.property("total"); pm.expect(body.meta.after_id).to.eql(0); if (body.meta.next_after_id !== undefined) pm.expect(body.meta.next_after_id).to.eql(body.data[body.data.length - 1].id); });`,
+          `pm.test("an after_id page: next_after_id is the last id shown, absent on the last ` +
+            `page", function () { const body = pm.response.json(); ` +
+            `pm.expect(body.data.length).to.be.at.least(1); ` +
+            `pm.expect(body.meta).to.not.have.property("total"); ` +
+            `pm.expect(body.meta.after_id).to.eql(0); if (body.meta.next_after_id !== ` +
+            `undefined) pm.expect(body.meta.next_after_id).to.eql(body.data[body.data.length ` +
+            `- 1].id); });`,
         ],
       }),
     );
@@ -220,7 +233,9 @@ function resourceFolder(def: ResourceDefinition): Json {
         path: member,
         tests: [
           expectStatus(200),
-          `pm.test("the created record", function () { pm.expect(pm.response.json().data.id).to.eql(pm.collectionVariables.get("${idVariable}")); });`,
+          `pm.test("the created record", function () { ` +
+            `pm.expect(pm.response.json().data.id).to.eql(pm.collectionVariables.get("${idVariable}")); ` +
+            `});`,
           `pm.collectionVariables.set("${prefix}_etag", pm.response.headers.get("ETag"));`,
         ],
       }),
@@ -250,7 +265,9 @@ function resourceFolder(def: ResourceDefinition): Json {
         headers: [{ key: "X-Dry-Run", value: "1" }],
         tests: [
           expectStatus(200),
-          `pm.test("a soft delete, previewed", function () { const data = pm.response.json().data; pm.expect(data.dry_run).to.eql(true); pm.expect(data.deleted).to.eql(false); pm.expect(data.mode).to.eql("soft"); });`,
+          `pm.test("a soft delete, previewed", function () { const data = ` +
+            `pm.response.json().data; pm.expect(data.dry_run).to.eql(true); ` +
+            `pm.expect(data.deleted).to.eql(false); pm.expect(data.mode).to.eql("soft"); });`,
         ],
       }),
     );
@@ -268,10 +285,14 @@ function resourceFolder(def: ResourceDefinition): Json {
   }
   const items = [...before, ...steps, ...after];
   const needs = [...new Set([def.addon, ...(def.parent ? [def.parent.resource.addon] : [])])];
-  const prerequisite = `needs the ${needs.join(" and ")} add-on${needs.length > 1 ? "s" : ""}${def.quota ? ` and a free ${def.quota} quota slot` : ""}`;
+  const prerequisite =
+    `needs the ${needs.join(" and ")} ` +
+    `add-on${needs.length > 1 ? "s" : ""}${def.quota ? ` and a free ${def.quota} quota slot` : ""}`;
   return {
     name: def.parent ? `${def.parent.resource.name} ${def.name}` : def.name,
-    description: `${def.description} Prerequisite: the company ${prerequisite}; without it the folder's requests answer 402 and its tests report them as skipped.`,
+    description:
+      `${def.description} Prerequisite: the company ${prerequisite}; without it the ` +
+      `folder's requests answer 402 and its tests report them as skipped.`,
     item: items.map((entry, index) =>
       guardItem(entry, { flag: `${prefix}_skipped`, prerequisite, reset: index === 0 }),
     ),
@@ -289,7 +310,9 @@ function eventsFolder(): Json {
   return {
     name: "events",
     description:
-      "Following the change feed live: `after=latest` gives the cursor of the newest event, and `wait` long-polls from it (here 1 s, up to 30): the answer comes as soon as an event commits, else empty.",
+      "Following the change feed live: `after=latest` gives the cursor of the newest event, and " +
+      "`wait` long-polls from it (here 1 s, up to 30): the answer comes as soon as an " +
+      "event commits, else empty.",
     item: [
       item({
         name: "Start at the newest event",
@@ -298,7 +321,9 @@ function eventsFolder(): Json {
         query: [{ key: "after", value: "latest" }],
         tests: [
           expectStatus(200),
-          `pm.test("no events, and the cursor to follow from", function () { const body = pm.response.json(); pm.expect(body.data).to.eql([]); pm.expect(body.meta.next_cursor).to.match(/^evt_/); });`,
+          `pm.test("no events, and the cursor to follow from", function () { const body = ` +
+            `pm.response.json(); pm.expect(body.data).to.eql([]); ` +
+            `pm.expect(body.meta.next_cursor).to.match(/^evt_/); });`,
           `pm.collectionVariables.set("events_cursor", pm.response.json().meta.next_cursor);`,
         ],
       }),
@@ -312,14 +337,18 @@ function eventsFolder(): Json {
         ],
         tests: [
           expectStatus(200),
-          `pm.test("a page of the events after the cursor", function () { pm.expect(pm.response.json().data).to.be.an("array"); });`,
+          `pm.test("a page of the events after the cursor", function () { ` +
+            `pm.expect(pm.response.json().data).to.be.an("array"); });`,
         ],
       }),
     ],
   };
 }
 
-/** Parameterless GET operations the resource folders do not cover (lookups, health, this surface…), one folder per tag. */
+/**
+ * Parameterless GET operations the resource folders do not cover (lookups, health, this
+ * surface…), one folder per tag.
+ */
 function readFolders(document: Json, covered: Set<string>): Json[] {
   const folders = new Map<string, Json[]>();
   for (const [path, methods] of Object.entries(document.paths as Record<string, Json>)) {
@@ -388,7 +417,11 @@ export function collectionDocument(document: Json, serverUrl: string): Json {
   return {
     info: {
       name: document.info.title,
-      description: `${document.info.description}\n\nSet \`baseUrl\` and \`token\`, then run the whole collection: each folder creates what it needs and deletes it again. A folder whose add-on the company lacks, or whose plan quota is full, reports its requests as skipped (they answer 402) instead of failing.`,
+      description:
+        `${document.info.description}\n\nSet \`baseUrl\` and \`token\`, then run the ` +
+        `whole collection: each folder creates what it needs and deletes it again. A folder ` +
+        `whose add-on the company lacks, or whose plan quota is full, reports its requests ` +
+        `as skipped (they answer 402) instead of failing.`,
       schema: SCHEMA_URL,
     },
     auth: { type: "bearer", bearer: [{ key: "token", value: "{{token}}", type: "string" }] },
@@ -436,7 +469,10 @@ export function collectionRoutes(app: AnyElysia) {
       operationId: "getCollection",
       summary: "API-client collection",
       description:
-        "Collection format 2.1, built from the same routes on every request. Set the variables `baseUrl` and `token`; each resource folder creates a record, lists (by offset and by after_id), reads, updates, dry-run deletes and deletes it. No token, not metered.",
+        "Collection format 2.1, built from the same routes on every request. Set the variables " +
+        "`baseUrl` and `token`; each resource folder creates a record, lists (by offset " +
+        "and by after_id), reads, updates, dry-run deletes and deletes it. No token, not " +
+        "metered.",
       responses: { 200: { description: "The collection." } },
     },
     (request) => collectionDocument(openApiDocument(app), publicOrigin(request)),

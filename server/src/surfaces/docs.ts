@@ -37,7 +37,8 @@ export function docsRoutes() {
       operationId: "getDocs",
       summary: "Interactive reference",
       description:
-        "This document rendered by Scalar, with try-it. Its script is served by this server, so it works offline. No token, not metered.",
+        "This document rendered by Scalar, with try-it. Its script is served by this server, so " +
+        "it works offline. No token, not metered.",
       // The page is text/html only: no `response` schema, which Elysia would also list as text/plain.
       responses: {
         200: {

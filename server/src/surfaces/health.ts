@@ -30,7 +30,10 @@ export function healthRoutes(db: Database) {
       detail: operationDetail({
         operationId: "getHealth",
         summary: "Health check",
-        description: `Liveness and the database's state: 200 when a round trip to the database succeeds within ${HEALTH_BUDGET_MS / 1000} s, else 503 database_unavailable (with Retry-After) within that time. Needs no token and is not metered.`,
+        description:
+          `Liveness and the database's state: 200 when a round trip to the database ` +
+          `succeeds within ${HEALTH_BUDGET_MS / 1000} s, else 503 database_unavailable (with ` +
+          `Retry-After) within that time. Needs no token and is not metered.`,
         tags: ["health"],
         public: true,
         responses: { 200: { description: "The server and its database answer." } },

@@ -105,7 +105,10 @@ function pathParameters(path: string): Json[] {
           in: "path",
           required: true,
           description:
-            "Your own id of the record (its external_id), percent-encoded once as a path segment: the server decodes it exactly once, so the id `100%` is sent as `100%25` and `%41` as `%2541`. A malformed encoding (`%`, or bytes that are not UTF-8) is a 422 on external_id.",
+            "Your own id of the record (its external_id), percent-encoded once as a path " +
+            "segment: the server decodes it exactly once, so the id `100%` is sent as " +
+            "`100%25` and `%41` as `%2541`. A malformed encoding (`%`, or bytes that are " +
+            "not UTF-8) is a 422 on external_id.",
           schema: { type: "string", minLength: 1, maxLength: 255, pattern: IDENTIFIER_PATTERN },
           example: "crm-1042",
         },
@@ -179,7 +182,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   events:
     "The change feed: every committed change of the company's records, in commit order, followed by cursor.",
   webhooks:
-    "Webhook endpoints: each matching event POSTed to your URL, signed (ERP-Signature), retried for 24 hours; the deliveries log.",
+    "Webhook endpoints: each matching event POSTed to your URL, signed (ERP-Signature), retried " +
+    "for 24 hours; the deliveries log.",
   lookups:
     "Read-only lists seeded for every company: trades (API add-on) and equipment categories (equipment add-on).",
   health: "Liveness and database reachability; no token.",

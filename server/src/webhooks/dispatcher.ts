@@ -280,7 +280,8 @@ export class WebhookDispatcher {
     const claim = randomUUID();
     const ids = candidates.map((candidate) => candidate.delivery.id);
     const [claimed] = (await this.db.execute(sql`
-      UPDATE webhook_deliveries SET lease_owner = ${claim}, lease_until = NOW(3) + INTERVAL ${this.options.leaseMs * 1000} MICROSECOND
+      UPDATE webhook_deliveries
+        SET lease_owner = ${claim}, lease_until = NOW(3) + INTERVAL ${this.options.leaseMs * 1000} MICROSECOND
       WHERE company_id = ${endpoint.companyId} AND id IN (${sql.join(
         ids.map((id) => sql`${id}`),
         sql`, `,

@@ -58,7 +58,9 @@ async function validate(
     errors.push({
       field: name,
       code: "unknown_field",
-      message: `${name} is not a field of webhook endpoints; the writable fields are url, events, description, enabled.`,
+      message:
+        `${name} is not a field of webhook endpoints; the writable fields are url, ` +
+        `events, description, enabled.`,
     });
   const values: Partial<Pick<Row, "url" | "events" | "description" | "enabled">> = {};
   if (url === undefined) {
@@ -104,7 +106,10 @@ async function validate(
       errors.push({
         field: "events",
         code: "invalid_enum",
-        message: `Unknown event type${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}: use <resource>.<created|updated|deleted|*> with one of ${EVENT_NOUNS.join(", ")}, or *.`,
+        message:
+          `Unknown event type${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}: use ` +
+          `<resource>.<created|updated|deleted|*> with one of ${EVENT_NOUNS.join(", ")}, or ` +
+          `*.`,
       });
     else values.events = JSON.stringify([...new Set(events as string[])]);
   }

@@ -109,7 +109,8 @@ function precedingErrors(preceding: unknown, dryRun: boolean): FieldError[] {
     )
   ) {
     return fail(
-      `preceding.unique must map a field to the values (at most ${MAX_BATCH_ITEMS} strings) earlier batches would take.`,
+      `preceding.unique must map a field to the values (at most ${MAX_BATCH_ITEMS} strings) ` +
+        `earlier batches would take.`,
     );
   }
   return [];
@@ -141,7 +142,9 @@ function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
     errors.push({
       field: name,
       code: "unknown_field",
-      message: `${name} is not a batch option; the body has items, operation, atomic, on_conflict, item_keys and preceding.`,
+      message:
+        `${name} is not a batch option; the body has items, operation, atomic, ` +
+        `on_conflict, item_keys and preceding.`,
     });
   if (!Array.isArray(items))
     errors.push({
@@ -153,7 +156,9 @@ function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
     errors.push({
       field: "items",
       code: items.length < 1 ? "too_short" : "too_long",
-      message: `items must hold 1 to ${MAX_BATCH_ITEMS} records; it has ${items.length}. Split a larger file into several batches.`,
+      message:
+        `items must hold 1 to ${MAX_BATCH_ITEMS} records; it has ${items.length}. Split ` +
+        `a larger file into several batches.`,
     });
   if (typeof atomic !== "boolean")
     errors.push({
@@ -173,13 +178,17 @@ function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
       field: "operation",
       code: "invalid_enum",
       message:
-        'operation must be "create" (each item is a new record, or an upsert with on_conflict "update"), "update" (each item updates the record its id names) or "restore" (each item brings back the deleted record its id names).',
+        'operation must be "create" (each item is a new record, or an upsert with on_conflict ' +
+        '"update"), "update" (each item updates the record its id names) or "restore" ' +
+        "(each item brings back the deleted record its id names).",
     });
   else if (operation !== "create" && onConflict === "update")
     errors.push({
       field: "on_conflict",
       code: "invalid_value",
-      message: `on_conflict applies to creates; with operation "${String(operation)}" every item names its record by id. Leave on_conflict out.`,
+      message:
+        `on_conflict applies to creates; with operation "${String(operation)}" every ` +
+        `item names its record by id. Leave on_conflict out.`,
     });
   errors.push(...itemKeyErrors(itemKeys, items), ...precedingErrors(preceding, dryRun));
   if (errors.length > 0) throw validationFailed(errors);

@@ -38,7 +38,9 @@ export function commitStatements(
   return {
     statements,
     probe: binding && {
-      text: `SELECT 1 FROM batch_item_keys WHERE company_id = ? AND item_key = ? AND fingerprint = ? AND created_at > NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR`,
+      text:
+        `SELECT 1 FROM batch_item_keys WHERE company_id = ? AND item_key = ? AND ` +
+        `fingerprint = ? AND created_at > NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR`,
       values: [source.companyId, binding.key, binding.fingerprint],
     },
   };

@@ -40,7 +40,8 @@ export async function keyInFlight(
   const connection = await writer.getConnection();
   try {
     const [results] = await connection.query(
-      "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; SELECT 1 AS found FROM idempotency_keys WHERE company_id = ? AND idempotency_key = ?; ROLLBACK",
+      "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; SELECT 1 AS found FROM " +
+        "idempotency_keys WHERE company_id = ? AND idempotency_key = ?; ROLLBACK",
       [companyId, key],
     );
     return ((results as unknown[][])[1] ?? []).length > 0;

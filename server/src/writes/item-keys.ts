@@ -79,7 +79,9 @@ export function bindItemKeys(
   const statements: Statement[] = [];
   if (expired.length > 0) {
     statements.push({
-      text: `DELETE FROM batch_item_keys WHERE company_id = ? AND item_key IN (?) AND created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR`,
+      text:
+        `DELETE FROM batch_item_keys WHERE company_id = ? AND item_key IN (?) AND ` +
+        `created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR`,
       values: [companyId, expired],
     });
   }
@@ -93,7 +95,9 @@ export function bindItemKeys(
       binding.action,
     ]);
     statements.push({
-      text: `INSERT INTO batch_item_keys (company_id, item_key, fingerprint, status_code, record_id, action) VALUES ${sqlRows(rows)}`,
+      text:
+        `INSERT INTO batch_item_keys (company_id, item_key, fingerprint, status_code, ` +
+        `record_id, action) VALUES ${sqlRows(rows)}`,
     });
   }
   return statements;
@@ -104,9 +108,8 @@ export async function purgeExpiredItemKeys(db: Executor, batch = 1000): Promise<
   let total = 0;
   for (;;) {
     const [result] = (await db.execute(sql`
-      DELETE FROM batch_item_keys WHERE created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR LIMIT ${batch}`)) as unknown as [
-      ResultSetHeader,
-    ];
+      DELETE FROM batch_item_keys WHERE created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR
+        LIMIT ${batch}`)) as unknown as [ResultSetHeader];
     total += result.affectedRows;
     if (result.affectedRows < batch) return total;
   }

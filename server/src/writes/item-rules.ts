@@ -138,7 +138,10 @@ export interface Update {
   merged: StoredRecord;
 }
 
-/** A PATCH of a stored record under every rule, or the refusal (frozen records, 422s, rules, transitions, unique fields). */
+/**
+ * A PATCH of a stored record under every rule, or the refusal (frozen records, 422s, rules,
+ * transitions, unique fields).
+ */
 export function updateRules(ctx: RuleContext, stored: StoredRecord, body: unknown): Update {
   const frozen = ctx.def.frozen?.(stored);
   if (frozen) throw frozen;

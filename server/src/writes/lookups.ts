@@ -131,7 +131,9 @@ export async function lookUp(tx: WriteTransaction, request: LookupRequest): Prom
     const live = hasSoftDelete(table) ? " AND deleted_at IS NULL" : "";
     read(
       {
-        text: `SELECT id${status ? ", status" : ""} FROM ${quote(getTableName(table))} WHERE company_id = ? AND id IN (?)${live}${share}`,
+        text:
+          `SELECT id${status ? ", status" : ""} FROM ${quote(getTableName(table))} WHERE ` +
+          `company_id = ? AND id IN (?)${live}${share}`,
         values: [company.id, [...ids]],
       },
       (rows) => {
@@ -253,7 +255,9 @@ export async function readRestorable(
   const table = quote(getTableName(def.table));
   const statements: Statement[] = [
     {
-      text: `SELECT ${qualified("r", def)}, r.deleted_at IS NOT NULL AS deleted_ FROM ${table} r WHERE r.company_id = ? AND r.id IN (?)${lock}`,
+      text:
+        `SELECT ${qualified("r", def)}, r.deleted_at IS NOT NULL AS deleted_ FROM ${table} ` +
+        `r WHERE r.company_id = ? AND r.id IN (?)${lock}`,
       values: [companyId, [...ids]],
     },
   ];
@@ -265,11 +269,19 @@ export async function readRestorable(
       .filter(([name, spec]) => name !== dependent.column && hasSoftDelete(spec.target.table))
       .map(([name, spec]) => {
         const col = `d.${quote(column(of.table, name).name)}`;
-        return ` AND (${col} IS NULL OR EXISTS (SELECT 1 FROM ${quote(getTableName(spec.target.table))} t WHERE t.company_id = d.company_id AND t.id = ${col} AND t.deleted_at IS NULL))`;
+        return (
+          ` AND (${col} IS NULL OR EXISTS (SELECT 1 FROM ` +
+          `${quote(getTableName(spec.target.table))} t WHERE t.company_id = d.company_id AND ` +
+          `t.id = ${col} AND t.deleted_at IS NULL))`
+        );
       })
       .join("");
     statements.push({
-      text: `SELECT ${qualified("d", of)}, d.${parentColumn} AS parent_ FROM ${quote(getTableName(of.table))} d JOIN ${table} p ON p.company_id = d.company_id AND p.id = d.${parentColumn} AND d.deleted_at = p.deleted_at WHERE d.company_id = ? AND p.id IN (?)${othersLive}${lock}`,
+      text:
+        `SELECT ${qualified("d", of)}, d.${parentColumn} AS parent_ FROM ` +
+        `${quote(getTableName(of.table))} d JOIN ${table} p ON p.company_id = d.company_id ` +
+        `AND p.id = d.${parentColumn} AND d.deleted_at = p.deleted_at WHERE d.company_id = ? ` +
+        `AND p.id IN (?)${othersLive}${lock}`,
       values: [companyId, [...ids]],
     });
   }

@@ -69,7 +69,10 @@ export function insertRecords(def: ResourceDefinition, rows: readonly NewRow[]):
     });
   });
   return {
-    text: `INSERT INTO ${quote(table)} (${columns.map(([, column]) => quote(column.name)).join(", ")}) VALUES ${sqlRows(values)}`,
+    text:
+      `INSERT INTO ${quote(table)} ` +
+      `(${columns.map(([, column]) => quote(column.name)).join(", ")}) VALUES ` +
+      `${sqlRows(values)}`,
   };
 }
 
@@ -84,7 +87,10 @@ export function updateRecord(
   const { table, columns } = shapeOf(def);
   const set = columns.filter(([name]) => name in changed || name === "updated_at");
   return {
-    text: `UPDATE ${quote(table)} SET ${set.map(([, column]) => `${quote(column.name)} = ?`).join(", ")} WHERE company_id = ? AND id = ?`,
+    text:
+      `UPDATE ${quote(table)} SET ` +
+      `${set.map(([, column]) => `${quote(column.name)} = ?`).join(", ")} WHERE company_id = ` +
+      `? AND id = ?`,
     values: [
       ...set.map(([name, column]) =>
         driverValue(column, name === "updated_at" ? at : changed[name]),
@@ -119,7 +125,10 @@ export function updateRecords(
     .filter(([name]) => updatable.includes(name))
     .map(([, column]) => `${quote(column.name)} = VALUES(${quote(column.name)})`);
   return {
-    text: `INSERT INTO ${quote(table)} (${written.map(([, column]) => quote(column.name)).join(", ")}) VALUES ${sqlRows(values)} ON DUPLICATE KEY UPDATE ${updates.join(", ")}`,
+    text:
+      `INSERT INTO ${quote(table)} ` +
+      `(${written.map(([, column]) => quote(column.name)).join(", ")}) VALUES ` +
+      `${sqlRows(values)} ON DUPLICATE KEY UPDATE ${updates.join(", ")}`,
   };
 }
 
@@ -133,7 +142,10 @@ export function clearValues(
   const { table, columns } = shapeOf(def);
   const set = columns.filter(([name]) => fields.includes(name));
   return {
-    text: `UPDATE ${quote(table)} SET ${set.map(([, column]) => `${quote(column.name)} = NULL`).join(", ")} WHERE company_id = ? AND id IN (?)`,
+    text:
+      `UPDATE ${quote(table)} SET ` +
+      `${set.map(([, column]) => `${quote(column.name)} = NULL`).join(", ")} WHERE ` +
+      `company_id = ? AND id IN (?)`,
     values: [companyId, [...ids]],
   };
 }

@@ -36,7 +36,9 @@ function withExternalId(body: unknown, externalId: string): unknown {
       {
         field: "external_id",
         code: "invalid_value",
-        message: `external_id in the body ("${String(given)}") must match the one in the path ("${externalId}"), or be left out.`,
+        message:
+          `external_id in the body ("${String(given)}") must match the one in the path ` +
+          `("${externalId}"), or be left out.`,
       },
     ]);
   }

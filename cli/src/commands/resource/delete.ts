@@ -27,7 +27,8 @@ export const remove: ResourceCommand = {
       // Like gh: a script never deletes by accident; off a terminal only --yes confirms.
       if (!process.stdin.isTTY || !process.stderr.isTTY) {
         throw new UsageError(
-          `not deleting ${spec.name} ${String(id)}: there is no terminal to confirm on; pass --yes to delete (or --dry-run to preview)`,
+          `not deleting ${spec.name} ${String(id)}: there is no terminal to confirm on; pass ` +
+            `--yes to delete (or --dry-run to preview)`,
         );
       }
       const answer = prompt(`Delete ${spec.name} ${String(id)}? Type y to confirm:`);

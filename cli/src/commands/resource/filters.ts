@@ -21,7 +21,8 @@ export function addFilterOptions(command: Command, spec: ResourceSpec): void {
     )
     .option(
       "--range <field[op]=value>",
-      "a range on a date, money or timestamp field, op one of gte, gt, lt, lte (repeatable), e.g. hired_on[gte]=2024-01-01",
+      "a range on a date, money or timestamp field, op one of gte, gt, lt, lte (repeatable), " +
+        "e.g. hired_on[gte]=2024-01-01",
       parseRange,
     );
   command
