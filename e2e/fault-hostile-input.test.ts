@@ -43,8 +43,21 @@ const CODES = new Set([
   "cursor_expired",
   "batch_failed",
 ]);
-const REVEALING =
-  /\bat [^\s]+ \(|\.ts:\d+|\/work\/|node_modules|\bSELECT\b|\bINSERT INTO\b|\bUPDATE \w+ SET\b|sqlMessage|\bER_[A-Z_]+|Failed query/;
+/** What an answer must never show: a stack frame, a source path, SQL or a driver's error. */
+const REVEALING = new RegExp(
+  [
+    String.raw`\bat [^\s]+ \(`,
+    String.raw`\.ts:\d+`,
+    String.raw`\/work\/`,
+    "node_modules",
+    String.raw`\bSELECT\b`,
+    String.raw`\bINSERT INTO\b`,
+    String.raw`\bUPDATE \w+ SET\b`,
+    "sqlMessage",
+    String.raw`\bER_[A-Z_]+`,
+    "Failed query",
+  ].join("|"),
+);
 const PROTOTYPE_NAMES = [
   "__proto__",
   "constructor",

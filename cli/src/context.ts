@@ -47,15 +47,13 @@ export function clientOf(
 /** --verbose: each request and its answer on stderr, one line each (never the token). */
 async function verboseFetch(url: string, init: RequestInit): Promise<Response> {
   const started = performance.now();
-  process.stderr.write(
-    `> ${init.method ?? "GET"} ` +
-      `${url}${init.headers && "idempotency-key" in (init.headers as Record<string, string>) ? ` (Idempotency-Key ${(init.headers as Record<string, string>)["idempotency-key"]})` : ""}\n`,
-  );
+  const key = (init.headers as Record<string, string> | undefined)?.["idempotency-key"];
+  const keyed = key === undefined ? "" : ` (Idempotency-Key ${key})`;
+  process.stderr.write(`> ${init.method ?? "GET"} ${url}${keyed}\n`);
   const response = await fetch(url, init);
   const elapsed = Math.round(performance.now() - started);
-  process.stderr.write(
-    `< ${response.status} ${response.statusText} in ${elapsed} ` +
-      `ms${response.headers.get("x-request-id") ? ` (X-Request-Id ${response.headers.get("x-request-id")})` : ""}\n`,
-  );
+  const requestId = response.headers.get("x-request-id");
+  const tagged = requestId ? ` (X-Request-Id ${requestId})` : "";
+  process.stderr.write(`< ${response.status} ${response.statusText} in ${elapsed} ms${tagged}\n`);
   return response;
 }

@@ -73,7 +73,16 @@ export class OpenApiContract {
         `${method} ${template} ${status}: content type ${mediaType} is not declared ` +
           `(${Object.keys(content).join(", ")})`,
       ];
-    const ref = `${DOCUMENT_ID}#/${pointer("paths", template, method.toLowerCase(), "responses", declared, "content", mediaType, "schema")}`;
+    const at = [
+      "paths",
+      template,
+      method.toLowerCase(),
+      "responses",
+      declared,
+      "content",
+      mediaType,
+    ];
+    const ref = `${DOCUMENT_ID}#/${pointer(...at, "schema")}`;
     const validate = this.ajv.getSchema(ref) ?? this.ajv.compile({ $ref: ref });
     if (validate(response.body)) return [];
     return (validate.errors ?? []).map(

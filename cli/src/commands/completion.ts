@@ -83,9 +83,15 @@ export function registerCompletion(program: Command): void {
     })
     .addHelpText(
       "after",
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh expansion, shown as it is typed
-      '\nEXAMPLES\n  eval "$(erp completion bash)"        # in ~/.bashrc\n  erp completion zsh ' +
-        '> "${fpath[1]}/_erp"\n  erp completion fish > ~/.config/fish/completions/erp.fish\n',
+      [
+        "",
+        "EXAMPLES",
+        '  eval "$(erp completion bash)"        # in ~/.bashrc',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh expansion, shown as it is typed
+        '  erp completion zsh > "${fpath[1]}/_erp"',
+        "  erp completion fish > ~/.config/fish/completions/erp.fish",
+        "",
+      ].join("\n"),
     )
     .action((shell: (typeof SHELLS)[number]) => {
       const nodes = walk(program);

@@ -18,12 +18,20 @@ export interface CollectionSpec {
   /** Fields a create must carry. */
   readonly required: readonly string[];
   /** The fields a create and an update take, each with a hint of what it holds, for help texts. */
-  readonly fields: { readonly create: Readonly<Record<string, string>>; readonly update: Readonly<Record<string, string>> };
-  /** How an import's columns map to fields: other header names, unique fields, and columns naming a referenced record. */
+  readonly fields: {
+    readonly create: Readonly<Record<string, string>>;
+    readonly update: Readonly<Record<string, string>>;
+  };
+  /**
+   * How an import's columns map to fields: other header names, unique fields, and columns naming
+   * a referenced record.
+   */
   readonly import: {
     readonly aliases: Readonly<Record<string, string>>;
     readonly unique: readonly string[];
-    readonly references: Readonly<Record<string, { readonly column: string; readonly path: string; readonly match: readonly string[] }>>;
+    readonly references: Readonly<
+      Record<string, { readonly column: string; readonly path: string; readonly match: readonly string[] }>
+    >;
   };
   /** Sub-collections of one member, by SDK method name: the path segment under `{path}/{id}/`. */
   readonly children: Readonly<Record<string, string>>;

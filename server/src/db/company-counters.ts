@@ -27,7 +27,8 @@ export function moveCounters(
   return {
     text: `INSERT INTO company_counters (company_id, name, value)
       VALUES ${rows.map(([placeholders]) => placeholders).join(", ")}
-      ON DUPLICATE KEY UPDATE value = IF(name = '${EVENTS_COUNTER}', LAST_INSERT_ID(value + VALUES(value)), value + VALUES(value))`,
+      ON DUPLICATE KEY UPDATE value = IF(name = '${EVENTS_COUNTER}',
+        LAST_INSERT_ID(value + VALUES(value)), value + VALUES(value))`,
     values: rows.flatMap(([, name, value]) => [companyId, name, value]),
   };
 }

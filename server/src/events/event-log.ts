@@ -67,7 +67,9 @@ export function insertEvents(
     });
     return (
       `(${company}, ${seq}, '${suffixes[index]}', ` +
-      `${[eventType(change.resource, change.action), change.resource, change.record.id, data].map(sqlLiteral).join(", ")}, ` +
+      `${[eventType(change.resource, change.action), change.resource, change.record.id, data]
+        .map(sqlLiteral)
+        .join(", ")}, ` +
       `${sqlLiteral(change.key ?? source.idempotencyKey ?? null)}, ${request}`
     );
   });

@@ -98,7 +98,8 @@ export class UsageMeter implements RequestCounter {
         // A negative `requests` (replays of requests already written) only ever meets a stored row.
         await this.db.execute(sql`
           INSERT INTO usage_counters (company_id, period, requests, dry_run_requests, replays)
-          VALUES (${counts.companyId}, ${counts.period}, ${Math.max(0, counts.requests)}, ${counts.dryRunRequests}, ${counts.replays})
+          VALUES (${counts.companyId}, ${counts.period}, ${Math.max(0, counts.requests)},
+            ${counts.dryRunRequests}, ${counts.replays})
           ON DUPLICATE KEY UPDATE requests = requests + ${counts.requests},
             dry_run_requests = dry_run_requests + ${counts.dryRunRequests}, replays = replays + ${counts.replays}`);
       } catch (error) {

@@ -29,7 +29,9 @@ export function describeField(spec: FieldSpec): string {
   const own = spec.description ? `${spec.description} ` : "";
   switch (spec.type) {
     case "text":
-      return `${own}${spec.identifier ? `Text of 1-${spec.max} characters` : `Text of at most ${spec.max} characters`}${spec.unique ? UNIQUENESS : ""}.`;
+      return `${own}${spec.identifier ? `Text of 1-${spec.max} characters` : `Text of at most ${spec.max} characters`}${
+        spec.unique ? UNIQUENESS : ""
+      }.`;
     case "email":
       return `${own}An email address.`;
     case "money":
@@ -46,7 +48,8 @@ export function describeField(spec: FieldSpec): string {
     case "ref":
       return (
         `${own}The id of a live ${spec.target.name} record of your ` +
-        `company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}${spec.refusedStatus ? `, not ${spec.refusedStatus}` : ""}.`
+        `company${spec.requiredStatus ? ` in status ${spec.requiredStatus}` : ""}` +
+        `${spec.refusedStatus ? `, not ${spec.refusedStatus}` : ""}.`
       );
     case "boolean":
       return `${own}true or false.`;

@@ -32,15 +32,16 @@ effective value; below 1 or not an integer is 400. \`offset\` defaults to 0. Rec
 id ascending, so reading \`meta.total\` and raising \`offset\` by \`limit\` until it reaches
 \`total\` visits every record once. \`after_id=N\` (instead of \`offset\`; both together are 400)
 answers the records with an id above N, and \`meta.next_after_id\` is the \`after_id\` of the next
-page while more follow (absent on the last page): starting at \`after_id=0\` and following it also visits every record once,
-and a page costs the same however deep it is, where an \`offset\` page costs more the further it
-starts. \`sort=name,-created_at\` orders a list by the fields of its \`sort\` enum (\`-\` descending; \`id\`
-breaks ties in the direction of the last field); a sorted page carries \`meta.next_cursor\` while
-more follow, the \`after\` of the next page, bound to the sort and filters. Equality filters take a comma
-for any of (\`status=ACTIVE,ON_HOLD\`); dates, money and timestamps take ranges
-(\`hired_on[gte]=2024-01-01&hired_on[lt]=2025-01-01\`). \`expand=client\` embeds the record a
-reference names (two levels: \`project.client\`). The \`meta.total\` of a list without filters is kept as records are written, so it costs the
-same for ten records or a million; \`total=false\` leaves it out and skips counting a filtered list.
+page while more follow (absent on the last page): starting at \`after_id=0\` and following it also
+visits every record once, and a page costs the same however deep it is, where an \`offset\` page
+costs more the further it starts. \`sort=name,-created_at\` orders a list by the fields of its
+\`sort\` enum (\`-\` descending; \`id\` breaks ties in the direction of the last field); a sorted
+page carries \`meta.next_cursor\` while more follow, the \`after\` of the next page, bound to the
+sort and filters. Equality filters take a comma for any of (\`status=ACTIVE,ON_HOLD\`); dates, money
+and timestamps take ranges (\`hired_on[gte]=2024-01-01&hired_on[lt]=2025-01-01\`). \`expand=client\`
+embeds the record a reference names (two levels: \`project.client\`). The \`meta.total\` of a list
+without filters is kept as records are written, so it costs the same for ten records or a million;
+\`total=false\` leaves it out and skips counting a filtered list.
 \`q\` is a case-insensitive substring match in which \`%\` and \`_\`
 are literal; \`status\` is case-insensitive. \`fields=a,b\` (or \`fields=a&fields=b\`) returns only those
 fields plus \`id\`. A parameter a route does not list, an unknown field or a bad value is 400

@@ -59,7 +59,8 @@ export function storeOutcome(
   response: StoredResponse,
 ): Statement {
   return {
-    text: `INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status_code, response_headers, response_body, created_at)
+    text: `INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status_code,
+        response_headers, response_body, created_at)
       VALUES (?, ?, ?, ?, ?, ?, NOW(3))`,
     values: [
       companyId,

@@ -50,7 +50,8 @@ export function boundItemKeys(
 ): { statement: Statement; read(rows: Record<string, unknown>[]): Map<string, BoundKey> } {
   return {
     statement: {
-      text: `SELECT item_key, fingerprint, status_code, record_id, action, created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR AS expired
+      text: `SELECT item_key, fingerprint, status_code, record_id, action,
+        created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR AS expired
         FROM batch_item_keys WHERE company_id = ? AND item_key IN (?)`,
       values: [companyId, keys],
     },
