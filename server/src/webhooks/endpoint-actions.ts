@@ -2,35 +2,19 @@
 // replay the events after a point (a cursor or a time) as new deliveries, e.g. after an outage
 // longer than the retry window.
 import { randomBytes } from "node:crypto";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
+import { webhookAttempts, webhookDeliveries } from "../db/schema.ts";
 import { readFeed } from "../events/event-feed.ts";
 import { sequenceOf } from "../events/event-ids.ts";
 import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
-import { notFound, validationFailed } from "../refusals/catalogue.ts";
+import { validationFailed } from "../refusals/catalogue.ts";
 import { attemptDelivery } from "./attempt.ts";
-import { subscribes } from "./endpoints.ts";
+import { findEndpoint, subscribes } from "./endpoints.ts";
 import { signingSecrets } from "./signature.ts";
 
 const FEED_RESOURCES = [...RESOURCES, ...SUB_RESOURCES].map((def) => def.name);
 const REPLAY_PAGE = 500;
-
-async function endpointRow(db: Executor, companyId: number, id: number) {
-  const [row] = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.company_id, companyId),
-        eq(webhookEndpoints.id, id),
-        isNull(webhookEndpoints.deleted_at),
-      ),
-    )
-    .limit(1);
-  if (!row) throw notFound("webhook endpoint", id);
-  return row;
-}
 
 export interface TestPing {
   delivery_id: number;
@@ -47,7 +31,7 @@ export interface TestPing {
  * the change feed, and never retried): the answer is the attempt.
  */
 export async function testEndpoint(db: Executor, companyId: number, id: number): Promise<TestPing> {
-  const endpoint = await endpointRow(db, companyId, id);
+  const endpoint = await findEndpoint(db, companyId, id);
   const eventId = `ping_${randomBytes(12).toString("hex")}`;
   const createdAt = new Date();
   const payload = JSON.stringify({
@@ -175,7 +159,7 @@ export async function replayEndpoint(
   dryRun: boolean,
 ): Promise<Replay> {
   const from = replayFrom(body);
-  const endpoint = await endpointRow(db, companyId, id);
+  const endpoint = await findEndpoint(db, companyId, id);
   const patterns = JSON.parse(endpoint.events) as string[];
   const through = endpoint.cursor === null ? 0 : (sequenceOf(endpoint.cursor) ?? 0);
   let after = "after" in from ? from.after : await cursorBefore(db, companyId, from.since);

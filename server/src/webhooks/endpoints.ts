@@ -142,7 +142,8 @@ const live = (companyId: number, id?: number) =>
     ...(id === undefined ? [] : [eq(webhookEndpoints.id, id)]),
   );
 
-async function find(db: Executor, companyId: number, id: number): Promise<Row> {
+/** The company's live endpoint `id` as stored, or 404. */
+export async function findEndpoint(db: Executor, companyId: number, id: number): Promise<Row> {
   const [row] = await db.select().from(webhookEndpoints).where(live(companyId, id)).limit(1);
   if (!row) throw notFound("webhook endpoint", id);
   return row;
@@ -171,7 +172,7 @@ export async function createEndpoint(
     created_at: now,
     updated_at: now,
   });
-  return { ...present(await find(db, companyId, Number(result.insertId))), secret };
+  return { ...present(await findEndpoint(db, companyId, Number(result.insertId))), secret };
 }
 
 export async function listEndpoints(db: Executor, companyId: number): Promise<Endpoint[]> {
@@ -184,7 +185,7 @@ export async function listEndpoints(db: Executor, companyId: number): Promise<En
 }
 
 export async function getEndpoint(db: Executor, companyId: number, id: number): Promise<Endpoint> {
-  return present(await find(db, companyId, id));
+  return present(await findEndpoint(db, companyId, id));
 }
 
 export async function updateEndpoint(
@@ -193,14 +194,14 @@ export async function updateEndpoint(
   id: number,
   body: unknown,
 ): Promise<Endpoint> {
-  await find(db, companyId, id);
+  await findEndpoint(db, companyId, id);
   const values = await validate(body, true);
   if (Object.keys(values).length > 0)
     await db
       .update(webhookEndpoints)
       .set({ ...values, updated_at: new Date() })
       .where(live(companyId, id));
-  return present(await find(db, companyId, id));
+  return present(await findEndpoint(db, companyId, id));
 }
 
 export async function deleteEndpoint(
@@ -208,7 +209,7 @@ export async function deleteEndpoint(
   companyId: number,
   id: number,
 ): Promise<{ id: number; deleted: true }> {
-  await find(db, companyId, id);
+  await findEndpoint(db, companyId, id);
   const now = new Date();
   await db
     .update(webhookEndpoints)
@@ -286,7 +287,7 @@ export async function rotateSecret(
   body: unknown,
 ): Promise<RotatedSecret> {
   const expiresIn = overlapSeconds(body);
-  const endpoint = await find(db, companyId, id);
+  const endpoint = await findEndpoint(db, companyId, id);
   const secret = newSecret();
   const now = new Date();
   const until = expiresIn > 0 ? new Date(now.getTime() + expiresIn * 1000) : null;
@@ -327,7 +328,7 @@ export async function listDeliveries(
   limit: number,
   offset: number,
 ): Promise<{ data: DeliveryView[]; total: number }> {
-  await find(db, companyId, endpointId);
+  await findEndpoint(db, companyId, endpointId);
   const where = and(
     eq(webhookDeliveries.company_id, companyId),
     eq(webhookDeliveries.endpoint_id, endpointId),
