@@ -6,7 +6,7 @@ import { collectionsOf, exampleBody, referencedCollection } from "./example-requ
 type Json = Record<string, any>;
 
 const METHODS = ["get", "post", "put", "patch", "delete"];
-const CONTRACT = {
+const PORTMAN_CHECKS = {
   statusSuccess: { enabled: true },
   contentType: { enabled: true },
   jsonBody: { enabled: true },
@@ -97,7 +97,7 @@ export function portmanConfig(document: Json): Json {
     tests: {
       // Portman's defaults: each answer is checked against the operation's lowest 2xx, which the
       // document makes the same schema as its other successes (a create's 201 and dry-run 200).
-      contractTests: [{ openApiOperation: "*::/*", ...CONTRACT }],
+      contractTests: [{ openApiOperation: "*::/*", ...PORTMAN_CHECKS }],
     },
     assignVariables,
     overwrites,
