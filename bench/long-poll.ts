@@ -9,20 +9,10 @@
 // companies, held for 3 s.
 import { readFileSync } from "node:fs";
 import type { Subprocess } from "bun";
-import {
-  connectDatabase,
-  createCompany,
-  migrateDatabase,
-  type DatabaseHandle,
-} from "@erp/server/admin";
-import {
-  createDatabase,
-  dropDatabase,
-  provisionDatabaseServer,
-  withDatabase,
-} from "../scripts/lib/provision.ts";
+import { connectDatabase, createCompany, type DatabaseHandle } from "@erp/server/admin";
 import { follower, type FollowerCounts, type FollowersMessage } from "./long-poll-followers.ts";
 import { spawnServer } from "./spawn-server.ts";
+import { withThrowAwayDatabase } from "./throw-away-database.ts";
 
 export interface LongPollFigures {
   polls: number;
@@ -343,32 +333,21 @@ export function describeFilteredLongPolls(figures: FilteredLongPollFigures): str
 
 if (import.meta.main) {
   const quick = process.argv.includes("--quick");
-  const server = await provisionDatabaseServer({
-    envUrl: process.env.BENCH_DATABASE_URL || undefined,
-    envName: "BENCH_DATABASE_URL",
+  await withThrowAwayDatabase("erp_bench", async (url) => {
+    const db = connectDatabase(url, { connectionLimit: 2 });
+    let api: Subprocess<"ignore", "pipe", "inherit"> | undefined;
+    try {
+      const ours = await spawnServer("server/src/main.ts", url);
+      api = ours.process;
+      if (!process.argv.includes("--filtered-only"))
+        console.log(describeLongPolls(await idleLongPolls(db, ours.baseUrl, api.pid, quick)));
+      console.log(
+        describeFilteredLongPolls(await filteredLongPolls(db, ours.baseUrl, api.pid, quick)),
+      );
+    } finally {
+      api?.kill("SIGTERM");
+      await api?.exited;
+      await db.close();
+    }
   });
-  const name = `erp_bench_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  const url = withDatabase(server.url, name);
-  let db: DatabaseHandle | undefined;
-  let api: Subprocess<"ignore", "pipe", "inherit"> | undefined;
-  try {
-    await createDatabase(server.url, name);
-    await migrateDatabase(url);
-    db = connectDatabase(url, { connectionLimit: 2 });
-    const ours = await spawnServer("server/src/main.ts", url);
-    api = ours.process;
-    if (!process.argv.includes("--filtered-only"))
-      console.log(describeLongPolls(await idleLongPolls(db, ours.baseUrl, api.pid, quick)));
-    console.log(
-      describeFilteredLongPolls(await filteredLongPolls(db, ours.baseUrl, api.pid, quick)),
-    );
-  } finally {
-    api?.kill("SIGTERM");
-    await api?.exited;
-    await db?.close();
-    await dropDatabase(server.url, name).catch((error) =>
-      console.error(`could not drop ${name}: ${error}`),
-    );
-    await server.stop();
-  }
 }

@@ -4,14 +4,9 @@
 // take GET one and create in alternating rounds; the goal is >= 0.95 of the off server's rate.
 // `bun run bench` runs it after the scenarios; `bun bench/observability.ts [--quick]` runs it alone.
 import autocannon from "autocannon";
-import { connectDatabase, createCompany, migrateDatabase } from "@erp/server/admin";
-import {
-  createDatabase,
-  dropDatabase,
-  provisionDatabaseServer,
-  withDatabase,
-} from "../scripts/lib/provision.ts";
+import { connectDatabase, createCompany } from "@erp/server/admin";
 import { type SpawnedServer, spawnServer } from "./spawn-server.ts";
+import { withThrowAwayDatabase } from "./throw-away-database.ts";
 
 export interface ObservabilityFigures {
   scenario: string;
@@ -159,18 +154,7 @@ export function describeObservability(figures: ObservabilityFigures[]): string {
 
 if (import.meta.main) {
   const quick = process.argv.includes("--quick");
-  const server = await provisionDatabaseServer({
-    envUrl: process.env.BENCH_DATABASE_URL || undefined,
-    envName: "BENCH_DATABASE_URL",
-  });
-  const name = `erp_bench_obs_${Date.now()}`;
-  await createDatabase(server.url, name);
-  try {
-    const url = withDatabase(server.url, name);
-    await migrateDatabase(url);
+  await withThrowAwayDatabase("erp_bench_obs", async (url) => {
     console.log(describeObservability(await observabilityCost(url, quick)));
-  } finally {
-    await dropDatabase(server.url, name);
-    await server.stop();
-  }
+  });
 }

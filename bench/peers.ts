@@ -20,20 +20,10 @@ import autocannon from "autocannon";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Subprocess } from "bun";
-import {
-  connectDatabase,
-  createCompany,
-  migrateDatabase,
-  type DatabaseHandle,
-} from "@erp/server/admin";
-import {
-  createDatabase,
-  dropDatabase,
-  provisionDatabaseServer,
-  withDatabase,
-} from "../scripts/lib/provision.ts";
+import { connectDatabase, createCompany, type DatabaseHandle } from "@erp/server/admin";
 import { seedWorkers } from "./seed.ts";
 import { spawnServer } from "./spawn-server.ts";
+import { withThrowAwayDatabase } from "./throw-away-database.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 /** Where the peers are installed: git-ignored; BENCH_PEERS_DIR lets worktrees share one install. */
@@ -579,38 +569,27 @@ if (import.meta.main) {
     console.error((error as Error).message);
     process.exit(1);
   }
-  const server = await provisionDatabaseServer({
-    envUrl: process.env.BENCH_DATABASE_URL || undefined,
-    envName: "BENCH_DATABASE_URL",
+  await withThrowAwayDatabase("erp_bench_peers", async (url) => {
+    const db = connectDatabase(url, { connectionLimit: 2 });
+    let ours: Subprocess | undefined;
+    try {
+      const api = await spawnServer("server/src/main.ts", url);
+      ours = api.process;
+      const result = await peersLeg(db, url, api.baseUrl, node, quick);
+      console.log(`\n${describePeers(result)}\n`);
+      await Bun.write(
+        path.join(ROOT, "bench/peers-results.json"),
+        `${JSON.stringify(result, null, 2)}\n`,
+      );
+      console.log("written: bench/peers-results.json");
+    } catch (error) {
+      if (!(error instanceof PeersUnavailable)) throw error;
+      console.error(error.message);
+      process.exitCode = 1;
+    } finally {
+      ours?.kill("SIGTERM");
+      await ours?.exited;
+      await db.close();
+    }
   });
-  const name = `erp_bench_peers_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  const url = withDatabase(server.url, name);
-  let db: DatabaseHandle | undefined;
-  let ours: Subprocess | undefined;
-  try {
-    await createDatabase(server.url, name);
-    await migrateDatabase(url);
-    db = connectDatabase(url, { connectionLimit: 2 });
-    const api = await spawnServer("server/src/main.ts", url);
-    ours = api.process;
-    const result = await peersLeg(db, url, api.baseUrl, node, quick);
-    console.log(`\n${describePeers(result)}\n`);
-    await Bun.write(
-      path.join(ROOT, "bench/peers-results.json"),
-      `${JSON.stringify(result, null, 2)}\n`,
-    );
-    console.log("written: bench/peers-results.json");
-  } catch (error) {
-    if (!(error instanceof PeersUnavailable)) throw error;
-    console.error(error.message);
-    process.exitCode = 1;
-  } finally {
-    ours?.kill("SIGTERM");
-    await ours?.exited;
-    await db?.close();
-    await dropDatabase(server.url, name).catch((error) =>
-      console.error(`could not drop ${name}: ${error}`),
-    );
-    await server.stop();
-  }
 }

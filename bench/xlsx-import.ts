@@ -7,19 +7,9 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { WorkbookWriter } from "@cj-tech-master/excelts";
-import {
-  connectDatabase,
-  createCompany,
-  type DatabaseHandle,
-  migrateDatabase,
-} from "@erp/server/admin";
-import {
-  createDatabase,
-  dropDatabase,
-  provisionDatabaseServer,
-  withDatabase,
-} from "../scripts/lib/provision.ts";
+import { connectDatabase, createCompany, type DatabaseHandle } from "@erp/server/admin";
 import { spawnServer } from "./spawn-server.ts";
+import { withThrowAwayDatabase } from "./throw-away-database.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 
@@ -182,27 +172,16 @@ export function describeXlsxImport(result: XlsxImport): string {
 
 if (import.meta.main) {
   const rows = Number(process.argv[2] ?? 100_000);
-  const server = await provisionDatabaseServer({
-    envUrl: process.env.BENCH_DATABASE_URL || undefined,
-    envName: "BENCH_DATABASE_URL",
+  await withThrowAwayDatabase("erp_bench_xlsx", async (url) => {
+    const db = connectDatabase(url, { connectionLimit: 2 });
+    let api: Awaited<ReturnType<typeof spawnServer>> | undefined;
+    try {
+      api = await spawnServer("server/src/main.ts", url);
+      console.log(describeXlsxImport(await xlsxImport(db, api.baseUrl, rows)));
+    } finally {
+      api?.process.kill("SIGTERM");
+      await api?.process.exited;
+      await db.close();
+    }
   });
-  const name = `erp_bench_xlsx_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  const url = withDatabase(server.url, name);
-  let db: DatabaseHandle | undefined;
-  let api: Awaited<ReturnType<typeof spawnServer>> | undefined;
-  try {
-    await createDatabase(server.url, name);
-    await migrateDatabase(url);
-    db = connectDatabase(url, { connectionLimit: 2 });
-    api = await spawnServer("server/src/main.ts", url);
-    console.log(describeXlsxImport(await xlsxImport(db, api.baseUrl, rows)));
-  } finally {
-    api?.process.kill("SIGTERM");
-    await api?.process.exited;
-    await db?.close();
-    await dropDatabase(server.url, name).catch((error) =>
-      console.error(`could not drop ${name}: ${error}`),
-    );
-    await server.stop();
-  }
 }
