@@ -68,7 +68,7 @@ describe("POST /v1/{resource}/batch", () => {
     "a duplicate code inside the batch: the first wins, the second is refused; a quota " +
       "overrun refuses the rest",
     async () => {
-      const company = await newCompany({ plan: "pro", maxWorkers: 3 });
+      const company = await newCompany({ plan: "pro", quotas: { workers: 3 } });
       const limited = suite.api.as(company.token);
       const projects = await limited.post("/v1/projects/batch", {
         items: [
@@ -91,7 +91,7 @@ describe("POST /v1/{resource}/batch", () => {
   );
 
   test("a dry-run finds the same refusals as the real run, in order, and writes nothing", async () => {
-    const company = await newCompany({ plan: "pro", maxWorkers: 2 });
+    const company = await newCompany({ plan: "pro", quotas: { workers: 2 } });
     const limited = suite.api.as(company.token);
     const items = [
       { name: "D1", email: "d1@example.com", external_id: "d-1" },

@@ -133,7 +133,7 @@ describe("bulk imports", () => {
   );
 
   test("a free-plan company (120 requests a minute) imports 2,000 rows without a refused row", async () => {
-    const { token, companyId } = await newCompany({ plan: "free", maxWorkers: 5_000 });
+    const { token, companyId } = await newCompany({ plan: "free", quotas: { workers: 5_000 } });
     const file = write("free.csv", [
       "name",
       ...Array.from({ length: 2_000 }, (_, i) => `Free ${i}`),
@@ -157,7 +157,7 @@ describe("bulk imports", () => {
     "a full quota stops the import with a clear message; after deleting records the same " +
       "command imports the rest",
     async () => {
-      const { token, companyId } = await newCompany({ plan: "pro", maxWorkers: 50 });
+      const { token, companyId } = await newCompany({ plan: "pro", quotas: { workers: 50 } });
       const cli = erpFor(suite.server.baseUrl, token);
       const file = write("quota.csv", [
         "name",
@@ -194,7 +194,7 @@ describe("bulk imports", () => {
     "--dry-run finds exactly what the real run refuses: a duplicate code is rejected (the " +
       "first wins), a quota overrun is not imported",
     async () => {
-      const { token } = await newCompany({ plan: "pro", maxProjects: 3 });
+      const { token } = await newCompany({ plan: "pro", quotas: { projects: 3 } });
       const cli = erpFor(suite.server.baseUrl, token);
       const file = write("dry.csv", [
         "name,code",
@@ -230,7 +230,7 @@ describe("bulk imports", () => {
     "--dry-run of a file in many batches finds what the real run refuses: duplicate codes " +
       "and a quota overrun across batches",
     async () => {
-      const { token, companyId } = await newCompany({ plan: "pro", maxProjects: 200 });
+      const { token, companyId } = await newCompany({ plan: "pro", quotas: { projects: 200 } });
       const cli = erpFor(suite.server.baseUrl, token);
       expect((await cli(["projects", "create", "name=Already there", "code=P-EXIST"])).code).toBe(
         0,

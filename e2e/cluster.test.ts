@@ -185,7 +185,7 @@ describe("three servers on a three-node Galera cluster", () => {
   });
 
   test("a quota of 5 with 15 parallel creates spread over the three nodes: exactly 5", async () => {
-    const token = await company({ plan: "pro", maxWorkers: 5 });
+    const token = await company({ plan: "pro", quotas: { workers: 5 } });
     const answers = await Promise.all(
       Array.from({ length: 15 }, (_, i) =>
         post(servers[i % 3]!, token, "/v1/workers", { name: `Quota ${i}` }),

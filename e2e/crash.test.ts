@@ -128,7 +128,7 @@ describe("crash safety", () => {
       "retries run once",
     async () => {
       const first = await server();
-      const { token, companyId } = await newCompany({ maxProjects: 1000 });
+      const { token, companyId } = await newCompany({ quotas: { projects: 1000 } });
       const done = Array.from({ length: 5 }, (_, i) => `done-${i}`);
       // Fewer than the server's 10 pooled connections, so background work still gets one.
       const parked = Array.from({ length: 6 }, (_, i) => `parked-${i}`);

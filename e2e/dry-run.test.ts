@@ -179,7 +179,7 @@ const CASES: Case[] = [
     name: "create a project beyond the quota",
     status: 402,
     code: "quota_exceeded",
-    company: { plan: "enterprise", maxProjects: 1 },
+    company: { plan: "enterprise", quotas: { projects: 1 } },
     setup: async (api) => {
       await create(api, "/v1/projects", { name: "The one" });
       return { method: "POST", path: "/v1/projects", body: { name: "One too many" } };
@@ -189,7 +189,7 @@ const CASES: Case[] = [
     name: "create a worker beyond the quota",
     status: 402,
     code: "quota_exceeded",
-    company: { plan: "enterprise", maxWorkers: 0 },
+    company: { plan: "enterprise", quotas: { workers: 0 } },
     setup: async () => ({ method: "POST", path: "/v1/workers", body: { name: "None allowed" } }),
   },
   {

@@ -119,7 +119,9 @@ describe("metering", () => {
   });
 
   test("a replay consumes neither quota nor metered requests", async () => {
-    const api = suite.api.as((await newCompany({ plan: "enterprise", maxProjects: 1 })).token);
+    const api = suite.api.as(
+      (await newCompany({ plan: "enterprise", quotas: { projects: 1 } })).token,
+    );
     const keyed = { headers: { "idempotency-key": "only-one" } };
     const first = await api.post("/v1/projects", { name: "The one" }, keyed);
     expect(first.status).toBe(201);
@@ -155,7 +157,7 @@ describe("metering", () => {
 describe("graceful shutdown", () => {
   test("SIGTERM stops accepting, lets the in-flight write finish, and flushes the counters", async () => {
     const server = await startServer({ env: { ERP_USAGE_FLUSH_MS: "3600000" } });
-    const { token, companyId } = await newCompany({ maxProjects: 50 });
+    const { token, companyId } = await newCompany({ quotas: { projects: 50 } });
     const api = new Api(server.baseUrl, token);
     for (let i = 0; i < 4; i += 1) expect((await api.get("/v1/projects")).status).toBe(200);
     expect(await storedCounters(companyId)).toBeUndefined();

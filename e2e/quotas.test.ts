@@ -45,7 +45,7 @@ describe("plan quotas", () => {
   });
 
   test("a dry-run create at the limit is refused the same way", async () => {
-    const api = await company({ plan: "enterprise", maxWorkers: 1 });
+    const api = await company({ plan: "enterprise", quotas: { workers: 1 } });
     await fill(api, "workers", 1);
     const real = await api.post("/v1/workers", { name: "Extra" });
     const dry = await api.post("/v1/workers", { name: "Extra" }, { headers: { "x-dry-run": "1" } });
@@ -54,7 +54,7 @@ describe("plan quotas", () => {
   });
 
   test("dry-run creates below the limit consume nothing of the quota", async () => {
-    const api = await company({ plan: "enterprise", maxProjects: 1 });
+    const api = await company({ plan: "enterprise", quotas: { projects: 1 } });
     for (let i = 0; i < 3; i += 1)
       expect((await api.post("/v1/projects?dry_run=1", { name: "Preview" })).status).toBe(200);
     expect((await api.post("/v1/projects", { name: "The one" })).status).toBe(201);
@@ -72,7 +72,7 @@ describe("plan quotas", () => {
   });
 
   test("admin overrides replace the plan's quota", async () => {
-    const api = await company({ plan: "free", maxProjects: 1, maxWorkers: 7 });
+    const api = await company({ plan: "free", quotas: { projects: 1, workers: 7 } });
     await fill(api, "projects", 1);
     expectProblem(
       await api.post("/v1/projects", { name: "Over the override" }),
@@ -91,8 +91,8 @@ describe("plan quotas", () => {
   });
 
   test("a quota is per company: another company's records do not count", async () => {
-    const full = await company({ plan: "enterprise", maxProjects: 2 });
-    const fresh = await company({ plan: "enterprise", maxProjects: 2 });
+    const full = await company({ plan: "enterprise", quotas: { projects: 2 } });
+    const fresh = await company({ plan: "enterprise", quotas: { projects: 2 } });
     await fill(full, "projects", 2);
     expect((await fresh.post("/v1/projects", { name: "Mine" })).status).toBe(201);
   });
@@ -101,7 +101,7 @@ describe("plan quotas", () => {
     "a quota limits creates only: a full company may still edit, change status and create " +
       "other resources",
     async () => {
-      const api = await company({ plan: "enterprise", maxProjects: 1, maxWorkers: 1 });
+      const api = await company({ plan: "enterprise", quotas: { projects: 1, workers: 1 } });
       const [project] = await fill(api, "projects", 1);
       await fill(api, "workers", 1);
       expect(
@@ -115,7 +115,7 @@ describe("plan quotas", () => {
 
 describe("quotas under concurrency", () => {
   test("N parallel project creates at the limit create exactly the allowed number", async () => {
-    const api = await company({ plan: "enterprise", maxProjects: 5 });
+    const api = await company({ plan: "enterprise", quotas: { projects: 5 } });
     await fill(api, "projects", 2);
     const responses = await Promise.all(
       Array.from({ length: 24 }, (_, i) => api.post("/v1/projects", { name: `Rush ${i}` })),
@@ -129,7 +129,7 @@ describe("quotas under concurrency", () => {
   });
 
   test("N parallel worker creates at the limit create exactly the allowed number", async () => {
-    const api = await company({ plan: "enterprise", maxWorkers: 4 });
+    const api = await company({ plan: "enterprise", quotas: { workers: 4 } });
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) => api.post("/v1/workers", { name: `Rush ${i}` })),
     );
@@ -139,7 +139,7 @@ describe("quotas under concurrency", () => {
   });
 
   test("parallel creates mixed with dry-runs and deletes never exceed the limit", async () => {
-    const api = await company({ plan: "enterprise", maxProjects: 3 });
+    const api = await company({ plan: "enterprise", quotas: { projects: 3 } });
     const existing = await fill(api, "projects", 3);
     const requests = [
       ...existing.slice(0, 2).map((id) => api.delete(`/v1/projects/${id}`)),
@@ -164,7 +164,8 @@ describe("quotas under concurrency", () => {
   test("the limit holds across server processes sharing one database", async () => {
     const second = await startServer();
     try {
-      const token = (await newCompany({ plan: "enterprise", maxProjects: 6, maxWorkers: 6 })).token;
+      const token = (await newCompany({ plan: "enterprise", quotas: { projects: 6, workers: 6 } }))
+        .token;
       const apis = [suite.api.as(token), new Api(second.baseUrl, token)];
       const responses = await Promise.all(
         Array.from({ length: 40 }, (_, i) => {

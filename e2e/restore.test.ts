@@ -45,7 +45,7 @@ async function eventCount(companyId: number, type: string): Promise<number> {
 describe("restore", () => {
   test("5,000 workers deleted in batches come back in batches exactly as they were, counted and " +
     "with their events", async () => {
-    const company = await newCompany({ plan: "enterprise", maxWorkers: 5000 });
+    const company = await newCompany({ plan: "enterprise", quotas: { workers: 5000 } });
     const client = suite.api.as(company.token);
     const ids: number[] = [];
     for (let batch = 0; batch < 10; batch++) {
@@ -266,7 +266,7 @@ describe("restore", () => {
   });
 
   test("a full quota refuses a restore with 402; a deleted reference refuses it with 422", async () => {
-    const company = await newCompany({ plan: "pro", maxWorkers: 1 });
+    const company = await newCompany({ plan: "pro", quotas: { workers: 1 } });
     const limited = suite.api.as(company.token);
     const first = await create(limited, "/v1/workers", { name: "First" });
     expect((await limited.delete(`/v1/workers/${first}`)).status).toBe(200);

@@ -85,7 +85,7 @@ test("newman runs the served collection against a live server: every request and
 
 test("an api-only company with a full workers quota runs the collection green: the folders it " +
   "cannot use are skipped, not failed", async () => {
-  const { token } = await newCompany({ plan: "free", addons: ["api"], maxWorkers: 0 });
+  const { token } = await newCompany({ plan: "free", addons: ["api"], quotas: { workers: 0 } });
   const { stats, failures, skipped, exitCode, output } = await runNewman(token);
   console.log(
     `newman (api add-on only, no worker slot): ${stats.requests.total} requests, ` +

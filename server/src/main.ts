@@ -23,6 +23,7 @@ import { listenForMetrics } from "./telemetry/metrics-listener.ts";
 import { readLogFormat } from "./telemetry/request-log.ts";
 import { startTracing } from "./telemetry/tracing.ts";
 import { registerServerGauges } from "./server-gauges.ts";
+import { ADDONS } from "./resources/registry.ts";
 
 const config = loadConfig();
 setLogLevel(config.logLevel);
@@ -52,7 +53,7 @@ async function seedDemoCompany(db: Database): Promise<string | undefined> {
   const demo = await createCompany(db, {
     name: "Demo Construction Co.",
     plan: "enterprise",
-    addons: ["api", "estimates", "subcontractors", "equipment"],
+    addons: [...ADDONS],
   });
   return demo.token;
 }

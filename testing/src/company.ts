@@ -1,5 +1,6 @@
 // Creates companies and tokens directly in the test database, as `bun run admin` does.
 import {
+  ADDONS,
   connectDatabase,
   createCompany,
   issueToken,
@@ -34,7 +35,7 @@ export async function newCompany(overrides: Partial<NewCompany> = {}): Promise<T
   const created = await createCompany(testDb().db, {
     name: `Test company ${counter} ${crypto.randomUUID().slice(0, 8)}`,
     plan: "enterprise",
-    addons: ["api", "estimates", "subcontractors", "equipment"],
+    addons: [...ADDONS],
     ...overrides,
   });
   return { companyId: created.company_id, token: created.token };

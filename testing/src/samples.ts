@@ -1,24 +1,24 @@
 // A valid create body and a valid update for each collection of records, keyed by the generated
 // collection names: a collection without a sample does not compile, so the suites that run over
 // every resource (crud, tenant walls, hostile input) cannot skip one.
+import { definitionNamed } from "@erp/server/registry";
 import { RECORD_COLLECTIONS, segmentOf, type RecordCollection } from "./collections.ts";
 
 export interface Sample {
-  addon: "api" | "estimates" | "subcontractors" | "equipment";
   /** The field that names a record (`name`, `title`). */
   title: string;
   create: Record<string, unknown>;
   update: Record<string, unknown>;
 }
 
-/** A sample and the path segment of its collection (`/v1/{resource}`). */
+/** A sample, the path segment of its collection (`/v1/{resource}`) and the add-on it needs. */
 export interface ResourceSample extends Sample {
   resource: string;
+  addon: string;
 }
 
 const BY_COLLECTION: Record<RecordCollection, Sample> = {
   projects: {
-    addon: "api",
     title: "name",
     create: {
       name: "Harbour depot",
@@ -29,31 +29,26 @@ const BY_COLLECTION: Record<RecordCollection, Sample> = {
     update: { address: "2 Quay St", end_date: "2026-09-30" },
   },
   workers: {
-    addon: "api",
     title: "name",
     create: { name: "Ada Mason", email: "ada@example.com", hourly_rate: 42 },
     update: { phone: "+1 555 0100", status: "INACTIVE" },
   },
   clients: {
-    addon: "api",
     title: "name",
     create: { name: "Northwind Ltd", tax_id: "NW-1" },
     update: { billing_address: "7 Main St" },
   },
   estimates: {
-    addon: "estimates",
     title: "title",
     create: { title: "Roof repair", amount: "980.00" },
     update: { amount: 1010.25, valid_until: "2026-12-31" },
   },
   subcontractors: {
-    addon: "subcontractors",
     title: "name",
     create: { name: "Sparks & Co", insurance_expires_on: "2027-01-31" },
     update: { email: "office@sparks.example" },
   },
   equipment: {
-    addon: "equipment",
     title: "name",
     update: { status: "MAINTENANCE" },
     // serial_number is unique per company, so every use gets a fresh one.
@@ -72,7 +67,7 @@ export const SAMPLES: ResourceSample[] = RECORD_COLLECTIONS.map((name) => {
   const sample = BY_COLLECTION[name];
   return {
     resource: segmentOf(name),
-    addon: sample.addon,
+    addon: definitionNamed(segmentOf(name)).addon,
     title: sample.title,
     update: sample.update,
     get create() {

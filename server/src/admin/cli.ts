@@ -1,11 +1,12 @@
 // `bun run admin …`: company and token administration (README.md).
 import { Command, InvalidArgumentError, Option } from "commander";
 import { issueToken, revokeToken } from "../auth/tokens.ts";
-import { PLAN_NAMES, type Plan } from "../auth/plans.ts";
+import { PLAN_NAMES, type Plan, QUOTA_NAMES, type QuotaName } from "../auth/plans.ts";
 import { connectDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
-import { ADDONS, type Addon } from "../auth/addons.ts";
+import type { Addon } from "../auth/addons.ts";
 import { createCompany, recountLiveRecords } from "./companies.ts";
+import { ADDONS } from "../resources/registry.ts";
 import { GRANTABLE_SCOPES } from "../resources/scopes.ts";
 
 const url = process.env.DATABASE_URL;
@@ -51,15 +52,25 @@ const program = new Command("admin")
   .description("Administer companies and API tokens")
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
 const company = program.command("company").description("Companies");
-company
+/** `--max-<resource>` for each line of the plans' quotas. */
+const quotaOptions = QUOTA_NAMES.map(
+  (name) =>
+    [
+      name,
+      new Option(`--max-${name} <n>`, `override the plan's quota of ${name}`).argParser(
+        positiveInt,
+      ),
+    ] as const,
+);
+const createCommand = company
   .command("create")
   .requiredOption("--name <name>", "company name")
   .addOption(new Option("--plan <plan>", "plan").choices(PLAN_NAMES).makeOptionMandatory())
   .option("--addons <list>", `comma-separated add-ons (${ADDONS.join(", ")})`, addonList, [
     "api",
-  ] as Addon[])
-  .option("--max-projects <n>", "override the plan's project quota", positiveInt)
-  .option("--max-workers <n>", "override the plan's worker quota", positiveInt)
+  ] as Addon[]);
+for (const [, option] of quotaOptions) createCommand.addOption(option);
+createCommand
   .option("--rate-limit <n>", "override the plan's requests per minute", positiveInt)
   .option("--json", "print JSON")
   .action(
@@ -67,12 +78,16 @@ company
       name: string;
       plan: Plan;
       addons: Addon[];
-      maxProjects?: number;
-      maxWorkers?: number;
       rateLimit?: number;
       json?: boolean;
+      [maxOfQuota: string]: unknown;
     }) => {
-      const created = await withDatabase((db) => createCompany(db, options));
+      const quotas: Partial<Record<QuotaName, number>> = {};
+      for (const [name, option] of quotaOptions) {
+        const limit = options[option.attributeName()];
+        if (typeof limit === "number") quotas[name] = limit;
+      }
+      const created = await withDatabase((db) => createCompany(db, { ...options, quotas }));
       print(
         Boolean(options.json),
         created,

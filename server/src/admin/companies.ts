@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { companies } from "../db/schema.ts";
 import { issueToken } from "../auth/tokens.ts";
-import type { Plan } from "../auth/plans.ts";
+import type { Plan, QuotaName } from "../auth/plans.ts";
 import type { Addon } from "../auth/addons.ts";
 import { RESOURCES, seedLookups } from "../resources/registry.ts";
 import { executePrepared } from "../db/statements.ts";
@@ -13,8 +13,8 @@ export interface NewCompany {
   name: string;
   plan: Plan;
   addons: Addon[];
-  maxProjects?: number;
-  maxWorkers?: number;
+  /** Limits of the plans' quotas for this company alone, by resource (`{ projects: 10 }`). */
+  quotas?: Partial<Record<QuotaName, number>>;
   rateLimit?: number;
 }
 
@@ -27,8 +27,7 @@ export async function createCompany(
       name: input.name,
       plan: input.plan,
       addons: [...new Set(input.addons)],
-      max_projects: input.maxProjects ?? null,
-      max_workers: input.maxWorkers ?? null,
+      quota_overrides: input.quotas ?? null,
       rate_limit: input.rateLimit ?? null,
     });
     const id = Number(result.insertId);

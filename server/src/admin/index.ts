@@ -4,3 +4,4 @@ export { createCompany, recountLiveRecords, type NewCompany } from "./companies.
 export { issueToken, revokeToken } from "../auth/tokens.ts";
 export { connectDatabase, type DatabaseHandle } from "../db/client.ts";
 export { migrateDatabase } from "../db/migrate.ts";
+export { ADDONS } from "../resources/registry.ts";

@@ -1,3 +1,4 @@
-// Add-ons a company may have: `api` opens every data endpoint; the others open their resources.
-export type Addon = "api" | "estimates" | "subcontractors" | "equipment";
-export const ADDONS: readonly Addon[] = ["api", "estimates", "subcontractors", "equipment"];
+// Add-ons a company may have. `api` opens every data endpoint; each other add-on opens the
+// resources whose definitions name it, so an add-on is declared once, by its resources
+// (`ADDONS` in resources/registry.ts lists them all).
+export type Addon = string;

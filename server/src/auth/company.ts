@@ -1,13 +1,14 @@
 // The calling company as a request sees it: plan, add-ons and effective limits.
 import type { Addon } from "./addons.ts";
-import { isPlan, PLANS, type Plan } from "./plans.ts";
+import { isPlan, PLANS, type Plan, QUOTA_NAMES, QUOTAS, type QuotaName } from "./plans.ts";
 
 export interface Company {
   id: number;
   name: string;
   plan: Plan;
   addons: ReadonlySet<Addon>;
-  limits: { projects: number | null; workers: number | null; requestsPerMinute: number | null };
+  /** The requests a minute and each quota of the plan (`QUOTAS`), the company's overrides applied. */
+  limits: { requestsPerMinute: number | null } & Readonly<Record<QuotaName, number | null>>;
 }
 
 export interface CompanyRow {
@@ -15,26 +16,26 @@ export interface CompanyRow {
   name: string;
   plan: string;
   addons: unknown;
-  max_projects: number | null;
-  max_workers: number | null;
+  quota_overrides: unknown;
   rate_limit: number | null;
 }
 
+/** A JSON column as the driver hands it: parsed by MySQL, text from MariaDB. */
+const jsonValue = (value: unknown): unknown =>
+  typeof value === "string" ? JSON.parse(value) : value;
+
 export function companyFromRow(row: CompanyRow): Company {
   const plan: Plan = isPlan(row.plan) ? row.plan : "free";
-  const defaults = PLANS[plan];
-  const addons = Array.isArray(row.addons)
-    ? row.addons
-    : (JSON.parse(String(row.addons)) as string[]);
+  const addons = jsonValue(row.addons) as Addon[];
+  const overrides = (jsonValue(row.quota_overrides) ?? {}) as Partial<Record<QuotaName, number>>;
+  const quotas = Object.fromEntries(
+    QUOTA_NAMES.map((name) => [name, overrides[name] ?? QUOTAS[name][plan]]),
+  ) as Record<QuotaName, number | null>;
   return {
     id: Number(row.id),
     name: row.name,
     plan,
-    addons: new Set(addons as Addon[]),
-    limits: {
-      projects: row.max_projects ?? defaults.projects,
-      workers: row.max_workers ?? defaults.workers,
-      requestsPerMinute: row.rate_limit ?? defaults.requestsPerMinute,
-    },
+    addons: new Set(addons),
+    limits: { ...quotas, requestsPerMinute: row.rate_limit ?? PLANS[plan].requestsPerMinute },
   };
 }

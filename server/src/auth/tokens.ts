@@ -140,8 +140,7 @@ export async function lookupTokenHash(db: Database, tokenHash: string): Promise<
       name: companies.name,
       plan: companies.plan,
       addons: companies.addons,
-      max_projects: companies.max_projects,
-      max_workers: companies.max_workers,
+      quota_overrides: companies.quota_overrides,
       rate_limit: companies.rate_limit,
     })
     .from(apiTokens)

@@ -138,8 +138,8 @@ export const companies = mysqlTable("companies", {
   name: varchar("name", { length: 200 }).notNull(),
   plan: varchar("plan", { length: 16 }).notNull(),
   addons: json("addons").$type<string[]>().notNull(),
-  max_projects: int("max_projects"),
-  max_workers: int("max_workers"),
+  /** The company's own limits of the plans' quotas, by resource (`{"projects": 10}`); null: none. */
+  quota_overrides: json("quota_overrides").$type<Record<string, number>>(),
   rate_limit: int("rate_limit"),
   created_at: timestamps.created_at,
 });

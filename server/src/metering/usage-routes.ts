@@ -8,9 +8,12 @@ import { usageCounters } from "../db/schema.ts";
 import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import { operationDetail } from "../http/operation-docs.ts";
-import { definitionNamed } from "../resources/registry.ts";
+import { RESOURCES } from "../resources/registry.ts";
 import { liveTotal } from "../resources/live-total.ts";
 import { periodOf } from "./usage-meter.ts";
+
+/** The resources a plan's quota limits, each with its own line of the plans' quotas. */
+const LIMITED = RESOURCES.filter((def) => def.quota !== undefined);
 
 const Quota = Type.Object(
   {
@@ -38,7 +41,9 @@ export const UsageResult = Type.Object(
         replays: Type.Integer({
           description: "Idempotent replays this month (not in `requests`).",
         }),
-        quotas: Type.Object({ projects: Quota, workers: Quota }, { additionalProperties: false }),
+        quotas: Type.Object(Object.fromEntries(LIMITED.map((def) => [def.name, Quota])), {
+          additionalProperties: false,
+        }),
       },
       { additionalProperties: false, title: "Usage" },
     ),
@@ -64,13 +69,12 @@ export function usageRoutes(deps: { db: Database; admission: Admission }) {
     async ({ request, set, company }) => {
       parseQuery(request.url, {});
       const period = periodOf(Date.now());
-      const [counters, projectsUsed, workersUsed] = await Promise.all([
+      const [counters, used] = await Promise.all([
         db
           .select()
           .from(usageCounters)
           .where(and(eq(usageCounters.company_id, company.id), eq(usageCounters.period, period))),
-        liveTotal(db, definitionNamed("projects"), company.id),
-        liveTotal(db, definitionNamed("workers"), company.id),
+        Promise.all(LIMITED.map((def) => liveTotal(db, def, company.id))),
       ]);
       const row = counters[0];
       return readResponse(
@@ -81,10 +85,12 @@ export function usageRoutes(deps: { db: Database; admission: Admission }) {
             requests: Number(row?.requests ?? 0),
             dry_run_requests: Number(row?.dry_run_requests ?? 0),
             replays: Number(row?.replays ?? 0),
-            quotas: {
-              projects: { used: projectsUsed, limit: company.limits.projects },
-              workers: { used: workersUsed, limit: company.limits.workers },
-            },
+            quotas: Object.fromEntries(
+              LIMITED.map((def, index) => [
+                def.name,
+                { used: used[index]!, limit: company.limits[def.quota!] },
+              ]),
+            ),
           },
         },
       );

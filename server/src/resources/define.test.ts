@@ -52,6 +52,19 @@ test("a column the definition forgets, a nullable required field or an undefault
   ).toThrow(/name is NOT NULL but neither required nor defaulted/);
 });
 
+test("a quota is the resource's own line of the plans' quotas", () => {
+  const fields = {
+    name: { type: "text" as const },
+    email: { type: "email" as const },
+    phone: { type: "text" as const },
+    tax_id: { type: "text" as const },
+    billing_address: { type: "text" as const },
+  };
+  expect(() =>
+    defineResource(schema.clients, { ...base, required: ["name"], fields, quota: "workers" }),
+  ).toThrow(/clients: its quota must be its own line of the plans' quotas, not workers/);
+});
+
 test("every registered definition has a name and a table of its own", () => {
   expect(new Set(ALL_RESOURCES.map((def) => def.name)).size).toBe(ALL_RESOURCES.length);
   expect(new Set(ALL_RESOURCES.map((def) => def.table)).size).toBe(ALL_RESOURCES.length);

@@ -95,6 +95,11 @@ export function contradictions(def: DeclaredResource): string[] {
       found.push(`${def.name}: ${name} is text but its column has no length`);
   }
   if (def.status && !def.table.status) found.push(`${def.name}: has statuses but no status column`);
+  // A quota counts the resource's own live records, so it is the resource's own line of QUOTAS.
+  if (def.quota !== undefined && def.quota !== def.name)
+    found.push(
+      `${def.name}: its quota must be its own line of the plans' quotas, not ${def.quota}`,
+    );
   const names = new Set(Object.keys(def.fields));
   const aliased = new Set<string>();
   for (const [name, spec] of Object.entries(def.fields)) {

@@ -2,6 +2,7 @@
 // validation, OpenAPI schemas and the SDK types are all derived from these definitions.
 import type { MySqlColumn, MySqlTable } from "drizzle-orm/mysql-core";
 import type { Addon } from "../auth/addons.ts";
+import type { QuotaName } from "../auth/plans.ts";
 import type { RefusalCode } from "../refusals/catalogue.ts";
 import type { Refusal } from "../refusals/refusal.ts";
 
@@ -101,7 +102,8 @@ export interface ResourceDefinition {
   status?: StateMachine;
   search: readonly string[];
   filters: readonly string[];
-  quota?: "projects" | "workers";
+  /** The resource's own line of the plans' quotas (auth/plans.ts): its name, when it is limited. */
+  quota?: QuotaName;
   parent?: ParentScope;
   /** Rows every new company starts with (the `name`s of a lookup). */
   seed?: readonly string[];

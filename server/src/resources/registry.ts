@@ -2,6 +2,7 @@
 // its references linked to the definitions they name.
 import { getTableName } from "drizzle-orm";
 import type { MySqlTable } from "drizzle-orm/mysql-core";
+import type { Addon } from "../auth/addons.ts";
 import type { Executor } from "../db/client.ts";
 import { clients } from "./clients.ts";
 import type { DeclaredResource, FieldSpec, ResourceDefinition } from "./definition.ts";
@@ -74,6 +75,11 @@ export const ALL_RESOURCES: readonly ResourceDefinition[] = [
   ...RESOURCES,
   ...SUB_RESOURCES,
   ...LOOKUPS,
+];
+
+/** Every add-on a company may have: `api`, then each one a definition names, in the documents' order. */
+export const ADDONS: readonly Addon[] = [
+  ...new Set(["api", ...ALL_RESOURCES.map((def) => def.addon)]),
 ];
 
 const byName = new Map<string, ResourceDefinition>(ALL_RESOURCES.map((def) => [def.name, def]));

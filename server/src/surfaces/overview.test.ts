@@ -1,5 +1,6 @@
 // The document's introduction names the resources in prose; it must name every one the registry
-// serves, and every resource behind an add-on of its own where it says which need one.
+// serves, every resource behind an add-on of its own where it says which need one, and every
+// resource a quota limits where it speaks of quotas.
 import { expect, test } from "bun:test";
 import { ALL_RESOURCES, RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
 import { OVERVIEW } from "./overview.ts";
@@ -27,4 +28,11 @@ test("the add-on paragraph names every resource that needs an add-on besides the
       ALL_RESOURCES.filter((def) => def.addon !== "api").map((def) => def.name),
     ),
   ).toEqual([]);
+});
+
+test("the limits paragraph names every resource a plan's quota limits", () => {
+  const limits = paragraphs.find((paragraph) => paragraph.startsWith("## Limits and metering"))!;
+  const limited = ALL_RESOURCES.filter((def) => def.quota !== undefined).map((def) => def.name);
+  expect(limited.length).toBeGreaterThan(0);
+  expect(named(limits, limited)).toEqual([]);
 });
