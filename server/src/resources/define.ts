@@ -127,6 +127,16 @@ const EXTERNAL_ID: FieldDeclaration = {
     "U+202A-U+202E, U+2066-U+2069).",
 };
 
+/** What every seeded read-only lookup declares alike: its `name`, listed only, under one tag. */
+export const SEEDED_LOOKUP = {
+  tag: "lookups",
+  operations: ["list"],
+  required: ["name"],
+  fields: { name: { type: "text" } },
+  search: [],
+  filters: [],
+} as const;
+
 /** A definition checked against its table; the registry links its references (registry.ts). */
 export function defineResource<T extends MySqlTable>(
   table: T,

@@ -8,10 +8,11 @@ import { clients } from "./clients.ts";
 import type { DeclaredResource, FieldSpec, ResourceDefinition } from "./definition.ts";
 import { equipment } from "./equipment.ts";
 import { estimates } from "./estimates.ts";
-import { equipmentCategories, trades } from "./lookups.ts";
+import { equipmentCategories } from "./equipment-categories.ts";
 import { projects } from "./projects.ts";
 import { rentals } from "./rentals.ts";
 import { subcontractors } from "./subcontractors.ts";
+import { trades } from "./trades.ts";
 import { workers } from "./workers.ts";
 
 /** The top-level collections, in the order documents list them. */
