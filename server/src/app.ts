@@ -16,7 +16,7 @@ import { requestContext } from "./http/request-context.ts";
 import { methodTable } from "./http/routes.ts";
 import type { UsageMeter } from "./metering/usage-meter.ts";
 import { usageRoutes } from "./metering/usage-routes.ts";
-import { ALL_RESOURCES } from "./resources/registry.ts";
+import { ALL_DEFINITIONS } from "./resources/registry.ts";
 import { FeedWaiters } from "./events/feed-waiters.ts";
 import { eventRoutes } from "./routes/event-routes.ts";
 import { webhookRoutes } from "./routes/webhook-routes.ts";
@@ -63,7 +63,7 @@ export function buildApp(deps: AppDeps) {
     .use(cors)
     .use(healthRoutes(db))
     .use(usageRoutes({ db, admission: new Admission(companies, limiter, scopes) }));
-  for (const def of ALL_RESOURCES) app.use(resourceRoutes(def, routeDeps));
+  for (const def of ALL_DEFINITIONS) app.use(resourceRoutes(def, routeDeps));
   app.use(eventRoutes(routeDeps));
   app.use(webhookRoutes(routeDeps));
   app.use(tokenRoutes(routeDeps, companies));
@@ -82,7 +82,7 @@ function recordOwners(db: AppDeps["database"]["db"]): Record<string, RecordOwner
   });
   return {
     ...Object.fromEntries(
-      ALL_RESOURCES.map((def) => [def.name, owner(def.singular.toLowerCase(), def.table)]),
+      ALL_DEFINITIONS.map((def) => [def.name, owner(def.singular.toLowerCase(), def.table)]),
     ),
     "webhook-endpoints": owner("webhook endpoint", webhookEndpoints),
     tokens: owner("token", apiTokens),

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import * as schema from "../db/schema.ts";
 import { defineResource } from "./define.ts";
-import { ALL_RESOURCES, definitionNamed } from "./registry.ts";
+import { ALL_DEFINITIONS, definitionNamed } from "./registry.ts";
 
 const base = {
   name: "clients",
@@ -16,7 +16,7 @@ const base = {
 };
 
 test("lengths and nullability come from the columns", () => {
-  const clients = ALL_RESOURCES.find((def) => def.name === "clients")!;
+  const clients = ALL_DEFINITIONS.find((def) => def.name === "clients")!;
   expect(clients.fields.name).toMatchObject({ type: "text", max: 200, nullable: false });
   expect(clients.fields.tax_id).toMatchObject({ type: "text", max: 32, nullable: true });
   expect(clients.fields.email).toMatchObject({ type: "email", max: 254 });
@@ -66,8 +66,8 @@ test("a quota is the resource's own line of the plans' quotas", () => {
 });
 
 test("every registered definition has a name and a table of its own", () => {
-  expect(new Set(ALL_RESOURCES.map((def) => def.name)).size).toBe(ALL_RESOURCES.length);
-  expect(new Set(ALL_RESOURCES.map((def) => def.table)).size).toBe(ALL_RESOURCES.length);
+  expect(new Set(ALL_DEFINITIONS.map((def) => def.name)).size).toBe(ALL_DEFINITIONS.length);
+  expect(new Set(ALL_DEFINITIONS.map((def) => def.table)).size).toBe(ALL_DEFINITIONS.length);
 });
 
 test("the registry links every reference, dependent and parent to a registered definition", () => {
@@ -78,7 +78,7 @@ test("the registry links every reference, dependent and parent to a registered d
   });
   expect(definitionNamed("estimates").dependents[0]?.resource).toBe(projects);
   expect(definitionNamed("rentals").parent?.resource).toBe(definitionNamed("equipment"));
-  for (const def of ALL_RESOURCES) {
+  for (const def of ALL_DEFINITIONS) {
     const targets = [...Object.values(def.fields), ...Object.values(def.readOnly)].flatMap(
       (spec) => (spec.type === "ref" ? [spec.target] : []),
     );
@@ -87,7 +87,7 @@ test("the registry links every reference, dependent and parent to a registered d
       ...def.dependents.map((dependent) => dependent.resource),
       ...(def.parent ? [def.parent.resource] : []),
     ]) {
-      expect(ALL_RESOURCES).toContain(linked);
+      expect(ALL_DEFINITIONS).toContain(linked);
     }
   }
 });

@@ -68,11 +68,15 @@ function link(
 
 const linked = link([...TOP_LEVEL, ...UNDER_A_MEMBER, ...SEEDED]);
 
+/** The top-level collections of records. */
 export const RESOURCES: readonly ResourceDefinition[] = TOP_LEVEL.map(linked);
+/** The collections of records under a member of another. */
 export const SUB_RESOURCES: readonly ResourceDefinition[] = UNDER_A_MEMBER.map(linked);
+/** The seeded read-only lists. */
 export const LOOKUPS: readonly ResourceDefinition[] = SEEDED.map(linked);
 
-export const ALL_RESOURCES: readonly ResourceDefinition[] = [
+/** Every definition the API serves: collections of records, sub-collections and lookups. */
+export const ALL_DEFINITIONS: readonly ResourceDefinition[] = [
   ...RESOURCES,
   ...SUB_RESOURCES,
   ...LOOKUPS,
@@ -80,10 +84,10 @@ export const ALL_RESOURCES: readonly ResourceDefinition[] = [
 
 /** Every add-on a company may have: `api`, then each one a definition names, in the documents' order. */
 export const ADDONS: readonly Addon[] = [
-  ...new Set(["api", ...ALL_RESOURCES.map((def) => def.addon)]),
+  ...new Set(["api", ...ALL_DEFINITIONS.map((def) => def.addon)]),
 ];
 
-const byName = new Map<string, ResourceDefinition>(ALL_RESOURCES.map((def) => [def.name, def]));
+const byName = new Map<string, ResourceDefinition>(ALL_DEFINITIONS.map((def) => [def.name, def]));
 
 /** The definition of a resource by its name (its path segment). */
 export function definitionNamed(name: string): ResourceDefinition {

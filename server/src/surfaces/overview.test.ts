@@ -2,7 +2,7 @@
 // serves, every resource behind an add-on of its own where it says which need one, and every
 // resource a quota limits where it speaks of quotas.
 import { expect, test } from "bun:test";
-import { ALL_RESOURCES, RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { ALL_DEFINITIONS, RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
 import { OVERVIEW } from "./overview.ts";
 
 const paragraphs = OVERVIEW.split("\n\n").map((paragraph) => paragraph.replace(/\s+/g, " "));
@@ -25,14 +25,14 @@ test("the add-on paragraph names every resource that needs an add-on besides the
   expect(
     named(
       addons,
-      ALL_RESOURCES.filter((def) => def.addon !== "api").map((def) => def.name),
+      ALL_DEFINITIONS.filter((def) => def.addon !== "api").map((def) => def.name),
     ),
   ).toEqual([]);
 });
 
 test("the limits paragraph names every resource a plan's quota limits", () => {
   const limits = paragraphs.find((paragraph) => paragraph.startsWith("## Limits and metering"))!;
-  const limited = ALL_RESOURCES.filter((def) => def.quota !== undefined).map((def) => def.name);
+  const limited = ALL_DEFINITIONS.filter((def) => def.quota !== undefined).map((def) => def.name);
   expect(limited.length).toBeGreaterThan(0);
   expect(named(limits, limited)).toEqual([]);
 });

@@ -21,7 +21,8 @@ import { subscribes } from "./endpoints.ts";
 import { attemptDelivery } from "./attempt.ts";
 import { signingSecrets } from "./signature.ts";
 
-const ALL_RESOURCES = [...RESOURCES, ...SUB_RESOURCES].map((def) => def.name);
+/** The resources whose records change, so have events: every one but the read-only lookups. */
+const RESOURCES_WITH_EVENTS = [...RESOURCES, ...SUB_RESOURCES].map((def) => def.name);
 const FAN_OUT_PAGE = 200;
 /** Sends in flight at once in one process: per endpoint, per company, in all. */
 const ENDPOINT_SLOTS = 8;
@@ -136,7 +137,7 @@ export class WebhookDispatcher {
         companyId: endpoint.company_id,
         after: endpoint.cursor ?? undefined,
         limit: FAN_OUT_PAGE,
-        resources: ALL_RESOURCES,
+        resources: RESOURCES_WITH_EVENTS,
       });
       if (page.events.length === 0) continue;
       if (page.events.length === FAN_OUT_PAGE) more = true;
