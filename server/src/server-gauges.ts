@@ -1,5 +1,6 @@
 // The gauges read when Prometheus scrapes: the database pools' state and the webhook backlog.
 import { sql } from "drizzle-orm";
+import { selectRows } from "./db/sql.ts";
 import type mysql from "mysql2/promise";
 import type { DatabaseHandle } from "./db/client.ts";
 import { withDatabaseBudget } from "./db/deadline.ts";
@@ -44,12 +45,15 @@ export function registerServerGauges(database: DatabaseHandle): void {
     async (set) => {
       let rows: { status: string; total: number | string }[];
       try {
-        [rows] = (await withDatabaseBudget(
+        rows = await withDatabaseBudget(
           () =>
-            database.db.execute(sql`SELECT status, COUNT(*) AS total FROM webhook_deliveries
-              WHERE status IN ('pending', 'failed') GROUP BY status`),
+            selectRows<(typeof rows)[number]>(
+              database.db,
+              sql`SELECT status, COUNT(*) AS total FROM webhook_deliveries
+              WHERE status IN ('pending', 'failed') GROUP BY status`,
+            ),
           BACKLOG_BUDGET_MS,
-        )) as unknown as [typeof rows];
+        );
       } catch {
         return; // a database that does not answer leaves the backlog out of this scrape
       }

@@ -6,7 +6,7 @@ import { issueToken } from "../auth/tokens.ts";
 import type { Plan, QuotaName } from "../auth/plans.ts";
 import type { Addon } from "../auth/addons.ts";
 import { RESOURCES, seedLookups } from "../resources/registry.ts";
-import { executePrepared } from "../db/statements.ts";
+import { fillPlaceholders, runStatement } from "../db/sql.ts";
 import { newCompanyCounters } from "../db/company-counters.ts";
 
 export interface NewCompany {
@@ -36,7 +36,7 @@ export async function createCompany(
       id,
       RESOURCES.map((def) => def.name),
     );
-    await executePrepared(tx, counters.text, counters.values ?? []);
+    await runStatement(tx, sql.raw(fillPlaceholders(counters.text, counters.values ?? [])));
     return id;
   });
   const issued = await issueToken(db, companyId, { name: "initial", scopes: ["*"] });
@@ -49,9 +49,12 @@ export async function createCompany(
  */
 export async function recountLiveRecords(db: Database, companyId: number): Promise<void> {
   for (const def of RESOURCES) {
-    await db.execute(sql`INSERT INTO company_counters (company_id, name, value)
+    await runStatement(
+      db,
+      sql`INSERT INTO company_counters (company_id, name, value)
       SELECT ${companyId}, ${def.name}, COUNT(*) FROM ${def.table} WHERE company_id = ${companyId}
         AND deleted_at IS NULL
-      ON DUPLICATE KEY UPDATE value = VALUES(value)`);
+      ON DUPLICATE KEY UPDATE value = VALUES(value)`,
+    );
   }
 }

@@ -6,6 +6,7 @@
 // (docs/limits.md): they give their unit back.
 import { errorLabel } from "../db/errors.ts";
 import { sql } from "drizzle-orm";
+import { runStatement, selectRows } from "../db/sql.ts";
 import { envMilliseconds } from "../base/config.ts";
 import type { Database, Executor } from "../db/client.ts";
 import { rateLimited } from "../refusals/catalogue.ts";
@@ -127,22 +128,28 @@ export class RateLimiter {
         ([companyId, window]) =>
           sql`(${companyId}, ${window.windowStart}, ${this.processId}, ${window.local})`,
       );
-      await this.db.execute(sql`INSERT INTO rate_counts (company_id, window_start, process_id, hits)
+      await runStatement(
+        this.db,
+        sql`INSERT INTO rate_counts (company_id, window_start, process_id, hits)
         VALUES ${sql.join(rows, sql`, `)}
-        ON DUPLICATE KEY UPDATE hits = VALUES(hits)`);
+        ON DUPLICATE KEY UPDATE hits = VALUES(hits)`,
+      );
       for (const [, window] of changed) window.written = window.local;
     }
     if (this.#windows.size > 0) await this.#readOthers([...this.#windows.keys()], current);
   }
 
   async #readOthers(companyIds: number[], windowStart: number): Promise<void> {
-    const [rows] = (await this.db.execute(sql`
+    const rows = await selectRows<{ company_id: number; hits: number }>(
+      this.db,
+      sql`
       SELECT company_id, SUM(hits) AS hits FROM rate_counts
       WHERE window_start = ${windowStart} AND process_id <> ${this.processId} AND company_id IN (${sql.join(
         companyIds.map((id) => sql`${id}`),
         sql`, `,
       )})
-      GROUP BY company_id`)) as unknown as [{ company_id: number; hits: number }[]];
+      GROUP BY company_id`,
+    );
     const sums = new Map(rows.map((row) => [Number(row.company_id), Number(row.hits)]));
     for (const companyId of companyIds) {
       const window = this.#windows.get(companyId);
@@ -153,5 +160,5 @@ export class RateLimiter {
 
 /** Drops counts of windows that can no longer count (every process is past them). */
 export async function purgeRateCounts(db: Executor, at = Date.now()): Promise<void> {
-  await db.execute(sql`DELETE FROM rate_counts WHERE window_start < ${at - 2 * WINDOW_MS}`);
+  await runStatement(db, sql`DELETE FROM rate_counts WHERE window_start < ${at - 2 * WINDOW_MS}`);
 }

@@ -1,16 +1,13 @@
 // The connection pools (reads, and write transactions) and the drizzle handle every module shares.
 import mysql from "mysql2/promise";
-import { drizzle, type MySql2Database } from "drizzle-orm/mysql2";
 import { log } from "../base/log.ts";
 import { errorLabel } from "./errors.ts";
 import { observedPool } from "./observed-pool.ts";
 import { guardPool, type GuardedPool } from "./pool.ts";
-import * as schema from "./schema.ts";
+import { type Database, drizzleOver } from "./sql.ts";
 import { Supervisor } from "./supervisor.ts";
 
-export type Database = MySql2Database<typeof schema>;
-export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
-export type Executor = Database | Transaction;
+export type { Database, Executor, Transaction } from "./sql.ts";
 
 export interface DatabaseHandle {
   db: Database;
@@ -77,11 +74,11 @@ function createPool(url: string, options: ConnectOptions, writes: boolean): mysq
     // mysql2 otherwise captures a stack trace per query (10% of a busy server's CPU); our errors
     // are classified by code, never read for their stack.
     trace: false,
-    // The prepared statements a connection keeps (db/statements.ts uses about 20 fixed texts);
+    // The prepared statements a connection keeps (db/sql.ts runs about 20 fixed texts);
     // mysql2's default of 16,000 per connection could reach the database's global cap.
     maxPreparedStatements: 64,
     // A write sends its statements and its COMMIT as one text (one round trip), each value in it
-    // escaped (db/write-transaction.ts, db/sql-literal.ts), never text spliced in as it came.
+    // escaped (db/write-transaction.ts, db/sql.ts), never text spliced in as it came.
     multipleStatements: writes,
     // A text sent without values goes as it is: the driver would otherwise scan it whole for
     // placeholders, and a batch's text is hundreds of kilobytes.
@@ -125,7 +122,7 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
     false,
   );
   const reader = observedPool("read", guardPool(pool));
-  const db = drizzle(reader as unknown as mysql.Pool, { schema, mode: "default" });
+  const db = drizzleOver(reader);
   return {
     db,
     pool,

@@ -2,7 +2,7 @@
 // each resource's live records. A write moves them all in one statement, the last before its events and COMMIT,
 // so the rows are locked only for the end of the transaction. Quotas and list totals read them.
 import type { Executor } from "./client.ts";
-import { executePrepared } from "./statements.ts";
+import { executePrepared } from "./sql.ts";
 import type { Statement } from "./write-transaction.ts";
 
 /** The counter of the company's last event number. */

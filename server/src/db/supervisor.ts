@@ -6,7 +6,7 @@
 // same lock), land after the request had answered, or never (docs/writes-and-retries.md).
 import { databaseErrorKind } from "./errors.ts";
 import { withDatabaseBudget } from "./deadline.ts";
-import { fillPlaceholders } from "./sql-literal.ts";
+import { fillPlaceholders } from "./sql.ts";
 
 /** A statement's text with `?` placeholders and their values. */
 interface Probe {

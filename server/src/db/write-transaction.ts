@@ -11,14 +11,11 @@
 // savepoint, and its COMMIT text releases the savepoint just before the COMMIT: in a tail, a new
 // transaction, the savepoint does not exist, the release fails, and the text stops before the
 // COMMIT (the ROLLBACK then discards the tail). Still one round trip.
-import { drizzle } from "drizzle-orm/mysql2";
 import { log } from "../base/log.ts";
-import type { Pool } from "mysql2/promise";
-import type { Executor } from "./client.ts";
 import { remainingBudgetMs } from "./deadline.ts";
 import { settleBy, unwatch, watch } from "./deadline-watch.ts";
 import { CommitOutcomeUnknownError, DatabaseDeadlineError, errorLabel } from "./errors.ts";
-import { fillPlaceholders } from "./sql-literal.ts";
+import { drizzleOver, type Executor, fillPlaceholders } from "./sql.ts";
 import type { GuardedConnection, GuardedPool } from "./pool.ts";
 
 /** A statement's text with `?` placeholders and their values, or (no values) its whole text. */
@@ -98,7 +95,7 @@ export class WriteTransaction {
         query: async (input, values) => (await opening()).query(input, values),
         execute: async (input, values) => (await opening()).execute(input, values),
       };
-      this.#db = drizzle(client as unknown as Pool, { mode: "default" }) as unknown as Executor;
+      this.#db = drizzleOver(client, { bare: true });
     }
     return this.#db;
   }

@@ -2,6 +2,7 @@
 // narrowed to a type, a resource or one record's history; where the feed ends now; and a read
 // that waits for the next event (a long-poll).
 import { sql, type SQL } from "drizzle-orm";
+import { selectRows } from "../db/sql.ts";
 import type { Executor } from "../db/client.ts";
 import { withDatabaseBudget } from "../db/deadline.ts";
 import { cursorExpired, invalidQuery } from "../refusals/catalogue.ts";
@@ -97,11 +98,12 @@ export async function readFeed(db: Executor, query: FeedQuery): Promise<FeedPage
     );
   if (query.type?.endsWith(".*")) conditions.push(sql`type LIKE ${`${query.type.slice(0, -2)}.%`}`);
   else if (query.type !== undefined) conditions.push(sql`type = ${query.type}`);
-  const [rows] = (await db.execute(sql`
+  const rows = await selectRows<EventRow>(
+    db,
+    sql`
     SELECT id, type, resource, record_id, data, request_id, idempotency_key, created_at FROM events
-    WHERE ${sql.join(conditions, sql` AND `)} ORDER BY seq LIMIT ${query.limit}`)) as unknown as [
-    EventRow[],
-  ];
+    WHERE ${sql.join(conditions, sql` AND `)} ORDER BY seq LIMIT ${query.limit}`,
+  );
   const events = rows.map(toEvent);
   return { events, nextCursor: events.at(-1)?.id ?? query.after ?? null };
 }
@@ -111,12 +113,13 @@ export async function readFeed(db: Executor, query: FeedQuery): Promise<FeedPage
  * yet, or all past retention), a cursor at the last number purged: it is not expired.
  */
 export async function latestCursor(db: Executor, companyId: number): Promise<string> {
-  const [rows] = (await db.execute(sql`
+  const rows = await selectRows<{ newest: string | null; purged_through: number | null }>(
+    db,
+    sql`
     SELECT (SELECT id FROM events WHERE company_id = ${companyId} ORDER BY seq DESC LIMIT 1) AS newest,
       (SELECT value FROM company_counters WHERE company_id = ${companyId}
-        AND name = ${PURGED_COUNTER}) AS purged_through`)) as unknown as [
-    { newest: string | null; purged_through: number | null }[],
-  ];
+        AND name = ${PURGED_COUNTER}) AS purged_through`,
+  );
   return rows[0]?.newest ?? cursorAt(Number(rows[0]?.purged_through ?? 0));
 }
 

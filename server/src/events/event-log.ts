@@ -3,7 +3,7 @@
 // leaves the last new event number in LAST_INSERT_ID(), and insert the events numbered from it.
 // The counter row stays locked from that moment to the COMMIT sent in the same round trip, so
 // numbers follow commit order with no gaps: a reader that sees number N sees every number before.
-import { sqlLiteral } from "../db/sql-literal.ts";
+import { sqlLiteral } from "../db/sql.ts";
 import type { Statement } from "../db/write-transaction.ts";
 import { definitionNamed } from "../resources/registry.ts";
 import type { RecordChange } from "./changes.ts";

@@ -2,6 +2,7 @@
 // the events committed since the waiters last looked, and where the write path keeps the newest
 // event number (for a company that fell too far behind to read its events' types).
 import { sql } from "drizzle-orm";
+import { selectRows } from "../db/sql.ts";
 import type { Executor } from "../db/client.ts";
 import { EVENTS_COUNTER } from "../db/company-counters.ts";
 
@@ -11,12 +12,15 @@ export async function newestSequences(
   companyIds: readonly number[],
 ): Promise<Map<number, number>> {
   if (companyIds.length === 0) return new Map();
-  const [rows] = (await db.execute(sql`
+  const rows = await selectRows<{ company_id: number; value: number }>(
+    db,
+    sql`
     SELECT company_id, value FROM company_counters
     WHERE name = ${EVENTS_COUNTER} AND company_id IN (${sql.join(
       companyIds.map((id) => sql`${id}`),
       sql`, `,
-    )})`)) as unknown as [{ company_id: number; value: number }[]];
+    )})`,
+  );
   return new Map(rows.map((row) => [Number(row.company_id), Number(row.value)]));
 }
 
@@ -44,12 +48,19 @@ export async function newEventTypes(
     ({ companyId, after }) =>
       sql`(company_id = ${companyId} AND seq > ${after} AND seq <= ${after + span})`,
   );
-  const [rows] = (await db.execute(sql`
+  const rows = await selectRows<{
+    company_id: number;
+    type: string;
+    resource: string;
+    newest: number;
+    how_many: number;
+  }>(
+    db,
+    sql`
     SELECT company_id, type, resource, MAX(seq) AS newest, COUNT(*) AS how_many FROM events
     WHERE ${sql.join(within, sql` OR `)}
-    GROUP BY company_id, type, resource`)) as unknown as [
-    { company_id: number; type: string; resource: string; newest: number; how_many: number }[],
-  ];
+    GROUP BY company_id, type, resource`,
+  );
   return rows.map((row) => ({
     companyId: Number(row.company_id),
     type: row.type,

@@ -3,6 +3,7 @@
 // counts each metered request (auth/admission.ts) and a replay is moved to the replays.
 import { errorLabel } from "../db/errors.ts";
 import { sql } from "drizzle-orm";
+import { runStatement } from "../db/sql.ts";
 import type { RequestCounter } from "../auth/admission.ts";
 import type { Database } from "../db/client.ts";
 import { log } from "../base/log.ts";
@@ -96,12 +97,15 @@ export class UsageMeter implements RequestCounter {
     for (const counts of batch) {
       try {
         // A negative `requests` (replays of requests already written) only ever meets a stored row.
-        await this.db.execute(sql`
+        await runStatement(
+          this.db,
+          sql`
           INSERT INTO usage_counters (company_id, period, requests, dry_run_requests, replays)
           VALUES (${counts.companyId}, ${counts.period}, ${Math.max(0, counts.requests)},
             ${counts.dryRunRequests}, ${counts.replays})
           ON DUPLICATE KEY UPDATE requests = requests + ${counts.requests},
-            dry_run_requests = dry_run_requests + ${counts.dryRunRequests}, replays = replays + ${counts.replays}`);
+            dry_run_requests = dry_run_requests + ${counts.dryRunRequests}, replays = replays + ${counts.replays}`,
+        );
       } catch (error) {
         this.#restore(counts);
         log.throttled(

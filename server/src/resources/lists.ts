@@ -19,7 +19,7 @@ import {
 } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
-import { executePrepared, unsignedInteger } from "../db/statements.ts";
+import { executePrepared, unsignedInteger } from "../db/sql.ts";
 import type { PageStart, SortPosition } from "../http/paging.ts";
 import type { Range, RangeOperator, SortKey } from "../http/query.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";

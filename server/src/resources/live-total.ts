@@ -4,7 +4,7 @@
 import { getTableName } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
 import { liveRecords, type Counted } from "../db/company-counters.ts";
-import { executePrepared, unsignedInteger } from "../db/statements.ts";
+import { executePrepared, unsignedInteger } from "../db/sql.ts";
 import type { ResourceDefinition } from "./definition.ts";
 import { RESOURCES } from "./registry.ts";
 

@@ -2,7 +2,7 @@
 import { and, asc, eq, getTableName, inArray, isNull, type SQL } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
-import { executePrepared } from "../db/statements.ts";
+import { executePrepared } from "../db/sql.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "./definition.ts";
 import { readableFieldNames } from "./fields.ts";
 

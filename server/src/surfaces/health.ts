@@ -3,6 +3,7 @@
 import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { sql } from "drizzle-orm";
+import { selectRows } from "../db/sql.ts";
 import type { Database } from "../db/client.ts";
 import { withDatabaseBudget } from "../db/deadline.ts";
 import { databaseUnavailable } from "../refusals/catalogue.ts";
@@ -16,7 +17,7 @@ export function healthRoutes(db: Database) {
     async () => {
       const started = performance.now();
       try {
-        await withDatabaseBudget(() => db.execute(sql`SELECT 1`), HEALTH_BUDGET_MS);
+        await withDatabaseBudget(() => selectRows(db, sql`SELECT 1`), HEALTH_BUDGET_MS);
       } catch {
         throw databaseUnavailable();
       }

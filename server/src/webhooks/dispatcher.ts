@@ -9,7 +9,7 @@
 // backoff for 24 h, then marked failed.
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
-import type { ResultSetHeader } from "mysql2";
+import { runStatement, selectRows } from "../db/sql.ts";
 import { envMilliseconds } from "../base/config.ts";
 import { log } from "../base/log.ts";
 import type { Database } from "../db/client.ts";
@@ -146,7 +146,7 @@ export class WebhookDispatcher {
       const now = new Date();
       const inserted = await this.db.transaction(async (tx) => {
         // Compare-and-set: only the process that moves the cursor from where it read it inserts.
-        const [moved] = (await tx
+        const [moved] = await tx
           .update(webhookEndpoints)
           .set({ cursor: page.nextCursor })
           .where(
@@ -157,7 +157,7 @@ export class WebhookDispatcher {
                 ? isNull(webhookEndpoints.cursor)
                 : eq(webhookEndpoints.cursor, endpoint.cursor),
             ),
-          )) as unknown as [ResultSetHeader];
+          );
         if (moved.affectedRows !== 1 || wanted.length === 0) return false;
         await tx
           .insert(webhookDeliveries)
@@ -189,14 +189,15 @@ export class WebhookDispatcher {
 
   /** Enabled endpoints with a due delivery no process holds: one index probe per endpoint (the hint keeps it one). */
   async #dueEndpoints(): Promise<EndpointRef[]> {
-    const [rows] = (await this.db.execute(sql`
+    const rows = await selectRows<{ company_id: number; id: number }>(
+      this.db,
+      sql`
       SELECT e.company_id, e.id FROM webhook_endpoints e
       WHERE e.enabled = TRUE AND e.deleted_at IS NULL AND EXISTS (
         SELECT 1 FROM webhook_deliveries d FORCE INDEX (webhook_deliveries_due)
         WHERE d.status = 'pending' AND d.company_id = e.company_id AND d.endpoint_id = e.id
-          AND d.next_attempt_at <= NOW(3) AND (d.lease_until IS NULL OR d.lease_until < NOW(3)))`)) as unknown as [
-      { company_id: number; id: number }[],
-    ];
+          AND d.next_attempt_at <= NOW(3) AND (d.lease_until IS NULL OR d.lease_until < NOW(3)))`,
+    );
     return rows.map((row) => ({ companyId: Number(row.company_id), endpointId: Number(row.id) }));
   }
 
@@ -280,16 +281,17 @@ export class WebhookDispatcher {
     if (candidates.length === 0) return [];
     const claim = randomUUID();
     const ids = candidates.map((candidate) => candidate.delivery.id);
-    const [claimed] = (await this.db.execute(sql`
+    const claimed = await runStatement(
+      this.db,
+      sql`
       UPDATE webhook_deliveries
         SET lease_owner = ${claim}, lease_until = NOW(3) + INTERVAL ${this.options.leaseMs * 1000} MICROSECOND
       WHERE company_id = ${endpoint.companyId} AND id IN (${sql.join(
         ids.map((id) => sql`${id}`),
         sql`, `,
       )})
-        AND status = 'pending' AND (lease_until IS NULL OR lease_until < NOW(3))`)) as unknown as [
-      ResultSetHeader,
-    ];
+        AND status = 'pending' AND (lease_until IS NULL OR lease_until < NOW(3))`,
+    );
     let won = candidates;
     // Another process claimed some in between: keep the ones that carry this claim.
     if (claimed.affectedRows < candidates.length) {

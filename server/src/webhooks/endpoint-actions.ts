@@ -3,6 +3,7 @@
 // longer than the retry window.
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { selectRows } from "../db/sql.ts";
 import type { Executor } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema.ts";
 import { readFeed } from "../events/event-feed.ts";
@@ -132,10 +133,11 @@ async function cursorBefore(
   companyId: number,
   since: Date,
 ): Promise<string | undefined> {
-  const [rows] = (await db.execute(
+  const rows = await selectRows<{ id: string }>(
+    db,
     sql`SELECT id FROM events WHERE company_id = ${companyId} AND created_at < ${since}
       ORDER BY seq DESC LIMIT 1`,
-  )) as unknown as [{ id: string }[]];
+  );
   return rows[0]?.id;
 }
 

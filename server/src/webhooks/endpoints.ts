@@ -1,6 +1,7 @@
 // Webhook endpoints of a company: validated input, the stored rows as the API shows them, the
 // secret returned only when it is made, and each endpoint's deliveries with their attempts.
 import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { selectRows } from "../db/sql.ts";
 import type { Executor } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
 import { EVENT_NOUNS, SUBSCRIPTIONS } from "../events/event-types.ts";
@@ -156,9 +157,10 @@ export async function createEndpoint(
 ): Promise<Endpoint & { secret: string }> {
   const values = await validate(body, false);
   // Events from now on: the cursor starts at the company's latest event.
-  const [latest] = (await db.execute(
+  const latest = await selectRows<{ id: string }>(
+    db,
     sql`SELECT id FROM events WHERE company_id = ${companyId} ORDER BY seq DESC LIMIT 1`,
-  )) as unknown as [{ id: string }[]];
+  );
   const secret = newSecret();
   const now = new Date();
   const [result] = await db.insert(webhookEndpoints).values({

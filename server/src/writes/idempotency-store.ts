@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import type { ResultSetHeader } from "mysql2";
 import type { Executor } from "../db/client.ts";
-import { executePrepared } from "../db/statements.ts";
+import { executePrepared } from "../db/sql.ts";
 import type { Statement } from "../db/write-transaction.ts";
 
 /** How long a completed result is replayed; older rows count as absent and are purged. */

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { ResultSetHeader } from "mysql2";
 import type { Executor } from "../db/client.ts";
-import { sqlRows } from "../db/sql-literal.ts";
+import { sqlRows } from "../db/sql.ts";
 import type { Statement } from "../db/write-transaction.ts";
 import { canonicalJson } from "./fingerprint.ts";
 import { REPLAY_WINDOW_HOURS } from "./idempotency-store.ts";

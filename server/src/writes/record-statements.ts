@@ -2,7 +2,7 @@
 // in one statement, updates of one or many records, soft deletes. Values are mapped to what the
 // driver sends as drizzle maps them (dates, decimals, booleans).
 import { getTableColumns, getTableName, type Column } from "drizzle-orm";
-import { sqlRows } from "../db/sql-literal.ts";
+import { sqlRows } from "../db/sql.ts";
 import type { Statement } from "../db/write-transaction.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "../resources/definition.ts";
 import { hasTimestamps, writableFields } from "../resources/fields.ts";
