@@ -8,6 +8,7 @@ import {
   fillPlaceholders,
   runStatement,
   selectRows,
+  selectUncommitted,
   sqlLiteral,
   sqlRows,
   unsignedInteger,
@@ -135,5 +136,19 @@ describe.skipIf(!url)("against the database (TEST_DATABASE_URL, set by `bun run 
     await expect(
       handle.db.transaction((tx) => executePrepared(tx, "SELECT 1", [])),
     ).rejects.toThrow(/made by drizzleOver/);
+  });
+
+  test("a read uncommitted sees what another transaction inserted and has not committed", async () => {
+    const other = await handle.writer.getConnection();
+    try {
+      // Write connections run with autocommit off: the INSERT opens a transaction left open.
+      await other.query(`INSERT INTO ${table} (id, v) VALUES (99, 'pending')`);
+      const text = `SELECT v FROM ${table} WHERE id = ?`;
+      expect(await selectUncommitted(handle.writer, text, [99])).toEqual([{ v: "pending" }]);
+      expect(await executePrepared<unknown[]>(handle.db, text, [99])).toEqual([]);
+    } finally {
+      await other.query("ROLLBACK");
+      other.release();
+    }
   });
 });

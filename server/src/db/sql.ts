@@ -51,6 +51,29 @@ export async function runStatement(db: Executor, query: SQL): Promise<ResultSetH
 }
 
 /**
+ * The rows of one SELECT read uncommitted, so that rows other transactions inserted and have not
+ * committed yet count: on a connection of the write pool (several statements a text), the
+ * isolation level is set for this one statement and its transaction ended, in one round trip.
+ */
+export async function selectUncommitted<Row>(
+  pool: { getConnection(): Promise<Driver & { release(): void }> },
+  text: string,
+  values: readonly unknown[],
+): Promise<Row[]> {
+  const connection = await pool.getConnection();
+  try {
+    const [results] = await connection.query(
+      `SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; ${text}; ROLLBACK`,
+      values,
+    );
+    // A text of three statements answers three results; the SELECT's is the second.
+    return (results as Row[][])[1]!;
+  } finally {
+    connection.release();
+  }
+}
+
+/**
  * Runs one of the few fixed texts as a server-side prepared statement (`?` placeholders, no value
  * undefined): each connection prepares a text once, then sends only values, and gets binary rows,
  * where drizzle builds a statement's SQL anew on every call. Never pass a text that varies with

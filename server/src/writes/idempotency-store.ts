@@ -2,9 +2,8 @@
 // that every server process (and every cluster node) sees the same keys. The outcome is inserted
 // by the write's own commit (writes/execute-write.ts), so the two exist together or not at all.
 import { sql } from "drizzle-orm";
-import type { ResultSetHeader } from "mysql2";
 import type { Executor } from "../db/client.ts";
-import { executePrepared } from "../db/sql.ts";
+import { executePrepared, runStatement } from "../db/sql.ts";
 import type { Statement } from "../db/write-transaction.ts";
 
 /** How long a completed result is replayed; older rows count as absent and are purged. */
@@ -21,8 +20,6 @@ export interface StoredOutcome {
   fingerprint: string;
   response: StoredResponse;
 }
-
-const affected = (result: unknown): number => (result as [ResultSetHeader])[0].affectedRows;
 
 /** The outcome stored under a key within the replay window, if any. */
 export async function readOutcome(
@@ -88,19 +85,25 @@ export async function dropExpiredOutcome(
   companyId: number,
   key: string,
 ): Promise<boolean> {
-  const result = await db.execute(sql`
+  const result = await runStatement(
+    db,
+    sql`
     DELETE FROM idempotency_keys WHERE company_id = ${companyId} AND idempotency_key = ${key}
-      AND created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR`);
-  return affected(result) > 0;
+      AND created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR`,
+  );
+  return result.affectedRows > 0;
 }
 
 /** Deletes rows past the replay window, in batches so no statement holds locks for long. */
 export async function purgeExpiredKeys(db: Executor, batch = 1000): Promise<number> {
   let total = 0;
   for (;;) {
-    const result = await db.execute(sql`
-      DELETE FROM idempotency_keys WHERE created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR LIMIT ${batch}`);
-    total += affected(result);
-    if (affected(result) < batch) return total;
+    const result = await runStatement(
+      db,
+      sql`
+      DELETE FROM idempotency_keys WHERE created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR LIMIT ${batch}`,
+    );
+    total += result.affectedRows;
+    if (result.affectedRows < batch) return total;
   }
 }

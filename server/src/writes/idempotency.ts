@@ -1,6 +1,7 @@
 // Idempotency keys on writes (docs/writes-and-retries.md): their format, the replay of a stored outcome, and how
 // a duplicate that arrives while the first request still runs is recognised.
 import type { GuardedPool } from "../db/pool.ts";
+import { selectUncommitted } from "../db/sql.ts";
 import { idempotencyKeyReuse, invalidIdempotencyKey } from "../refusals/catalogue.ts";
 import type { StoredOutcome } from "./idempotency-store.ts";
 
@@ -37,15 +38,10 @@ export async function keyInFlight(
   companyId: number,
   key: string,
 ): Promise<boolean> {
-  const connection = await writer.getConnection();
-  try {
-    const [results] = await connection.query(
-      "SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; SELECT 1 AS found FROM " +
-        "idempotency_keys WHERE company_id = ? AND idempotency_key = ?; ROLLBACK",
-      [companyId, key],
-    );
-    return ((results as unknown[][])[1] ?? []).length > 0;
-  } finally {
-    connection.release();
-  }
+  const rows = await selectUncommitted(
+    writer,
+    "SELECT 1 AS found FROM idempotency_keys WHERE company_id = ? AND idempotency_key = ?",
+    [companyId, key],
+  );
+  return rows.length > 0;
 }

@@ -5,9 +5,8 @@
 // another item under the key is refused.
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { ResultSetHeader } from "mysql2";
 import type { Executor } from "../db/client.ts";
-import { sqlRows } from "../db/sql.ts";
+import { runStatement, sqlRows } from "../db/sql.ts";
 import type { Statement } from "../db/write-transaction.ts";
 import { canonicalJson } from "./fingerprint.ts";
 import { REPLAY_WINDOW_HOURS } from "./idempotency-store.ts";
@@ -108,9 +107,12 @@ export function bindItemKeys(
 export async function purgeExpiredItemKeys(db: Executor, batch = 1000): Promise<number> {
   let total = 0;
   for (;;) {
-    const [result] = (await db.execute(sql`
+    const result = await runStatement(
+      db,
+      sql`
       DELETE FROM batch_item_keys WHERE created_at <= NOW(3) - INTERVAL ${REPLAY_WINDOW_HOURS} HOUR
-        LIMIT ${batch}`)) as unknown as [ResultSetHeader];
+        LIMIT ${batch}`,
+    );
     total += result.affectedRows;
     if (result.affectedRows < batch) return total;
   }

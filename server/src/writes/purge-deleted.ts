@@ -5,6 +5,7 @@
 // deleted_at) index, never by scanning the table.
 import { getTableName, sql } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
+import { runStatement, selectRows } from "../db/sql.ts";
 import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
 import { hasSoftDelete } from "../resources/store.ts";
 
@@ -12,9 +13,7 @@ export const DELETED_KEPT_DAYS = 90;
 
 /** Removes the records deleted more than 90 days ago, one company and table at a time, in bounded batches. */
 export async function purgeDeletedRecords(db: Executor, batch = 5_000): Promise<number> {
-  const [companies] = (await db.execute(sql`SELECT id FROM companies`)) as unknown as [
-    { id: number }[],
-  ];
+  const companies = await selectRows<{ id: number }>(db, sql`SELECT id FROM companies`);
   const tables = [...RESOURCES, ...SUB_RESOURCES]
     .filter((def) => hasSoftDelete(def.table))
     .map((def) => getTableName(def.table));
@@ -22,11 +21,12 @@ export async function purgeDeletedRecords(db: Executor, batch = 5_000): Promise<
   for (const { id } of companies) {
     for (const table of tables) {
       for (;;) {
-        const [result] = (await db.execute(
+        const result = await runStatement(
+          db,
           sql`DELETE FROM ${sql.raw(`\`${table}\``)} WHERE company_id = ${id}
             AND updated_at < NOW(3) - INTERVAL ${sql.raw(String(DELETED_KEPT_DAYS))} DAY
             AND deleted_at < NOW(3) - INTERVAL ${sql.raw(String(DELETED_KEPT_DAYS))} DAY LIMIT ${batch}`,
-        )) as unknown as [{ affectedRows: number }];
+        );
         total += result.affectedRows;
         if (result.affectedRows < batch) break;
       }
