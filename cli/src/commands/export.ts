@@ -6,7 +6,6 @@ import { recordSink } from "../output.ts";
 import { oneOf } from "../parsers.ts";
 import { RESOURCES, resourceClient } from "../resources.ts";
 import { UsageError } from "../usage-error.ts";
-import { xlsxSink } from "../xlsx-export.ts";
 import { addFilterOptions, filterQuery } from "./resource/filters.ts";
 import { exportHelp } from "./resource/help.ts";
 
@@ -40,7 +39,8 @@ export function registerExport(program: Command): void {
       const client = resourceClient(clientOf(command), spec.name);
       const sink =
         options.format === "xlsx"
-          ? xlsxSink(spec)
+          ? // The workbook library takes some 30 MB to load: only a workbook export loads it.
+            (await import("../xlsx-export.ts")).xlsxSink(spec)
           : recordSink(options.format as "ndjson" | "csv", { bom: options.bom === true });
       let count = 0;
       // Paged on after_id: every page costs the server the same, however deep; only the first carries the total.

@@ -8,7 +8,7 @@ import { EXIT } from "../exit-codes.ts";
 import { planColumns } from "../import/columns.ts";
 import { Journal } from "../import/journal.ts";
 import { ReferenceResolver } from "../import/references.ts";
-import { RejectsFile } from "../import/rejects.ts";
+import { RejectsFile, wantsWorkbook } from "../import/rejects.ts";
 import { type ImportSummary, ImportRun } from "../import/run-import.ts";
 import { Progress } from "../import/progress.ts";
 import { Report } from "../import/report.ts";
@@ -16,7 +16,6 @@ import { RowReader } from "../import/row-body.ts";
 import { missingUpdateColumns, RecordDiff } from "../import/record-diff.ts";
 import { IMPORT_FORMATS, type ImportFormat, openSource } from "../import/rows.ts";
 import { type DateFormat, parseDateFormat } from "../import/values.ts";
-import { XlsxRejectsFile, wantsWorkbook } from "../import/xlsx-rejects.ts";
 import { printOne } from "../output.ts";
 import { oneOf, parseConcurrency } from "../parsers.ts";
 import { describeApiError } from "../report-error.ts";
@@ -208,8 +207,12 @@ EXAMPLES
           })
         : undefined;
       const report = new Report(flags.report);
+      // The workbook library takes some 30 MB to load: only a workbook of rejects loads it.
       const rejects = wantsWorkbook(flags.rejects)
-        ? new XlsxRejectsFile(flags.rejects!, source.header)
+        ? new (await import("../import/xlsx-rejects.ts")).XlsxRejectsFile(
+            flags.rejects!,
+            source.header,
+          )
         : new RejectsFile(flags.rejects, source.header, source.bom);
       const progress = new Progress(
         `${resource} ← ${file === "-" ? "stdin" : file}`,

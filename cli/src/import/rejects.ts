@@ -7,6 +7,10 @@ import { UsageError } from "../usage-error.ts";
 import { normalizeHeader } from "./columns.ts";
 import { type Cell, textOf } from "./values.ts";
 
+/** Whether `--rejects F` asks for a workbook (xlsx-rejects.ts): F's extension decides. */
+export const wantsWorkbook = (file: string | undefined): boolean =>
+  file?.toLowerCase().endsWith(".xlsx") === true;
+
 export class RejectsFile {
   readonly #objects: { values: Record<string, unknown>; error: string }[] = [];
   /** The header's columns to write, without the input's own error column. */

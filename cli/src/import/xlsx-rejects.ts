@@ -11,10 +11,6 @@ import { RejectsFile } from "./rejects.ts";
 import { type Cell, textOf } from "./values.ts";
 import { type TypedCell, typedCells } from "./xlsx-source.ts";
 
-/** Whether `--rejects F` asks for a workbook: F's extension decides. */
-export const wantsWorkbook = (file: string | undefined): boolean =>
-  file?.toLowerCase().endsWith(".xlsx") === true;
-
 export class XlsxRejectsFile extends RejectsFile {
   readonly #header: readonly string[] | undefined;
   readonly #kept: number[] | undefined;

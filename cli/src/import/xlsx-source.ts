@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { WorkbookReader, isDateDisplayFormat } from "@cj-tech-master/excelts";
+import type { WorkbookReader } from "@cj-tech-master/excelts";
 import { UsageError } from "../usage-error.ts";
 import type { ImportSource, Row } from "./source.ts";
 import { type ScannedCell, type ScannedRow, SheetXmlScanner } from "./sheet-xml.ts";
@@ -158,6 +158,9 @@ export async function readWorkbook(
       yield chunk;
     }
   }
+  // The library takes some 30 MB to load: a file's workbook loads it on the worker thread only, and
+  // a CSV import not at all.
+  const { WorkbookReader, isDateDisplayFormat } = await import("@cj-tech-master/excelts");
   const reader = new WorkbookReader(Readable.from(counted()), {
     sharedStrings: "cache",
     styles: "cache",
@@ -168,7 +171,7 @@ export async function readWorkbook(
     // file, not in memory, so the library's 256 MB guard would only refuse big workbooks.
     maxBufferedWorksheetBytes: 16 * 1024 ** 3,
   });
-  const rows = sheetRows(reader, options);
+  const rows = sheetRows(reader, isDateDisplayFormat, options);
   let header: string[] | undefined;
   let overhead = 0;
   let taken = 0;
@@ -211,12 +214,12 @@ interface SheetRowOf {
   values: unknown[];
   numFmts: (string | undefined)[];
   sheet: string;
-  date1904: boolean;
 }
 
 /** The rows of the chosen sheet; the other sheets are read through without being parsed. */
 async function* sheetRows(
   reader: WorkbookReader,
+  isDate: (numFmt: string) => boolean,
   options: WorkbookOptions,
 ): AsyncGenerator<SheetRowOf> {
   let names: string[] = [];
@@ -238,17 +241,16 @@ async function* sheetRows(
       continue;
     }
     const date1904 = reader.properties?.model?.date1904 === true;
-    const cells = new CellReader(reader, date1904);
+    const cells = new CellReader(reader, isDate, date1904);
     const scanner = new SheetXmlScanner();
     const decoder = new TextDecoder("utf-8");
     for await (const chunk of worksheet.iterator) {
       const text =
         typeof chunk === "string" ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
-      for (const row of scanner.push(text))
-        yield { ...cells.read(row), sheet: worksheet.name, date1904 };
+      for (const row of scanner.push(text)) yield { ...cells.read(row), sheet: worksheet.name };
     }
     for (const row of scanner.push(decoder.decode()))
-      yield { ...cells.read(row), sheet: worksheet.name, date1904 };
+      yield { ...cells.read(row), sheet: worksheet.name };
     return;
   }
   if (options.sheet !== undefined)
@@ -262,7 +264,7 @@ function headerOf(values: readonly unknown[], number: number, sheet: string): st
   while (width > 0 && isEmpty(values[width])) width--;
   const header: string[] = [];
   for (let column = 1; column <= width; column++) {
-    const text = textOf(typedOf(values[column], undefined, false).value, undefined);
+    const text = textOf(typedOf(values[column]).value, undefined);
     if (text.trim() === "")
       throw new UsageError(
         `the header (row ${number} of the sheet "${sheet}") has no name in column ${columnName(column)}`,
@@ -301,7 +303,7 @@ async function* dataRows(
 
 /** A sheet row's cells as the import reads them (and with their formats, for the rejects), or why it cannot be read. */
 function readRow(
-  { values, numFmts, number, date1904 }: SheetRowOf,
+  { values, numFmts, number }: SheetRowOf,
   width: number,
   keepTyped: boolean,
 ): { cells: Cell[] } | { error: string } {
@@ -316,7 +318,7 @@ function readRow(
     const value = values[column];
     const numFmt = numFmts[column];
     try {
-      const cell = typedOf(value, numFmt, date1904);
+      const cell = typedOf(value);
       if (keepTyped) typed.push(numFmt === undefined ? cell : { ...cell, numFmt });
       cells.push(importCell(cell.value, numFmt));
     } catch (error) {
@@ -337,6 +339,7 @@ class CellReader {
 
   constructor(
     readonly reader: WorkbookReader,
+    readonly isDate: (numFmt: string) => boolean,
     readonly date1904: boolean,
   ) {}
 
@@ -357,7 +360,12 @@ class CellReader {
       if (type === "e") return { formula: "", result: { error: value } };
       if (type === "str") return { formula: "", result: value };
       if (type === "b") return { formula: "", result: value !== "0" };
-      return { formula: "", result: Number(value) };
+      // A number in a date format is a date, a formula's result too.
+      const number = Number(value);
+      return {
+        formula: "",
+        result: date && !Number.isNaN(number) ? serialToDate(number, this.date1904) : number,
+      };
     }
     if (value === undefined) return null;
     switch (type) {
@@ -387,7 +395,7 @@ class CellReader {
         | { formatCode?: string }
         | undefined;
       const code = typeof numFmt === "string" ? numFmt : numFmt?.formatCode;
-      format = { numFmt: code, date: code !== undefined && isDateDisplayFormat(code) };
+      format = { numFmt: code, date: code !== undefined && this.isDate(code) };
       this.#formats.set(style, format);
     }
     return format;
@@ -395,7 +403,7 @@ class CellReader {
 }
 
 /** The value a cell holds: a formula's saved result, a rich text's text, a link's text. */
-function typedOf(value: unknown, numFmt: string | undefined, date1904: boolean): TypedCell {
+function typedOf(value: unknown): TypedCell {
   if (value === null || value === undefined) return { value: null };
   if (
     typeof value === "string" ||
@@ -415,17 +423,14 @@ function typedOf(value: unknown, numFmt: string | undefined, date1904: boolean):
       throw new CellProblem("holds a formula whose value is an error (such as #N/A or #DIV/0!)");
     if (isObject(result) && "error" in result)
       throw new CellProblem(`holds a formula whose value is the error ${String(result.error)}`);
-    // The reader types a formula's result as a number even when the cell shows a date.
-    if (typeof result === "number" && numFmt !== undefined && isDateDisplayFormat(numFmt))
-      return { value: serialToDate(result, date1904) };
-    return typedOf(result, numFmt, date1904);
+    return typedOf(result);
   }
   if ("error" in value) return { value: String(value.error) };
   if ("richText" in value && Array.isArray(value.richText))
     return {
       value: value.richText.map((run: { text?: unknown }) => String(run.text ?? "")).join(""),
     };
-  if ("text" in value) return typedOf(value.text, numFmt, date1904);
+  if ("text" in value) return typedOf(value.text);
   return { value: String(value) };
 }
 
@@ -515,7 +520,7 @@ function isEmpty(value: unknown): boolean {
     (typeof value === "string" && value.trim() === "") ||
     (isObject(value) &&
       "richText" in value &&
-      textOf(typedOf(value, undefined, false).value, undefined).trim() === "")
+      textOf(typedOf(value).value, undefined).trim() === "")
   );
 }
 
