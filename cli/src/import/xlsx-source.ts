@@ -241,7 +241,7 @@ async function* sheetRows(
       continue;
     }
     const date1904 = reader.properties?.model?.date1904 === true;
-    const cells = new CellReader(reader, isDate, date1904);
+    const cells = new CellReader(reader, SharedStrings.take(reader), isDate, date1904);
     const scanner = new SheetXmlScanner();
     const decoder = new TextDecoder("utf-8");
     for await (const chunk of worksheet.iterator) {
@@ -331,6 +331,43 @@ function readRow(
 }
 
 /**
+ * The workbook's shared strings (xl/sharedStrings.xml: the text of its text cells, each string once),
+ * as one text and where each string ends. The library reads them as an array of strings: some 150
+ * bytes a string in all (44 MB for 300,000 strings), kept for as long as the sheet is read. This keeps
+ * 4 bytes a string beside its text. A rich text's runs are its text, as the import reads it.
+ */
+class SharedStrings {
+  private constructor(
+    readonly text: string,
+    readonly ends: Uint32Array,
+  ) {}
+
+  /** Takes the strings the library read, leaving it none (it has no more use for them). */
+  static take(reader: WorkbookReader): SharedStrings {
+    const strings = reader.sharedStrings ?? [];
+    const ends = new Uint32Array(strings.length);
+    let end = 0;
+    const texts = strings.map((string, index) => {
+      const text =
+        typeof string === "string" ? string : string.richText.map((run) => run.text ?? "").join("");
+      end += text.length;
+      ends[index] = end;
+      return text;
+    });
+    // An empty array, not none: the library takes none as "not read yet" and would set aside any
+    // sheet that follows.
+    if (reader.sharedStrings) reader.sharedStrings = [];
+    return new SharedStrings(texts.join(""), ends);
+  }
+
+  /** String `index` (a cell naming one the part does not have is empty, as spreadsheet programs read it). */
+  at(index: number): string {
+    if (!(index >= 0 && index < this.ends.length)) return "";
+    return this.text.slice(index === 0 ? 0 : this.ends[index - 1], this.ends[index]);
+  }
+}
+
+/**
  * A scanned row's cells as the library would type them: shared strings looked up, numbers as numbers,
  * numbers in a date format as dates, formulas as their saved result; and each cell's number format.
  */
@@ -339,6 +376,7 @@ class CellReader {
 
   constructor(
     readonly reader: WorkbookReader,
+    readonly strings: SharedStrings,
     readonly isDate: (numFmt: string) => boolean,
     readonly date1904: boolean,
   ) {}
@@ -370,7 +408,7 @@ class CellReader {
     if (value === undefined) return null;
     switch (type) {
       case "s":
-        return this.reader.sharedStrings?.[Number(value)] ?? "";
+        return this.strings.at(Number(value));
       case "inlineStr":
       case "str":
         return value;
@@ -402,7 +440,7 @@ class CellReader {
   }
 }
 
-/** The value a cell holds: a formula's saved result, a rich text's text, a link's text. */
+/** The value a cell holds: a formula's saved result. */
 function typedOf(value: unknown): TypedCell {
   if (value === null || value === undefined) return { value: null };
   if (
@@ -426,11 +464,6 @@ function typedOf(value: unknown): TypedCell {
     return typedOf(result);
   }
   if ("error" in value) return { value: String(value.error) };
-  if ("richText" in value && Array.isArray(value.richText))
-    return {
-      value: value.richText.map((run: { text?: unknown }) => String(run.text ?? "")).join(""),
-    };
-  if ("text" in value) return typedOf(value.text);
   return { value: String(value) };
 }
 
@@ -515,12 +548,7 @@ function serialToDate(serial: number, date1904: boolean): Date {
 
 function isEmpty(value: unknown): boolean {
   return (
-    value === null ||
-    value === undefined ||
-    (typeof value === "string" && value.trim() === "") ||
-    (isObject(value) &&
-      "richText" in value &&
-      textOf(typedOf(value).value, undefined).trim() === "")
+    value === null || value === undefined || (typeof value === "string" && value.trim() === "")
   );
 }
 
