@@ -37,11 +37,13 @@ export class Journal {
     return this.#done.has(key);
   }
 
-  /** Records rows as done; written before the next batch is sent. */
+  /**
+   * Records rows as done; written before the next batch is sent. Only in the file: a run asks about
+   * a key once (the second of two identical rows has a key of its own), so what it asks about is
+   * what the runs before it wrote, and keeping its own keys would cost memory for every row.
+   */
   add(keys: readonly string[]): void {
-    const fresh = keys.filter((key) => !this.#done.has(key));
-    if (fresh.length === 0) return;
-    for (const key of fresh) this.#done.add(key);
-    appendFileSync(this.file, `${fresh.join("\n")}\n`, { mode: 0o600 });
+    if (keys.length === 0) return;
+    appendFileSync(this.file, `${keys.join("\n")}\n`, { mode: 0o600 });
   }
 }
