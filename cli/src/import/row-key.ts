@@ -1,5 +1,6 @@
 // The item keys of imported rows (docs/cli.md), the same on every run of the same data.
 import { createHash } from "node:crypto";
+import { DigestTable } from "./digest-table.ts";
 
 /**
  * The row's values by field as one unambiguous text, whatever order the columns come in: fields
@@ -36,8 +37,8 @@ function sortKeys(value: unknown): unknown {
  * The server keeps keys per company, for 24 hours.
  */
 export class RowKeys {
-  /** Content hash → identical rows seen so far. */
-  readonly #seen = new Map<string, number>();
+  /** Content hash → identical rows seen so far (a table of typed arrays: every row has an entry). */
+  readonly #seen = new DigestTable(1);
   readonly #prefix: string;
 
   constructor(resource: string, mode: "create" | "upsert" | "update") {
@@ -45,11 +46,13 @@ export class RowKeys {
   }
 
   next(content: Readonly<Record<string, unknown>>): string {
-    const hash = createHash("sha256")
+    const digest = createHash("sha256")
       .update(this.#prefix + contentText(content))
-      .digest("hex");
-    const occurrence = (this.#seen.get(hash) ?? 0) + 1;
-    this.#seen.set(hash, occurrence);
-    return `erp-row-${hash}-${occurrence}`;
+      .digest();
+    let slot = this.#seen.find(digest);
+    if (slot < 0) slot = this.#seen.add(digest);
+    const occurrence = this.#seen.value(slot, 0) + 1;
+    this.#seen.set(slot, 0, occurrence);
+    return `erp-row-${digest.toString("hex")}-${occurrence}`;
   }
 }
