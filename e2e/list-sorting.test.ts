@@ -439,6 +439,14 @@ describe("expand", () => {
       .data as Row;
     expect(rental.project).toEqual(project);
     expect((project.client as Row).id).toBe(project.client_id as number);
+    // The SDK asks for the same embeds on lists and GET one (its types: sdk/type-errors.ts).
+    const erp = new ErpClient({ baseUrl: suite.server.baseUrl, token });
+    const viaSdk = await erp.equipment
+      .rentals(rental.equipment_id as number)
+      .list({ expand: ["project.client"], limit: 7 })
+      .toArray();
+    expect(viaSdk.find((one) => one.id === rental.id)?.project).toEqual(project as never);
+    expect(await erp.projects.get(project.id, { expand: "client" })).toEqual(project as never);
     // A deleted reference is {id, deleted: true}; the ETag of the page follows the embedded record.
     const made = await api.post("/v1/clients", { name: "SOON GONE" });
     const owner = await api.post("/v1/projects", { name: "OWNED", client_id: made.body.data.id });

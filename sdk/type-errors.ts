@@ -1,6 +1,16 @@
 // Type-level tests: each @ts-expect-error line must fail to compile, every other line must compile.
 // Checked by sdk/test/unit/type-errors.test.ts with tsc; excluded from the root tsconfig on purpose.
-import { ConflictError, type CreateResult, type DryRunCreated, ErpClient, type Event, type Project } from "./mod.ts";
+import {
+  type Client,
+  ConflictError,
+  type CreateResult,
+  type DeletedRecord,
+  type DryRunCreated,
+  ErpClient,
+  type Event,
+  type Project,
+  type Trade,
+} from "./mod.ts";
 
 const erp = new ErpClient({ baseUrl: "http://localhost:3000", token: "erp_x" });
 
@@ -42,6 +52,68 @@ export async function filtersAreTyped(): Promise<void> {
   await erp.projects.list({ include_deleted: true, updated_since: "2026-01-01T00:00:00Z" }).toArray();
   // @ts-expect-error include_deleted is a boolean, not the text of one
   erp.projects.list({ include_deleted: "true" });
+}
+
+export async function expandNarrowsTheRecord(): Promise<void> {
+  for await (const project of erp.projects.list({ expand: ["client"] })) {
+    const client: Client | DeletedRecord | null = project.client;
+    if (client !== null && !("deleted" in client)) {
+      const name: string = client.name;
+      void name;
+    }
+    // @ts-expect-error the client is embedded, the budget estimate was not asked for
+    project.budget_estimate;
+  }
+  const plain = await erp.projects.get(1);
+  // @ts-expect-error without expand a project has client_id, no client
+  plain.client;
+  const one = await erp.projects.get(1, { expand: "budget_estimate.client", fields: ["name"] });
+  if (one.budget_estimate && !("deleted" in one.budget_estimate)) {
+    const title: string = one.budget_estimate.title;
+    const client: Client | DeletedRecord | null = one.budget_estimate.client;
+    void title, client;
+  }
+  // @ts-expect-error name was picked, code was not (the embedded records stay whole)
+  one.code;
+  const page = await erp.equipment.rentals(3).listPage({ expand: ["project.client", "equipment"] });
+  for (const rental of page.data) {
+    if (rental.project && !("deleted" in rental.project) && rental.project.client) {
+      const deleted: boolean = "deleted" in rental.project.client;
+      void deleted;
+    }
+    // @ts-expect-error project.client embeds the project's client, not its budget estimate
+    if (rental.project && !("deleted" in rental.project)) rental.project.budget_estimate;
+  }
+  const worker = await erp.workers.get(1, { expand: ["trade"] });
+  const trade: Trade | DeletedRecord | null = worker.trade;
+  // @ts-expect-error "trade" is not a reference of projects
+  erp.projects.list({ expand: ["trade"] });
+  // @ts-expect-error expand goes two levels, no deeper
+  erp.equipment.rentals(3).list({ expand: "project.budget_estimate.client" });
+  // @ts-expect-error clients reference nothing to expand
+  erp.clients.list({ expand: ["project"] });
+  void trade;
+}
+
+export async function sortAndRangesAreTyped(): Promise<void> {
+  await erp.workers.list({ sort: ["name", "-hired_on"], hired_on: { gte: "2024-01-01", lt: "2025-01-01" } }).toArray();
+  await erp.projects.listPage({ sort: "-budget_amount", budget_amount: { gt: "10000" }, status: ["ACTIVE", "ON_HOLD"] });
+  await erp.trades.list({ sort: "-name" }).toArray();
+  // @ts-expect-error address is free text over 200 characters: not sortable
+  erp.projects.list({ sort: "address" });
+  // @ts-expect-error a descending sort is "-name", not "+name"
+  erp.workers.list({ sort: ["+name"] });
+  // @ts-expect-error hired_on is a worker field, not a client one
+  erp.clients.list({ sort: "hired_on" });
+  // @ts-expect-error trades sort by id or name
+  erp.trades.list({ sort: "created_at" });
+  // @ts-expect-error a range's bounds are gte, gt, lt and lte
+  erp.workers.list({ hired_on: { after: "2024-01-01" } });
+  // @ts-expect-error name has no range
+  erp.workers.list({ name: { gte: "A" } });
+  // @ts-expect-error a sorted page's next_cursor is an opaque string
+  const cursor: number = (await erp.workers.listPage({ sort: "name" })).meta.next_cursor;
+  void cursor;
 }
 
 /** Event resources and types are unions: a name outside them does not compile, a switch over actions is exhaustive. */

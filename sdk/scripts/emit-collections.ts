@@ -2,7 +2,13 @@
 // API has (path, SDK property, CLI command, id filters, required and writable fields, sub-collections),
 // and the typed client of each. ErpClient and the CLI are built from it, so a new resource needs
 // no hand edit in either.
-import { type OpenApiDocument, PAGING_PARAMETERS, pascal, singularize } from "./emit-types.ts";
+import {
+  type OpenApiDocument,
+  PAGING_PARAMETERS,
+  pascal,
+  singularize,
+  takesSort,
+} from "./emit-types.ts";
 
 type Json = { [key: string]: unknown };
 
@@ -32,8 +38,8 @@ export interface CollectionInfo {
   operations: Operation[];
   /** Sub-collections under one member: `rentals` → `/v1/equipment/{id}/rentals`. */
   children: CollectionInfo[];
-  /** Type names in generated/types.ts. */
-  types: { record: string; create?: string; update?: string; filters?: string };
+  /** Type names in generated/types.ts (`embeds`: what each `expand` path embeds, when it takes any). */
+  types: { record: string; create?: string; update?: string; filters?: string; embeds?: string };
 }
 
 /** Other header names of fields, the unique fields, and columns that name a referenced record. */
@@ -87,8 +93,10 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
       children: [],
       types: {
         record,
-        ...(item.post ? { create: `${record}Create`, filters: `${record}Filters` } : {}),
+        ...(item.post ? { create: `${record}Create` } : {}),
+        ...(item.post || takesSort(document, item.get) ? { filters: `${record}Filters` } : {}),
         ...(member.patch ? { update: `${record}Update` } : {}),
+        ...(item.post && expands(document, item.get) ? { embeds: `${record}Embeds` } : {}),
       },
     };
     if (segments.length === 2) top.set(path, info);
@@ -176,13 +184,13 @@ function hints(fields: Record<string, string>): string {
 }
 
 function clientType(c: CollectionInfo): string {
-  const { record, create, update, filters } = c.types;
+  const { record, create, update, filters, embeds } = c.types;
   let base: string;
-  if (c.kind === "lookup") base = `LookupClient<${record}>`;
+  if (c.kind === "lookup") base = `LookupClient<${record}${filters ? `, ${filters}` : ""}>`;
   else {
     const generic =
       `ResourceClient<${record}, ${create ?? "never"}, ${update ?? "never"}, ` +
-      `${filters ?? "Record<never, never>"}>`;
+      `${filters ?? "Record<never, never>"}${embeds ? `, ${embeds}` : ""}>`;
     const full = c.operations.length === ALL_OPERATIONS;
     base = full
       ? generic
@@ -199,6 +207,15 @@ function isOffsetList(document: OpenApiDocument, operation: Json): boolean {
   const names = queryNames(document, operation);
   // Collections page by offset too (and, sorted, by `after`); a feed pages by `after` alone.
   return names.includes("offset");
+}
+
+/** Whether the list's `expand` takes any path. */
+function expands(document: OpenApiDocument, operation: Json): boolean {
+  const parameter = ((operation.parameters ?? []) as Json[])
+    .map((one) => deref(document, one))
+    .find((one) => one.in === "query" && one.name === "expand");
+  const items = (parameter?.schema as Json | undefined)?.items as Json | undefined;
+  return Array.isArray(items?.enum) && items.enum.length > 0;
 }
 
 function queryNames(document: OpenApiDocument, operation: Json, type?: string): string[] {

@@ -23,7 +23,10 @@ interface Collection {
   update?: Json;
 }
 
-/** Query parameters every list takes that are not the collection's own filters. */
+/**
+ * Query parameters every list takes that are not the collection's own filters (`expand` among them:
+ * the client types it from the record's embeds, so that it narrows the record).
+ */
 export const PAGING_PARAMETERS = new Set([
   "limit",
   "offset",
@@ -31,9 +34,12 @@ export const PAGING_PARAMETERS = new Set([
   "after",
   "total",
   "fields",
+  "expand",
   "dry_run",
 ]);
 const COMPONENT_SCHEMA = "#/components/schemas/";
+/** What `expand` embeds for a reference that was deleted; a record property that may hold one is an embed. */
+const DELETED_RECORD = `${COMPONENT_SCHEMA}DeletedRecord`;
 
 export const HEADER =
   "// Record, input and filter types of every resource, as the server's OpenAPI document declares them.\n" +
@@ -64,6 +70,12 @@ export function emitTypes(document: OpenApiDocument): string {
 
   const generator = new Generator(document);
   const out: string[] = [HEADER];
+  if (document.components?.schemas?.DeletedRecord)
+    out.push(
+      generator.block("DeletedRecord", (declare) =>
+        declare("DeletedRecord", { $ref: DELETED_RECORD }),
+      ),
+    );
   for (const collection of collections.values()) out.push(generator.collection(collection));
   for (const [name, schema] of singletons)
     out.push(generator.block(pascal(name), (declare) => declare(pascal(name), schema)));
@@ -164,21 +176,49 @@ class Generator {
 
   collection(collection: Collection): string {
     const singular = pascal(singularize(collection.name));
-    return this.block(singular, (declare) => {
-      declare(
-        singular,
-        fullRecord(
-          this.#document,
-          (dataSchema(this.#document, collection.list!) as Json).items as JsonSchema,
-        ),
-      );
-      if (collection.create) {
-        declare(`${singular}Create`, bodySchema(this.#document, collection.create));
-        declare(`${singular}Filters`, filtersSchema(this.#document, collection.list!));
-      }
-      if (collection.update)
-        declare(`${singular}Update`, bodySchema(this.#document, collection.update));
+    return (
+      this.block(singular, (declare) => {
+        declare(
+          singular,
+          fullRecord(
+            this.#document,
+            (dataSchema(this.#document, collection.list!) as Json).items as JsonSchema,
+          ),
+        );
+        if (collection.create)
+          declare(`${singular}Create`, bodySchema(this.#document, collection.create));
+        // A lookup's list has no filters of its own, but sorts.
+        if (collection.create || takesSort(this.#document, collection.list!))
+          declare(`${singular}Filters`, filtersSchema(this.#document, collection.list!));
+        if (collection.update)
+          declare(`${singular}Update`, bodySchema(this.#document, collection.update));
+      }) + this.#embeds(singular, collection.list!)
+    );
+  }
+
+  /**
+   * `<Record>Embeds`: the record each path the list's `expand` takes embeds (`"project.client":
+   * Client`), from which the client types an expanded record; empty when the list expands nothing.
+   */
+  #embeds(singular: string, list: Json): string {
+    const parameter = ((list.parameters ?? []) as Json[])
+      .map((one) => resolve(this.#document, one) as Json)
+      .find((one) => one.in === "query" && one.name === "expand");
+    const items = ((parameter?.schema as Json | undefined)?.items ?? {}) as Json;
+    const paths = Array.isArray(items.enum) ? (items.enum as string[]) : [];
+    if (paths.length === 0) return "";
+    const record = fullRecord(
+      this.#document,
+      (dataSchema(this.#document, list) as Json).items as JsonSchema,
+    );
+    const lines = paths.map((path) => {
+      const key = /^[A-Za-z_$][\w$]*$/.test(path) ? path : JSON.stringify(path);
+      return `  ${key}: ${embeddedAt(this.#document, record, path.split("."))};`;
     });
+    return (
+      `\n/** The record at the end of each \`expand\` path of ${singular} records (\`a.b\`: b's, embedded in a's). */\n` +
+      `export interface ${singular}Embeds {\n${lines.join("\n")}\n}\n`
+    );
   }
 
   /** One group of declarations, preceded by the enum aliases (`ProjectStatus`, …) they introduced. */
@@ -191,7 +231,7 @@ class Generator {
     let declaring = prefix;
     const declare = (name: string, schema: JsonSchema): void => {
       declaring = name;
-      const text = declaration(name, resolve(this.#document, schema), context);
+      const text = declaration(name, withoutEmbeds(resolve(this.#document, schema)), context);
       const known = this.#declared.get(name);
       if (known === text) return;
       if (known !== undefined) throw new Error(`${name} is declared twice, differently`);
@@ -249,6 +289,59 @@ function fullRecord(document: OpenApiDocument, items: JsonSchema): JsonSchema {
       : 0;
   };
   return variants.reduce((best, variant) => (required(variant) > required(best) ? variant : best));
+}
+
+/** An embed property: a record `expand` may put there, `{id, deleted: true}`, or null. */
+function isEmbed(property: JsonSchema): boolean {
+  return (
+    typeof property === "object" &&
+    Array.isArray(property.anyOf) &&
+    (property.anyOf as JsonSchema[]).some(
+      (member) => typeof member === "object" && member.$ref === DELETED_RECORD,
+    )
+  );
+}
+
+/**
+ * A record without its embed properties: they are there only with `expand`, which the client adds
+ * to the record type it returns (`Expanded`), so a record read without it has none.
+ */
+function withoutEmbeds(schema: JsonSchema): JsonSchema {
+  if (typeof schema !== "object" || typeof schema.properties !== "object") return schema;
+  const properties = Object.entries(schema.properties as Record<string, JsonSchema>);
+  if (!properties.some(([, property]) => isEmbed(property))) return schema;
+  return {
+    ...schema,
+    properties: Object.fromEntries(properties.filter(([, property]) => !isEmbed(property))),
+  };
+}
+
+/** The type name of the record at the end of an `expand` path, walking the records' embeds. */
+function embeddedAt(document: OpenApiDocument, record: JsonSchema, path: string[]): string {
+  const [name, ...rest] = path;
+  const resolved = resolve(document, record);
+  const property =
+    typeof resolved === "object"
+      ? (resolved.properties as Record<string, JsonSchema> | undefined)?.[name!]
+      : undefined;
+  if (property === undefined || !isEmbed(property))
+    throw new Error(`expand path ${path.join(".")}: ${name} is not an embed of its record`);
+  const target = ((property as Json).anyOf as Json[]).find(
+    (member) => typeof member.$ref === "string" && member.$ref !== DELETED_RECORD,
+  );
+  if (!target) throw new Error(`the embed ${name} names no record`);
+  const ref = target.$ref as string;
+  return rest.length === 0
+    ? pascal(ref.slice(COMPONENT_SCHEMA.length))
+    : embeddedAt(document, { $ref: ref }, rest);
+}
+
+/** Whether a list takes `sort`. */
+export function takesSort(document: OpenApiDocument, list: Json): boolean {
+  return ((list.parameters ?? []) as Json[]).some((parameter) => {
+    const resolved = resolve(document, parameter) as Json;
+    return resolved.in === "query" && resolved.name === "sort";
+  });
 }
 
 function filtersSchema(document: OpenApiDocument, list: Json): JsonSchema {

@@ -3,7 +3,7 @@
 
 import type { LookupClient } from "../resources/lookup-client.ts";
 import type { ResourceClient } from "../resources/resource-client.ts";
-import type { Client, ClientCreate, ClientFilters, ClientUpdate, Equipment, EquipmentCategory, EquipmentCreate, EquipmentFilters, EquipmentUpdate, Estimate, EstimateCreate, EstimateFilters, EstimateUpdate, Project, ProjectCreate, ProjectFilters, ProjectUpdate, Rental, RentalCreate, RentalFilters, RentalUpdate, Subcontractor, SubcontractorCreate, SubcontractorFilters, SubcontractorUpdate, Trade, Worker, WorkerCreate, WorkerFilters, WorkerUpdate } from "./types.ts";
+import type { Client, ClientCreate, ClientFilters, ClientUpdate, Equipment, EquipmentCategory, EquipmentCategoryFilters, EquipmentCreate, EquipmentEmbeds, EquipmentFilters, EquipmentUpdate, Estimate, EstimateCreate, EstimateEmbeds, EstimateFilters, EstimateUpdate, Project, ProjectCreate, ProjectEmbeds, ProjectFilters, ProjectUpdate, Rental, RentalCreate, RentalEmbeds, RentalFilters, RentalUpdate, Subcontractor, SubcontractorCreate, SubcontractorEmbeds, SubcontractorFilters, SubcontractorUpdate, Trade, TradeFilters, Worker, WorkerCreate, WorkerEmbeds, WorkerFilters, WorkerUpdate } from "./types.ts";
 
 /** What the SDK and the CLI know of each collection. */
 export interface CollectionSpec {
@@ -111,19 +111,19 @@ export type CollectionName = keyof typeof COLLECTIONS;
 /** The typed client of each collection: ErpClient has one property per entry. */
 export interface CollectionClients {
   /** `/v1/projects` */
-  readonly projects: ResourceClient<Project, ProjectCreate, ProjectUpdate, ProjectFilters>;
+  readonly projects: ResourceClient<Project, ProjectCreate, ProjectUpdate, ProjectFilters, ProjectEmbeds>;
   /** `/v1/workers` */
-  readonly workers: ResourceClient<Worker, WorkerCreate, WorkerUpdate, WorkerFilters>;
+  readonly workers: ResourceClient<Worker, WorkerCreate, WorkerUpdate, WorkerFilters, WorkerEmbeds>;
   /** `/v1/clients` */
   readonly clients: ResourceClient<Client, ClientCreate, ClientUpdate, ClientFilters>;
   /** `/v1/estimates` */
-  readonly estimates: ResourceClient<Estimate, EstimateCreate, EstimateUpdate, EstimateFilters>;
+  readonly estimates: ResourceClient<Estimate, EstimateCreate, EstimateUpdate, EstimateFilters, EstimateEmbeds>;
   /** `/v1/subcontractors` */
-  readonly subcontractors: ResourceClient<Subcontractor, SubcontractorCreate, SubcontractorUpdate, SubcontractorFilters>;
+  readonly subcontractors: ResourceClient<Subcontractor, SubcontractorCreate, SubcontractorUpdate, SubcontractorFilters, SubcontractorEmbeds>;
   /** `/v1/equipment` */
-  readonly equipment: ResourceClient<Equipment, EquipmentCreate, EquipmentUpdate, EquipmentFilters> & { rentals(id: number): Pick<ResourceClient<Rental, RentalCreate, RentalUpdate, RentalFilters>, "list" | "listPage" | "get" | "create" | "update"> };
+  readonly equipment: ResourceClient<Equipment, EquipmentCreate, EquipmentUpdate, EquipmentFilters, EquipmentEmbeds> & { rentals(id: number): Pick<ResourceClient<Rental, RentalCreate, RentalUpdate, RentalFilters, RentalEmbeds>, "list" | "listPage" | "get" | "create" | "update"> };
   /** `/v1/trades` */
-  readonly trades: LookupClient<Trade>;
+  readonly trades: LookupClient<Trade, TradeFilters>;
   /** `/v1/equipment-categories` */
-  readonly equipmentCategories: LookupClient<EquipmentCategory>;
+  readonly equipmentCategories: LookupClient<EquipmentCategory, EquipmentCategoryFilters>;
 }

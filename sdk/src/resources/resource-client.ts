@@ -1,5 +1,6 @@
 // One typed client for any collection: every method is a single call into the shared transport.
 import { ApiPromise } from "../core/api-promise.ts";
+import type { Expanded, ExpandParams } from "../core/expanded.ts";
 import { type Page, PageIterator } from "../core/pagination.ts";
 import type {
   ConditionalWriteOptions,
@@ -38,14 +39,14 @@ export interface PageParams<K> extends ListParams<K> {
   offset?: number;
 }
 
-/** A list() query: the collection's own filters plus paging and fields. */
-export type ListQuery<F, K> = F & ListParams<K>;
+/** A list() query: the collection's own filters (sort and ranges among them), paging, fields and expand. */
+export type ListQuery<F, K, E extends string = never> = F & ListParams<K> & ExpandParams<E>;
 
 /** A listPage() query. */
-export type PageQuery<F, K> = F & PageParams<K>;
+export type PageQuery<F, K, E extends string = never> = F & PageParams<K> & ExpandParams<E>;
 
-/** Options of get(): request options plus a sparse fieldset. */
-export interface GetOptions<K> extends RequestOptions {
+/** Options of get(): request options plus a sparse fieldset and the references to embed. */
+export interface GetOptions<K, E extends string = never> extends RequestOptions, ExpandParams<E> {
   /** Return only these fields (plus `id`); narrows the record type. */
   fields?: readonly K[];
 }
@@ -79,8 +80,11 @@ export interface BatchOptions extends WriteOptions {
   preceding?: { created?: number; unique?: Record<string, readonly string[]> };
 }
 
-/** list, listPage, get, create, update, delete, restore, batch and upsert for one collection of records. */
-export class ResourceClient<R, C, U, F> {
+/**
+ * list, listPage, get, create, update, delete, restore, batch and upsert for one collection of
+ * records `R`; `X` is what each of its `expand` paths embeds (`ProjectEmbeds`).
+ */
+export class ResourceClient<R, C, U, F, X = Record<never, never>> {
   readonly #transport: Transport;
   readonly #path: string;
 
@@ -93,15 +97,18 @@ export class ResourceClient<R, C, U, F> {
    * Every matching record, page after page as you iterate: on after_id, or on the cursors of a
    * sorted list (`sort`).
    */
-  list<const K extends keyof R & string = keyof R & string>(
-    query?: ListQuery<F, K>,
+  list<
+    const K extends keyof R & string = keyof R & string,
+    const E extends keyof X & string = never,
+  >(
+    query?: ListQuery<F, K, E>,
     options?: RequestOptions,
-  ): PageIterator<Picked<R, K>> {
+  ): PageIterator<Expanded<Picked<R, K>, X, E>> {
     const sorted = (query as { sort?: unknown } | undefined)?.sort !== undefined;
     return new PageIterator(
       (start, withTotal) =>
-        this.listPage<K>(
-          { ...query, ...start, total: withTotal ? undefined : false } as PageQuery<F, K>,
+        this.listPage<K, E>(
+          { ...query, ...start, total: withTotal ? undefined : false } as PageQuery<F, K, E>,
           options,
         ),
       sorted ? {} : { after_id: query?.after_id ?? 0 },
@@ -113,10 +120,13 @@ export class ResourceClient<R, C, U, F> {
    * One page: `{ data, meta: { total, limit, offset } }`, or with `after_id` `{ data, meta: {
    * total, limit, after_id, next_after_id } }`.
    */
-  listPage<const K extends keyof R & string = keyof R & string>(
-    query?: PageQuery<F, K>,
+  listPage<
+    const K extends keyof R & string = keyof R & string,
+    const E extends keyof X & string = never,
+  >(
+    query?: PageQuery<F, K, E>,
     options?: RequestOptions,
-  ): ApiPromise<Page<Picked<R, K>>> {
+  ): ApiPromise<Page<Expanded<Picked<R, K>, X, E>>> {
     return this.#call({
       method: "GET",
       path: this.#path,
@@ -127,14 +137,14 @@ export class ResourceClient<R, C, U, F> {
   }
 
   /** One record; revalidated with its remembered ETag, so an unchanged record costs an empty 304. */
-  get<const K extends keyof R & string = keyof R & string>(
-    id: number,
-    options?: GetOptions<K>,
-  ): ApiPromise<Picked<R, K>> {
+  get<
+    const K extends keyof R & string = keyof R & string,
+    const E extends keyof X & string = never,
+  >(id: number, options?: GetOptions<K, E>): ApiPromise<Expanded<Picked<R, K>, X, E>> {
     return this.#call({
       method: "GET",
       path: this.#item(id),
-      query: { fields: options?.fields },
+      query: { fields: options?.fields, expand: options?.expand },
       options,
       revalidate: true,
     });

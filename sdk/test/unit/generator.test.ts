@@ -243,3 +243,51 @@ test(
     expect(text).toContain("readonly gateKeys: LookupClient<GateKey>;");
   },
 );
+
+test(
+  "an embed (a record, DeletedRecord or null) is left out of its record, and the embeds table " +
+    "names the record at the end of each expand path, two levels too",
+  () => {
+    const embedding = structuredClone(document);
+    const schemas = embedding.components!.schemas as Record<string, Record<string, unknown>>;
+    const embed = (ref: string) => ({
+      anyOf: [
+        { $ref: `#/components/schemas/${ref}` },
+        { $ref: "#/components/schemas/DeletedRecord" },
+        { type: "null" },
+      ],
+    });
+    schemas.DeletedRecord = {
+      type: "object",
+      required: ["id", "deleted"],
+      properties: { id: { type: "integer" }, deleted: { const: true, type: "boolean" } },
+    };
+    schemas.Keeper = {
+      type: "object",
+      required: ["id"],
+      properties: { id: { type: "integer" }, town: embed("Town") },
+    };
+    schemas.Town = { type: "object", required: ["id"], properties: { id: { type: "integer" } } };
+    (schemas.GateHouse!.properties as Record<string, unknown>).keeper = embed("Keeper");
+    embedding.paths["/v1/gate-houses"]!.get!.parameters = [
+      ...(embedding.paths["/v1/gate-houses"]!.get!.parameters as unknown[]),
+      { name: "offset", in: "query", schema: { type: "integer" } },
+      {
+        name: "expand",
+        in: "query",
+        schema: { type: "array", items: { type: "string", enum: ["keeper", "keeper.town"] } },
+      },
+    ];
+    const types = emitTypes(embedding);
+    expect(types).toContain("export interface DeletedRecord {\n  id: number;\n  deleted: true;\n}");
+    expect(types).not.toContain("keeper?:");
+    expect(types).not.toContain("expand?:");
+    expect(types).toContain(`export interface GateHouseEmbeds {
+  keeper: Keeper;
+  "keeper.town": Town;
+}`);
+    expect(emitCollections(embedding)).toContain(
+      "ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, GateHouseFilters, GateHouseEmbeds>",
+    );
+  },
+);

@@ -151,14 +151,23 @@ export function updateBodySchema(def: ResourceDefinition): TSchema {
   });
 }
 
+/** A deleted record, embedded by `expand=`: its id and that it is gone. */
+const deletedRecord = Type.Object(
+  { id: Type.Integer({ description: "Record identifier." }), deleted: Type.Literal(true) },
+  {
+    additionalProperties: false,
+    title: "DeletedRecord",
+    description: "A referenced record that was deleted: its id, and that it is gone.",
+  },
+);
+
 /**
- * An embedded reference (`expand=`): the whole record of the resource it names, or `{id, deleted:
- * true}`. Said loosely (an object with an id): the write answers that carry a record are checked
- * against this schema too, and the referenced resource's own schema documents the record.
+ * An embedded reference (`expand=`): the whole record of the resource it names (its own references
+ * embedded when the expand path goes on), `{id, deleted: true}`, or null.
  */
 const embedded = (reference: { name: string; field: string; target: ResourceDefinition }) =>
   Type.Optional(
-    Type.Union([Type.Object({ id: Type.Integer() }, { additionalProperties: true }), Type.Null()], {
+    Type.Union([recordSchema(reference.target), deletedRecord, Type.Null()], {
       description:
         `Only with expand=${reference.name}: the ${reference.target.singular} ` +
         `${reference.field} names, as GET returns it (null when ${reference.field} is empty; ` +

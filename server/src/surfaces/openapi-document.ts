@@ -162,10 +162,15 @@ function operationOf(
     ...new Set([...Object.keys(generatedResponses), ...Object.keys(declared)]),
   ].sort()) {
     const merged = { ...generatedResponses[status], ...declared[status] };
-    // The route's response schema (application/json) and any other media type its detail declares.
+    // The route's response schema (application/json) and any other media type its detail declares,
+    // the declared ones built with TypeBox said in JSON Schema as the generated ones are (a
+    // nullable field as a type list), so a record nested in either is the same component.
+    const declaredContent = Object.entries((declared[status]?.content ?? {}) as Json).map(
+      ([type, media]) => [type, { ...media, schema: toJsonSchema(media.schema) ?? media.schema }],
+    );
     const both = {
       ...(generatedResponses[status]?.content ?? {}),
-      ...(declared[status]?.content ?? {}),
+      ...Object.fromEntries(declaredContent),
     };
     const content = components.liftContent(Object.keys(both).length > 0 ? both : undefined);
     if (content) merged.content = content;
