@@ -41,17 +41,3 @@ export function oneOf<T extends string>(choices: readonly T[]): (value: string) 
     );
   };
 }
-
-/** `--range hired_on[gte]=2024-01-01` (repeatable) → `{hired_on: {gte: "2024-01-01"}}`, merged. */
-export function parseRange(
-  value: string,
-  previous: Record<string, Record<string, string>> = {},
-): Record<string, Record<string, string>> {
-  const match = /^([a-z_]+)\[(gte|gt|lt|lte)\]=(.+)$/.exec(value.trim());
-  if (!match)
-    throw new InvalidArgumentError(
-      `expected field[gte|gt|lt|lte]=value, e.g. hired_on[gte]=2024-01-01, got ${JSON.stringify(value)}`,
-    );
-  const [, field = "", op = "", bound = ""] = match;
-  return { ...previous, [field]: { ...previous[field], [op]: bound } };
-}

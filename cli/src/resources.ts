@@ -21,6 +21,8 @@ export interface ResourceSpec {
   title: string;
   /** The `*_id` filters of its list; each becomes a `--client-id`-style flag. */
   filters: readonly string[];
+  /** The fields its list takes a range of; each becomes `--hired-on-gte`-style flags. */
+  ranges: readonly string[];
   /** The fields a create and an update take, each with a hint of what it holds. */
   fields: CollectionSpec["fields"];
 }
@@ -34,6 +36,7 @@ const specs: readonly ResourceSpec[] = (
   singular: spec.command.replace(/ies$/, "y").replace(/s$/, "").replaceAll("-", " "),
   title: spec.required[0] ?? "name",
   filters: spec.idFilters,
+  ranges: spec.ranges,
   fields: spec.fields,
 }));
 

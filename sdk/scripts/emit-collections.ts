@@ -28,6 +28,8 @@ export interface CollectionInfo {
   kind: "records" | "lookup";
   /** The list's `*_id` query parameters. */
   idFilters: string[];
+  /** The fields the list takes a range of (`hired_on[gte]=…`: its deepObject parameters). */
+  ranges: string[];
   /** Fields a create must carry. */
   required: string[];
   /** The fields a create and an update take, each with a hint of what it holds (`text ≤200, required`). */
@@ -80,6 +82,7 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
       idFilters: queryNames(document, item.get, "integer").filter(
         (name) => name.endsWith("_id") && !PAGING_PARAMETERS.has(name),
       ),
+      ranges: rangeNames(document, item.get),
       required: item.post ? requiredOf(document, item.post) : [],
       fields: {
         create: item.post ? fieldHints(document, item.post) : {},
@@ -125,6 +128,8 @@ export interface CollectionSpec {
   readonly kind: "records" | "lookup";
   /** The list's \`*_id\` filters. */
   readonly idFilters: readonly string[];
+  /** The fields its list takes a range of (\`gte\`, \`gt\`, \`lt\`, \`lte\`). */
+  readonly ranges: readonly string[];
   /** Fields a create must carry. */
   readonly required: readonly string[];
   /** The fields a create and an update take, each with a hint of what it holds, for help texts. */
@@ -171,7 +176,7 @@ function specText(c: CollectionInfo): string {
     .join(", ");
   return (
     `{\n    path: ${JSON.stringify(c.path)}, command: ${JSON.stringify(c.command)}, kind: ${JSON.stringify(c.kind)}, ` +
-    `idFilters: ${list(c.idFilters)}, required: ${list(c.required)}, children: ` +
+    `idFilters: ${list(c.idFilters)}, ranges: ${list(c.ranges)}, required: ${list(c.required)}, children: ` +
     `{${children ? ` ${children} ` : ""}},\n` +
     `    fields: {\n      create: ${hints(c.fields.create)},\n      update: ${hints(c.fields.update)},\n    },\n` +
     `    import: ${JSON.stringify(c.import)},\n  }`
@@ -216,6 +221,14 @@ function expands(document: OpenApiDocument, operation: Json): boolean {
     .find((one) => one.in === "query" && one.name === "expand");
   const items = (parameter?.schema as Json | undefined)?.items as Json | undefined;
   return Array.isArray(items?.enum) && items.enum.length > 0;
+}
+
+/** The query parameters that are ranges: \`style: deepObject\` objects (\`hired_on[gte]=\`). */
+function rangeNames(document: OpenApiDocument, operation: Json): string[] {
+  return ((operation.parameters ?? []) as Json[])
+    .map((parameter) => deref(document, parameter))
+    .filter((parameter) => parameter.in === "query" && parameter.style === "deepObject")
+    .map((parameter) => parameter.name as string);
 }
 
 function queryNames(document: OpenApiDocument, operation: Json, type?: string): string[] {

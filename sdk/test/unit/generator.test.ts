@@ -221,7 +221,7 @@ test(
     };
     const text = emitCollections(withLookup);
     expect(text).toContain(`  gateHouses: {
-    path: "/v1/gate-houses", command: "gate-houses", kind: "records", idFilters: ["keeper_id"], required: ["name"], children: {},
+    path: "/v1/gate-houses", command: "gate-houses", kind: "records", idFilters: ["keeper_id"], ranges: [], required: ["name"], children: {},
     fields: {
       create: { name: "text, required", fee: "amount, e.g. 1250.00" },
       update: { status: "OPEN|SHUT" },
@@ -229,7 +229,7 @@ test(
     import: {"aliases":{"gate_name":"name"},"unique":["name"],"references":{"keeper_id":{"column":"keeper","path":"/v1/keepers","match":["name"]}}},
   },`);
     expect(text).toContain(`  gateKeys: {
-    path: "/v1/gate-keys", command: "gate-keys", kind: "lookup", idFilters: [], required: [], children: {},
+    path: "/v1/gate-keys", command: "gate-keys", kind: "lookup", idFilters: [], ranges: [], required: [], children: {},
     fields: {
       create: {},
       update: {},

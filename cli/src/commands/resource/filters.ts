@@ -1,8 +1,15 @@
 // The list filters shared by `<resource> list` and `export`: --status, --q, the resource's own id
-// filters, ranges, --sort and --expand.
+// filters, its ranges (`--hired-on-gte 2024-01-01`), --sort and --expand.
 import type { Command } from "commander";
 import { flagOf, type ResourceSpec } from "../../resources.ts";
-import { parseFields, parseId, parseRange } from "../../parsers.ts";
+import { parseFields, parseId } from "../../parsers.ts";
+
+/** A range's bounds, each a flag of its own: `--hired-on-gte`, and what it keeps. */
+const BOUNDS = { gte: "≥", gt: ">", lt: "<", lte: "≤" } as const;
+type Bound = keyof typeof BOUNDS;
+
+/** commander's name of a flag's value: `--hired-on-gte` → `hiredOnGte`. */
+const camel = (words: string): string => words.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
 
 export function addFilterOptions(command: Command, spec: ResourceSpec): void {
   command
@@ -13,18 +20,17 @@ export function addFilterOptions(command: Command, spec: ResourceSpec): void {
       parseFields,
     );
   if (spec.kind === "lookup") return;
-  command
-    .option(
-      "--expand <a,b>",
-      "embed the records these references name (client, project.client, …)",
-      parseFields,
-    )
-    .option(
-      "--range <field[op]=value>",
-      "a range on a date, money or timestamp field, op one of gte, gt, lt, lte (repeatable), " +
-        "e.g. hired_on[gte]=2024-01-01",
-      parseRange,
-    );
+  command.option(
+    "--expand <a,b>",
+    "embed the records these references name (client, project.client, …)",
+    parseFields,
+  );
+  for (const field of spec.ranges)
+    for (const [bound, sign] of Object.entries(BOUNDS))
+      command.option(
+        `${flagOf(`${field}_${bound}`)} <value>`,
+        `only records whose ${field} is ${sign} this`,
+      );
   command
     .option("--status <status>", "only records in this status (case-insensitive)")
     .option("--q <text>", "case-insensitive substring search");
@@ -43,10 +49,17 @@ export function filterQuery(
     fields: options.fields,
     sort: options.sort,
     expand: options.expand,
-    ...(options.range as Record<string, unknown> | undefined),
   };
+  // `--hired-on-gte 2024-01-01 --hired-on-lt 2025-01-01` → `hired_on: {gte, lt}` (hired_on[gte]=…).
+  for (const field of spec.ranges) {
+    const range = Object.fromEntries(
+      (Object.keys(BOUNDS) as Bound[])
+        .map((bound) => [bound, options[camel(`${field}_${bound}`)]] as const)
+        .filter(([, value]) => value !== undefined),
+    );
+    if (Object.keys(range).length > 0) query[field] = range;
+  }
   // commander camel-cases `--client-id` to `clientId`.
-  for (const filter of spec.filters)
-    query[filter] = options[filter.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())];
+  for (const filter of spec.filters) query[filter] = options[camel(filter)];
   return query;
 }
