@@ -77,7 +77,8 @@ const updatedIndex = (name: string, t: Columns) =>
 
 // The indexes a sorted list pages with: (company_id, live, key), and InnoDB appends the primary
 // key, so a page of live records sorted by the key (id breaking ties) is one range read from where
-// the cursor points, however deep (docs/api.md). For the common sorts only: names, dates.
+// the cursor points, however deep (docs/api.md). One for every field a list sorts by (a range of
+// the key finds its records there too); e2e/list-indexes.test.ts checks each.
 const sortIndex = (
   name: string,
   t: { company_id: AnyMySqlColumn; live: AnyMySqlColumn },
@@ -130,6 +131,9 @@ function recordTable<N extends string, C extends Record<string, MySqlColumnBuild
     listIndex(`${name}_status`, t, t.status),
     updatedIndex(`${name}_updated`, t),
     sortIndex(`${name}_by_created`, t, t.created_at),
+    sortIndex(`${name}_by_updated`, t, t.updated_at),
+    sortIndex(`${name}_by_status`, t, t.status),
+    sortIndex(`${name}_by_external_id`, t, t.external_id),
   ]);
 }
 
@@ -188,6 +192,9 @@ export const clients = recordTable(
   },
   (t) => [
     sortIndex("clients_by_name", t, t.name),
+    sortIndex("clients_by_phone", t, t.phone),
+    sortIndex("clients_by_email", t, t.email),
+    sortIndex("clients_by_tax_id", t, t.tax_id),
     listIndex("clients_email", t, t.email),
     listIndex("clients_tax_id", t, t.tax_id),
   ],
@@ -206,6 +213,9 @@ export const estimates = recordTable(
     listIndex("estimates_client", t, t.client_id),
     sortIndex("estimates_by_title", t, t.title),
     sortIndex("estimates_by_valid_until", t, t.valid_until),
+    sortIndex("estimates_by_client", t, t.client_id),
+    sortIndex("estimates_by_amount", t, t.amount),
+    sortIndex("estimates_by_currency", t, t.currency),
   ],
 );
 
@@ -226,9 +236,16 @@ export const projects = recordTable(
   (t) => [
     uniqueIndex("projects_code").on(t.company_id, t.code, t.live),
     listIndex("projects_client", t, t.client_id),
-    index("projects_budget_estimate").on(t.company_id, t.budget_estimate_id),
+    listIndex("projects_budget_estimate", t, t.budget_estimate_id),
     sortIndex("projects_by_name", t, t.name),
     sortIndex("projects_by_start_date", t, t.start_date),
+    sortIndex("projects_by_end_date", t, t.end_date),
+    sortIndex("projects_by_code", t, t.code),
+    sortIndex("projects_by_client", t, t.client_id),
+    sortIndex("projects_by_billing_mode", t, t.billing_mode),
+    sortIndex("projects_by_budget_estimate", t, t.budget_estimate_id),
+    sortIndex("projects_by_budget_amount", t, t.budget_amount),
+    sortIndex("projects_by_currency", t, t.currency),
   ],
 );
 
@@ -247,6 +264,10 @@ export const workers = recordTable(
     listIndex("workers_email", t, t.email),
     sortIndex("workers_by_name", t, t.name),
     sortIndex("workers_by_hired_on", t, t.hired_on),
+    sortIndex("workers_by_phone", t, t.phone),
+    sortIndex("workers_by_email", t, t.email),
+    sortIndex("workers_by_trade", t, t.trade_id),
+    sortIndex("workers_by_hourly_rate", t, t.hourly_rate),
   ],
 );
 
@@ -266,6 +287,10 @@ export const subcontractors = recordTable(
     listIndex("subcontractors_tax_id", t, t.tax_id),
     sortIndex("subcontractors_by_name", t, t.name),
     sortIndex("subcontractors_by_insurance", t, t.insurance_expires_on),
+    sortIndex("subcontractors_by_phone", t, t.phone),
+    sortIndex("subcontractors_by_email", t, t.email),
+    sortIndex("subcontractors_by_tax_id", t, t.tax_id),
+    sortIndex("subcontractors_by_trade", t, t.trade_id),
   ],
 );
 
@@ -281,6 +306,9 @@ export const equipment = recordTable(
     uniqueIndex("equipment_serial").on(t.company_id, t.serial_number, t.live),
     listIndex("equipment_category", t, t.category_id),
     sortIndex("equipment_by_name", t, t.name),
+    sortIndex("equipment_by_serial", t, t.serial_number),
+    sortIndex("equipment_by_category", t, t.category_id),
+    sortIndex("equipment_by_daily_rate", t, t.daily_rate),
   ],
 );
 

@@ -78,8 +78,27 @@ const isUnfiltered = (def: ResourceDefinition, criteria: ListCriteria): boolean 
 
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
+/**
+ * How a list of live records says so. `live` is 1 exactly while deleted_at is NULL, and the sort
+ * indexes are (company_id, live, key) (db/schema.ts): a sorted list says `live = 1` alone, so the
+ * index holds everything its page reads and seeks the cursor there. A range (in id order) and a
+ * unique field's filter say both: the range's records are found in the key's sort index or, when
+ * they are many, in id order on the primary key (the optimizer picks the cheaper); a unique field's
+ * index is (company_id, field, live). Other filters say `deleted_at IS NULL` alone: their indexes
+ * end with deleted_at, and `live` would turn the optimizer to the primary key.
+ */
+function liveSaid(def: ResourceDefinition, criteria: ListCriteria): "deleted_at" | "live" | "both" {
+  if (criteria.includeDeleted || !Object.hasOwn(def.table, "live")) return "deleted_at";
+  if (criteria.sort !== undefined || "after" in criteria.start) return "live";
+  const ranged = Object.keys(criteria.ranges ?? {}).length > 0;
+  const unique = Object.keys(criteria.filters).some((name) => uniqueFields(def).includes(name));
+  return ranged || unique ? "both" : "deleted_at";
+}
+
 function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCriteria): SQL[] {
-  const conditions = scopeConditions(def, scope, criteria.includeDeleted);
+  const live = liveSaid(def, criteria);
+  const conditions = scopeConditions(def, scope, criteria.includeDeleted || live === "live");
+  if (live !== "deleted_at") conditions.push(eq(column(def.table, "live"), 1));
   if (criteria.updatedSince !== undefined)
     conditions.push(gte(column(def.table, "updated_at"), criteria.updatedSince));
   for (const [name, value] of Object.entries(criteria.filters)) {
@@ -227,18 +246,10 @@ export function pageQuery(
 ) {
   const afterId = "afterId" in criteria.start ? criteria.start.afterId : 0;
   const offset = "offset" in criteria.start ? criteria.start.offset : 0;
-  const sorted = criteria.sort !== undefined || "after" in criteria.start;
   const keys = orderKeys(criteria);
   const conditions = listConditions(def, scope, criteria);
   if (afterId > 0) conditions.push(gt(column(def.table, "id"), afterId));
   if ("after" in criteria.start) conditions.push(...afterPosition(def, keys, criteria.start.after));
-  // `live` is 1 exactly while deleted_at is NULL; said as an equality, it lets the sort indexes
-  // (company_id, live, key) give the page in order, and a unique field's (company_id, field, live)
-  // find its one record (db/schema.ts). Other filters' indexes end with deleted_at instead: said
-  // there too, it would turn the optimizer to the primary key.
-  const unique = Object.keys(criteria.filters).some((name) => uniqueFields(def).includes(name));
-  if ((sorted || unique) && !criteria.includeDeleted && Object.hasOwn(def.table, "live"))
-    conditions.push(eq(column(def.table, "live"), 1));
   // A sorted page reads its keys whatever `fields` picks: the next page's cursor is made of them.
   const shown = criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields;
   const read = [...new Set([...shown, ...keys.map((key) => key.field)])];
