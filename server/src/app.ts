@@ -10,6 +10,7 @@ import { tokenRoutes } from "./routes/token-routes.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { IdAllocator } from "./db/ids.ts";
 import { GroupCommits } from "./writes/group-commits.ts";
+import { outsideReads } from "./writes/lookups.ts";
 import { cors } from "./http/cors.ts";
 import { errorHandler } from "./http/errors.ts";
 import { requestContext } from "./http/request-context.ts";
@@ -47,7 +48,13 @@ export function buildApp(deps: AppDeps) {
   const waiters = deps.waiters ?? new FeedWaiters(db);
   // One id allocator per process: the blocks of ids it reserved are this process's to hand out.
   // One group commit per process: a company's writes wait for its commit in flight here.
-  const store = { db, writer, ids: new IdAllocator(reader), commits: new GroupCommits() };
+  const store = {
+    db,
+    outside: outsideReads(reader),
+    writer,
+    ids: new IdAllocator(reader),
+    commits: new GroupCommits(),
+  };
   // What each route needs of a token, read from the routes once they are all registered.
   const scopes = new RouteScopes();
   const routeDeps = {

@@ -7,7 +7,6 @@ import { sqlLiteral } from "../db/sql.ts";
 import type { Statement } from "../db/write-transaction.ts";
 import { definitionNamed } from "../resources/registry.ts";
 import type { RecordChange } from "./changes.ts";
-import { randomSuffixes } from "./event-ids.ts";
 
 const types = new Map<string, string>();
 
@@ -48,30 +47,38 @@ export interface EventSource {
   idempotencyKey: string | undefined;
 }
 
+/** Changes of one write, to become its events, and the random part of each event's id. */
+export interface WriteEvents {
+  source: EventSource;
+  changes: readonly (RecordChange & { key?: string })[];
+  suffixes: readonly string[];
+}
+
 /**
- * The INSERT of one event per change, numbered up to LAST_INSERT_ID() (the counter statement just
- * before it), each with the random part of its id (the table derives the id from both).
+ * The INSERT of one event per change of these writes (of one company), numbered in their order up to
+ * LAST_INSERT_ID() (the counter statement just before it), each with the random part of its id (the
+ * table derives the id from both).
  */
-export function insertEvents(
-  source: EventSource,
-  changes: readonly (RecordChange & { key?: string })[],
-  suffixes: readonly string[] = randomSuffixes(changes.length),
-): Statement {
-  const company = sqlLiteral(source.companyId);
-  const request = `${sqlLiteral(source.requestId)}, NOW(3))`;
-  const rows = changes.map((change, index) => {
-    const seq = `LAST_INSERT_ID() - ${changes.length - 1 - index}`;
-    const data = JSON.stringify({
-      record: change.record,
-      ...(change.changes ? { changes: change.changes } : {}),
+export function insertEvents(writes: readonly WriteEvents[]): Statement {
+  const total = writes.reduce((sum, write) => sum + write.changes.length, 0);
+  let index = 0;
+  const rows = writes.flatMap(({ source, changes, suffixes }) => {
+    const company = sqlLiteral(source.companyId);
+    const request = `${sqlLiteral(source.requestId)}, NOW(3))`;
+    return changes.map((change, own) => {
+      const seq = `LAST_INSERT_ID() - ${total - 1 - index++}`;
+      const data = JSON.stringify({
+        record: change.record,
+        ...(change.changes ? { changes: change.changes } : {}),
+      });
+      return (
+        `(${company}, ${seq}, '${suffixes[own]}', ` +
+        `${[eventType(change.resource, change.action), change.resource, change.record.id, data]
+          .map(sqlLiteral)
+          .join(", ")}, ` +
+        `${sqlLiteral(change.key ?? source.idempotencyKey ?? null)}, ${request}`
+      );
     });
-    return (
-      `(${company}, ${seq}, '${suffixes[index]}', ` +
-      `${[eventType(change.resource, change.action), change.resource, change.record.id, data]
-        .map(sqlLiteral)
-        .join(", ")}, ` +
-      `${sqlLiteral(change.key ?? source.idempotencyKey ?? null)}, ${request}`
-    );
   });
   return {
     text:

@@ -20,7 +20,7 @@ export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
     member,
     ({ company, request, ctx, set, params }) =>
       runWrite(deps, { company, request, ctx, set }, async (tx, body) =>
-        updateRecordById(tx, {
+        updateRecordById(tx, deps.store.outside, {
           def,
           company,
           body,

@@ -15,15 +15,11 @@
 // runs: its replay is then one SELECT.
 import type { Database } from "../db/client.ts";
 import { remainingBudgetMs } from "../db/deadline.ts";
-import { databaseErrorKind, duplicateKeyName } from "../db/errors.ts";
+import { DatabaseDeadlineError, databaseErrorKind, duplicateKeyName } from "../db/errors.ts";
 import type { IdAllocator } from "../db/ids.ts";
 import type { GuardedPool } from "../db/pool.ts";
-import {
-  inWriteTransaction,
-  type Statement,
-  type WriteTransaction,
-} from "../db/write-transaction.ts";
-import { commitStatements } from "./commit.ts";
+import { inWriteTransaction, type WriteTransaction } from "../db/write-transaction.ts";
+import { commitPart, commitStatements } from "./commit.ts";
 import type { GroupCommits } from "./group-commits.ts";
 import { idempotencyInProgress } from "../refusals/catalogue.ts";
 import { keyInFlight, replay } from "./idempotency.ts";
@@ -33,11 +29,17 @@ import {
   storedOutcomeProbe,
   storeOutcome,
 } from "./idempotency-store.ts";
+import type { Reads } from "./lookups.ts";
 import type { WritePlan } from "./plan.ts";
+import { rowChanged } from "./row-versions.ts";
 
-/** Where writes go: the read pool (outcome look-ups), the write pool, this process's ids and its group commits. */
+/**
+ * Where writes go: the read pool (outcome look-ups, and the look-ups of writes that decide outside
+ * their transaction), the write pool, this process's ids and its group commits.
+ */
 export interface WriteStore {
   db: Database;
+  outside: Reads;
   writer: GuardedPool;
   ids: IdAllocator;
   commits: GroupCommits;
@@ -110,33 +112,24 @@ export async function executeWrite(
         plan = outcome.plan;
         const headers = outcome.headers ?? {};
         if (!request.dryRun) {
-          const statements: Statement[] = [];
-          let probe: Statement | undefined;
+          const source = { companyId, requestId: request.requestId, idempotencyKey: key };
           // A dry-run is previewed without a trace: the real write may use the key next.
-          if (key !== undefined) {
-            statements.push(
-              storeOutcome(companyId, key, fingerprint!, {
-                status: outcome.status,
-                headers,
-                body: JSON.stringify(outcome.body),
-              }),
-            );
-            probe = storedOutcomeProbe(companyId, key, fingerprint!);
-          }
-          if (plan) {
-            const commit = commitStatements(plan, {
-              companyId,
-              requestId: request.requestId,
-              idempotencyKey: key,
-            });
-            statements.push(...commit.statements);
-            probe = commit.probe ?? probe;
-          }
+          const keyed =
+            key === undefined
+              ? undefined
+              : {
+                  statement: storeOutcome(companyId, key, fingerprint!, {
+                    status: outcome.status,
+                    headers,
+                    body: JSON.stringify(outcome.body),
+                  }),
+                  probe: storedOutcomeProbe(companyId, key, fingerprint!),
+                };
+          const part = commitPart(source, plan, keyed);
           // A write of one record joins its company's group commit; a batch's many rows already
           // share one hand-over of the counter row, and it overlaps best with the batches after it alone.
-          if ((plan?.changes.length ?? 0) <= 1)
-            await store.commits.commit(companyId, tx, statements, probe);
-          else await tx.commit(statements, probe);
+          if ((plan?.changes.length ?? 0) <= 1) await store.commits.commit(tx, part);
+          else await tx.commit(commitStatements([part]), part.probe);
         }
         return {
           status: outcome.status,
@@ -147,6 +140,11 @@ export async function executeWrite(
         };
       });
     } catch (error) {
+      // Decided on a row that changed since it was read: decided again on the row as it is now.
+      if (rowChanged(error)) {
+        if (remainingBudgetMs() >= MIN_ATTEMPT_MS) continue;
+        throw new DatabaseDeadlineError("a write whose records kept changing");
+      }
       const kind = databaseErrorKind(error);
       if (kind === undefined || remainingBudgetMs() < MIN_ATTEMPT_MS) throw error;
       if (kind === "duplicate") {

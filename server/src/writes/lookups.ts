@@ -5,22 +5,50 @@
 // changed one since is waited for, and on a cluster one that commits first on another node aborts
 // this transaction, which runs again and reads it), the quota counter when the plan limits it
 // (locked: concurrent creates queue on it), and the batch item keys already bound.
+//
+// A write that needs no lock (it names no reference and creates nothing a quota limits) reads
+// outside its transaction instead, on the read pool: its records' updates are then guarded by the
+// version read (writes/row-versions.ts), a unique value taken meanwhile fails its commit as a
+// duplicate, and with nothing read in its transaction it joins its company's group commit.
 import { getTableName } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Company } from "../auth/company.ts";
-import type { Statement, WriteTransaction } from "../db/write-transaction.ts";
+import type { GuardedPool } from "../db/pool.ts";
+import type { Statement } from "../db/write-transaction.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "../resources/definition.ts";
-import { readableFieldNames, referenceFields, uniqueFields } from "../resources/fields.ts";
+import {
+  hasTimestamps,
+  readableFieldNames,
+  referenceFields,
+  uniqueFields,
+} from "../resources/fields.ts";
 import { countedOf } from "../resources/live-total.ts";
 import { column, hasSoftDelete } from "../resources/store.ts";
 import { liveCountRead, startLiveCount } from "../db/company-counters.ts";
 import { UniqueValues } from "./unique-values.ts";
 import { boundItemKeys, type BoundKey } from "./item-keys.ts";
 
+/** Where look-ups run: the write's transaction, or the read pool outside it (outsideReads). */
+export interface Reads {
+  run(statements: readonly Statement[]): Promise<unknown[]>;
+}
+
+/** Reads on the read pool, each statement on its own (autocommitted, no lock), all at once. */
+export function outsideReads(pool: GuardedPool): Reads {
+  return {
+    run: (statements) =>
+      Promise.all(
+        statements.map(async ({ text, values }) => (await pool.query(text, values ?? []))[0]),
+      ),
+  };
+}
+
 export interface LookupRequest {
   def: ResourceDefinition;
   company: Company;
   dryRun: boolean;
+  /** Read outside the write's transaction: nothing is locked (see above). */
+  outside?: boolean;
   /** The bodies about to be written (creates, or fields of updates). */
   bodies: readonly unknown[];
   /** Read-only references every write carries (a rental's equipment, from the path). */
@@ -100,7 +128,24 @@ export function toStoredRecord(def: ResourceDefinition, row: Row): StoredRecord 
   return record as StoredRecord;
 }
 
-export async function lookUp(tx: WriteTransaction, request: LookupRequest): Promise<Lookups> {
+/**
+ * True when the writes may decide on a read outside their transaction: their resource keeps a
+ * version (updated_at), they set no reference, and no plan quota limits a create among them.
+ */
+export function readableOutside(
+  request: Pick<LookupRequest, "def" | "company" | "bodies" | "fixed" | "creates">,
+): boolean {
+  const { def, company } = request;
+  if (!hasTimestamps(def)) return false;
+  if (request.creates && def.quota !== undefined && company.limits[def.quota] !== null)
+    return false;
+  const bodies = [...request.bodies.map(fieldsOf), request.fixed ?? {}];
+  for (const [name] of referenceFields(def))
+    if (bodies.some((body) => body[name] !== undefined && body[name] !== null)) return false;
+  return true;
+}
+
+export async function lookUp(tx: Reads, request: LookupRequest): Promise<Lookups> {
   const { def, company } = request;
   const bodies = request.bodies.map(fieldsOf);
   const statements: Statement[] = [];
@@ -109,8 +154,9 @@ export async function lookUp(tx: WriteTransaction, request: LookupRequest): Prom
     statements.push(statement);
     readers.push(reader);
   };
-  const share = request.dryRun ? "" : " LOCK IN SHARE MODE";
-  const update = request.dryRun ? "" : " FOR UPDATE";
+  const locks = !request.dryRun && !request.outside;
+  const share = locks ? " LOCK IN SHARE MODE" : "";
+  const update = locks ? " FOR UPDATE" : "";
 
   // Referenced records, one SELECT per referenced table.
   const wanted = new Map<ResourceTable, { ids: Set<number>; status: boolean }>();
@@ -190,7 +236,7 @@ export async function lookUp(tx: WriteTransaction, request: LookupRequest): Prom
   const limited = request.creates && def.quota !== undefined && company.limits[def.quota] !== null;
   let counterMissing = false;
   if (limited) {
-    read(liveCountRead(company.id, countedOf(def), !request.dryRun), (rows) => {
+    read(liveCountRead(company.id, countedOf(def), locks), (rows) => {
       if (rows[0]) quotaUsed = Number(rows[0].value);
       else counterMissing = true;
     });
@@ -209,7 +255,7 @@ export async function lookUp(tx: WriteTransaction, request: LookupRequest): Prom
   if (counterMissing) {
     const [, rows] = await tx.run([
       startLiveCount(company.id, countedOf(def)),
-      liveCountRead(company.id, countedOf(def), !request.dryRun),
+      liveCountRead(company.id, countedOf(def), locks),
     ]);
     quotaUsed = Number((rows as Row[])[0]?.value ?? 0);
   }
@@ -239,7 +285,7 @@ export interface Restorable {
  * deleted: it would come back pointing at a record the API no longer shows.
  */
 export async function readRestorable(
-  tx: WriteTransaction,
+  tx: Reads,
   def: ResourceDefinition,
   companyId: number,
   ids: readonly number[],

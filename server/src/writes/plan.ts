@@ -23,6 +23,8 @@ export class WritePlan {
   readonly bindings: NewBinding[] = [];
   /** Item keys found bound past the replay window: their rows make way for the new ones. */
   readonly expiredKeys: string[] = [];
+  /** Rows updated only as they were read (writes/row-versions.ts, rowKey). */
+  readonly guarded: string[] = [];
 
   /** A statement that inserts new records of `def`. */
   insert(def: ResourceDefinition, statement: Statement): void {

@@ -7,6 +7,7 @@ import type { Statement } from "../db/write-transaction.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "../resources/definition.ts";
 import { hasTimestamps, writableFields } from "../resources/fields.ts";
 import { hasSoftDelete } from "../resources/store.ts";
+import { guardedVersion } from "./row-versions.ts";
 
 interface Shape {
   table: string;
@@ -76,28 +77,34 @@ export function insertRecords(def: ResourceDefinition, rows: readonly NewRow[]):
   };
 }
 
-/** Sets the changed fields (and updated_at) of one record. */
+/**
+ * Sets the changed fields and updated_at (`at`) of one record; with `read`, the updated_at the write
+ * read, only if the row is still the one read (writes/row-versions.ts), else the statement fails.
+ */
 export function updateRecord(
   def: ResourceDefinition,
   companyId: number,
   id: number,
   changed: Record<string, unknown>,
   at: Date,
+  read?: unknown,
 ): Statement {
   const { table, columns } = shapeOf(def);
-  const set = columns.filter(([name]) => name in changed || name === "updated_at");
+  const stamp = columns.find(([name]) => name === "updated_at");
+  const set = columns.filter(([name]) => name in changed && name !== "updated_at");
+  const assignments = set.map(([, column]) => `${quote(column.name)} = ?`);
+  const values = set.map(([name, column]) => driverValue(column, changed[name]));
+  if (stamp && read !== undefined) {
+    const [, column] = stamp;
+    assignments.unshift(guardedVersion(quote(column.name), hasSoftDelete(def.table)));
+    values.unshift(driverValue(column, new Date(String(read))), driverValue(column, at));
+  } else if (stamp) {
+    assignments.unshift(`${quote(stamp[1].name)} = ?`);
+    values.unshift(driverValue(stamp[1], at));
+  }
   return {
-    text:
-      `UPDATE ${quote(table)} SET ` +
-      `${set.map(([, column]) => `${quote(column.name)} = ?`).join(", ")} WHERE company_id = ` +
-      `? AND id = ?`,
-    values: [
-      ...set.map(([name, column]) =>
-        driverValue(column, name === "updated_at" ? at : changed[name]),
-      ),
-      companyId,
-      id,
-    ],
+    text: `UPDATE ${quote(table)} SET ${assignments.join(", ")} WHERE company_id = ? AND id = ?`,
+    values: [...values, companyId, id],
   };
 }
 

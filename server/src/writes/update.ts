@@ -1,6 +1,9 @@
-// PATCH: merge the sent fields into the stored record, with every rule, unless dry-run. The record
-// (locked), the references and unique values the body names are read in one round trip; the
-// update, its event and the COMMIT go in another.
+// PATCH: merge the sent fields into the stored record, with every rule, unless dry-run. The record,
+// the references and unique values the body names are read in one round trip; the update, its
+// event and the COMMIT go in another. A body that names no reference is decided on a read outside
+// the transaction, and its update writes only the row as read (writes/row-versions.ts), so it
+// joins its company's group commit; one that names a reference reads in the transaction, with the
+// record locked and the references share-locked.
 import type { Company } from "../auth/company.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
 import { etagOf } from "../http/etag.ts";
@@ -10,10 +13,11 @@ import type { Scope } from "../resources/store.ts";
 import type { FieldChange } from "../events/changes.ts";
 import type { WriteOutcome } from "./execute-write.ts";
 import { updateRules } from "./item-rules.ts";
-import { lookUp } from "./lookups.ts";
+import { lookUp, readableOutside, type Reads } from "./lookups.ts";
 import { WritePlan } from "./plan.ts";
 import { checkIfMatch, recordDocument } from "./preconditions.ts";
 import { updateRecord } from "./record-statements.ts";
+import { nextVersion, rowKey } from "./row-versions.ts";
 
 export interface UpdateRequest {
   def: ResourceDefinition;
@@ -55,17 +59,18 @@ export function updatedAnswer(
 
 export async function updateRecordById(
   tx: WriteTransaction,
+  outside: Reads,
   request: UpdateRequest,
 ): Promise<WriteOutcome> {
   const { def, company, scope, id, dryRun } = request;
-  const lookups = await lookUp(tx, {
-    def,
-    company,
+  const reading = { def, company, bodies: [request.body], creates: false };
+  const decidedOutside = dryRun || readableOutside(reading);
+  const lookups = await lookUp(decidedOutside ? outside : tx, {
+    ...reading,
     dryRun,
-    bodies: [request.body],
+    outside: decidedOutside,
     recordId: id,
     parentId: scope.parentId,
-    creates: false,
   });
   const stored = lookups.records.get(id);
   if (!stored) throw notFound(def.singular.toLowerCase(), id);
@@ -78,9 +83,10 @@ export async function updateRecordById(
   const plan = new WritePlan();
   let record = merged;
   if (!dryRun && Object.keys(changes).length > 0) {
-    const at = new Date();
+    const at = nextVersion(stored.updated_at, new Date());
     record = { ...merged, updated_at: at.toISOString() };
-    plan.statements.push(updateRecord(def, company.id, id, changed, at));
+    plan.statements.push(updateRecord(def, company.id, id, changed, at, stored.updated_at));
+    plan.guarded.push(rowKey(def, id));
     plan.changes.push({ resource: def.name, action: "updated", record, changes });
   }
   return { ...updatedAnswer(record, changes, dryRun), plan };
