@@ -66,18 +66,18 @@ interface Sent {
   response: ApiResponse;
 }
 
-/** A PATCH with a request id of its own (events name it), and optionally a key and If-Match. */
+/** A PATCH (or PUT) with a request id of its own (events name it), and optionally a key and If-Match. */
 async function patch(
   api: Api,
   path: string,
   body: Record<string, unknown>,
-  options: { key?: string; ifMatch?: string } = {},
+  options: { key?: string; ifMatch?: string; method?: string } = {},
 ): Promise<Sent> {
   const requestId = `patch-${++requests}`;
   const headers: Record<string, string> = { "x-request-id": requestId };
   if (options.key) headers["idempotency-key"] = options.key;
   if (options.ifMatch) headers["if-match"] = options.ifMatch;
-  const response = await api.patch(path, body, { headers });
+  const response = await api.request(options.method ?? "PATCH", path, { body, headers });
   return { requestId, body, key: options.key, response };
 }
 
@@ -85,8 +85,8 @@ async function patch(
  * The feed is gapless and every answer that wrote is the event of its request: the same record and
  * changes. A replay answers what the first request answered; no event is its own.
  */
-function checkAnswersAgainstFeed(sent: readonly Sent[], events: readonly Event[]): void {
-  expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => i + 1));
+function checkAnswersAgainstFeed(sent: readonly Sent[], events: readonly Event[], after = 0): void {
+  expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => after + i + 1));
   const byRequest = new Map(events.map((event) => [event.requestId, event]));
   const firstByKey = new Map<string, Sent>();
   for (const write of sent) {
@@ -345,3 +345,33 @@ test("an estimate sent while its title is changed: the title change commits only
   }
   await checkChains(api, "/v1/estimates", updates);
 });
+
+test(
+  "20 concurrent upserts of one external id over two servers: one creates the record, the others " +
+    "update it one after another, and the feed chains them",
+  async () => {
+    const { token, companyId } = await newCompany();
+    const on = servers(token);
+    const path = "/v1/workers/by-external-id/contended-1";
+    const sent = await Promise.all(
+      Array.from({ length: 20 }, (_, k) =>
+        patch(on(k), path, { name: "Upserted", phone: `u-${k}` }, { method: "PUT" }),
+      ),
+    );
+    const statuses = sent.map((write) => write.response.status).sort();
+    expect(statuses).toEqual([200, ...Array(18).fill(200), 201].sort());
+    const events = await eventsOf(companyId);
+    expect(events.map((event) => event.type)).toEqual([
+      "worker.created",
+      ...Array(19).fill("worker.updated"),
+    ]);
+    const created = sent.find((write) => write.response.status === 201)!;
+    expect(events[0]!.requestId).toBe(created.requestId);
+    checkAnswersAgainstFeed(
+      sent.filter((write) => write !== created),
+      events.slice(1),
+      events[0]!.seq,
+    );
+    await checkChains(on(0), "/v1/workers", events);
+  },
+);

@@ -12,7 +12,7 @@ export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
     pathsOf(def).collection,
     ({ company, request, ctx, set, params }) =>
       runWrite(deps, { company, request, ctx, set }, async (tx, body) =>
-        createRecord(tx, deps.store.ids, {
+        createRecord(tx, deps.store, {
           def,
           company,
           body,

@@ -40,7 +40,7 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
     `${collection}/by-external-id/:external_id`,
     ({ company, request, ctx, set }) =>
       runWrite(deps, { company, request, ctx, set }, (tx, body) =>
-        upsertByExternalId(tx, deps.store.ids, {
+        upsertByExternalId(tx, deps.store, {
           def,
           company,
           body,

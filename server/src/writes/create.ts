@@ -1,11 +1,10 @@
 // Create: one record under every create rule, written unless dry-run (write-records.ts, one item).
 import type { Company } from "../auth/company.ts";
-import type { IdAllocator } from "../db/ids.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
 import { etagOf } from "../http/etag.ts";
 import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
-import type { WriteOutcome } from "./execute-write.ts";
+import type { WriteOutcome, WriteStore } from "./execute-write.ts";
 import type { WritePlan } from "./plan.ts";
 import { recordDocument } from "./preconditions.ts";
 import { writeRecords } from "./write-records.ts";
@@ -53,14 +52,15 @@ export function createdAnswer(
 
 export async function createRecord(
   tx: WriteTransaction,
-  ids: IdAllocator,
+  store: Pick<WriteStore, "ids" | "outside">,
   request: CreateRequest,
 ): Promise<WriteOutcome> {
   const { def, company, scope, dryRun } = request;
   const {
     outcomes: [outcome],
     plan,
-  } = await writeRecords(tx, ids, {
+  } = await writeRecords(tx, store.ids, {
+    outside: store.outside,
     def,
     company,
     scope,

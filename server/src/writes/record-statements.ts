@@ -110,20 +110,20 @@ export function updateRecord(
 
 /**
  * Writes many records whole in one statement: each row names an existing record by its key, so
- * `ON DUPLICATE KEY UPDATE` updates it (the rows were read and locked by this transaction).
+ * `ON DUPLICATE KEY UPDATE` updates it (the rows were read and locked by this transaction), its
+ * updated_at the record's own.
  */
 export function updateRecords(
   def: ResourceDefinition,
   companyId: number,
   records: readonly StoredRecord[],
-  at: Date,
 ): Statement {
   const { table, columns, updatable } = shapeOf(def);
   const written = columns.filter(([name]) => name !== "live");
   const values = records.map((record) =>
     written.map(([name, column]) => {
       if (name === "company_id") return companyId;
-      if (name === "updated_at") return driverValue(column, at);
+      if (name === "updated_at") return driverValue(column, new Date(String(record.updated_at)));
       if (name === "created_at") return driverValue(column, new Date(String(record.created_at)));
       return driverValue(column, record[name]);
     }),

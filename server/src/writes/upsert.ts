@@ -2,15 +2,16 @@
 // with the fields given (every PATCH rule applies), or, when there is none, one is created with
 // them (every create rule applies): write-records.ts with one item. Two upserts racing to create
 // the same external id meet on the unique index: the loser runs again, finds the winner's record
-// and updates it instead.
+// and updates it instead. One that names no reference (on a plan whose quota does not limit the
+// resource) decides on a read outside its transaction and joins the group commit, its update
+// guarded as a PATCH's is (writes/row-versions.ts).
 import type { Company } from "../auth/company.ts";
-import type { IdAllocator } from "../db/ids.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
 import { validationFailed } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
 import { createdAnswer } from "./create.ts";
-import type { WriteOutcome } from "./execute-write.ts";
+import type { WriteOutcome, WriteStore } from "./execute-write.ts";
 import { updatedAnswer } from "./update.ts";
 import { writeRecords } from "./write-records.ts";
 
@@ -47,7 +48,7 @@ function withExternalId(body: unknown, externalId: string): unknown {
 
 export async function upsertByExternalId(
   tx: WriteTransaction,
-  ids: IdAllocator,
+  store: Pick<WriteStore, "ids" | "outside">,
   request: UpsertRequest,
 ): Promise<WriteOutcome> {
   const { def, company, scope, dryRun } = request;
@@ -55,7 +56,8 @@ export async function upsertByExternalId(
   const {
     outcomes: [outcome],
     plan,
-  } = await writeRecords(tx, ids, {
+  } = await writeRecords(tx, store.ids, {
+    outside: store.outside,
     def,
     company,
     scope,

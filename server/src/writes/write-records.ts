@@ -29,7 +29,7 @@ import {
   updateRules,
   type RuleContext,
 } from "./item-rules.ts";
-import { lookUp, readRestorable, type Restorable } from "./lookups.ts";
+import { lookUp, readableOutside, readRestorable, type Reads, type Restorable } from "./lookups.ts";
 import { WritePlan } from "./plan.ts";
 import { checkIfMatch } from "./preconditions.ts";
 import { QuotaLedger } from "./quotas.ts";
@@ -40,6 +40,7 @@ import {
   updateRecord,
   updateRecords,
 } from "./record-statements.ts";
+import { nextVersion, rowKey } from "./row-versions.ts";
 import { uniqueKeyOf } from "./unique-values.ts";
 import { checkItemIfMatch, restoreItem, updateItem, type UpdateItem } from "./update-items.ts";
 
@@ -66,6 +67,11 @@ export interface RecordWrites {
    * key is checked here, since a refusal binds nothing. Read when absent.
    */
   itemKeysRead?: boolean;
+  /**
+   * Where the look-ups run when they need no lock (writes/lookups.ts, readableOutside): outside the
+   * transaction, which then joins its company's group commit. Given by single writes.
+   */
+  outside?: Reads;
   /** A single upsert's If-Match: it must match the record found (and there must be one). */
   ifMatch?: string | null;
   /** All or nothing: one refused item and nothing is written. */
@@ -206,15 +212,21 @@ export async function writeRecords(
         dryRun,
       )
     : undefined;
-  const lookups = await lookUp(tx, {
+  const creates = !writes.byId || writes.restore === true;
+  const outside =
+    writes.outside !== undefined &&
+    !restorable &&
+    (dryRun || readableOutside({ def, company, bodies: items, fixed, creates }));
+  const lookups = await lookUp(outside ? writes.outside! : tx, {
     def,
     company,
     dryRun,
+    outside,
     bodies: restorable
       ? [...restorable.records.values()].flatMap(({ record, deleted }) => (deleted ? [record] : []))
       : items,
     fixed,
-    creates: !writes.byId || writes.restore === true,
+    creates,
     recordIds:
       writes.byId && !writes.restore ? items.flatMap((item) => recordIdOf(item) ?? []) : undefined,
     externalIds: upsert
@@ -332,7 +344,10 @@ export async function writeRecords(
           ? existing.record
           : dryRun
             ? update.merged
-            : { ...update.merged, updated_at: stamp };
+            : {
+                ...update.merged,
+                updated_at: nextVersion(existing.record.updated_at, at).toISOString(),
+              };
         const holder =
           existing.createdBy !== undefined ? { item: existing.createdBy } : { id: record.id };
         for (const field of uniqueFields(def)) {
@@ -399,16 +414,19 @@ export async function writeRecords(
   // Stored records first: a record created here may take a value one of them gives up.
   const changed = [...changedRecords.values()];
   if (changed.length === 1) {
-    const { record, fields } = changed[0]!;
+    // Guarded: the record may have been read outside the transaction.
+    const { record, fields, stored } = changed[0]!;
     plan.statements.push(
       updateRecord(
         def,
         company.id,
         record.id,
         Object.fromEntries([...fields].map((field) => [field, record[field]])),
-        at,
+        new Date(String(record.updated_at)),
+        stored.updated_at,
       ),
     );
+    plan.guarded.push(rowKey(def, record.id));
   } else if (changed.length > 1) {
     const clear = valuesPassedOn(def, changed);
     if (clear.length > 0)
@@ -425,7 +443,6 @@ export async function writeRecords(
         def,
         company.id,
         changed.map(({ record }) => record),
-        at,
       ),
     );
   }
