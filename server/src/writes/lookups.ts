@@ -89,28 +89,39 @@ const fieldsOf = (body: unknown): Record<string, unknown> =>
     ? (body as Record<string, unknown>)
     : {};
 
-/** The whole-record SELECT of a resource, its columns named as the API names its fields. */
+const columnsOf = new Map<ResourceDefinition, [string, MySqlColumn][]>();
+const selectedOf = new Map<ResourceDefinition, string>();
+
+/** A resource's readable fields and their columns (derived once per definition). */
 function recordColumns(def: ResourceDefinition): [string, MySqlColumn][] {
-  return readableFieldNames(def).map((name): [string, MySqlColumn] => [
-    name,
-    column(def.table, name),
-  ]);
+  let columns = columnsOf.get(def);
+  if (!columns) {
+    columns = readableFieldNames(def).map((name): [string, MySqlColumn] => [
+      name,
+      column(def.table, name),
+    ]);
+    columnsOf.set(def, columns);
+  }
+  return columns;
 }
 
+/** The whole-record SELECT of a resource, its columns named as the API names its fields. */
 function selectRecords(
   def: ResourceDefinition,
   where: string,
   values: unknown[],
   lock: string,
 ): Statement {
-  const columns = recordColumns(def)
-    .map(([name, col]) => `${quote(col.name)} AS ${quote(name)}`)
-    .join(", ");
-  const live = hasSoftDelete(def.table) ? " AND deleted_at IS NULL" : "";
-  return {
-    text: `SELECT ${columns} FROM ${quote(getTableName(def.table))} WHERE company_id = ?${live} AND (${where})${lock}`,
-    values,
-  };
+  let selected = selectedOf.get(def);
+  if (selected === undefined) {
+    const columns = recordColumns(def)
+      .map(([name, col]) => `${quote(col.name)} AS ${quote(name)}`)
+      .join(", ");
+    const live = hasSoftDelete(def.table) ? " AND deleted_at IS NULL" : "";
+    selected = `SELECT ${columns} FROM ${quote(getTableName(def.table))} WHERE company_id = ?${live}`;
+    selectedOf.set(def, selected);
+  }
+  return { text: `${selected} AND (${where})${lock}`, values };
 }
 
 /** A row of selectRecords as the API shows the record (the text protocol's values mapped as drizzle maps them). */
