@@ -10,7 +10,7 @@ import { tokenRoutes } from "./routes/token-routes.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { IdAllocator } from "./db/ids.ts";
 import { GroupCommits } from "./writes/group-commits.ts";
-import { outsideReads } from "./writes/lookups.ts";
+import { outsideReads } from "./writes/outside-reads.ts";
 import { cors } from "./http/cors.ts";
 import { errorHandler } from "./http/errors.ts";
 import { requestContext } from "./http/request-context.ts";

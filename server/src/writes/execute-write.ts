@@ -29,7 +29,7 @@ import {
   storedOutcomeProbe,
   storeOutcome,
 } from "./idempotency-store.ts";
-import type { Reads } from "./lookups.ts";
+import type { Reads } from "./outside-reads.ts";
 import type { WritePlan } from "./plan.ts";
 import { rowChanged } from "./row-versions.ts";
 

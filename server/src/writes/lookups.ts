@@ -13,7 +13,6 @@
 import { getTableName } from "drizzle-orm";
 import type { MySqlColumn } from "drizzle-orm/mysql-core";
 import type { Company } from "../auth/company.ts";
-import type { GuardedPool } from "../db/pool.ts";
 import type { Statement } from "../db/write-transaction.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "../resources/definition.ts";
 import {
@@ -27,21 +26,7 @@ import { column, hasSoftDelete } from "../resources/store.ts";
 import { liveCountRead, startLiveCount } from "../db/company-counters.ts";
 import { UniqueValues } from "./unique-values.ts";
 import { boundItemKeys, type BoundKey } from "./item-keys.ts";
-
-/** Where look-ups run: the write's transaction, or the read pool outside it (outsideReads). */
-export interface Reads {
-  run(statements: readonly Statement[]): Promise<unknown[]>;
-}
-
-/** Reads on the read pool, each statement on its own (autocommitted, no lock), all at once. */
-export function outsideReads(pool: GuardedPool): Reads {
-  return {
-    run: (statements) =>
-      Promise.all(
-        statements.map(async ({ text, values }) => (await pool.query(text, values ?? []))[0]),
-      ),
-  };
-}
+import type { Reads } from "./outside-reads.ts";
 
 export interface LookupRequest {
   def: ResourceDefinition;
@@ -230,17 +215,23 @@ export async function lookUp(tx: Reads, request: LookupRequest): Promise<Lookups
     values.push([...byId]);
   }
   const locked = request.externalIds || request.recordId !== undefined || byId.size > 0;
-  if (conditions.length > 0) {
-    read(selectRecords(def, conditions.join(" OR "), values, locked ? update : ""), (rows) => {
-      for (const row of rows) {
-        const record = toStoredRecord(def, row);
-        for (const field of uniqueFields(def)) unique.take(field, record[field], { id: record.id });
-        if (request.recordId === record.id || byId.has(record.id)) records.set(record.id, record);
-        if (request.externalIds && typeof record.external_id === "string")
-          records.set(record.external_id, record);
-      }
-    });
-  }
+  const readRecords = (rows: Row[]): void => {
+    for (const row of rows) {
+      const record = toStoredRecord(def, row);
+      for (const field of uniqueFields(def)) unique.take(field, record[field], { id: record.id });
+      if (request.recordId === record.id || byId.has(record.id)) records.set(record.id, record);
+      if (request.externalIds && typeof record.external_id === "string")
+        records.set(record.external_id, record);
+    }
+  };
+  // One record by id and nothing else of it, outside a transaction: read with others' (outside-reads.ts).
+  let recordById: Promise<Row | undefined> | undefined;
+  if (conditions.length === 1 && request.recordId !== undefined && values.length === 2 && tx.byId)
+    recordById = tx.byId(`${company.id}:${def.name}`, request.recordId, (ids) =>
+      selectRecords(def, "id IN (?)", [company.id, ids], ""),
+    );
+  else if (conditions.length > 0)
+    read(selectRecords(def, conditions.join(" OR "), values, locked ? update : ""), readRecords);
 
   // The quota counter of a limited plan; a company from before counters gets one first.
   let quotaUsed: number | undefined;
@@ -261,8 +252,9 @@ export async function lookUp(tx: Reads, request: LookupRequest): Promise<Lookups
     });
   }
 
-  const results = await tx.run(statements);
+  const [results, row] = await Promise.all([tx.run(statements), recordById]);
   for (const [index, rows] of results.entries()) readers[index]!(rows as Row[]);
+  if (row) readRecords([row]);
   if (counterMissing) {
     const [, rows] = await tx.run([
       startLiveCount(company.id, countedOf(def)),

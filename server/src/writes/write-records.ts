@@ -29,7 +29,8 @@ import {
   updateRules,
   type RuleContext,
 } from "./item-rules.ts";
-import { lookUp, readableOutside, readRestorable, type Reads, type Restorable } from "./lookups.ts";
+import { lookUp, readableOutside, readRestorable, type Restorable } from "./lookups.ts";
+import type { Reads } from "./outside-reads.ts";
 import { WritePlan } from "./plan.ts";
 import { checkIfMatch } from "./preconditions.ts";
 import { QuotaLedger } from "./quotas.ts";
