@@ -67,7 +67,7 @@ const TARGETS: Record<string, { ratio: number; statements: number }> = {
   create: { ratio: 0.5, statements: 4 },
   "create with Idempotency-Key": { ratio: 0.4, statements: 6 },
   replay: { ratio: 1.0, statements: 1 },
-  "PATCH with If-Match": { ratio: 0.4, statements: 5 },
+  "PATCH with If-Match": { ratio: 0.4, statements: 3 },
 };
 
 interface Target {
