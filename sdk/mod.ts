@@ -39,11 +39,32 @@ export {
   type CollectionSpec,
   COLLECTIONS,
 } from "./src/generated/collections.ts";
+export {
+  type ImportItem,
+  type ImportOptions,
+  type ImportProblem,
+  type ImportRead,
+  type ImportReader,
+  type ImportResult,
+  ImportRun,
+  type ImportStatus,
+  type ImportSummary,
+} from "./src/import/import-run.ts";
+export {
+  type ImportMode,
+  ItemKeys,
+  rowBody,
+  rowContent,
+  updateTarget,
+} from "./src/import/item-keys.ts";
+export { type ImportJournal, MemoryJournal } from "./src/import/journal.ts";
 export type { LookupClient, LookupPageQuery, LookupQuery } from "./src/resources/lookup-client.ts";
 export type {
   BatchOptions,
   BatchUpdateItem,
   GetOptions,
+  ImportRows,
+  ImportSpec,
   ListParams,
   ListQuery,
   PageParams,

@@ -82,7 +82,10 @@ function collectionClient(
   transport: Transport,
   spec: CollectionSpec,
 ): ResourceClient<unknown, unknown, unknown, unknown> {
-  const client = new ResourceClient(transport, spec.path);
+  const client = new ResourceClient(transport, spec.path, {
+    unique: spec.import.unique,
+    update: spec.fields.update,
+  });
   for (const [method, segment] of Object.entries(spec.children)) {
     Object.defineProperty(client, method, {
       value: (id: number) =>

@@ -13,7 +13,7 @@ import { type ImportSummary, ImportRun } from "../import/run-import.ts";
 import { Progress } from "../import/progress.ts";
 import { Report } from "../import/report.ts";
 import { RowReader } from "../import/row-body.ts";
-import { missingUpdateColumns, RecordDiff } from "../import/record-diff.ts";
+import { missingUpdateColumns, UpdateTarget } from "../import/update-target.ts";
 import { IMPORT_FORMATS, type ImportFormat, openSource } from "../import/rows.ts";
 import { type DateFormat, parseDateFormat } from "../import/values.ts";
 import { printOne } from "../output.ts";
@@ -227,14 +227,13 @@ EXAMPLES
       const client = resourceClient(erp, resource);
       const run = new ImportRun({
         resource,
-        spec,
         source,
         report,
         rejects,
         progress,
         client,
-        diff: flags.update
-          ? new RecordDiff(client, spec, source.header, plan?.columns, flags.ifUnmodified === true)
+        update: flags.update
+          ? new UpdateTarget(source.header, plan?.columns, flags.ifUnmodified === true)
           : undefined,
         reader:
           plan &&
@@ -250,12 +249,6 @@ EXAMPLES
         journal: Journal.for(connection.baseUrl, connection.token, resource),
         references: new ReferenceResolver(erp, spec),
         requests: () => requests,
-        quotaLimited: async () => {
-          const quota = (
-            (await erp.usage()).quotas as Record<string, { limit: number | null } | undefined>
-          )[resource];
-          return quota !== undefined && quota.limit !== null;
-        },
       });
 
       let interrupted = false;

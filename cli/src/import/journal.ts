@@ -1,4 +1,4 @@
-// The import journal: the item keys of rows that went through, per API, company token and resource,
+// The import journal (the SDK's ImportJournal, in a file): the item keys of rows that went through, per API, company token and resource,
 // so a re-run does not even send them. Kept under $XDG_STATE_HOME/erp/imports/ (default
 // ~/.local/state). A row's key covers its content, so an edited row is sent again. It only saves
 // work: a row the journal does not know (lost, deleted, or never written because the CLI died)
@@ -7,8 +7,9 @@ import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import type { ImportJournal } from "@erp/sdk";
 
-export class Journal {
+export class Journal implements ImportJournal {
   readonly #done = new Set<string>();
 
   constructor(readonly file: string) {

@@ -18,6 +18,13 @@ import type {
 } from "../core/results.ts";
 import { newIdempotencyKey } from "../core/idempotency-key.ts";
 import type { ApiRequest, QueryValues, Transport } from "../core/transport.ts";
+import type { Usage } from "../generated/types.ts";
+import {
+  type ImportOptions,
+  type ImportReader,
+  ImportRun,
+  type ImportTarget,
+} from "../import/import-run.ts";
 
 /** Paging and sparse-fieldset parameters of list(). */
 export interface ListParams<K> {
@@ -80,17 +87,34 @@ export interface BatchOptions extends WriteOptions {
   preceding?: { created?: number; unique?: Record<string, readonly string[]> };
 }
 
+/** Rows for import(): an array, a generator, a stream of parsed lines: any iterable, sync or async. */
+export type ImportRows<T> = Iterable<T> | AsyncIterable<T>;
+
+/** What import() needs to know of the collection beyond its path. */
+export interface ImportSpec {
+  /** The fields whose values are unique per company. */
+  unique: readonly string[];
+  /** The update fields with their hints (`amount, …`, `id`). */
+  update: Readonly<Record<string, string>>;
+}
+
 /**
- * list, listPage, get, create, update, delete, restore, batch and upsert for one collection of
- * records `R`; `X` is what each of its `expand` paths embeds (`ProjectEmbeds`).
+ * list, listPage, get, create, update, delete, restore, batch, upsert and import for one
+ * collection of records `R`; `X` is what each of its `expand` paths embeds (`ProjectEmbeds`).
  */
 export class ResourceClient<R, C, U, F, X = Record<never, never>> {
   readonly #transport: Transport;
   readonly #path: string;
+  readonly #importSpec: ImportSpec;
 
-  constructor(transport: Transport, path: string) {
+  constructor(
+    transport: Transport,
+    path: string,
+    importSpec: ImportSpec = { unique: [], update: {} },
+  ) {
     this.#transport = transport;
     this.#path = path;
+    this.#importSpec = importSpec;
   }
 
   /**
@@ -227,6 +251,57 @@ export class ResourceClient<R, C, U, F, X = Record<never, never>> {
       body: input,
       options,
     });
+  }
+
+  /**
+   * Imports rows exactly once (docs/bulk-work.md): in batches of up to 500, each row with an item
+   * key made from its content and its occurrence among identical rows (the same key the CLI's
+   * `erp import` gives the same row), a few batches in flight, paced by the rate limit, retried,
+   * with an optional journal of the rows that went through. Iterate the run for one result per row
+   * (in the rows' order), then read its `summary`; or `await run.done()`. Nothing is sent before.
+   */
+  import<T extends C>(
+    rows: ImportRows<T>,
+    options?: ImportOptions<T> & { mode?: "create" | "upsert"; reader?: undefined },
+  ): ImportRun<T>;
+  import<T extends BatchUpdateItem<U>>(
+    rows: ImportRows<T>,
+    options: ImportOptions<T> & { mode: "update"; reader?: undefined },
+  ): ImportRun<T>;
+  import<T>(
+    rows: ImportRows<T>,
+    options: ImportOptions<T> & { reader: ImportReader<T> },
+  ): ImportRun<T>;
+  import<T>(rows: ImportRows<T>, options?: ImportOptions<T>): ImportRun<T> {
+    return new ImportRun(this.#importTarget(), rows, options);
+  }
+
+  #importTarget(): ImportTarget {
+    const resource = this.#path.split("/").at(-1) ?? this.#path;
+    return {
+      resource,
+      unique: this.#importSpec.unique,
+      updateHints: this.#importSpec.update,
+      send: (items, { signal, ...options }) =>
+        this.batch(items as readonly C[], {
+          ...options,
+          ...(signal ? { signal } : {}),
+        }).withResponse(),
+      readPage: async (afterId, limit) =>
+        (
+          await this.listPage({ after_id: afterId, limit, total: false } as PageQuery<
+            F,
+            keyof R & string
+          >)
+        ).data as unknown as Record<string, unknown>[],
+      quotaLimited: async () => {
+        const usage = await this.#transport.request<Usage>({ method: "GET", path: "/v1/usage" });
+        const quota = (usage.data.quotas as Record<string, { limit: number | null } | undefined>)[
+          resource
+        ];
+        return quota !== undefined && quota.limit !== null;
+      },
+    };
   }
 
   #call<T>(request: ApiRequest): ApiPromise<T> {
