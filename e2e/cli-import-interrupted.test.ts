@@ -7,21 +7,18 @@
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { type RunningCli, startErpFor, tempDir } from "@erp/testing/cli";
 import { closeTestDb, newCompany, testDb } from "@erp/testing/company";
 import { parseCsv } from "@erp/testing/csv";
+import { dropProxy } from "@erp/testing/drop-proxy";
 import { type RunningServer, startServer } from "@erp/testing/server";
 
 setDefaultTimeout(180_000);
 
 const ROWS = 20_000;
 const servers: RunningServer[] = [];
-const proxies: net.Server[] = [];
-
 afterAll(async () => {
-  for (const proxy of proxies) proxy.close();
   await Promise.all(servers.map((server) => server.stop("SIGKILL")));
   await closeTestDb();
 });
@@ -34,52 +31,6 @@ async function server(port?: number): Promise<RunningServer> {
 
 const between = (low: number, high: number): number =>
   low + Math.floor(Math.random() * (high - low + 1));
-
-/**
- * A TCP proxy to the server on `port` that cuts both connections as the chosen answers (1-based,
- * in the order they start) begin to arrive: the server has done the work, the client never hears
- * of it.
- */
-async function dropProxy(
-  port: number,
-  drop: ReadonlySet<number>,
-): Promise<{ url: string; answers: () => number; dropped: number[] }> {
-  let answers = 0;
-  const dropped: number[] = [];
-  const proxy = net.createServer((client) => {
-    const upstream = net.connect(port, "127.0.0.1");
-    // An HTTP/1.1 connection carries one request at a time: the first bytes back after a request start its answer.
-    let awaitingAnswer = false;
-    client.on("data", (chunk) => {
-      awaitingAnswer = true;
-      upstream.write(chunk);
-    });
-    upstream.on("data", (chunk) => {
-      if (awaitingAnswer) {
-        awaitingAnswer = false;
-        answers += 1;
-        if (drop.has(answers)) {
-          dropped.push(answers);
-          client.destroy();
-          upstream.destroy();
-          return;
-        }
-      }
-      client.write(chunk);
-    });
-    client.on("close", () => upstream.destroy());
-    upstream.on("close", () => client.destroy());
-    client.on("error", () => {});
-    upstream.on("error", () => {});
-  });
-  proxies.push(proxy);
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`,
-    answers: () => answers,
-    dropped,
-  };
-}
 
 test(
   "20,000 rows (2% bad) interrupted five ways, a row fixed between runs and the journal lost " +
@@ -269,6 +220,7 @@ test(
     const proxy = await dropProxy(api.port, drops);
     const e = start(proxy.url);
     const eResult = await e.finished;
+    proxy.close();
     const eSummary = JSON.parse(eResult.stdout);
     log(
       `(e) row ${fixedE} fixed; a proxy cut the connection after answers ` +

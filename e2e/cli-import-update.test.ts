@@ -1,14 +1,16 @@
-// `erp import --update` (docs/cli.md): export, edit as a spreadsheet does, import the file back by
-// id. Only the edited records change, each once, with one event; a second run changes nothing; with
+// `erp import --update` (docs/cli.md): export (CSV, NDJSON or XLSX), edit as a spreadsheet does,
+// import the file back by id. Only the edited records change, each once, with one event; a second run changes nothing; with
 // --if-unmodified a record edited on the server since the export is refused and kept as it is.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { Workbook } from "@cj-tech-master/excelts";
 import type { RowDataPacket } from "mysql2";
 import type { Api } from "@erp/testing/api";
 import { erpFor, type RunningCli, startErpFor, tempDir } from "@erp/testing/cli";
 import { closeTestDb, newCompany, testDb } from "@erp/testing/company";
 import { parseCsv } from "@erp/testing/csv";
+import { ROOT } from "@erp/testing/server";
 import { useServer } from "@erp/testing/suite";
 
 setDefaultTimeout(240_000);
@@ -116,6 +118,82 @@ describe("erp import --update", () => {
         .map((row) => String(row.id))
         .sort(),
     ).toEqual([...nameEdited].sort());
+
+    const again = await cli(["import", "workers", file, "--update", "-o", "json"]);
+    expect(again.code).toBe(0);
+    const second = JSON.parse(again.stdout);
+    expect(second.created + second.updated).toBe(0);
+    expect(second.unchanged + second.already_imported).toBe(WORKERS);
+    expect(await events("worker.updated")).toBe(before + 1_010);
+  });
+
+  test("an XLSX export edited in the workbook round-trips: 1,010 records change, once", async () => {
+    const file = path.join(dir, "workers.xlsx");
+    // A workbook is binary: straight from the CLI's stdout into the file.
+    const exported = Bun.spawnSync(
+      [
+        process.execPath,
+        path.join(ROOT, "cli/src/main.ts"),
+        "export",
+        "workers",
+        "--format",
+        "xlsx",
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ERP_BASE_URL: suite.server.baseUrl, ERP_TOKEN: token },
+        stdout: Bun.file(file),
+      },
+    );
+    expect(exported.exitCode).toBe(0);
+    const book = new Workbook();
+    await book.xlsx.readFile(file);
+    const sheet = book.worksheets[0]!;
+    const header = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
+    const column = (name: string) => header.indexOf(name) + 1;
+    expect(sheet.rowCount).toBe(WORKERS + 1);
+    const rateEdited = new Set<number>();
+    const nameEdited = new Set<number>();
+    // As a person edits the sheet: a typed number in the rate's cell, text appended to a name.
+    for (let i = 0; i < WORKERS; i++) {
+      const row = sheet.getRow(i + 2);
+      const id = Number(row.getCell(column("id")).value);
+      if (i % 10 === 4) {
+        row.getCell(column("hourly_rate")).value = 57.25;
+        rateEdited.add(id);
+      }
+      if (i % 1000 === 8) {
+        row.getCell(column("name")).value = `${row.getCell(column("name")).value} Sr.`;
+        nameEdited.add(id);
+      }
+    }
+    expect(rateEdited.size + nameEdited.size).toBe(1_010);
+    await book.xlsx.writeFile(file);
+
+    const before = await events("worker.updated");
+    const run = await cli(["import", "workers", file, "--update", "-o", "json"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      format: "xlsx",
+      rows: WORKERS,
+      created: 0,
+      updated: 1_010,
+      unchanged: 8_990,
+      rejected: 0,
+    });
+    expect(await events("worker.updated")).toBe(before + 1_010);
+    const [changed] = await testDb().pool.query<RowDataPacket[]>(
+      "SELECT id, hourly_rate, name FROM workers WHERE company_id = ? AND (hourly_rate = 57.25 OR name LIKE '%Sr.')",
+      [companyId],
+    );
+    const ids = (keep: (row: RowDataPacket) => boolean) =>
+      changed
+        .filter(keep)
+        .map((row) => Number(row.id))
+        .sort((a, b) => a - b);
+    const sorted = (set: Set<number>) => [...set].sort((a, b) => a - b);
+    expect(ids((row) => Number(row.hourly_rate) === 57.25)).toEqual(sorted(rateEdited));
+    expect(ids((row) => row.name.endsWith(" Sr."))).toEqual(sorted(nameEdited));
 
     const again = await cli(["import", "workers", file, "--update", "-o", "json"]);
     expect(again.code).toBe(0);
