@@ -1,6 +1,7 @@
-// The import engine (docs/bulk-work.md): rows in, one result per row out, in the rows' order. Rows go
-// in batches (POST /v1/{resource}/batch) with one item key each (item-keys.ts), so nothing is
-// written twice whatever happens between runs; a journal only spares re-sending what went through.
+// The import engine (docs/bulk-work.md): rows in, one result per row out, in the rows' order (the
+// rows a journal knows are answered at once). Rows go in batches (POST /v1/{resource}/batch) with
+// one item key each (item-keys.ts), so nothing is written twice whatever happens between runs; a
+// journal only spares re-sending what went through.
 // A few batches are in flight at once when they cannot meet (no unique value in common, no quota
 // to share, no dry-run to carry forward), and their answers are still taken in order. Retries are
 // the client's (network errors, 5xx, 409 idempotency_in_progress); a 429 is waited out however
@@ -20,7 +21,7 @@ type Json = Record<string, unknown>;
 /** The API takes up to 500 items a batch and 1 MiB a body; stay well inside both. */
 const MAX_BATCH_ROWS = 500;
 const MAX_BATCH_BYTES = 512 * 1024;
-/** Rows a batch holds at most counting the ones the journal knows (they are not sent, only answered). */
+/** Rows a batch holds at most counting the ones refused before sending (they are not sent, only answered). */
 const MAX_BATCH_ENTRIES = 4 * MAX_BATCH_ROWS;
 
 /** What became of a row. */
@@ -190,8 +191,9 @@ function uniqueKeyOf(value: string): string {
 }
 
 /**
- * One import: iterate it for each row's result, in the rows' order (nothing is sent before you
- * do), or `await done()` for the summary alone. `summary` tells the counts so far at any time.
+ * One import: iterate it for each row's result, in the rows' order (the rows the journal knows
+ * come at once, ahead of rows in flight; nothing is sent before you iterate), or `await done()`
+ * for the summary alone. `summary` tells the counts so far at any time.
  */
 export class ImportRun<R> implements AsyncIterable<ImportResult<R>> {
   readonly #target: ImportTarget;
@@ -298,6 +300,12 @@ export class ImportRun<R> implements AsyncIterable<ImportResult<R>> {
         }
         this.#read++;
         const entry = await this.#prepare(next.value);
+        // A row the journal knows needs no request: answered at once, ahead of rows still in flight.
+        if (entry.result?.status === "replayed") {
+          this.#counts.replayed++;
+          yield entry.result;
+          continue;
+        }
         if (entry.body && !entry.errors) {
           const size = jsonSize(entry.body);
           if (batch.items.length > 0 && batch.bytes + size > MAX_BATCH_BYTES) {

@@ -258,7 +258,8 @@ export class ResourceClient<R, C, U, F, X = Record<never, never>> {
    * key made from its content and its occurrence among identical rows (the same key the CLI's
    * `erp import` gives the same row), a few batches in flight, paced by the rate limit, retried,
    * with an optional journal of the rows that went through. Iterate the run for one result per row
-   * (in the rows' order), then read its `summary`; or `await run.done()`. Nothing is sent before.
+   * (in the rows' order; the rows the journal knows at once), then read its `summary`; or `await
+   * run.done()`. Nothing is sent before.
    */
   import<T extends C>(
     rows: ImportRows<T>,
