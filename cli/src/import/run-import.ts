@@ -269,15 +269,17 @@ export class ImportRun {
     const target = update?.target(row);
     return {
       content: target ? { ...cells.content, target } : cells.content,
-      item: async () => {
-        const errors = [...cells.errors];
-        let body = target ? { ...target, ...update!.emptied(row), ...cells.body } : cells.body;
-        if (Object.keys(cells.names).length > 0) {
-          const references = await this.#job.references.resolve(cells.names);
-          body = { ...body, ...references.ids };
-          errors.push(...references.errors);
-        }
-        return errors.length > 0 ? { body, errors } : { body };
+      item: () => {
+        const errors = cells.errors;
+        const body = target ? { ...target, ...update!.emptied(row), ...cells.body } : cells.body;
+        if (Object.keys(cells.names).length === 0)
+          return errors.length > 0 ? { body, errors } : { body };
+        // Names of referenced records: their ids looked up (each collection read once).
+        return this.#job.references.resolve(cells.names).then((references) => {
+          const all = [...errors, ...references.errors];
+          const resolved = { ...body, ...references.ids };
+          return all.length > 0 ? { body: resolved, errors: all } : { body: resolved };
+        });
       },
     };
   }
