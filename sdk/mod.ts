@@ -39,17 +39,17 @@ export {
   type CollectionSpec,
   COLLECTIONS,
 } from "./src/generated/collections.ts";
-export {
-  type ImportItem,
-  type ImportOptions,
-  type ImportProblem,
-  type ImportRead,
-  type ImportReader,
-  type ImportResult,
-  ImportRun,
-  type ImportStatus,
-  type ImportSummary,
-} from "./src/import/import-run.ts";
+export { ImportRun } from "./src/import/import-run.ts";
+export type {
+  ImportItem,
+  ImportOptions,
+  ImportProblem,
+  ImportRead,
+  ImportReader,
+  ImportResult,
+  ImportStatus,
+  ImportSummary,
+} from "./src/import/import-types.ts";
 export {
   type ImportMode,
   ItemKeys,

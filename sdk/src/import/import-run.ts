@@ -12,9 +12,20 @@ import { ErpError, RateLimitError } from "../core/errors.ts";
 import type { BatchResult } from "../core/results.ts";
 import { retryDelayMs, sleep } from "../core/retries.ts";
 import type { FieldError } from "../generated/types.ts";
+import type {
+  ImportBatchOptions,
+  ImportItem,
+  ImportOptions,
+  ImportProblem,
+  ImportReader,
+  ImportResult,
+  ImportSummary,
+  ImportTarget,
+} from "./import-types.ts";
 import { type ImportMode, ItemKeys, rowBody, rowContent } from "./item-keys.ts";
 import type { ImportJournal } from "./journal.ts";
-import { narrowUpdates, type ReadPage } from "./record-diff.ts";
+import { narrowUpdates } from "./record-diff.ts";
+import { failedResults, refusal, withServerChecks } from "./row-problems.ts";
 
 type Json = Record<string, unknown>;
 
@@ -23,128 +34,6 @@ const MAX_BATCH_ROWS = 500;
 const MAX_BATCH_BYTES = 512 * 1024;
 /** Rows a batch holds at most counting the ones refused before sending (they are not sent, only answered). */
 const MAX_BATCH_ENTRIES = 4 * MAX_BATCH_ROWS;
-
-/** What became of a row. */
-export type ImportStatus =
-  | "created"
-  | "updated"
-  | "unchanged"
-  | "replayed"
-  | "rejected"
-  | "not_imported";
-
-/** Why a row was rejected (or, with `not_imported`, why it could not go in: a full quota). */
-export interface ImportProblem {
-  /** The item's HTTP status; null when the row never reached the API as a write. */
-  status: number | null;
-  code: string;
-  detail: string;
-  /** Every failing field at once. */
-  errors: FieldError[];
-  /** The batch's `X-Request-Id`, to quote in a support request. */
-  request_id?: string;
-}
-
-/** One row's result. In a dry-run, `created` and `updated` say what the row would do. */
-export interface ImportResult<R> {
-  /** The row as it was given. */
-  row: R;
-  status: ImportStatus;
-  /** The record's id (not for a create in a dry-run, nor for rows not written). */
-  id?: number;
-  error?: ImportProblem;
-}
-
-/** The counts of an import, by status, and why it ended early if it did. */
-export interface ImportSummary {
-  mode: ImportMode;
-  dryRun: boolean;
-  /** Rows read: the sum of the counts below. */
-  rows: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  /** Rows an earlier run had written: known to the journal, or answered by the server from their key. */
-  replayed: number;
-  rejected: number;
-  /** Rows read but not written because the import stopped (or its quota is full); a re-run sends them. */
-  not_imported: number;
-  /**
-   * Why the import ended before the last row: `aborted` (the signal), `quota_exceeded`,
-   * `api_error` (see `error`), or the reason given to `stop()`; null when it read every row.
-   */
-  stopped: string | null;
-  /** The error that stopped the import (`api_error`): a refused token, an API that kept failing. */
-  error?: ErpError;
-  seconds: number;
-}
-
-/** A row as a batch item: the body to send, and what is wrong with it already (then it is not written). */
-export type ImportItem =
-  | {
-      body: Json;
-      /**
-       * The reader's own objections (cells it cannot read): the row is refused, and the rest of
-       * its body is checked by the API in a dry-run so its result lists every problem at once.
-       */
-      errors?: FieldError[];
-    }
-  | { refused: { code: string; detail: string } };
-
-/** What a reader makes of a row: what its key is made of, and (only if the journal does not know it) its item. */
-export type ImportRead =
-  | { content: Json; item: () => ImportItem | Promise<ImportItem> }
-  | { refused: { code: string; detail: string } };
-
-/** How rows become batch items; the default takes each row object as the item (rowContent, rowBody). */
-export type ImportReader<R> = (row: R) => ImportRead;
-
-/** Options of import(). */
-export interface ImportOptions<R = Json> {
-  /** `create` (default), `upsert` (rows with a live record's `external_id` update it), `update` (by `id`). */
-  mode?: ImportMode;
-  /** Check every row in order, as the real run would (duplicates, the quota); nothing is written. */
-  dryRun?: boolean;
-  /** Each batch all or nothing: a batch with a refused row writes none (its other rows are `not_imported`). */
-  atomic?: boolean;
-  /** Rows per batch, at most 500 (the default). */
-  batchSize?: number;
-  /** Batches in flight at once, when they cannot meet (default 3). */
-  concurrency?: number;
-  /** Rows that went through, kept between runs (default: none). */
-  journal?: ImportJournal;
-  /** Stops the import: no batch is sent after it, and the ones in flight are abandoned (`not_imported`). */
-  signal?: AbortSignal;
-  /** Reads rows that are not the items themselves (a file's cells); the default sends each row object. */
-  reader?: ImportReader<R>;
-  /** Hears of each wait for the rate limit, in milliseconds. */
-  onRateLimit?: (waitMs: number) => void;
-}
-
-/** The batch options the engine sends with. */
-export interface ImportBatchOptions {
-  dryRun: boolean;
-  atomic: boolean;
-  operation: "create" | "update";
-  onConflict?: "error" | "update";
-  itemKeys?: readonly string[];
-  preceding?: { created: number; unique: Record<string, string[]> };
-  signal?: AbortSignal | undefined;
-}
-
-/** What the engine needs of the collection it imports into. */
-export interface ImportTarget {
-  /** The collection's path segment (`workers`): part of every item key. */
-  resource: string;
-  /** The fields whose values are unique per company: batches sharing one go one after another. */
-  unique: readonly string[];
-  /** The update fields' hints (`amount, …`, `id`), for comparing a row with its record. */
-  updateHints: Readonly<Record<string, string>>;
-  send(items: readonly Json[], options: ImportBatchOptions): Promise<ApiResult<BatchResult>>;
-  readPage: ReadPage;
-  /** Whether the plan limits how many records of the collection the company may have. */
-  quotaLimited(): Promise<boolean>;
-}
 
 /** A row read, and what is known of it so far. */
 interface Entry<R> {
@@ -630,61 +519,6 @@ function objectReader<R>(mode: ImportMode): ImportReader<R> {
       item: () => ({ body: rowBody(row as Json, mode) }),
     };
   };
-}
-
-const refusal = ({ code, detail }: { code: string; detail: string }): ImportProblem => ({
-  status: null,
-  code,
-  detail,
-  errors: [],
-});
-
-const problems = (count: number): string =>
-  count === 1 ? "1 field has a problem" : `${count} fields have problems`;
-
-/**
- * A row the reader refused, with the API's objections to the rest of it (its dry-run result, by
- * `index` among the batch's refused rows): the fields the reader refused are not the API's to
- * judge (left out, they may read as missing), and a full quota is no fault of the row.
- */
-function withServerChecks(
-  errors: readonly FieldError[],
-  results: BatchResult["results"] | undefined,
-  index: number,
-): ImportProblem {
-  const error = results?.find((result) => result.index === index)?.error;
-  const refused = new Set(errors.map((e) => e.field));
-  const server =
-    !error || error.code === "quota_exceeded"
-      ? []
-      : (error.errors ?? [{ field: "", code: error.code, message: error.detail }]).filter(
-          (e) => !refused.has(e.field) && !refused.has(e.field.replace(/_id$/, "")),
-        );
-  const all = [...errors, ...server];
-  return { status: null, code: "validation_failed", detail: problems(all.length), errors: all };
-}
-
-/** An atomic batch's refusal: each item's own result; the items refused for the others' faults say batch_failed. */
-function failedResults(error: ErpError): BatchResult["results"] {
-  const results = (error.body as { data?: { results?: BatchResult["results"] } } | undefined)?.data
-    ?.results;
-  return (results ?? []).map((item) =>
-    item.error
-      ? item
-      : {
-          ...item,
-          status: 422,
-          id: null,
-          error: {
-            type: "about:blank",
-            title: "Unprocessable Entity",
-            status: 422,
-            code: "batch_failed",
-            detail: error.message,
-            request_id: error.requestId ?? "",
-          },
-        },
-  );
 }
 
 const encoder = new TextEncoder();

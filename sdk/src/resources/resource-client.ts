@@ -19,12 +19,8 @@ import type {
 import { newIdempotencyKey } from "../core/idempotency-key.ts";
 import type { ApiRequest, QueryValues, Transport } from "../core/transport.ts";
 import type { Usage } from "../generated/types.ts";
-import {
-  type ImportOptions,
-  type ImportReader,
-  ImportRun,
-  type ImportTarget,
-} from "../import/import-run.ts";
+import { ImportRun } from "../import/import-run.ts";
+import type { ImportOptions, ImportReader, ImportTarget } from "../import/import-types.ts";
 
 /** Paging and sparse-fieldset parameters of list(). */
 export interface ListParams<K> {
