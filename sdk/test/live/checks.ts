@@ -4,6 +4,7 @@ import {
   AuthenticationError,
   ConflictError,
   ErpClient,
+  MemoryJournal,
   NotFoundError,
   PreconditionFailedError,
   ValidationError,
@@ -68,6 +69,44 @@ export const checks: Check[] = [
         updated.updated && updated.record?.name === `Upsert ${tag} 2` && updated.id === created.id,
         "the second upsert updates the same record",
       );
+    },
+  },
+  {
+    name: "import() writes each row once: a bad row rejected, a re-run replays, update sends what differs",
+    async run(erp) {
+      const tag = unique();
+      const rows = [
+        { name: `Import ${tag} 1`, email: `i1-${tag}@example.com` },
+        { name: `Import ${tag} 2`, email: "not-an-email" },
+        { name: `Import ${tag} 3`, hourly_rate: "31.50" },
+      ];
+      const journal = new MemoryJournal();
+      const results = [];
+      for await (const result of erp.workers.import(rows, { journal, batchSize: 2 }))
+        results.push(result);
+      assertEqual(
+        results.map((r) => r.status),
+        ["created", "rejected", "created"],
+      );
+      assertEqual(
+        results[1]!.error?.errors.map((e) => e.field),
+        ["email"],
+      );
+      // Without the journal the server recognises the rows by their keys: nothing new.
+      const again = await erp.workers.import(rows).done();
+      assertEqual([again.replayed, again.rejected, again.created], [2, 1, 0]);
+      const id = results[2]!.id!;
+      const update = erp.workers.import(
+        [
+          { id, hourly_rate: "31.5", name: `Import ${tag} 3` },
+          { id, hourly_rate: "33.00" },
+        ],
+        { mode: "update" },
+      );
+      const statuses = [];
+      for await (const result of update) statuses.push(result.status);
+      assertEqual(statuses, ["unchanged", "updated"]);
+      assertEqual((await erp.workers.get(id)).hourly_rate, "33.00");
     },
   },
   {
