@@ -1,8 +1,9 @@
-// The import journal (the SDK's ImportJournal, in a file): the item keys of rows that went through, per API, company token and resource,
-// so a re-run does not even send them. Kept under $XDG_STATE_HOME/erp/imports/ (default
-// ~/.local/state). A row's key covers its content, so an edited row is sent again. It only saves
-// work: a row the journal does not know (lost, deleted, or never written because the CLI died)
-// carries the same key again, and the server writes it at most once.
+// The import journal (the SDK's ImportJournal, in a file): the item keys of rows that went through,
+// per API, company token and resource, so a re-run does not even send them. Kept under
+// $XDG_STATE_HOME/erp/imports/ (default ~/.local/state). A row's key covers its content, so an
+// edited row is sent again. It only saves work: a row the journal does not know (lost, deleted, or
+// never written because the CLI died) carries the same key again, and the server writes it at most
+// once.
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";

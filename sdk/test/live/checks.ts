@@ -107,6 +107,11 @@ export const checks: Check[] = [
       for await (const result of update) statuses.push(result.status);
       assertEqual(statuses, ["unchanged", "updated"]);
       assertEqual((await erp.workers.get(id)).hourly_rate, "33.00");
+      // atomic: the batch with a refused row writes none of its rows.
+      const atomic = [];
+      for await (const result of erp.workers.import([rows[0]!, { name: "" }], { atomic: true }))
+        atomic.push(`${result.status} ${result.error?.code}`);
+      assertEqual(atomic, ["not_imported batch_failed", "rejected validation_failed"]);
     },
   },
   {

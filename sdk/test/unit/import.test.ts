@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { ItemKeys, MemoryJournal, rowContent } from "../../mod.ts";
 import { sha256Hex } from "../../src/import/sha256.ts";
-import { clientWith, fakeFetch, json, type SeenRequest } from "../helpers/fake-fetch.ts";
+import { clientWith, fakeFetch, json, problem, type SeenRequest } from "../helpers/fake-fetch.ts";
 
 /** A batch route that creates every item but those named "bad" (422 on email), ids from 1; no quota. */
 function batchServer(headers: Record<string, string> = {}) {
@@ -106,6 +106,40 @@ describe("import()", () => {
     expect(summary.stopped).toBe("aborted");
     expect(summary.rows).toBeLessThan(1_000);
     expect(summary.rows).toBe(summary.created + summary.rejected + summary.not_imported);
+  });
+
+  test("atomic: a batch with a refused row writes none; its others are not_imported, the next batch goes on", async () => {
+    const { fetch, seen } = fakeFetch((request) => {
+      if (request.method === "GET") return json(200, { data: { quotas: {} } });
+      const items = (request.body as { items: { name: string }[] }).items;
+      const results = items.map((item, index) =>
+        item.name === "bad"
+          ? {
+              index,
+              status: 422,
+              id: null,
+              error: { status: 422, code: "validation_failed", detail: "bad", errors: [] },
+            }
+          : { index, status: 201, id: null, action: "created" },
+      );
+      if (results.some((result) => result.error))
+        return problem(422, "batch_failed", {}, { data: { results } });
+      return json(200, {
+        data: { results: results.map((result, i) => ({ ...result, id: i + 1 })) },
+      });
+    });
+    const rows = [{ name: "A" }, { name: "bad" }, { name: "C" }, { name: "D" }];
+    const statuses = [];
+    const run = clientWith(fetch).workers.import(rows, { atomic: true, batchSize: 2 });
+    for await (const result of run) statuses.push([result.status, result.error?.code]);
+    expect(statuses).toEqual([
+      ["not_imported", "batch_failed"],
+      ["rejected", "validation_failed"],
+      ["created", undefined],
+      ["created", undefined],
+    ]);
+    expect(seen.filter((r) => r.method === "POST").every((r) => (r.body as any).atomic)).toBe(true);
+    expect(run.summary.stopped).toBeNull();
   });
 
   test("an answer that says no request is left waits for the next window", async () => {
