@@ -39,6 +39,9 @@ export {
   type CollectionSpec,
   COLLECTIONS,
 } from "./src/generated/collections.ts";
+// SHA-256 digests with a few numbers each in typed arrays: the import's occurrence counts (the CLI's
+// repeated rows too).
+export { DigestTable } from "./src/import/digest-table.ts";
 export { ImportRun } from "./src/import/import-run.ts";
 export type {
   ImportItem,

@@ -1,8 +1,8 @@
 // Rows equal in every cell to an earlier row of the file: a spreadsheet's copied rows. They are
 // counted and reported (each is still a record of its own unless --skip-repeated), so 109 pasted
 // rows do not pass unnoticed. Only a digest of each row is kept, never the row, and in a table of
-// typed arrays (digest-table.ts), so a file of any length costs a few dozen bytes a row.
-import { DigestTable } from "./digest-table.ts";
+// typed arrays (the SDK's DigestTable), so a file of any length costs a few dozen bytes a row.
+import { DigestTable } from "@erp/sdk";
 import type { Row } from "./rows.ts";
 
 export interface RowPlace {

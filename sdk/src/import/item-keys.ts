@@ -1,6 +1,7 @@
 // The item keys of imported rows (docs/bulk-work.md): the same on every run of the same rows, from
 // the SDK's import() and from the CLI's `erp import` alike, so either can finish what the other began.
-import { sha256Hex } from "./sha256.ts";
+import { DigestTable } from "./digest-table.ts";
+import { hexOf, sha256 } from "./sha256.ts";
 
 /** How an import writes its rows: creates, upserts by `external_id`, or updates by `id`. */
 export type ImportMode = "create" | "upsert" | "update";
@@ -12,11 +13,11 @@ type Json = Record<string, unknown>;
 
 /** Bun's native SHA-256 where the SDK runs on Bun (a few times faster); the portable one elsewhere. */
 const nativeHash = (
-  globalThis as { Bun?: { SHA256?: { hash(text: string, encoding: "hex"): string } } }
+  globalThis as { Bun?: { SHA256?: { hash(text: string, into: Uint8Array): unknown } } }
 ).Bun?.SHA256;
-const hashHex: (text: string) => string = nativeHash
-  ? (text) => nativeHash.hash(text, "hex")
-  : sha256Hex;
+const hash: (text: string, digest: Uint8Array) => void = nativeHash
+  ? (text, digest) => void nativeHash.hash(text, digest)
+  : sha256;
 
 /**
  * The row's values by field as one unambiguous text, whatever order the members come in: fields
@@ -84,8 +85,9 @@ export function updateTarget(row: Readonly<Json>): Json {
  * for 24 hours.
  */
 export class ItemKeys {
-  /** Content hash → identical rows seen so far. */
-  readonly #seen = new Map<string, number>();
+  /** Content digest → identical rows seen so far (typed arrays: every row has an entry). */
+  readonly #seen = new DigestTable(1);
+  readonly #digest = new Uint8Array(32);
   readonly #prefix: string;
 
   /** `resource` is the collection's path segment (`workers`). */
@@ -95,9 +97,12 @@ export class ItemKeys {
 
   /** The next row's key, from what `rowContent` (or a file reader's own reading of its cells) made of it. */
   next(content: Readonly<Json>): string {
-    const hash = hashHex(this.#prefix + contentText(content));
-    const occurrence = (this.#seen.get(hash) ?? 0) + 1;
-    this.#seen.set(hash, occurrence);
-    return `erp-row-${hash}-${occurrence}`;
+    const digest = this.#digest;
+    hash(this.#prefix + contentText(content), digest);
+    let slot = this.#seen.find(digest);
+    if (slot < 0) slot = this.#seen.add(digest);
+    const occurrence = this.#seen.value(slot, 0) + 1;
+    this.#seen.set(slot, 0, occurrence);
+    return `erp-row-${hexOf(digest)}-${occurrence}`;
   }
 }

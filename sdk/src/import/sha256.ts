@@ -17,8 +17,8 @@ const words = new Int32Array(64);
 /** The padded message, grown when a longer text comes. */
 let buffer = new Uint8Array(256);
 
-/** The SHA-256 digest of `text` (as UTF-8), in lower-case hex. */
-export function sha256Hex(text: string): string {
+/** Writes the SHA-256 digest of `text` (as UTF-8) into the first 32 bytes of `digest`. */
+export function sha256(text: string, digest: Uint8Array): void {
   // UTF-8 takes at most 3 bytes per UTF-16 unit; the padding at most 72 more.
   const room = text.length * 3 + 72;
   if (buffer.length < room) buffer = new Uint8Array(room * 2);
@@ -90,7 +90,21 @@ export function sha256Hex(text: string): string {
     h6 = (h6 + g) | 0;
     h7 = (h7 + h) | 0;
   }
-  return hex(h0) + hex(h1) + hex(h2) + hex(h3) + hex(h4) + hex(h5) + hex(h6) + hex(h7);
+  const state = [h0, h1, h2, h3, h4, h5, h6, h7];
+  for (let i = 0; i < 8; i++) {
+    const word = state[i]!;
+    digest[i * 4] = word >>> 24;
+    digest[i * 4 + 1] = word >>> 16;
+    digest[i * 4 + 2] = word >>> 8;
+    digest[i * 4 + 3] = word;
+  }
 }
 
-const hex = (word: number): string => (word >>> 0).toString(16).padStart(8, "0");
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+/** Bytes in lower-case hex. */
+export function hexOf(bytes: Uint8Array): string {
+  let text = "";
+  for (const byte of bytes) text += HEX[byte];
+  return text;
+}

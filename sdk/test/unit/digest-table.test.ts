@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { DigestTable } from "../src/import/digest-table.ts";
+import { DigestTable } from "../../src/import/digest-table.ts";
 
 const digest = (text: string): Uint8Array => Bun.SHA256.hash(text) as Uint8Array;
 
