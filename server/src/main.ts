@@ -79,6 +79,8 @@ const received = new WeakMap<Request, Request>();
 const stopTracing = await startTracing();
 registerServerGauges(database);
 const observe = observeRequests(app.routes, logFormat);
+// Request lines wait up to 50 ms to be written together; a process that dies writes them first.
+process.on("exit", () => observe.flush());
 const server = Bun.serve({
   port: config.port,
   hostname: config.host,

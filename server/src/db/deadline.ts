@@ -26,14 +26,8 @@ export function withDatabaseBudget<T>(
   return scope.run({ deadline: Date.now() + budgetMs, usage }, fn);
 }
 
-/** The trace of the request the current statement runs for, if any. */
-export const currentTrace = (): DatabaseUsage["trace"] => scope.getStore()?.usage?.trace;
-
-/** Adds a statement's time to the current request's usage, if it keeps one. */
-export function addDatabaseTime(ms: number): void {
-  const usage = scope.getStore()?.usage;
-  if (usage) usage.ms += ms;
-}
+/** The usage of the request the current statement runs for, if it keeps one. */
+export const currentUsage = (): DatabaseUsage | undefined => scope.getStore()?.usage;
 
 /** Milliseconds the current request may still wait; outside a request, a fresh budget. */
 export function remainingBudgetMs(): number {

@@ -1,9 +1,10 @@
 // Every statement timed where the server sends it: its latency for the metrics, its time added to
 // the request's db_ms, and, when traces are exported, a span under the request's span.
+import { histogramSeries } from "../telemetry/histogram-series.ts";
 import { statementDuration } from "../telemetry/metrics.ts";
 import { newSpanId } from "../telemetry/trace-context.ts";
 import { recordSpan, tracing } from "../telemetry/tracing.ts";
-import { addDatabaseTime, currentTrace } from "./deadline.ts";
+import { currentUsage } from "./deadline.ts";
 import type { GuardedConnection, GuardedPool } from "./pool.ts";
 
 type Run = GuardedPool["query"];
@@ -15,9 +16,9 @@ function operationOf(input: Parameters<Run>[0]): string {
 }
 
 function timed(pool: "read" | "write", run: Run): Run {
-  const histogram = statementDuration.labels(pool);
+  const histogram = histogramSeries(statementDuration, { pool });
   return async (input, values) => {
-    const startMs = performance.timeOrigin + performance.now();
+    const started = performance.now();
     let failed = false;
     try {
       return await run(input, values);
@@ -25,22 +26,24 @@ function timed(pool: "read" | "write", run: Run): Run {
       failed = true;
       throw error;
     } finally {
-      const endMs = performance.timeOrigin + performance.now();
-      histogram.observe((endMs - startMs) / 1000);
-      addDatabaseTime(endMs - startMs);
-      const trace = tracing() ? currentTrace() : undefined;
-      if (trace)
-        recordSpan({
-          name: `${operationOf(input)} ${pool}`,
-          kind: "client",
-          traceId: trace.traceId,
-          spanId: newSpanId(),
-          parentSpanId: trace.spanId,
-          startMs,
-          endMs,
-          error: failed,
-          attributes: { "db.system": "mysql", "db.operation": operationOf(input) },
-        });
+      const ended = performance.now();
+      histogram.observe((ended - started) / 1000);
+      const usage = currentUsage();
+      if (usage) {
+        usage.ms += ended - started;
+        if (usage.trace && tracing())
+          recordSpan({
+            name: `${operationOf(input)} ${pool}`,
+            kind: "client",
+            traceId: usage.trace.traceId,
+            spanId: newSpanId(),
+            parentSpanId: usage.trace.spanId,
+            startMs: performance.timeOrigin + started,
+            endMs: performance.timeOrigin + ended,
+            error: failed,
+            attributes: { "db.system": "mysql", "db.operation": operationOf(input) },
+          });
+      }
     }
   };
 }

@@ -2,20 +2,14 @@
 // route template and status (metrics), written as one log line, and, when traces are exported,
 // recorded as the span its statements' spans hang under.
 import type { DatabaseUsage } from "../db/deadline.ts";
-import {
-  httpDuration,
-  httpRequests,
-  longPollWaiters,
-  rateLimitRefusals,
-} from "../telemetry/metrics.ts";
+import type { HistogramSeries } from "../telemetry/histogram-series.ts";
+import { longPollWaiters, rateLimitRefusals, requestSeries } from "../telemetry/metrics.ts";
 import { companyOf } from "../telemetry/request-facts.ts";
 import { type LogFormat, RequestLog } from "../telemetry/request-log.ts";
 import { routeTemplates } from "../telemetry/route-templates.ts";
 import { sampled } from "../telemetry/trace-context.ts";
 import { recordSpan, tracing } from "../telemetry/tracing.ts";
 import { contextOf } from "./request-context.ts";
-
-type Observation = { inc(): void; observe(seconds: number): void };
 
 export interface ObserveRequests {
   (request: Request, handle: (usage: DatabaseUsage) => Promise<Response>): Promise<Response>;
@@ -29,18 +23,24 @@ export function observeRequests(
 ): ObserveRequests {
   const templateOf = routeTemplates(routes);
   const log = new RequestLog(format);
-  // prom-client looks a label set up by a key it builds per call; a request's set is one of a
-  // few hundred, so each is looked up once.
-  const series = new Map<string, Observation>();
-  const seriesOf = (method: string, route: string, status: number): Observation => {
-    const key = `${method} ${route} ${status}`;
-    let found = series.get(key);
+  // A request's label set is one of a few hundred: each is made once, then found by route, method
+  // and status without building a key.
+  const series = new Map<string, Map<string, Map<number, HistogramSeries>>>();
+  const seriesOf = (method: string, route: string, status: number): HistogramSeries => {
+    let byMethod = series.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      series.set(route, byMethod);
+    }
+    let byStatus = byMethod.get(method);
+    if (!byStatus) {
+      byStatus = new Map();
+      byMethod.set(method, byStatus);
+    }
+    let found = byStatus.get(status);
     if (!found) {
-      const labels = { method, route, status: String(status) };
-      const counter = httpRequests.labels(labels);
-      const histogram = httpDuration.labels(labels);
-      found = { inc: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
-      series.set(key, found);
+      found = requestSeries({ method, route, status: String(status) });
+      byStatus.set(status, found);
     }
     return found;
   };
@@ -50,9 +50,9 @@ export function observeRequests(
     const startMs = performance.timeOrigin + started;
     const ctx = contextOf(request);
     const usage: DatabaseUsage = { ms: 0, trace: sampled(ctx.trace) ? ctx.trace : undefined };
-    const pathname = pathOf(request.url);
-    const route = templateOf(request.method, pathname);
-    const polling = route === "/v1/events" && request.url.includes("wait=");
+    const { method, url } = request;
+    const route = templateOf(method, pathOf(url));
+    const polling = route === "/v1/events" && url.includes("wait=");
     if (polling) longPollWaiters.inc();
     let status = 500;
     try {
@@ -62,16 +62,14 @@ export function observeRequests(
     } finally {
       if (polling) longPollWaiters.dec();
       const ended = performance.now();
-      const one = seriesOf(request.method, route, status);
-      one.inc();
-      one.observe((ended - started) / 1000);
+      seriesOf(method, route, status).observe((ended - started) / 1000);
       if (status === 429) rateLimitRefusals.inc();
       const companyId = companyOf(request);
       log.write({
         request_id: ctx.requestId,
         trace_id: ctx.trace.traceId,
         company_id: companyId,
-        method: request.method,
+        method,
         route,
         status,
         duration_ms: Math.round((ended - started) * 100) / 100,
@@ -79,7 +77,7 @@ export function observeRequests(
       });
       if (tracing() && sampled(ctx.trace))
         recordSpan({
-          name: `${request.method} ${route}`,
+          name: `${method} ${route}`,
           kind: "server",
           traceId: ctx.trace.traceId,
           spanId: ctx.trace.spanId,
@@ -88,7 +86,7 @@ export function observeRequests(
           endMs: performance.timeOrigin + ended,
           error: status >= 500,
           attributes: {
-            "http.request.method": request.method,
+            "http.request.method": method,
             "http.route": route,
             "http.response.status_code": status,
             ...(companyId === null ? {} : { "erp.company_id": companyId }),

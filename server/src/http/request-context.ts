@@ -23,11 +23,14 @@ export const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PATCH", "PUT
 
 /** A client's X-Request-Id is used only in this shape; anything else is replaced, never echoed or stored. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const contexts = new WeakMap<Request, RequestContext>();
+/** Each request's context, kept on the request itself (a WeakMap entry per request cost more). */
+const CONTEXT = Symbol("request context");
+
+type WithContext = Request & { [CONTEXT]?: RequestContext };
 
 /** Fails safe: a request that asks for a dry-run in either place, in any spelling but 0/false, writes nothing. */
-function dryRunRequested(request: Request): boolean {
-  const header = request.headers.get("x-dry-run");
+function dryRunRequested(request: Request, headers: Headers): boolean {
+  const header = headers.get("x-dry-run");
   if (header !== null && !["0", "false"].includes(header.trim().toLowerCase())) return true;
   const query = searchParamsOf(request.url)?.get("dry_run");
   return query === "1" || query === "true";
@@ -35,24 +38,23 @@ function dryRunRequested(request: Request): boolean {
 
 /** The context of a request; created on first use so error paths always have one. */
 export function contextOf(request: Request): RequestContext {
-  let context = contexts.get(request);
-  if (!context) {
-    const sent = request.headers.get("x-request-id");
-    context = {
-      requestId: sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID(),
-      receivedAt: Date.now(),
-      dryRun: dryRunRequested(request),
-      idempotencyKey: WRITE_METHODS.has(request.method)
-        ? (request.headers.get("idempotency-key") ?? undefined)
-        : undefined,
-      ifMatch: request.headers.get("if-match"),
-      representation: /(^|[\s,;])return=representation\b/i.test(
-        request.headers.get("prefer") ?? "",
-      ),
-      trace: traceOf(request.headers.get("traceparent")),
-    };
-    contexts.set(request, context);
-  }
+  const known = (request as WithContext)[CONTEXT];
+  if (known) return known;
+  const headers = request.headers;
+  const sent = headers.get("x-request-id");
+  const prefer = headers.get("prefer");
+  const context: RequestContext = {
+    requestId: sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID(),
+    receivedAt: Date.now(),
+    dryRun: dryRunRequested(request, headers),
+    idempotencyKey: WRITE_METHODS.has(request.method)
+      ? (headers.get("idempotency-key") ?? undefined)
+      : undefined,
+    ifMatch: headers.get("if-match"),
+    representation: prefer !== null && /(^|[\s,;])return=representation\b/i.test(prefer),
+    trace: traceOf(headers.get("traceparent")),
+  };
+  (request as WithContext)[CONTEXT] = context;
   return context;
 }
 

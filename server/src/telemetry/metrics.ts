@@ -1,6 +1,7 @@
 // The Prometheus series a server exposes (docs/operations.md lists them). Labels are bounded sets:
 // methods, route templates, status codes and outcome names; never a company, token, id or text.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { type HistogramSeries, histogramSeries } from "./histogram-series.ts";
 
 export const registry = new Registry();
 // The process's own series (CPU, memory, open files against their limit), read at each scrape.
@@ -9,11 +10,25 @@ collectDefaultMetrics({ register: registry });
 /** Seconds; from a hot read (about a millisecond) to the 10 s budget of a request. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+type RequestLabels = { method: string; route: string; status: string };
+
+/** Each label set of the requests' series, and how many of its requests the counter has counted. */
+const answered: { labels: RequestLabels; latency: HistogramSeries; counted: number }[] = [];
+
 export const httpRequests = new Counter({
   name: "erp_http_requests_total",
   help: "HTTP requests answered, by method, route template and status code.",
   labelNames: ["method", "route", "status"] as const,
   registers: [registry],
+  // Counted when scraped, from the latency series' counts: a request is observed once.
+  collect() {
+    for (const one of answered) {
+      const count = one.latency.count;
+      if (count < one.counted) one.counted = 0;
+      if (count > one.counted) this.inc(one.labels, count - one.counted);
+      one.counted = count;
+    }
+  },
 });
 
 export const httpDuration = new Histogram({
@@ -23,6 +38,13 @@ export const httpDuration = new Histogram({
   buckets: LATENCY_BUCKETS,
   registers: [registry],
 });
+
+/** The series of one method, route template and status: each answer counted and timed by `observe`. */
+export function requestSeries(labels: RequestLabels): HistogramSeries {
+  const latency = histogramSeries(httpDuration, labels);
+  answered.push({ labels, latency, counted: 0 });
+  return latency;
+}
 
 export const rateLimitRefusals = new Counter({
   name: "erp_rate_limit_refusals_total",
