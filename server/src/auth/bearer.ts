@@ -5,18 +5,28 @@ import type { Company } from "./company.ts";
 import type { CompanyCache } from "./company-cache.ts";
 import type { Caller } from "./tokens.ts";
 
+/** `Bearer <token>` (any case, any spaces around the token); the usual spelling without a regex. */
+function bearerToken(header: string): string | undefined {
+  if (header.startsWith("Bearer ")) {
+    const token = header.slice(7);
+    if (token !== "" && !/\s/.test(token)) return token;
+  }
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+}
+
 export async function authenticate(companies: CompanyCache, request: Request): Promise<Caller> {
   const header = request.headers.get("authorization");
   if (!header) throw unauthorized("Send your API token as `Authorization: Bearer <token>`.");
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match?.[1]) throw unauthorized("The Authorization header must be `Bearer <token>`.");
-  const found = await companies.lookup(match[1]);
+  const token = bearerToken(header);
+  if (!token) throw unauthorized("The Authorization header must be `Bearer <token>`.");
+  const found = await companies.lookup(token);
   if (!found) throw unauthorized("The token is unknown.");
   if (found.state !== "live") throw invalidToken(found.state);
   return found.caller;
 }
 
 export function requireAddons(company: Company, addon: Addon): void {
+  if (company.addons.has("api") && (addon === "api" || company.addons.has(addon))) return;
   const needed: Addon[] = addon === "api" ? ["api"] : ["api", addon];
   const missing = needed.filter((one) => !company.addons.has(one));
   if (missing.length > 0) throw featureOff(missing);

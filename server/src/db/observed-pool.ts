@@ -9,10 +9,18 @@ import type { GuardedConnection, GuardedPool } from "./pool.ts";
 
 type Run = GuardedPool["query"];
 
-/** The statement's first words, never its values: a span's name and `db.operation`. */
+/** When performance.now() began, epoch milliseconds. */
+const ORIGIN_MS = performance.timeOrigin;
+
+/** The statement's first word, never its values: a span's name and `db.operation`. */
 function operationOf(input: Parameters<Run>[0]): string {
   const text = typeof input === "string" ? input : input.sql;
-  return /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? "SQL";
+  let start = 0;
+  while (start < text.length && text.charCodeAt(start) <= 0x20) start += 1;
+  let end = start;
+  for (let code = text.charCodeAt(end); (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a; )
+    code = text.charCodeAt(++end);
+  return end > start ? text.slice(start, end).toUpperCase() : "SQL";
 }
 
 function timed(pool: "read" | "write", run: Run): Run {
@@ -31,18 +39,20 @@ function timed(pool: "read" | "write", run: Run): Run {
       const usage = currentUsage();
       if (usage) {
         usage.ms += ended - started;
-        if (usage.trace && tracing())
+        if (usage.trace && tracing()) {
+          const operation = operationOf(input);
           recordSpan({
-            name: `${operationOf(input)} ${pool}`,
+            name: `${operation} ${pool}`,
             kind: "client",
             traceId: usage.trace.traceId,
             spanId: newSpanId(),
             parentSpanId: usage.trace.spanId,
-            startMs: performance.timeOrigin + started,
-            endMs: performance.timeOrigin + ended,
+            startMs: ORIGIN_MS + started,
+            endMs: ORIGIN_MS + ended,
             error: failed,
-            attributes: { "db.system": "mysql", "db.operation": operationOf(input) },
+            attributes: { "db.system": "mysql", "db.operation": operation },
           });
+        }
       }
     }
   };

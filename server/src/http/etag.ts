@@ -1,8 +1,8 @@
 // Strong ETags derived from the exact bytes of a representation.
-import { createHash } from "node:crypto";
 
+/** SHA-256 of the bytes, base64url, first 27 characters (Bun's one-call hash: node:crypto's costs twice it). */
 export function etagOf(body: string): string {
-  return `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+  return `"${Bun.CryptoHasher.hash("sha256", body, "base64url").slice(0, 27)}"`;
 }
 
 /**

@@ -11,6 +11,9 @@ import { sampled } from "../telemetry/trace-context.ts";
 import { recordSpan, tracing } from "../telemetry/tracing.ts";
 import { contextOf } from "./request-context.ts";
 
+/** When performance.now() began, epoch milliseconds. */
+const ORIGIN_MS = performance.timeOrigin;
+
 export interface ObserveRequests {
   (request: Request, handle: (usage: DatabaseUsage) => Promise<Response>): Promise<Response>;
   /** Writes the log lines still buffered (at shutdown). */
@@ -47,7 +50,6 @@ export function observeRequests(
 
   const observe = (async (request, handle) => {
     const started = performance.now();
-    const startMs = performance.timeOrigin + started;
     const ctx = contextOf(request);
     const usage: DatabaseUsage = { ms: 0, trace: sampled(ctx.trace) ? ctx.trace : undefined };
     const { method, url } = request;
@@ -82,8 +84,8 @@ export function observeRequests(
           traceId: ctx.trace.traceId,
           spanId: ctx.trace.spanId,
           parentSpanId: ctx.trace.parentSpanId,
-          startMs,
-          endMs: performance.timeOrigin + ended,
+          startMs: ORIGIN_MS + started,
+          endMs: ORIGIN_MS + ended,
           error: status >= 500,
           attributes: {
             "http.request.method": method,

@@ -9,7 +9,7 @@ import type { Histogram } from "prom-client";
 
 interface Values {
   labels: Record<string, string | number>;
-  bucketValues: Record<number, number>;
+  bucketValues: Record<string, number>;
   sum: number;
   count: number;
 }
@@ -70,15 +70,17 @@ export function histogramSeries<T extends string>(
   if (!first || typeof first.sum !== "number" || typeof first.bucketValues !== "object")
     return throughChild(histogram.labels(labels));
   let values = first;
+  // Its buckets are keyed by their bounds as text: a number as key would be turned into text each time.
+  const keys = bounds.map(String);
   return {
     observe(value) {
       if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
       if (inner.hashMap?.[key] !== values) values = resolve() ?? values;
       values.sum += value;
       values.count += 1;
-      for (const bound of bounds)
-        if (value <= bound) {
-          values.bucketValues[bound]! += 1;
+      for (let i = 0; i < bounds.length; i++)
+        if (value <= bounds[i]!) {
+          values.bucketValues[keys[i]!]! += 1;
           return;
         }
     },

@@ -37,8 +37,9 @@ test("a batch of spans is one ExportTraceServiceRequest in OTLP/JSON", async () 
       traceId: "0af7651916cd43dd8448eb211c80319c",
       spanId: "53995c3f42cd8ad8",
       parentSpanId: undefined,
-      startMs,
-      endMs: startMs + 0.25,
+      startMs: 1_764_000_001_000.25,
+      // Rounds up into the next second.
+      endMs: 1_764_000_002_000 - 0.0001,
       attributes: {},
     });
     await exporter.shutdown();
@@ -73,8 +74,8 @@ test("a batch of spans is one ExportTraceServiceRequest in OTLP/JSON", async () 
                     spanId: "53995c3f42cd8ad8",
                     name: "SELECT read",
                     kind: 3,
-                    startTimeUnixNano: "1764000000123456000",
-                    endTimeUnixNano: "1764000000123706000",
+                    startTimeUnixNano: "1764000001000250000",
+                    endTimeUnixNano: "1764000002000000000",
                     attributes: [],
                   },
                 ],
@@ -84,6 +85,46 @@ test("a batch of spans is one ExportTraceServiceRequest in OTLP/JSON", async () 
         ],
       },
     ]);
+  } finally {
+    await receiver.stop(true);
+  }
+});
+
+test("spans recorded after rounds with nothing to send, and past a full batch, are all sent", async () => {
+  let received = 0;
+  let requests = 0;
+  const receiver = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const body = (await request.json()) as {
+        resourceSpans: { scopeSpans: { spans: unknown[] }[] }[];
+      };
+      requests += 1;
+      received += body.resourceSpans[0]!.scopeSpans[0]!.spans.length;
+      return Response.json({});
+    },
+  });
+  try {
+    const exporter = startOtlpExporter({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${receiver.port}/v1/traces`,
+      OTEL_BSP_SCHEDULE_DELAY: "10",
+    });
+    await Bun.sleep(50);
+    for (let i = 0; i < 700; i++)
+      exporter.export({
+        name: "SELECT read",
+        kind: "client",
+        traceId: "0af7651916cd43dd8448eb211c80319c",
+        spanId: i.toString(16).padStart(16, "0"),
+        parentSpanId: undefined,
+        startMs: 1_764_000_000_000 + i,
+        endMs: 1_764_000_000_001 + i,
+        attributes: {},
+      });
+    await exporter.shutdown();
+    expect(received).toBe(700);
+    expect(requests).toBe(2);
   } finally {
     await receiver.stop(true);
   }

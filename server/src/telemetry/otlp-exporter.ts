@@ -14,20 +14,46 @@ const BATCH = 512;
 const MAX_QUEUE = 8_192;
 const STATUS_ERROR = 2;
 
+/** A text as a JSON string: as it is between quotes when nothing in it needs escaping (most do not). */
+function quoted(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff))
+      return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
 /** An attribute's OTLP AnyValue as JSON (integers as decimal strings, as the JSON encoding wants). */
 const attributeValue = (value: string | number | boolean): string =>
   typeof value === "string"
-    ? `{"stringValue":${JSON.stringify(value)}}`
+    ? `{"stringValue":${quoted(value)}}`
     : typeof value === "boolean"
       ? `{"boolValue":${value}}`
       : `{"intValue":"${Math.trunc(value)}"}`;
 
-/** Epoch milliseconds as nanoseconds: whole microseconds stay exact in a double. */
-const nanos = (ms: number): string => `${Math.round(ms * 1000)}000`;
+let second = -1;
+let secondText = "";
+
+/**
+ * Epoch milliseconds as nanoseconds (whole microseconds stay exact in a double), the text of the
+ * second made once for its spans: a 16-digit number as text cost more than the rest of a span.
+ */
+function nanos(ms: number): string {
+  const micros = Math.round(ms * 1000);
+  const seconds = Math.floor(micros / 1e6);
+  const rest = micros - seconds * 1e6;
+  if (seconds !== second) {
+    second = seconds;
+    secondText = String(seconds);
+  }
+  return `${secondText}${rest < 100_000 ? String(rest).padStart(6, "0") : rest}000`;
+}
 
 /**
  * One span as OTLP/JSON text, written directly: building each span as objects for JSON.stringify
- * cost more than the rest of its export. Names and string values are escaped; ids are hex.
+ * cost more than the rest of its export. Names and string values are escaped where they need it;
+ * ids are hex and attribute keys our own.
  */
 function encode(span: SpanRecord): string {
   let attributes = "";
@@ -38,7 +64,7 @@ function encode(span: SpanRecord): string {
   return (
     `{"traceId":"${span.traceId}","spanId":"${span.spanId}",` +
     (span.parentSpanId ? `"parentSpanId":"${span.parentSpanId}",` : "") +
-    `"name":${JSON.stringify(span.name)},"kind":${KINDS[span.kind]},` +
+    `"name":${quoted(span.name)},"kind":${KINDS[span.kind]},` +
     `"startTimeUnixNano":"${nanos(span.startMs)}","endTimeUnixNano":"${nanos(span.endMs)}",` +
     `"attributes":[${attributes}]` +
     (span.error ? `,"status":{"code":${STATUS_ERROR}}}` : "}")
@@ -66,15 +92,13 @@ export function startOtlpExporter(env: Record<string, string | undefined>): {
       },
     ],
   });
-  let queue: SpanRecord[] = [];
-  let sending: Promise<void> = Promise.resolve();
-  const send = (spans: SpanRecord[]): Promise<void> =>
+  const post = (spans: string): Promise<void> =>
     fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body:
         `{"resourceSpans":[{"resource":${resource},` +
-        `"scopeSpans":[{"scope":{"name":"construction-erp-api"},"spans":[${spans.map(encode).join(",")}]}]}]}`,
+        `"scopeSpans":[{"scope":{"name":"construction-erp-api"},"spans":[${spans}]}]}]}`,
       signal: AbortSignal.timeout(10_000),
     }).then(
       (response) => void response.body?.cancel(),
@@ -83,21 +107,34 @@ export function startOtlpExporter(env: Record<string, string | undefined>): {
           error: error instanceof Error ? error.name : typeof error,
         }),
     );
+  // Spans are encoded as they are recorded, into the batch being filled; a full batch waits its
+  // turn (one request to the collector at a time).
+  let filling = "";
+  let filled = 0;
+  const waiting: string[] = [];
+  let sending: Promise<void> | undefined;
+  const send = async (): Promise<void> => {
+    for (let batch = waiting.shift(); batch !== undefined; batch = waiting.shift())
+      await post(batch);
+    sending = undefined;
+  };
   const flush = (): Promise<void> => {
-    while (queue.length > 0) {
-      const batch = queue.slice(0, BATCH);
-      queue = queue.slice(BATCH);
-      sending = sending.then(() => send(batch));
+    if (filled > 0) {
+      waiting.push(filling);
+      if (waiting.length > MAX_QUEUE / BATCH) waiting.shift();
+      filling = "";
+      filled = 0;
     }
-    return sending;
+    if (!sending && waiting.length > 0) sending = send();
+    return sending ?? Promise.resolve();
   };
   const timer = setInterval(() => void flush(), delayMs);
   timer.unref?.();
   return {
     export(span) {
-      queue.push(span);
-      if (queue.length > MAX_QUEUE) queue = queue.slice(queue.length - MAX_QUEUE);
-      if (queue.length >= BATCH) void flush();
+      filling = filled === 0 ? encode(span) : `${filling},${encode(span)}`;
+      filled += 1;
+      if (filled >= BATCH) void flush();
     },
     async shutdown() {
       clearInterval(timer);

@@ -52,15 +52,26 @@ class LineClock {
   }
 }
 
+/** The methods the app serves, which need no escaping; any other is the client's text. */
+const METHODS: ReadonlySet<string> = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+]);
+
 /**
  * A line as JSON, written out field by field: its texts need no escaping (ids are validated or
- * made here, routes are templates of the app), except the method, which the client chose.
+ * made here, routes are templates of the app), except a method the app does not know.
  */
 function json(time: string, level: RequestLine["level"], line: RequestFields): string {
   return (
     `{"time":"${time}","level":"${level}","request_id":"${line.request_id}",` +
     `"trace_id":"${line.trace_id}","company_id":${line.company_id},` +
-    `"method":${JSON.stringify(line.method)},"route":"${line.route}","status":${line.status},` +
+    `"method":${METHODS.has(line.method) ? `"${line.method}"` : JSON.stringify(line.method)},"route":"${line.route}","status":${line.status},` +
     `"duration_ms":${line.duration_ms},"db_ms":${line.db_ms}}\n`
   );
 }
