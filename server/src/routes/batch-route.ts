@@ -2,10 +2,11 @@
 import type { AdmittedApp } from "../auth/admission.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { batchItems } from "../telemetry/metrics.ts";
-import { runBatch } from "../writes/batch.ts";
+import { type BatchSummary, runBatch } from "../writes/batch.ts";
 import { BatchResult } from "./batch-schemas.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
+import { dataAnswer } from "./write-answers.ts";
 
 export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { collection } = pathsOf(def);
@@ -13,16 +14,20 @@ export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rout
     `${collection}/batch`,
     async ({ company, request, ctx, set }) =>
       countBatchItems(
-        await runWrite(deps, { company, request, ctx, set }, (tx, body, { itemKeysRead }) =>
-          runBatch(tx, deps.store.ids, {
-            def,
-            company,
-            body,
-            dryRun: ctx.dryRun,
-            requestId: ctx.requestId,
-            itemKeysRead,
-            scope: { companyId: company.id },
-          }),
+        await runWrite(
+          deps,
+          { company, request, ctx, set },
+          (tx, body, { itemKeysRead }) =>
+            runBatch(tx, deps.store.ids, {
+              def,
+              company,
+              body,
+              dryRun: ctx.dryRun,
+              requestId: ctx.requestId,
+              itemKeysRead,
+              scope: { companyId: company.id },
+            }),
+          dataAnswer,
         ),
       ),
     {
@@ -33,20 +38,14 @@ export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rout
 }
 
 /** Counts a batch's answered items by outcome (a replayed batch's answer counts again). */
-function countBatchItems(answer: unknown): unknown {
-  const data = (answer as { data?: { dry_run?: boolean; results?: BatchItemOutcome[] } }).data;
-  if (data?.dry_run === false)
-    for (const result of data.results ?? [])
+function countBatchItems(answer: { data: BatchSummary }): { data: BatchSummary } {
+  const { data } = answer;
+  if (!data.dry_run)
+    for (const result of data.results)
       batchItems
         .labels(
           result.error ? "failed" : result.replayed ? "replayed" : (result.action ?? "failed"),
         )
         .inc();
   return answer;
-}
-
-interface BatchItemOutcome {
-  action?: string;
-  replayed?: boolean;
-  error?: unknown;
 }

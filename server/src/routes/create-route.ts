@@ -6,21 +6,28 @@ import type { ResourceDefinition } from "../resources/definition.ts";
 import { createRecord } from "../writes/create.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { pathsOf, runWrite, scopeOf, writeParsers, type RouteDeps } from "./route-context.ts";
+import { recordAnswer } from "./write-answers.ts";
 
 export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   app.post(
     pathsOf(def).collection,
     ({ company, request, ctx, set, params }) =>
-      runWrite(deps, { company, request, ctx, set }, async (tx, body) =>
-        createRecord(tx, deps.store, {
-          def,
-          company,
-          body,
-          dryRun: ctx.dryRun,
-          scope: await scopeOf(tx.db, def, company, params, true),
-          collection: new URL(request.url).pathname,
-          representation: ctx.representation,
-        }),
+      runWrite(
+        deps,
+        { company, request, ctx, set },
+        async (tx, body) =>
+          createRecord(tx, deps.store, {
+            def,
+            company,
+            body,
+            dryRun: ctx.dryRun,
+            scope: await scopeOf(tx.db, def, company, params, true),
+          }),
+        (outcome) =>
+          recordAnswer(outcome, {
+            collection: new URL(request.url).pathname,
+            representation: ctx.representation,
+          }),
       ),
     {
       detail: crudDetail(def, "create", writeParsers),

@@ -12,6 +12,7 @@ import {
   writeParsers,
   type RouteDeps,
 } from "./route-context.ts";
+import { recordAnswer } from "./write-answers.ts";
 
 export function deleteRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member, memberParam } = pathsOf(def);
@@ -33,6 +34,7 @@ export function deleteRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
             scope: await scopeOf(tx.db, def, company, params, true),
             ifMatch: ctx.ifMatch,
           }),
+        (outcome) => recordAnswer(outcome),
         { takesBody: false },
       ),
     {

@@ -6,6 +6,7 @@ import { recordSchema } from "../resources/schemas.ts";
 import { restoreRecordById } from "../writes/restore.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { parseId, pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
+import { recordAnswer } from "./write-answers.ts";
 
 export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member, memberParam } = pathsOf(def);
@@ -26,6 +27,7 @@ export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: Ro
             ),
             scope: { companyId: company.id },
           }),
+        (outcome) => recordAnswer(outcome),
         { takesBody: false },
       ),
     {

@@ -14,9 +14,10 @@ import type { RequestContext } from "../http/request-context.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordExists, type Scope } from "../resources/store.ts";
 import {
+  type Answer,
+  type Decided,
   executeWrite,
   type WriteAttempt,
-  type WriteOutcome,
   type WriteStore,
 } from "../writes/execute-write.ts";
 import { fingerprintOf } from "../writes/fingerprint.ts";
@@ -104,16 +105,18 @@ export interface WriteCall {
 
 /**
  * Runs a write for an admitted request and answers with its result: reads the body (admission came
- * first), checks the Idempotency-Key and the query, then runs `operation` under the key, if any.
+ * first), checks the Idempotency-Key and the query, then runs `operation` under the key, if any, and
+ * answers its outcome as `respond` maps it (write-answers.ts).
  * A route whose write `takesBody: false` still has its body read and refused when malformed, but
  * the key's fingerprint leaves it out. A replay goes back to the company (admission.refund).
  */
-export async function runWrite(
+export async function runWrite<O, B>(
   deps: RouteDeps,
   call: WriteCall,
-  operation: (tx: WriteTransaction, body: unknown, attempt: WriteAttempt) => Promise<WriteOutcome>,
+  operation: (tx: WriteTransaction, body: unknown, attempt: WriteAttempt) => Promise<Decided<O>>,
+  respond: (outcome: O) => Answer<B>,
   options: { takesBody?: boolean } = {},
-): Promise<unknown> {
+): Promise<B> {
   const { company, request, ctx, set } = call;
   const read = (await readJsonBody(request)) ?? null;
   const body = options.takesBody === false ? undefined : read;
@@ -136,10 +139,11 @@ export async function runWrite(
           : fingerprintOf(request.method, new URL(request.url).pathname, ctx.dryRun, body),
     },
     async (tx, attempt) => {
-      const outcome = await operation(tx, body, attempt);
-      changes = outcome.plan?.changes ?? [];
-      return outcome;
+      const decided = await operation(tx, body, attempt);
+      changes = decided.plan?.changes ?? [];
+      return decided;
     },
+    respond,
   );
   if (answer.replayed) deps.admission.refund(request, company, ctx);
   // Committed by now: followers of the feed on this process that want these events need not wait

@@ -20,6 +20,7 @@ import {
   writeParsers,
   type RouteDeps,
 } from "./route-context.ts";
+import { configAnswer } from "./write-answers.ts";
 
 const PATH = "/v1/tokens";
 const TAGS = ["tokens"];
@@ -184,14 +185,16 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
     .post(
       PATH,
       ({ company, token, request, ctx, set }) =>
-        runWrite(deps, { company, request, ctx, set }, async (tx, body) => {
-          const wanted = validate(body);
-          refuseEscalation(token, wanted.scopes);
-          const issued = await issueToken(tx.db, company.id, wanted);
-          return ctx.dryRun
-            ? { status: 200, body: { data: { dry_run: true } } }
-            : { status: 201, body: { data: issued } };
-        }) as Promise<never>,
+        runWrite(
+          deps,
+          { company, request, ctx, set },
+          async (tx, body) => {
+            const wanted = validate(body);
+            refuseEscalation(token, wanted.scopes);
+            return { outcome: await issueToken(tx.db, company.id, wanted) };
+          },
+          configAnswer(201, ctx.dryRun),
+        ),
       {
         detail: operationDetail({
           operationId: "createToken",
@@ -228,15 +231,14 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
           { company, request, ctx, set },
           async (tx) => {
             if (!(await revokeTokenById(tx.db, company.id, id))) throw notFound("token", id);
-            return ctx.dryRun
-              ? { status: 200, body: { data: { dry_run: true } } }
-              : { status: 200, body: { data: { id, revoked: true } } };
+            return { outcome: { id, revoked: true as const } };
           },
+          configAnswer(200, ctx.dryRun),
           { takesBody: false },
         );
         // This process stops accepting it at once; the others within a second (docs/tokens.md).
         if (!ctx.dryRun) revoked.forget(id);
-        return answer as never;
+        return answer;
       },
       {
         detail: operationDetail({

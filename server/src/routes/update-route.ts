@@ -13,22 +13,30 @@ import {
   writeParsers,
   type RouteDeps,
 } from "./route-context.ts";
+import { recordAnswer } from "./write-answers.ts";
 
 export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member, memberParam } = pathsOf(def);
   app.patch(
     member,
     ({ company, request, ctx, set, params }) =>
-      runWrite(deps, { company, request, ctx, set }, async (tx, body) =>
-        updateRecordById(tx, deps.store.outside, {
-          def,
-          company,
-          body,
-          dryRun: ctx.dryRun,
-          id: parseId((params as Record<string, string>)[memberParam], def.singular.toLowerCase()),
-          scope: await scopeOf(tx.db, def, company, params, true),
-          ifMatch: ctx.ifMatch,
-        }),
+      runWrite(
+        deps,
+        { company, request, ctx, set },
+        async (tx, body) =>
+          updateRecordById(tx, deps.store.outside, {
+            def,
+            company,
+            body,
+            dryRun: ctx.dryRun,
+            id: parseId(
+              (params as Record<string, string>)[memberParam],
+              def.singular.toLowerCase(),
+            ),
+            scope: await scopeOf(tx.db, def, company, params, true),
+            ifMatch: ctx.ifMatch,
+          }),
+        (outcome) => recordAnswer(outcome),
       ),
     {
       detail: crudDetail(def, "update", writeParsers),

@@ -8,6 +8,7 @@ import { validateBody } from "../resources/validation.ts";
 import { upsertByExternalId } from "../writes/upsert.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
+import { recordAnswer } from "./write-answers.ts";
 
 /**
  * The path's external id, percent-decoded exactly once from the URL as sent (not Elysia's decoded
@@ -39,18 +40,21 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
   app.put(
     `${collection}/by-external-id/:external_id`,
     ({ company, request, ctx, set }) =>
-      runWrite(deps, { company, request, ctx, set }, (tx, body) =>
-        upsertByExternalId(tx, deps.store, {
-          def,
-          company,
-          body,
-          dryRun: ctx.dryRun,
-          externalId: externalIdOf(def, request),
-          scope: { companyId: company.id },
-          ifMatch: ctx.ifMatch,
-          collection,
-          representation: ctx.representation,
-        }),
+      runWrite(
+        deps,
+        { company, request, ctx, set },
+        (tx, body) =>
+          upsertByExternalId(tx, deps.store, {
+            def,
+            company,
+            body,
+            dryRun: ctx.dryRun,
+            externalId: externalIdOf(def, request),
+            scope: { companyId: company.id },
+            ifMatch: ctx.ifMatch,
+          }),
+        (outcome) =>
+          recordAnswer(outcome, { collection, representation: ctx.representation, upsert: true }),
       ),
     {
       detail: crudDetail(def, "upsert", writeParsers),

@@ -30,6 +30,7 @@ import {
   type RouteDeps,
   type WriteCall,
 } from "./route-context.ts";
+import { configAnswer, dataAnswer } from "./write-answers.ts";
 
 const PATH = "/v1/webhook-endpoints";
 const TAGS = ["webhooks"];
@@ -182,26 +183,21 @@ const ReplayResult = Type.Object(
 const item = (schema: TSchema, title: string) =>
   Type.Object({ data: schema }, { additionalProperties: false, title });
 
-/** Runs `work` as a write; in a dry-run it is rolled back and answers what it would have done. */
-function write(
+/** Runs `work` as a write; in a dry-run it is rolled back and answers `{dry_run: true}`. */
+function write<D>(
   deps: RouteDeps,
   call: WriteCall,
   status: number,
-  work: (db: Executor, body: unknown) => Promise<unknown>,
+  work: (db: Executor, body: unknown) => Promise<D>,
   options?: { takesBody: false },
 ) {
-  // The answer is whatever the write produced; the route's response schemas say what that may be.
   return runWrite(
     deps,
     call,
-    async (tx, body) => {
-      const data = await work(tx.db, body);
-      return call.ctx.dryRun
-        ? { status: 200, body: { data: { dry_run: true } } }
-        : { status, body: { data } };
-    },
+    async (tx, body) => ({ outcome: await work(tx.db, body) }),
+    configAnswer<D>(status, call.ctx.dryRun),
     options,
-  ) as Promise<never>;
+  );
 }
 
 export function webhookRoutes(deps: RouteDeps) {
@@ -454,12 +450,14 @@ export function webhookRoutes(deps: RouteDeps) {
     .post(
       `${PATH}/:id/replay`,
       ({ company, request, ctx, set, params }) =>
-        runWrite(deps, { company, request, ctx, set }, async (tx, body) => ({
-          status: 200,
-          body: {
-            data: await replayEndpoint(tx.db, company.id, memberId(params), body, ctx.dryRun),
-          },
-        })) as Promise<never>,
+        runWrite(
+          deps,
+          { company, request, ctx, set },
+          async (tx, body) => ({
+            outcome: await replayEndpoint(tx.db, company.id, memberId(params), body, ctx.dryRun),
+          }),
+          dataAnswer,
+        ),
       {
         detail: operationDetail({
           operationId: "replayWebhookEvents",

@@ -15,7 +15,7 @@ import { batchFailed, validationFailed } from "../refusals/catalogue.ts";
 import type { FieldError, ProblemBody } from "../refusals/refusal.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
-import type { WriteOutcome } from "./execute-write.ts";
+import type { Decided } from "./execute-write.ts";
 import type { ItemAction } from "./item-keys.ts";
 import { writeRecords, type Preceding } from "./write-records.ts";
 
@@ -41,6 +41,17 @@ export interface BatchItemResult {
   action?: ItemAction;
   replayed?: true;
   error?: ProblemBody;
+}
+
+/** What a batch did (or would do, in a dry-run): its counts and every item's result. */
+export interface BatchSummary {
+  dry_run: boolean;
+  atomic: boolean;
+  created: number;
+  updated: number;
+  restored: number;
+  failed: number;
+  results: BatchItemResult[];
 }
 
 interface BatchOptions {
@@ -207,7 +218,7 @@ export async function runBatch(
   tx: WriteTransaction,
   ids: IdAllocator,
   request: BatchRequest,
-): Promise<WriteOutcome> {
+): Promise<Decided<BatchSummary>> {
   const { def, company, scope, dryRun } = request;
   const { items, atomic, upsert, byId, restore, itemKeys, preceding } = parseBatch(
     request.body,
@@ -236,7 +247,7 @@ export async function runBatch(
     ...(outcome.error ? { error: outcome.error.body(request.requestId) } : {}),
   }));
   const failed = results.filter((result) => result.error).length;
-  const summary = {
+  const summary: BatchSummary = {
     dry_run: dryRun,
     atomic,
     created: results.filter((result) => result.action === "created" && !result.replayed).length,
@@ -248,5 +259,5 @@ export async function runBatch(
   if (atomic && failed > 0) {
     throw batchFailed(failed, items.length, { ...summary, created: 0, updated: 0, restored: 0 });
   }
-  return { status: 200, body: { data: summary }, plan };
+  return { outcome: summary, plan };
 }

@@ -4,7 +4,8 @@ import type { WriteTransaction } from "../db/write-transaction.ts";
 import { deleteBlocked, notFound } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { findRecord, findRecords, referencingIds, type Scope } from "../resources/store.ts";
-import type { WriteOutcome } from "./execute-write.ts";
+import type { Decided } from "./execute-write.ts";
+import type { RecordOutcome, RecordRef } from "./outcomes.ts";
 import { WritePlan } from "./plan.ts";
 import { checkIfMatch } from "./preconditions.ts";
 import { softDeleteRecords } from "./record-statements.ts";
@@ -18,15 +19,10 @@ export interface DeleteRequest {
   ifMatch: string | null;
 }
 
-interface RecordRef {
-  resource: string;
-  id: number;
-}
-
 export async function deleteRecordById(
   tx: WriteTransaction,
   request: DeleteRequest,
-): Promise<WriteOutcome> {
+): Promise<Decided<RecordOutcome>> {
   const { def, company, scope, id, dryRun } = request;
   const db = tx.db;
   const stored = await findRecord(db, def, scope, id, { forUpdate: true });
@@ -94,17 +90,7 @@ export async function deleteRecordById(
     plan.changes.push({ resource: def.name, action: "deleted", record: stored });
   }
   return {
-    status: 200,
-    body: {
-      data: {
-        id,
-        deleted: !dryRun,
-        dry_run: dryRun,
-        mode: "soft",
-        would_delete: wouldDelete,
-        would_keep: wouldKeep,
-      },
-    },
+    outcome: { kind: dryRun ? "delete_previewed" : "deleted", id, wouldDelete, wouldKeep },
     plan,
   };
 }

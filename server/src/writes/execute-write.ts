@@ -55,25 +55,37 @@ export interface WriteRequest {
   fingerprint?: string;
 }
 
-export interface WriteOutcome {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
+/** What a write decided: its outcome, and what to commit for it. */
+export interface Decided<O> {
+  outcome: O;
   /** What to commit; absent for an operation that wrote directly (or not at all). */
   plan?: WritePlan;
 }
 
-/** What an attempt knows before its operation runs. */
+/** What a write attempt knows before its operation runs. */
 export interface WriteAttempt {
   /** Item keys are to be read before the items are decided (else a bound one is met at commit). */
   itemKeysRead: boolean;
 }
 
-export type WriteOperation = (tx: WriteTransaction, attempt: WriteAttempt) => Promise<WriteOutcome>;
+export type WriteOperation<O> = (
+  tx: WriteTransaction,
+  attempt: WriteAttempt,
+) => Promise<Decided<O>>;
 
-export interface WriteAnswer {
+/**
+ * The answer an outcome is sent as. It is made inside the write's transaction, because a keyed
+ * write stores it in its commit and a replay sends it again as it was.
+ */
+export interface Answer<B = unknown> {
   status: number;
-  body: unknown;
+  body: B;
+  headers?: Record<string, string>;
+}
+
+export interface WriteAnswer<B = unknown> {
+  status: number;
+  body: B;
   headers: Record<string, string>;
   /** A stored outcome was replayed: nothing ran. */
   replayed: boolean;
@@ -90,11 +102,12 @@ const MAX_DUPLICATE_ATTEMPTS = 3;
 const isIdKey = (name: string | undefined): boolean =>
   name !== undefined && (name === "PRIMARY" || (/_id$/.test(name) && !/_external_id$/.test(name)));
 
-export async function executeWrite(
+export async function executeWrite<O, B>(
   store: WriteStore,
   request: WriteRequest,
-  operation: WriteOperation,
-): Promise<WriteAnswer> {
+  operation: WriteOperation<O>,
+  respond: (outcome: O) => Answer<B>,
+): Promise<WriteAnswer<B>> {
   const { companyId, idempotencyKey: key, fingerprint } = request;
   if (key !== undefined && fingerprint === undefined)
     throw new Error("a keyed write needs its fingerprint");
@@ -102,15 +115,17 @@ export async function executeWrite(
   for (let attempt = 1; ; attempt++) {
     if (key !== undefined) {
       const stored = await readOutcome(store.db, companyId, key);
-      if (stored) return { ...replay(stored, fingerprint!), replayed: true, events: 0 };
+      // The body this request's own answer had when it was stored (by the same `respond`).
+      if (stored) return { ...replay<B>(stored, fingerprint!), replayed: true, events: 0 };
     }
     const itemKeysRead = request.dryRun || attempt > 1;
     let plan: WritePlan | undefined;
     try {
       return await inWriteTransaction(store.writer, async (tx) => {
-        const outcome = await operation(tx, { itemKeysRead });
-        plan = outcome.plan;
-        const headers = outcome.headers ?? {};
+        const decided = await operation(tx, { itemKeysRead });
+        plan = decided.plan;
+        const answer = respond(decided.outcome);
+        const headers = answer.headers ?? {};
         if (!request.dryRun) {
           const source = { companyId, requestId: request.requestId, idempotencyKey: key };
           // A dry-run is previewed without a trace: the real write may use the key next.
@@ -119,9 +134,9 @@ export async function executeWrite(
               ? undefined
               : {
                   statement: storeOutcome(companyId, key, fingerprint!, {
-                    status: outcome.status,
+                    status: answer.status,
                     headers,
-                    body: JSON.stringify(outcome.body),
+                    body: JSON.stringify(answer.body),
                   }),
                   probe: storedOutcomeProbe(companyId, key, fingerprint!),
                 };
@@ -132,8 +147,8 @@ export async function executeWrite(
           else await tx.commit(commitStatements([part]), part.probe);
         }
         return {
-          status: outcome.status,
-          body: outcome.body,
+          status: answer.status,
+          body: answer.body,
           headers,
           replayed: false,
           events: request.dryRun ? 0 : (plan?.changes.length ?? 0),

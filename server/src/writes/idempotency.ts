@@ -13,18 +13,21 @@ export function checkIdempotencyKey(key: string | undefined): void {
   throw invalidIdempotencyKey();
 }
 
-export interface Replay {
+export interface Replay<B> {
   status: number;
-  body: unknown;
+  body: B;
   headers: Record<string, string>;
 }
 
-/** The stored outcome as the answer to a retry, or 409 when the key was bound to another request. */
-export function replay(stored: StoredOutcome, fingerprint: string): Replay {
+/**
+ * The stored outcome as the answer to a retry, or 409 when the key was bound to another request.
+ * `B` is the body the request's answer had: the same fingerprint is the same operation.
+ */
+export function replay<B>(stored: StoredOutcome, fingerprint: string): Replay<B> {
   if (stored.fingerprint !== fingerprint) throw idempotencyKeyReuse();
   return {
     status: stored.response.status,
-    body: JSON.parse(stored.response.body),
+    body: JSON.parse(stored.response.body) as B,
     headers: { ...stored.response.headers, "idempotent-replayed": "true" },
   };
 }

@@ -3,11 +3,10 @@
 import type { Company } from "../auth/company.ts";
 import type { IdAllocator } from "../db/ids.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
-import { etagOf } from "../http/etag.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
-import type { WriteOutcome } from "./execute-write.ts";
-import { recordDocument } from "./preconditions.ts";
+import type { Decided } from "./execute-write.ts";
+import type { RecordOutcome } from "./outcomes.ts";
 import { writeRecords } from "./write-records.ts";
 
 export interface RestoreRequest {
@@ -18,12 +17,12 @@ export interface RestoreRequest {
   dryRun: boolean;
 }
 
-/** 200 with the record as it is back (or would be) and what comes back with it; a real write answers its ETag. */
+/** The record as it is back (or would be) and what comes back with it. */
 export async function restoreRecordById(
   tx: WriteTransaction,
   ids: IdAllocator,
   request: RestoreRequest,
-): Promise<WriteOutcome> {
+): Promise<Decided<RecordOutcome>> {
   const { def, company, scope, id, dryRun } = request;
   const { outcomes, plan, cascaded } = await writeRecords(tx, ids, {
     def,
@@ -39,21 +38,15 @@ export async function restoreRecordById(
   if (outcome.error) throw outcome.error;
   const record = outcome.record!;
   return {
-    status: 200,
-    headers: dryRun ? undefined : { etag: etagOf(recordDocument(record)) },
-    body: {
-      data: {
-        id,
-        restored: !dryRun,
-        dry_run: dryRun,
-        would_restore: [
-          { resource: def.name, id },
-          ...(cascaded ?? []).flatMap(({ def: dependent, records }) =>
-            records.map((each) => ({ resource: dependent.name, id: each.id })),
-          ),
-        ],
-        record,
-      },
+    outcome: {
+      kind: dryRun ? "restore_previewed" : "restored",
+      record,
+      wouldRestore: [
+        { resource: def.name, id },
+        ...(cascaded ?? []).flatMap(({ def: dependent, records }) =>
+          records.map((each) => ({ resource: dependent.name, id: each.id })),
+        ),
+      ],
     },
     plan,
   };

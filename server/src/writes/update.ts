@@ -6,17 +6,16 @@
 // record locked and the references share-locked.
 import type { Company } from "../auth/company.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
-import { etagOf } from "../http/etag.ts";
 import { notFound } from "../refusals/catalogue.ts";
-import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
+import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
-import type { FieldChange } from "../events/changes.ts";
-import type { WriteOutcome } from "./execute-write.ts";
+import type { Decided } from "./execute-write.ts";
 import { updateRules } from "./item-rules.ts";
 import { lookUp, readableOutside } from "./lookups.ts";
+import { type RecordOutcome, updateOutcome } from "./outcomes.ts";
 import type { Reads } from "./outside-reads.ts";
 import { WritePlan } from "./plan.ts";
-import { checkIfMatch, recordDocument } from "./preconditions.ts";
+import { checkIfMatch } from "./preconditions.ts";
 import { updateRecord } from "./record-statements.ts";
 import { nextVersion, rowKey } from "./row-versions.ts";
 
@@ -30,39 +29,11 @@ export interface UpdateRequest {
   ifMatch: string | null;
 }
 
-/**
- * 200 with the changes and the record after them; a real write also answers the record's new ETag.
- * An upsert's also says `created: false`.
- */
-export function updatedAnswer(
-  record: StoredRecord,
-  changes: Record<string, FieldChange>,
-  dryRun: boolean,
-  upsert = false,
-): WriteOutcome {
-  const written = !dryRun && Object.keys(changes).length > 0;
-  return {
-    status: 200,
-    // The tag a GET would now send, so a client can chain If-Match updates without reading again.
-    headers: dryRun ? undefined : { etag: etagOf(recordDocument(record)) },
-    body: {
-      data: {
-        id: record.id,
-        ...(upsert ? { created: false } : {}),
-        updated: written,
-        dry_run: dryRun,
-        changes,
-        record,
-      },
-    },
-  };
-}
-
 export async function updateRecordById(
   tx: WriteTransaction,
   outside: Reads,
   request: UpdateRequest,
-): Promise<WriteOutcome> {
+): Promise<Decided<RecordOutcome>> {
   const { def, company, scope, id, dryRun } = request;
   const reading = { def, company, bodies: [request.body], creates: false };
   const decidedOutside = dryRun || readableOutside(reading);
@@ -90,5 +61,5 @@ export async function updateRecordById(
     plan.guarded.push(rowKey(def, id));
     plan.changes.push({ resource: def.name, action: "updated", record, changes });
   }
-  return { ...updatedAnswer(record, changes, dryRun), plan };
+  return { outcome: updateOutcome(record, changes, dryRun), plan };
 }

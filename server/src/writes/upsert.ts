@@ -10,9 +10,8 @@ import type { WriteTransaction } from "../db/write-transaction.ts";
 import { validationFailed } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
-import { createdAnswer } from "./create.ts";
-import type { WriteOutcome, WriteStore } from "./execute-write.ts";
-import { updatedAnswer } from "./update.ts";
+import type { Decided, WriteStore } from "./execute-write.ts";
+import { createOutcome, type RecordOutcome, updateOutcome } from "./outcomes.ts";
 import { writeRecords } from "./write-records.ts";
 
 export interface UpsertRequest {
@@ -23,9 +22,6 @@ export interface UpsertRequest {
   body: unknown;
   dryRun: boolean;
   ifMatch: string | null;
-  /** The path of the collection: a created record's Location is this path and its id. */
-  collection: string;
-  representation: boolean;
 }
 
 /** The body with the path's external id in it; a different one in the body is a 422. */
@@ -50,7 +46,7 @@ export async function upsertByExternalId(
   tx: WriteTransaction,
   store: Pick<WriteStore, "ids" | "outside">,
   request: UpsertRequest,
-): Promise<WriteOutcome> {
+): Promise<Decided<RecordOutcome>> {
   const { def, company, scope, dryRun } = request;
   const body = withExternalId(request.body, request.externalId);
   const {
@@ -67,10 +63,12 @@ export async function upsertByExternalId(
     ifMatch: request.ifMatch,
   });
   if (outcome!.error) throw outcome!.error;
-  // Every answer says both `created` and `updated`: one schema serves the 201 and the 200.
-  if (outcome!.status === 201)
-    return dryRun
-      ? { status: 200, body: { data: { id: null, created: false, updated: false, dry_run: true } } }
-      : createdAnswer(outcome!.record!, request.collection, request.representation, plan, true);
-  return { ...updatedAnswer(outcome!.record!, outcome!.changes ?? {}, dryRun, true), plan };
+  const record = outcome!.record!;
+  return {
+    outcome:
+      outcome!.status === 201
+        ? createOutcome(record, dryRun)
+        : updateOutcome(record, outcome!.changes ?? {}, dryRun),
+    plan,
+  };
 }

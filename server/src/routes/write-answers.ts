@@ -1,0 +1,127 @@
+// How a write's outcome is answered over HTTP: its status, its headers (Location, ETag) and its body.
+// runWrite (route-context.ts) hands the mapping to the write's runner, which stores the answer of a
+// keyed write in the write's own commit: a replay sends those bytes again (docs/writes-and-retries.md).
+import { etagOf } from "../http/etag.ts";
+import type { StoredRecord } from "../resources/definition.ts";
+import type { Answer } from "../writes/execute-write.ts";
+import type { RecordOutcome } from "../writes/outcomes.ts";
+import { recordDocument } from "../writes/preconditions.ts";
+
+/** What of the request shapes a record write's answer besides its outcome. */
+export interface RecordAnswering {
+  /** The path of the collection: a created record's Location is this path and its id. */
+  collection?: string;
+  /** `Prefer: return=representation`: a created record is in the answer. */
+  representation?: boolean;
+  /** An upsert's answer says both `created` and `updated`: one schema serves its 201 and its 200. */
+  upsert?: boolean;
+}
+
+/** The tag a GET would now send, so a client can chain If-Match updates without reading again. */
+const etagHeader = (record: StoredRecord) => ({ etag: etagOf(recordDocument(record)) });
+
+/**
+ * A create is 201 with Location and ETag (its preview 200 without a record); an update, a delete and
+ * a restore are 200, and an update or restore that ran answers the record's new ETag.
+ */
+export function recordAnswer(outcome: RecordOutcome, how: RecordAnswering = {}): Answer {
+  const upsertCreated = how.upsert ? { updated: false } : {};
+  const upsertUpdated = how.upsert ? { created: false } : {};
+  switch (outcome.kind) {
+    case "created": {
+      const { record } = outcome;
+      return {
+        status: 201,
+        body: {
+          data: {
+            id: record.id,
+            created: true,
+            ...upsertCreated,
+            dry_run: false,
+            ...(how.representation ? { record } : {}),
+          },
+        },
+        headers: {
+          ...(how.collection === undefined ? {} : { location: `${how.collection}/${record.id}` }),
+          ...etagHeader(record),
+        },
+      };
+    }
+    case "create_previewed":
+      return {
+        status: 200,
+        body: { data: { id: null, created: false, ...upsertCreated, dry_run: true } },
+      };
+    case "updated":
+    case "unchanged":
+    case "update_previewed": {
+      const { record } = outcome;
+      const dryRun = outcome.kind === "update_previewed";
+      return {
+        status: 200,
+        headers: dryRun ? undefined : etagHeader(record),
+        body: {
+          data: {
+            id: record.id,
+            ...upsertUpdated,
+            updated: outcome.kind === "updated",
+            dry_run: dryRun,
+            changes: outcome.kind === "unchanged" ? {} : outcome.changes,
+            record,
+          },
+        },
+      };
+    }
+    case "deleted":
+    case "delete_previewed":
+      return {
+        status: 200,
+        body: {
+          data: {
+            id: outcome.id,
+            deleted: outcome.kind === "deleted",
+            dry_run: outcome.kind === "delete_previewed",
+            mode: "soft",
+            would_delete: outcome.wouldDelete,
+            would_keep: outcome.wouldKeep,
+          },
+        },
+      };
+    case "restored":
+    case "restore_previewed": {
+      const { record } = outcome;
+      const dryRun = outcome.kind === "restore_previewed";
+      return {
+        status: 200,
+        headers: dryRun ? undefined : etagHeader(record),
+        body: {
+          data: {
+            id: record.id,
+            restored: !dryRun,
+            dry_run: dryRun,
+            would_restore: outcome.wouldRestore,
+            record,
+          },
+        },
+      };
+    }
+  }
+}
+
+/**
+ * 200 with what the write did, whatever it was: a batch's summary (each item says its own status),
+ * a replay of webhook events.
+ */
+export const dataAnswer = <D>(data: D): Answer<{ data: D }> => ({ status: 200, body: { data } });
+
+/**
+ * A write of the company's configuration (a token, a webhook endpoint): `status` with what it made,
+ * or in a dry-run, 200 `{dry_run: true}`.
+ */
+export function configAnswer<D>(
+  status: number,
+  dryRun: boolean,
+): (data: D) => Answer<{ data: D | { dry_run: true } }> {
+  return (data) =>
+    dryRun ? { status: 200, body: { data: { dry_run: true } } } : { status, body: { data } };
+}
