@@ -5,7 +5,7 @@ import type { ResourceDefinition } from "../resources/definition.ts";
 import { deleteRecordById } from "../writes/delete.ts";
 import { crudDetail } from "./crud-docs.ts";
 import {
-  parseId,
+  memberIdOf,
   pathsOf,
   runWrite,
   scopeOf,
@@ -15,7 +15,7 @@ import {
 import { recordAnswer } from "./write-answers.ts";
 
 export function deleteRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
-  const { member, memberParam } = pathsOf(def);
+  const { member } = pathsOf(def);
   app.delete(
     member,
     ({ company, request, ctx, set, params }) =>
@@ -27,10 +27,7 @@ export function deleteRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
             def,
             company,
             dryRun: ctx.dryRun,
-            id: parseId(
-              (params as Record<string, string>)[memberParam],
-              def.singular.toLowerCase(),
-            ),
+            id: memberIdOf(def, params),
             scope: await scopeOf(tx.db, def, company, params, true),
             ifMatch: ctx.ifMatch,
           }),

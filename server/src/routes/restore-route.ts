@@ -5,11 +5,11 @@ import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { restoreRecordById } from "../writes/restore.ts";
 import { crudDetail } from "./crud-docs.ts";
-import { parseId, pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
+import { memberIdOf, pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
 import { recordAnswer } from "./write-answers.ts";
 
 export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
-  const { member, memberParam } = pathsOf(def);
+  const { member } = pathsOf(def);
   app.post(
     `${member}/restore`,
     ({ company, request, ctx, set, params }) =>
@@ -21,10 +21,7 @@ export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: Ro
             def,
             company,
             dryRun: ctx.dryRun,
-            id: parseId(
-              (params as Record<string, string>)[memberParam],
-              def.singular.toLowerCase(),
-            ),
+            id: memberIdOf(def, params),
             scope: { companyId: company.id },
           }),
         (outcome) => recordAnswer(outcome),

@@ -52,6 +52,10 @@ export function parseId(value: string | undefined, what: string): number {
   return Number(value);
 }
 
+/** The id of the member a path names (`:id`, or a sub-resource's own parameter). */
+export const memberIdOf = (def: ResourceDefinition, params: Record<string, string>): number =>
+  parseId(params[pathsOf(def).memberParam], def.singular.toLowerCase());
+
 /** The company, and for a sub-collection its parent, which must be a live record of the company. */
 export async function scopeOf(
   db: Executor,

@@ -6,7 +6,7 @@ import { recordSchema } from "../resources/schemas.ts";
 import { updateRecordById } from "../writes/update.ts";
 import { crudDetail } from "./crud-docs.ts";
 import {
-  parseId,
+  memberIdOf,
   pathsOf,
   runWrite,
   scopeOf,
@@ -16,7 +16,7 @@ import {
 import { recordAnswer } from "./write-answers.ts";
 
 export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
-  const { member, memberParam } = pathsOf(def);
+  const { member } = pathsOf(def);
   app.patch(
     member,
     ({ company, request, ctx, set, params }) =>
@@ -29,10 +29,7 @@ export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
             company,
             body,
             dryRun: ctx.dryRun,
-            id: parseId(
-              (params as Record<string, string>)[memberParam],
-              def.singular.toLowerCase(),
-            ),
+            id: memberIdOf(def, params),
             scope: await scopeOf(tx.db, def, company, params, true),
             ifMatch: ctx.ifMatch,
           }),

@@ -54,24 +54,13 @@ export function recordAnswer(outcome: RecordOutcome, how: RecordAnswering = {}):
       };
     case "updated":
     case "unchanged":
-    case "update_previewed": {
-      const { record } = outcome;
-      const dryRun = outcome.kind === "update_previewed";
-      return {
-        status: 200,
-        headers: dryRun ? undefined : etagHeader(record),
-        body: {
-          data: {
-            id: record.id,
-            ...upsertUpdated,
-            updated: outcome.kind === "updated",
-            dry_run: dryRun,
-            changes: outcome.kind === "unchanged" ? {} : outcome.changes,
-            record,
-          },
-        },
-      };
-    }
+    case "update_previewed":
+      return withRecord(
+        outcome.record,
+        outcome.kind === "update_previewed",
+        { ...upsertUpdated, updated: outcome.kind === "updated" },
+        { changes: outcome.kind === "unchanged" ? {} : outcome.changes },
+      );
     case "deleted":
     case "delete_previewed":
       return {
@@ -88,24 +77,31 @@ export function recordAnswer(outcome: RecordOutcome, how: RecordAnswering = {}):
         },
       };
     case "restored":
-    case "restore_previewed": {
-      const { record } = outcome;
-      const dryRun = outcome.kind === "restore_previewed";
-      return {
-        status: 200,
-        headers: dryRun ? undefined : etagHeader(record),
-        body: {
-          data: {
-            id: record.id,
-            restored: !dryRun,
-            dry_run: dryRun,
-            would_restore: outcome.wouldRestore,
-            record,
-          },
-        },
-      };
-    }
+    case "restore_previewed":
+      return withRecord(
+        outcome.record,
+        outcome.kind === "restore_previewed",
+        { restored: outcome.kind === "restored" },
+        { would_restore: outcome.wouldRestore },
+      );
   }
+}
+
+/**
+ * 200 with the record after the write (or as it would be): `{id, ...before, dry_run, ...after, record}`,
+ * in that order; a write that ran answers the record's new ETag.
+ */
+function withRecord(
+  record: StoredRecord,
+  dryRun: boolean,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Answer {
+  return {
+    status: 200,
+    headers: dryRun ? undefined : etagHeader(record),
+    body: { data: { id: record.id, ...before, dry_run: dryRun, ...after, record } },
+  };
 }
 
 /**

@@ -44,15 +44,11 @@ export interface BatchItemResult {
 }
 
 /** What a batch did (or would do, in a dry-run): its counts and every item's result. */
-export interface BatchSummary {
+export type BatchSummary = Record<"created" | "updated" | "restored" | "failed", number> & {
   dry_run: boolean;
   atomic: boolean;
-  created: number;
-  updated: number;
-  restored: number;
-  failed: number;
   results: BatchItemResult[];
-}
+};
 
 interface BatchOptions {
   items: unknown[];
@@ -247,7 +243,7 @@ export async function runBatch(
     ...(outcome.error ? { error: outcome.error.body(request.requestId) } : {}),
   }));
   const failed = results.filter((result) => result.error).length;
-  const summary: BatchSummary = {
+  const summary = {
     dry_run: dryRun,
     atomic,
     created: results.filter((result) => result.action === "created" && !result.replayed).length,
