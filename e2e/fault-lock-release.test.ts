@@ -80,15 +80,28 @@ function answerOf(name: string, response: ApiResponse): Answer {
   return { name, status: response.status, code: body.code, written };
 }
 
-/** Holds the company's counter row, sends every request, lets go at `releaseMs`; what each got. */
-async function sweepOne(
-  servers: RunningServer[],
-  releaseMs: number,
-): Promise<{ answers: Answer[]; stored: Set<string> }> {
+interface SweptCompany {
+  companyId: number;
+  apis: Api[];
+}
+
+/**
+ * A company whose counter rows exist (they do once it wrote once), made before any lane holds a
+ * lock: a first write sent while other lanes' requests fill the write pool would wait past its
+ * budget.
+ */
+async function companyToSweep(servers: RunningServer[]): Promise<SweptCompany> {
   const { token, companyId } = await newCompany();
   const apis = servers.map((server) => new Api(server.baseUrl, token));
-  // The counter rows exist once the company wrote once.
   expect((await apis[0]!.post("/v1/workers", { name: "first" })).status).toBe(201);
+  return { companyId, apis };
+}
+
+/** Holds the company's counter row, sends every request, lets go at `releaseMs`; what each got. */
+async function sweepOne(
+  { companyId, apis }: SweptCompany,
+  releaseMs: number,
+): Promise<{ answers: Answer[]; stored: Set<string> }> {
   const locker = await mysql.createConnection(testDatabaseUrl());
   try {
     // Its rows only, as the servers' sessions lock (no gap locks: other companies go on).
@@ -122,12 +135,15 @@ async function sweep(label: string, servers: RunningServer[]): Promise<void> {
   const untrue: string[] = [];
   const unexpected: string[] = [];
   const tally = { written: 0, unavailable: 0, unknown: 0 };
+  const companies: SweptCompany[] = [];
+  for (const _ of releases) companies.push(await companyToSweep(servers));
   let next = 0;
   await Promise.all(
     Array.from({ length: LANES }, async () => {
       while (next < releases.length) {
-        const releaseMs = releases[next++]!;
-        const { answers, stored } = await sweepOne(servers, releaseMs);
+        const step = next++;
+        const releaseMs = releases[step]!;
+        const { answers, stored } = await sweepOne(companies[step]!, releaseMs);
         const counts = { written: 0, unavailable: 0, committedUnavailable: 0 };
         for (const answer of answers) {
           const exists = stored.has(answer.name);
