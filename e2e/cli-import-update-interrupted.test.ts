@@ -77,7 +77,8 @@ test(
     /** Updates so far, and the records updated more than once (there must be none). */
     const updates = async (): Promise<{ events: number; twice: number }> => {
       const [rows] = await testDb().pool.query<RowDataPacket[]>(
-        "SELECT record_id, COUNT(*) AS n FROM events WHERE company_id = ? AND type = 'worker.updated' GROUP BY record_id",
+        "SELECT record_id, COUNT(*) AS n FROM events" +
+          " WHERE company_id = ? AND type = 'worker.updated' GROUP BY record_id",
         [companyId],
       );
       return {

@@ -1,6 +1,7 @@
 // `erp import --update` (docs/cli.md): export (CSV, NDJSON or XLSX), edit as a spreadsheet does,
-// import the file back by id. Only the edited records change, each once, with one event; a second run changes nothing; with
-// --if-unmodified a record edited on the server since the export is refused and kept as it is.
+// import the file back by id. Only the edited records change, each once, with one event; a second
+// run changes nothing; with --if-unmodified a record edited on the server since the export is
+// refused and kept as it is.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";

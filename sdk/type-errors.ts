@@ -96,8 +96,14 @@ export async function expandNarrowsTheRecord(): Promise<void> {
 }
 
 export async function sortAndRangesAreTyped(): Promise<void> {
-  await erp.workers.list({ sort: ["name", "-hired_on"], hired_on: { gte: "2024-01-01", lt: "2025-01-01" } }).toArray();
-  await erp.projects.listPage({ sort: "-budget_amount", budget_amount: { gt: "10000" }, status: ["ACTIVE", "ON_HOLD"] });
+  await erp.workers
+    .list({ sort: ["name", "-hired_on"], hired_on: { gte: "2024-01-01", lt: "2025-01-01" } })
+    .toArray();
+  await erp.projects.listPage({
+    sort: "-budget_amount",
+    budget_amount: { gt: "10000" },
+    status: ["ACTIVE", "ON_HOLD"],
+  });
   await erp.trades.list({ sort: "-name" }).toArray();
   // @ts-expect-error address is free text over 200 characters: not sortable
   erp.projects.list({ sort: "address" });

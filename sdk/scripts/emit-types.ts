@@ -216,7 +216,8 @@ class Generator {
       return `  ${key}: ${embeddedAt(this.#document, record, path.split("."))};`;
     });
     return (
-      `\n/** The record at the end of each \`expand\` path of ${singular} records (\`a.b\`: b's, embedded in a's). */\n` +
+      `\n/** The record at the end of each \`expand\` path of ${singular} records` +
+      ` (\`a.b\`: b's, embedded in a's). */\n` +
       `export interface ${singular}Embeds {\n${lines.join("\n")}\n}\n`
     );
   }

@@ -322,7 +322,10 @@ export class ImportRun {
         );
   }
 
-  /** After a stop, the rest of a file is read, unparsed, so the summary accounts for every line; stdin may never end. */
+  /**
+   * After a stop, the rest of a file is read, unparsed, so the summary accounts for every line;
+   * stdin may never end.
+   */
   async #countRest(rows: AsyncIterator<Row>): Promise<void> {
     for (;;) {
       const next = await rows.next();

@@ -21,7 +21,8 @@ let project: string;
 const SMOKE = `import { ErpClient, NotFoundError, verifyWebhook } from "@erp/sdk";
 const env = globalThis.process?.env ?? globalThis.ERP_ENV;
 const erp = new ErpClient({ baseUrl: env.ERP_BASE_URL, token: env.ERP_TOKEN });
-const made = await erp.projects.create({ name: "Packed " + (globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : globalThis.process ? "node" : "browser") });
+const runtime = globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : globalThis.process ? "node" : "browser";
+const made = await erp.projects.create({ name: "Packed " + runtime });
 const project = await erp.projects.get(made.id);
 if (project.id !== made.id || project.status !== "DRAFT") throw new Error("get returned " + JSON.stringify(project));
 const batch = await erp.clients.batch([{ name: "One" }, { name: "" }]);
@@ -33,7 +34,12 @@ await erp.projects.delete(made.id);
 const history = await erp.projects.listPage({ include_deleted: true, fields: ["name"] });
 if (!history.data.some((p) => p.id === made.id)) throw new Error("include_deleted: true did not list the " +
 "deleted project");
-try { await erp.projects.get(made.id); throw new Error("still there"); } catch (error) { if (!(error instanceof NotFoundError)) throw error; }
+try {
+  await erp.projects.get(made.id);
+  throw new Error("still there");
+} catch (error) {
+  if (!(error instanceof NotFoundError)) throw error;
+}
 if (await verifyWebhook("{}", "t=1,v1=00", "whsec_x")) throw new Error("a bad signature verified");
 console.log("packed sdk ok");
 `;
@@ -67,7 +73,10 @@ export async function names(): Promise<string[]> {
   await erp.projects.create({ name: "X", colour: "red" });
   const rentals = await erp.equipment.rentals(3).listPage();
   const error: ValidationError | undefined = undefined;
-  return [...deleted.map((w) => w.name), ...page.data.map((p) => p.name), project.name, String(result.created), String(rentals.data.length), String(error)];
+  return [
+    ...deleted.map((w) => w.name), ...page.data.map((p) => p.name), project.name,
+    String(result.created), String(rentals.data.length), String(error),
+  ];
 }
 `;
 

@@ -111,7 +111,7 @@ describe("import()", () => {
     expect(summary.rows).toBe(summary.created + summary.rejected + summary.not_imported);
   });
 
-  test("atomic: a batch with a refused row writes none; its others are not_imported, the next batch goes on", async () => {
+  test("atomic: a batch with a refused row writes none; its others are not_imported, the next goes on", async () => {
     const { fetch, seen } = fakeFetch((request) => {
       if (request.method === "GET") return json(200, { data: { quotas: {} } });
       const items = (request.body as { items: { name: string }[] }).items;

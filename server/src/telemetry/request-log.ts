@@ -71,7 +71,8 @@ function json(time: string, level: RequestLine["level"], line: RequestFields): s
   return (
     `{"time":"${time}","level":"${level}","request_id":"${line.request_id}",` +
     `"trace_id":"${line.trace_id}","company_id":${line.company_id},` +
-    `"method":${METHODS.has(line.method) ? `"${line.method}"` : JSON.stringify(line.method)},"route":"${line.route}","status":${line.status},` +
+    `"method":${METHODS.has(line.method) ? `"${line.method}"` : JSON.stringify(line.method)},` +
+    `"route":"${line.route}","status":${line.status},` +
     `"duration_ms":${line.duration_ms},"db_ms":${line.db_ms}}\n`
   );
 }
