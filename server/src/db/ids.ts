@@ -10,6 +10,18 @@ import type { GuardedPool } from "./pool.ts";
 
 /** Ids a single write reserves at a time; a block larger than a request asks for is reserved whole. */
 const BLOCK_SIZE = 100;
+/**
+ * A request for more than a block (a batch) reserves ids for this many requests of its size: each
+ * reservation is a commit of its own, a round trip and a log flush (about 2 ms, 10 ms at p90 on a
+ * loaded machine, against 20-30 ms for a whole 500-row batch), so consecutive batches of an import
+ * pay it once in eight instead of every time. At most this many batches' ids are left unused when
+ * the process ends.
+ */
+const BATCHES_AHEAD = 8;
+
+/** How many ids to reserve when `count` do not fit in what is left. */
+const reservationSize = (count: number): number =>
+  count <= BLOCK_SIZE ? BLOCK_SIZE : count * BATCHES_AHEAD;
 const ATTEMPTS = 5;
 
 interface Block {
@@ -39,7 +51,7 @@ export class IdAllocator {
         continue;
       }
       // What is left of the current block is dropped, so this process's ids keep growing.
-      const reservation = this.#reserve(table, Math.max(count, BLOCK_SIZE)).finally(() =>
+      const reservation = this.#reserve(table, reservationSize(count)).finally(() =>
         this.#reserving.delete(table),
       );
       this.#reserving.set(table, reservation);
