@@ -158,36 +158,38 @@ export function clearValues(
 }
 
 /** Marks records deleted: gone from the API, kept for history, out of the unique keys. */
-export function softDeleteRecords(
+export const softDeleteRecords = (
   table: ResourceTable,
   companyId: number,
   ids: readonly number[],
   at: Date,
-): Statement {
-  const name = getTableName(table);
-  const live = Object.hasOwn(table, "live") ? ", live = NULL" : "";
-  const columns = getTableColumns(table) as Record<string, Column>;
-  const stamp = columns.deleted_at!.mapToDriverValue(at);
-  if (!hasSoftDelete(table)) throw new Error(`${name} has no deleted_at column`);
-  return {
-    text: `UPDATE ${quote(name)} SET deleted_at = ?, updated_at = ?${live} WHERE company_id = ? AND id IN (?)`,
-    values: [stamp, stamp, companyId, [...ids]],
-  };
-}
+): Statement => setDeleted(table, companyId, ids, at, true);
 
 /** Brings soft-deleted records back: live again, into the unique keys, with the values they kept. */
-export function restoreRecords(
+export const restoreRecords = (
   table: ResourceTable,
   companyId: number,
   ids: readonly number[],
   at: Date,
+): Statement => setDeleted(table, companyId, ids, at, false);
+
+/** Sets deleted_at (now, or NULL) and `live` with it, stamping updated_at at the same instant. */
+function setDeleted(
+  table: ResourceTable,
+  companyId: number,
+  ids: readonly number[],
+  at: Date,
+  deleted: boolean,
 ): Statement {
   const name = getTableName(table);
-  const live = Object.hasOwn(table, "live") ? ", live = 1" : "";
-  const columns = getTableColumns(table) as Record<string, Column>;
   if (!hasSoftDelete(table)) throw new Error(`${name} has no deleted_at column`);
+  const columns = getTableColumns(table) as Record<string, Column>;
+  const stamp = columns.updated_at!.mapToDriverValue(at);
+  const live = Object.hasOwn(table, "live") ? `, live = ${deleted ? "NULL" : "1"}` : "";
   return {
-    text: `UPDATE ${quote(name)} SET deleted_at = NULL, updated_at = ?${live} WHERE company_id = ? AND id IN (?)`,
-    values: [columns.updated_at!.mapToDriverValue(at), companyId, [...ids]],
+    text:
+      `UPDATE ${quote(name)} SET deleted_at = ${deleted ? "?" : "NULL"}, updated_at = ?${live} ` +
+      "WHERE company_id = ? AND id IN (?)",
+    values: deleted ? [stamp, stamp, companyId, [...ids]] : [stamp, companyId, [...ids]],
   };
 }
