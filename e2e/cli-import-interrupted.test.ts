@@ -12,25 +12,17 @@ import { type RunningCli, startErpFor, tempDir } from "@erp/testing/cli";
 import { closeTestDb, newCompany, testDb } from "@erp/testing/company";
 import { parseCsv } from "@erp/testing/csv";
 import { dropProxy } from "@erp/testing/drop-proxy";
-import { type RunningServer, startServer } from "@erp/testing/server";
+import { between, killableServers, untilBefore } from "@erp/testing/interruptions";
 
 setDefaultTimeout(180_000);
 
 const ROWS = 20_000;
-const servers: RunningServer[] = [];
+const servers = killableServers();
+const server = servers.start;
 afterAll(async () => {
-  await Promise.all(servers.map((server) => server.stop("SIGKILL")));
+  await servers.killAll();
   await closeTestDb();
 });
-
-async function server(port?: number): Promise<RunningServer> {
-  const started = await startServer({ port });
-  servers.push(started);
-  return started;
-}
-
-const between = (low: number, high: number): number =>
-  low + Math.floor(Math.random() * (high - low + 1));
 
 test(
   "20,000 rows (2% bad) interrupted five ways, a row fixed between runs and the journal lost " +
@@ -97,18 +89,6 @@ test(
       }),
       started: performance.now(),
     });
-    /** Waits until `reached` says so; the run must not end first (it would not have been interrupted). */
-    const until = async (
-      what: string,
-      cli: RunningCli,
-      done: () => boolean | Promise<boolean>,
-    ): Promise<void> => {
-      while (!(await done())) {
-        if (cli.process.exitCode !== null || cli.process.signalCode !== null)
-          throw new Error(`the import ended before ${what}`);
-        await Bun.sleep(10);
-      }
-    };
     const seconds = (cli: { started: number }): string =>
       ((performance.now() - cli.started) / 1000).toFixed(1);
     const figures = (summary: any): string =>
@@ -120,7 +100,7 @@ test(
     // (a) SIGINT once: the batch in flight finishes, the rest is "not imported".
     const a = start(api.baseUrl);
     const aAt = between(1_500, 4_000);
-    await until(`${aAt} rows were journaled`, a, () => journaled() >= aAt);
+    await untilBefore(`${aAt} rows were journaled`, a, () => journaled() >= aAt);
     a.process.kill("SIGINT");
     const aResult = await a.finished;
     expect(aResult.code).toBe(130);
@@ -141,7 +121,7 @@ test(
     const fixedB = fixOne();
     const b = start(api.baseUrl);
     const bAt = reached + between(1_000, 3_000);
-    await until(`${bAt} rows were journaled`, b, () => journaled() >= bAt);
+    await untilBefore(`${bAt} rows were journaled`, b, () => journaled() >= bAt);
     b.process.kill("SIGINT");
     await Bun.sleep(between(0, 30));
     if (b.process.exitCode === null) b.process.kill("SIGINT");
@@ -157,7 +137,7 @@ test(
     const fixedC = fixOne();
     const c = start(api.baseUrl);
     const cAt = reached + between(1_000, 3_000);
-    await until(`${cAt} rows were journaled`, c, () => journaled() >= cAt);
+    await untilBefore(`${cAt} rows were journaled`, c, () => journaled() >= cAt);
     await Bun.sleep(between(0, 150));
     c.process.kill("SIGKILL");
     await c.finished;
@@ -176,7 +156,7 @@ test(
     const before = (await stored()).rows;
     const d = start(api.baseUrl);
     const dAt = before + between(500, 2_500);
-    await until(`${dAt} rows were journaled again`, d, () => journaled() >= dAt);
+    await untilBefore(`${dAt} rows were journaled again`, d, () => journaled() >= dAt);
     await Bun.sleep(between(0, 150));
     api.process.kill("SIGKILL");
     await api.process.exited;

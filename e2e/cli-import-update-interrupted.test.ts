@@ -13,26 +13,17 @@ import { erpFor, type RunningCli, startErpFor, tempDir } from "@erp/testing/cli"
 import { closeTestDb, newCompany, testDb } from "@erp/testing/company";
 import { parseCsv } from "@erp/testing/csv";
 import { dropProxy } from "@erp/testing/drop-proxy";
-import { type RunningServer, startServer } from "@erp/testing/server";
+import { between, killableServers, untilBefore } from "@erp/testing/interruptions";
 
 setDefaultTimeout(240_000);
 
 const WORKERS = 10_000;
-const servers: RunningServer[] = [];
-
+const servers = killableServers();
+const server = servers.start;
 afterAll(async () => {
-  await Promise.all(servers.map((server) => server.stop("SIGKILL")));
+  await servers.killAll();
   await closeTestDb();
 });
-
-async function server(port?: number): Promise<RunningServer> {
-  const started = await startServer({ port });
-  servers.push(started);
-  return started;
-}
-
-const between = (low: number, high: number): number =>
-  low + Math.floor(Math.random() * (high - low + 1));
 
 test(
   "an edited export of 10,000 workers imported with --update, interrupted five ways: every " +
@@ -97,19 +88,12 @@ test(
         ["import", "workers", file, "--update", "--batch-size", "100", "-o", "json"],
         { env: { XDG_STATE_HOME: state } },
       );
-    const until = async (what: string, cli: RunningCli, done: () => boolean): Promise<void> => {
-      while (!done()) {
-        if (cli.process.exitCode !== null || cli.process.signalCode !== null)
-          throw new Error(`the import ended before ${what}`);
-        await Bun.sleep(5);
-      }
-    };
     const log = (line: string): void => console.log(`[update interrupted] ${line}`);
 
     // (a) SIGINT once: the batch in flight finishes, the rest is not imported.
     const a = start(api.baseUrl);
     const aAt = between(1_000, 2_000);
-    await until(`${aAt} rows were journaled`, a, () => journaled() >= aAt);
+    await untilBefore(`${aAt} rows were journaled`, a, () => journaled() >= aAt);
     a.process.kill("SIGINT");
     const aResult = await a.finished;
     expect(aResult.code).toBe(130);
@@ -122,7 +106,7 @@ test(
     // (b) SIGINT twice: quits at once, mid-batch.
     const b = start(api.baseUrl);
     const bAt = journaled() + between(1_000, 2_000);
-    await until(`${bAt} rows were journaled`, b, () => journaled() >= bAt);
+    await untilBefore(`${bAt} rows were journaled`, b, () => journaled() >= bAt);
     b.process.kill("SIGINT");
     await Bun.sleep(between(0, 30));
     if (b.process.exitCode === null) b.process.kill("SIGINT");
@@ -132,7 +116,7 @@ test(
     // (c) kill -9 of the CLI.
     const c = start(api.baseUrl);
     const cAt = journaled() + between(1_000, 2_000);
-    await until(`${cAt} rows were journaled`, c, () => journaled() >= cAt);
+    await untilBefore(`${cAt} rows were journaled`, c, () => journaled() >= cAt);
     await Bun.sleep(between(0, 100));
     c.process.kill("SIGKILL");
     await c.finished;
@@ -143,7 +127,7 @@ test(
     // it reaches the end first.
     const d = start(api.baseUrl);
     const dAt = journaled() + between(500, 1_500);
-    await until(`${dAt} rows were journaled`, d, () => journaled() >= dAt);
+    await untilBefore(`${dAt} rows were journaled`, d, () => journaled() >= dAt);
     api.process.kill("SIGKILL");
     await api.process.exited;
     await Bun.sleep(between(200, 1_000));
