@@ -23,7 +23,7 @@ export async function spawnServer(
 ): Promise<SpawnedServer> {
   const profile = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
   const runtime = options.runtime ?? process.execPath;
-  const child = Bun.spawn([runtime, ...profile, path.join(ROOT, script)], {
+  const child = Bun.spawn([runtime, ...profile, path.resolve(ROOT, script)], {
     cwd: ROOT,
     stdin: "ignore",
     env: {

@@ -1,0 +1,155 @@
+// GET one side by side, with each process's CPU per answered request: servers of ours (this
+// checkout's, and others given as NAME=PATH to a checkout's server/src/main.ts) and the raw server
+// on one throw-away database, taking turns under the bench's load (autocannon, 32 connections,
+// random seeded workers), rounds alternating in order. Per round: requests/s, and from
+// /proc/<pid>/stat the CPU of the server, of MariaDB (every client of it counts, other work on a
+// shared database included) and of this process (the load generator) per request. Prints each
+// round and the medians (bench/README.md, "GET one's CPU, layer by layer").
+// `bun bench/get-one.ts [--rounds N] [--seconds S] [NAME=PATH ...] [--env NAME:KEY=VALUE ...]`
+import autocannon from "autocannon";
+import { readFileSync } from "node:fs";
+import { connectDatabase, createCompany } from "@erp/server/admin";
+import { seedWorkers } from "./seed.ts";
+import { type SpawnedServer, spawnServer } from "./spawn-server.ts";
+import { withThrowAwayDatabase } from "./throw-away-database.ts";
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number): number => {
+  const at = args.indexOf(name);
+  return at === -1 ? fallback : Number(args[at + 1]);
+};
+const ROUNDS = option("--rounds", 6);
+const SECONDS = option("--seconds", 4);
+const CONNECTIONS = 32;
+const TICK_MS = 1000 / 100;
+
+const servers: { name: string; script: string; env: Record<string, string> }[] = [
+  { name: "api", script: "server/src/main.ts", env: {} },
+  { name: "raw", script: "bench/raw-server.ts", env: {} },
+];
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i]!;
+  if (arg === "--rounds" || arg === "--seconds") i++;
+  else if (arg === "--env") {
+    const [name, pair] = args[++i]!.split(/:(.*)/s);
+    const [key, value] = pair!.split(/=(.*)/s);
+    const server = servers.find((one) => one.name === name);
+    if (!server) throw new Error(`no server ${name}`);
+    server.env[key!] = value!;
+  } else {
+    const [name, script] = arg.split(/=(.*)/s);
+    servers.push({ name: name!, script: script!, env: {} });
+  }
+}
+
+/** utime + stime of a process, ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+function mariadbPid(): number | undefined {
+  const found = Bun.spawnSync(["pgrep", "-o", "mariadbd|mysqld"]).stdout.toString().trim();
+  return found ? Number(found) : undefined;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return sorted.length % 2
+    ? sorted[Math.floor(middle)]!
+    : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+const rateText = (rps: number): string => `${String(Math.round(rps)).padStart(6)} req/s`;
+
+/** CPU µs per request of one round (`at`), or the rounds' medians. */
+function perRequest(row: { server: number[]; db: number[]; gen: number[] }, at?: number): string {
+  const pick = (values: number[]) =>
+    (at === undefined ? median(values) : values.at(at)!).toFixed(1);
+  return `server ${pick(row.server)} µs  db ${pick(row.db)} µs  generator ${pick(row.gen)} µs`;
+}
+
+const loadAverage = (): string =>
+  readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+
+await withThrowAwayDatabase("erp_get_one", async (url) => {
+  const db = connectDatabase(url, { connectionLimit: 2 });
+  const company = await createCompany(db.db, {
+    name: "Bench Co",
+    plan: "enterprise",
+    addons: ["api"],
+  });
+  const ids = await seedWorkers(db, company.company_id, 2_000);
+  const started: (SpawnedServer & { name: string })[] = [];
+  try {
+    for (const server of servers)
+      started.push({
+        name: server.name,
+        ...(await spawnServer(server.script, url, { env: server.env })),
+      });
+    const requests = [
+      {
+        method: "GET",
+        headers: { authorization: `Bearer ${company.token}`, "content-type": "application/json" },
+        setupRequest: (req: autocannon.Request) => ({
+          ...req,
+          path: `/v1/workers/${ids[Math.floor(Math.random() * ids.length)]}`,
+        }),
+      },
+    ] as autocannon.Request[];
+    const run = (baseUrl: string, duration: number) =>
+      autocannon({ url: baseUrl, connections: CONNECTIONS, duration, requests });
+    for (const server of started) await run(server.baseUrl, 3);
+    const database = mariadbPid();
+    const rows: Record<string, { rps: number[]; server: number[]; db: number[]; gen: number[] }> =
+      {};
+    for (const server of started) rows[server.name] = { rps: [], server: [], db: [], gen: [] };
+    console.log(`load average before: ${loadAverage()}`);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? started : [...started].reverse();
+      for (const server of order) {
+        const pid = server.process.pid;
+        const before = {
+          server: cpuMs(pid),
+          db: database ? cpuMs(database) : 0,
+          gen: cpuMs(process.pid),
+        };
+        const result = await run(server.baseUrl, SECONDS);
+        const after = {
+          server: cpuMs(pid),
+          db: database ? cpuMs(database) : 0,
+          gen: cpuMs(process.pid),
+        };
+        const ok = result.statusCodeStats?.["200"]?.count ?? 0;
+        const answered = Math.max(1, ok);
+        const row = rows[server.name]!;
+        row.rps.push(Math.round(ok / SECONDS));
+        row.server.push(((after.server - before.server) * 1000) / answered);
+        row.db.push(((after.db - before.db) * 1000) / answered);
+        row.gen.push(((after.gen - before.gen) * 1000) / answered);
+        const other = Object.entries(result.statusCodeStats ?? {}).filter(
+          ([code]) => code !== "200",
+        );
+        console.log(
+          `round ${round} ${server.name.padEnd(6)} ${rateText(ok / SECONDS)}  ${perRequest(row, -1)}` +
+            `${other.length ? `  other: ${JSON.stringify(other)}` : ""}  load ${loadAverage()}`,
+        );
+      }
+    }
+    const raw = median(rows.raw!.rps);
+    console.log("\nmedians:");
+    for (const [name, row] of Object.entries(rows)) {
+      const rounds = row.rps.map((rps) => (rps / raw).toFixed(2)).join(" ");
+      console.log(
+        `${name.padEnd(6)} ${rateText(median(row.rps))} (${(median(row.rps) / raw).toFixed(2)} of raw;` +
+          ` rounds ${rounds})  ${perRequest(row)}`,
+      );
+    }
+    console.log(`load average after: ${loadAverage()}`);
+  } finally {
+    for (const server of started) server.process.kill();
+    await db.close();
+  }
+});
