@@ -3,7 +3,7 @@ import { featureOff, invalidToken, unauthorized } from "../refusals/catalogue.ts
 import type { Addon } from "./addons.ts";
 import type { Company } from "./company.ts";
 import type { CompanyCache } from "./company-cache.ts";
-import type { Caller } from "./tokens.ts";
+import type { Caller, TokenLookup } from "./tokens.ts";
 
 /** `Bearer <token>` (any case, any spaces around the token); the usual spelling without a regex. */
 function bearerToken(header: string): string | undefined {
@@ -14,12 +14,17 @@ function bearerToken(header: string): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
 }
 
-export async function authenticate(companies: CompanyCache, request: Request): Promise<Caller> {
+/** The caller of the request's token; at once (no promise) when the process remembers the token. */
+export function authenticate(companies: CompanyCache, request: Request): Caller | Promise<Caller> {
   const header = request.headers.get("authorization");
   if (!header) throw unauthorized("Send your API token as `Authorization: Bearer <token>`.");
   const token = bearerToken(header);
   if (!token) throw unauthorized("The Authorization header must be `Bearer <token>`.");
-  const found = await companies.lookup(token);
+  const found = companies.lookup(token);
+  return found instanceof Promise ? found.then(callerOf) : callerOf(found);
+}
+
+function callerOf(found: TokenLookup): Caller {
   if (!found) throw unauthorized("The token is unknown.");
   if (found.state !== "live") throw invalidToken(found.state);
   return found.caller;

@@ -66,8 +66,11 @@ export class CompanyCache {
     await this.#flushUses();
   }
 
-  /** The caller of a live token, why a known one no longer works, or undefined for an unknown one. */
-  async lookup(token: string): Promise<TokenLookup> {
+  /**
+   * The caller of a live token, why a known one no longer works, or undefined for an unknown one:
+   * at once (no promise) for a token this process remembers.
+   */
+  lookup(token: string): TokenLookup | Promise<TokenLookup> {
     const now = Date.now();
     const cached = this.#entries.get(token);
     if (cached && cached.until > now) {
@@ -79,6 +82,10 @@ export class CompanyCache {
       this.#noteUse(cached, now);
       return { state: "live", caller: cached.caller };
     }
+    return this.#read(token, now);
+  }
+
+  async #read(token: string, now: number): Promise<TokenLookup> {
     const hash = hashToken(token);
     // Concurrent first requests of one token share one lookup.
     let pending = this.#pending.get(hash);

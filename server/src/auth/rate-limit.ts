@@ -47,9 +47,21 @@ export class RateLimiter {
    * the admitted request gives its unit back (refused or replayed: it does not count), which also
    * sets RateLimit-Remaining to the count without it; nothing for an unlimited plan.
    */
-  async admit(company: Company, headers: ResponseHeaders): Promise<(() => void) | undefined> {
+  admit(
+    company: Company,
+    headers: ResponseHeaders,
+  ): (() => void) | undefined | Promise<(() => void) | undefined> {
     const limit = company.limits.requestsPerMinute;
+    // An unlimited plan is admitted at once, with no promise.
     if (limit === null) return undefined;
+    return this.#admitLimited(company, limit, headers);
+  }
+
+  async #admitLimited(
+    company: Company,
+    limit: number,
+    headers: ResponseHeaders,
+  ): Promise<(() => void) | undefined> {
     const at = this.now();
     const window = this.#window(company.id, at);
     window.othersRead ??= this.#readOthers([company.id], window.windowStart).catch(
