@@ -94,8 +94,10 @@ const server = Bun.serve({
   fetch: (request) => {
     const routable = routableRequest(request);
     if (routable !== request) received.set(routable, request);
+    // The app's compiled handler itself: `app.handle` is an async function around it, one more
+    // promise per request.
     return observe(routable, (usage) =>
-      withDatabaseBudget(() => app.handle(routable), undefined, usage),
+      withDatabaseBudget(() => app.fetch(routable), undefined, usage),
     );
   },
   error: (error) => lastResort(error),

@@ -81,16 +81,18 @@ export async function selectUncommitted<Row>(
  * (max_prepared_stmt_count, 16,382 by default), so texts that vary (a record's column set, a
  * batch's row count) never go this way. `db` is a handle made by `drizzleOver`.
  */
-export async function executePrepared<T = ResultSetHeader>(
+export function executePrepared<T = ResultSetHeader>(
   db: Executor,
   text: string,
   values: readonly unknown[],
 ): Promise<T> {
   const driver = drivers.get(db);
-  if (!driver) throw new Error("a prepared statement runs on a handle made by drizzleOver");
-  const [result] = await driver.execute(text, values);
-  return result as T;
+  if (!driver)
+    return Promise.reject(new Error("a prepared statement runs on a handle made by drizzleOver"));
+  return driver.execute(text, values).then(firstOf) as Promise<T>;
 }
+
+const firstOf = ([result]: [unknown, unknown]): unknown => result;
 
 /**
  * An integer bound as BIGINT UNSIGNED: mysql2 sends a plain JavaScript number to a prepared

@@ -15,7 +15,10 @@ import { contextOf } from "./request-context.ts";
 const ORIGIN_MS = performance.timeOrigin;
 
 export interface ObserveRequests {
-  (request: Request, handle: (usage: DatabaseUsage) => Promise<Response>): Promise<Response>;
+  (
+    request: Request,
+    handle: (usage: DatabaseUsage) => Response | Promise<Response>,
+  ): Promise<Response>;
   /** Writes the log lines still buffered (at shutdown). */
   flush(): void;
 }
