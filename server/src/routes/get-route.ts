@@ -10,21 +10,19 @@ import { findRecord } from "../resources/store.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { embedShown, withReferences } from "./expand-records.ts";
 import { expandParsers, fieldsParser } from "./list-parsers.ts";
-import { parseId, pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
+import { memberIdOf, pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
 
 export function getRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const parsers = { fields: fieldsParser(def), ...expandParsers(def) };
-  const { member, memberParam } = pathsOf(def);
+  const { member } = pathsOf(def);
   const what = def.singular.toLowerCase();
   app.get(
     member,
     async ({ request, set, company, params }) => {
       const query = parseQuery(request.url, parsers);
-      // A top-level resource's scope is its company: nothing to read, nothing to wait for.
-      const scope = def.parent
-        ? await scopeOf(deps.db, def, company, params)
-        : { companyId: company.id };
-      const id = parseId((params as Record<string, string>)[memberParam], what);
+      const scoped = scopeOf(deps.db, def, company, params);
+      const scope = scoped instanceof Promise ? await scoped : scoped;
+      const id = memberIdOf(def, params);
       const expand = (query as { expand?: string[][] }).expand;
       const found = await findRecord(deps.db, def, scope, id, {
         fields: query.fields && expand ? withReferences(def, query.fields, expand) : query.fields,

@@ -54,18 +54,30 @@ export function parseId(value: string | undefined, what: string): number {
 
 /** The id of the member a path names (`:id`, or a sub-resource's own parameter). */
 export const memberIdOf = (def: ResourceDefinition, params: Record<string, string>): number =>
-  parseId(params[pathsOf(def).memberParam], def.singular.toLowerCase());
+  parseId(params[def.parent?.memberParam ?? "id"], def.singular.toLowerCase());
 
-/** The company, and for a sub-collection its parent, which must be a live record of the company. */
-export async function scopeOf(
+/**
+ * The company, and for a sub-collection its parent, which must be a live record of the company: at
+ * once (no promise, nothing read) for a top-level resource.
+ */
+export function scopeOf(
   db: Executor,
   def: ResourceDefinition,
   company: Company,
   params: Record<string, string>,
   lock = false,
-): Promise<Scope> {
+): Scope | Promise<Scope> {
   if (!def.parent) return { companyId: company.id };
-  const parent = def.parent.resource;
+  return parentScope(db, def.parent.resource, company, params, lock);
+}
+
+async function parentScope(
+  db: Executor,
+  parent: ResourceDefinition,
+  company: Company,
+  params: Record<string, string>,
+  lock: boolean,
+): Promise<Scope> {
   const parentId = parseId(params.id, parent.singular.toLowerCase());
   if (!(await recordExists(db, parent, company.id, parentId, { forUpdate: lock })))
     throw notFound(parent.singular.toLowerCase(), parentId);
