@@ -3,6 +3,7 @@
 // (JSON request logs, /metrics scraped every second, spans exported over OTLP to a local receiver),
 // take GET one and create in alternating rounds; the goal is >= 0.95 of the off server's rate.
 // `bun run bench` runs it after the scenarios; `bun bench/observability.ts [--quick]` runs it alone.
+import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { connectDatabase, createCompany } from "@erp/server/admin";
 import { type SpawnedServer, spawnServer } from "./spawn-server.ts";
@@ -17,7 +18,19 @@ export interface ObservabilityFigures {
   on_p99_ms: number;
   /** Median of the on server's rounds over the median of the off server's. */
   ratio: number;
+  /** Each server's CPU (user + system, all threads, from /proc) per answered request, µs, by round. */
+  off_cpu_us: number[];
+  on_cpu_us: number[];
   spans_received: number;
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** User plus system CPU time of a process so far, in seconds. */
+function cpuSeconds(pid: number): number {
+  // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 /** What starts each span in OTLP/JSON (a parent's id is `"parentSpanId":`). */
@@ -30,7 +43,7 @@ async function rate(
   baseUrl: string,
   requests: autocannon.Request[],
   seconds: number,
-): Promise<{ rps: number; p99: number }> {
+): Promise<{ rps: number; p99: number; answered: number }> {
   const result = await autocannon({
     url: baseUrl,
     connections: 32,
@@ -40,15 +53,15 @@ async function rate(
   const good = Object.entries(result.statusCodeStats ?? {})
     .filter(([code]) => code === "200" || code === "201")
     .reduce((sum, [, stat]) => sum + (stat as { count: number }).count, 0);
-  return { rps: Math.round(good / seconds), p99: result.latency.p99 };
+  return { rps: Math.round(good / seconds), p99: result.latency.p99, answered: good };
 }
 
 export async function observabilityCost(
   databaseUrl: string,
   quick: boolean,
+  rounds: number = quick ? 1 : 3,
 ): Promise<ObservabilityFigures[]> {
   const seconds = quick ? 1 : 4;
-  const rounds = quick ? 1 : 3;
   let spans = 0;
   const receiver = Bun.serve({
     port: 0,
@@ -112,11 +125,15 @@ export async function observabilityCost(
         await rate(server.baseUrl, scenario.requests, quick ? 1 : 2);
       const rates: Record<string, number[]> = { off: [], on: [] };
       const p99s: Record<string, number[]> = { off: [], on: [] };
+      const cpus: Record<string, number[]> = { off: [], on: [] };
       for (let round = 0; round < rounds; round++) {
         // Alternate which goes first, so neither always meets the other's leftovers.
         const order = round % 2 === 0 ? servers : [...servers].reverse();
         for (const [name, server] of order) {
+          const cpuBefore = cpuSeconds(server.process.pid);
           const measured = await rate(server.baseUrl, scenario.requests, seconds);
+          const cpu = cpuSeconds(server.process.pid) - cpuBefore;
+          cpus[name]!.push(Math.round((cpu / Math.max(1, measured.answered)) * 1e7) / 10);
           rates[name]!.push(measured.rps);
           p99s[name]!.push(measured.p99);
         }
@@ -128,6 +145,8 @@ export async function observabilityCost(
         off_p99_ms: median(p99s.off!),
         on_p99_ms: median(p99s.on!),
         ratio: Math.round((median(rates.on!) / Math.max(1, median(rates.off!))) * 100) / 100,
+        off_cpu_us: cpus.off!,
+        on_cpu_us: cpus.on!,
         spans_received: spans,
       });
     }
@@ -149,6 +168,7 @@ export function describeObservability(figures: ObservabilityFigures[]): string {
         `Metrics + traces + JSON logs on, ${f.scenario}: ${f.ratio} of the same server with them ` +
         `off (on ${f.on_rps.join("/")} req/s, off ${f.off_rps.join("/")}; goal >= 0.95; ` +
         `p99 on ${f.on_p99_ms} ms, off ${f.off_p99_ms} ms; ` +
+        `server CPU per request on ${f.on_cpu_us.join("/")} µs, off ${f.off_cpu_us.join("/")}; ` +
         `${f.spans_received} spans received by then)`,
     )
     .join("\n");
@@ -156,7 +176,11 @@ export function describeObservability(figures: ObservabilityFigures[]): string {
 
 if (import.meta.main) {
   const quick = process.argv.includes("--quick");
+  // `--rounds=N`: more alternating rounds than the 3 of the full run.
+  const rounds = Number(
+    /^--rounds=(\d+)$/.exec(process.argv.find((a) => a.startsWith("--rounds=")) ?? "")?.[1],
+  );
   await withThrowAwayDatabase("erp_bench_obs", async (url) => {
-    console.log(describeObservability(await observabilityCost(url, quick)));
+    console.log(describeObservability(await observabilityCost(url, quick, rounds || undefined)));
   });
 }
