@@ -6,6 +6,10 @@ import { type HistogramSeries, histogramSeries } from "./histogram-series.ts";
 export const registry = new Registry();
 // The process's own series (CPU, memory, open files against their limit), read at each scrape.
 collectDefaultMetrics({ register: registry });
+// But not the heap's spaces: Bun finds them by walking the whole heap, 20-60 ms of the event loop
+// at each scrape (docs/operations.md); the heap's size and use stay (nodejs_heap_size_*_bytes).
+for (const space of ["total", "used", "available"])
+  registry.removeSingleMetric(`nodejs_heap_space_size_${space}_bytes`);
 
 /** Seconds; from a hot read (about a millisecond) to the 10 s budget of a request. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
