@@ -3,7 +3,7 @@
 import { histogramSeries } from "../telemetry/histogram-series.ts";
 import { statementDuration } from "../telemetry/metrics.ts";
 import { newSpanId } from "../telemetry/trace-context.ts";
-import { recordSpan, tracing } from "../telemetry/tracing.ts";
+import { recordSpan, type SpanShape, tracing } from "../telemetry/tracing.ts";
 import { currentUsage } from "./deadline.ts";
 import type { GuardedConnection, GuardedPool } from "./pool.ts";
 
@@ -11,6 +11,8 @@ type Run = GuardedPool["query"];
 
 /** When performance.now() began, epoch milliseconds. */
 const ORIGIN_MS = performance.timeOrigin;
+
+const STATEMENT_SPAN: SpanShape = { kind: "client", keys: ["db.system", "db.operation"] };
 
 /** The statement's first word, never its values: a span's name and `db.operation`. */
 function operationOf(input: Parameters<Run>[0]): string {
@@ -41,17 +43,19 @@ function timed(pool: "read" | "write", run: Run): Run {
         usage.ms += ended - started;
         if (usage.trace && tracing()) {
           const operation = operationOf(input);
-          recordSpan({
-            name: `${operation} ${pool}`,
-            kind: "client",
-            traceId: usage.trace.traceId,
-            spanId: newSpanId(),
-            parentSpanId: usage.trace.spanId,
-            startMs: ORIGIN_MS + started,
-            endMs: ORIGIN_MS + ended,
-            error: failed,
-            attributes: { "db.system": "mysql", "db.operation": operation },
-          });
+          recordSpan(
+            STATEMENT_SPAN,
+            operation,
+            pool,
+            usage.trace.traceId,
+            newSpanId(),
+            usage.trace.spanId,
+            ORIGIN_MS + started,
+            ORIGIN_MS + ended,
+            failed,
+            "mysql",
+            operation,
+          );
         }
       }
     }

@@ -8,11 +8,16 @@ import { companyOf } from "../telemetry/request-facts.ts";
 import { type LogFormat, RequestLog } from "../telemetry/request-log.ts";
 import { routeTemplates } from "../telemetry/route-templates.ts";
 import { sampled } from "../telemetry/trace-context.ts";
-import { recordSpan, tracing } from "../telemetry/tracing.ts";
+import { recordSpan, type SpanShape, tracing } from "../telemetry/tracing.ts";
 import { contextOf } from "./request-context.ts";
 
 /** When performance.now() began, epoch milliseconds. */
 const ORIGIN_MS = performance.timeOrigin;
+
+const REQUEST_SPAN: SpanShape = {
+  kind: "server",
+  keys: ["http.request.method", "http.route", "http.response.status_code", "erp.company_id"],
+};
 
 export interface ObserveRequests {
   (
@@ -81,22 +86,21 @@ export function observeRequests(
         db_ms: Math.round(usage.ms * 100) / 100,
       });
       if (tracing() && sampled(ctx.trace))
-        recordSpan({
-          name: `${method} ${route}`,
-          kind: "server",
-          traceId: ctx.trace.traceId,
-          spanId: ctx.trace.spanId,
-          parentSpanId: ctx.trace.parentSpanId,
-          startMs: ORIGIN_MS + started,
-          endMs: ORIGIN_MS + ended,
-          error: status >= 500,
-          attributes: {
-            "http.request.method": method,
-            "http.route": route,
-            "http.response.status_code": status,
-            ...(companyId === null ? {} : { "erp.company_id": companyId }),
-          },
-        });
+        recordSpan(
+          REQUEST_SPAN,
+          method,
+          route,
+          ctx.trace.traceId,
+          ctx.trace.spanId,
+          ctx.trace.parentSpanId,
+          ORIGIN_MS + started,
+          ORIGIN_MS + ended,
+          status >= 500,
+          method,
+          route,
+          status,
+          companyId,
+        );
     }
   }) as ObserveRequests;
   observe.flush = () => log.flush();

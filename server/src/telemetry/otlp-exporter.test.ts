@@ -1,6 +1,13 @@
 // Spans reach an OTLP/HTTP collector as the protocol's JSON encoding says.
 import { expect, test } from "bun:test";
 import { startOtlpExporter } from "./otlp-exporter.ts";
+import type { SpanShape } from "./tracing.ts";
+
+const REQUEST: SpanShape = {
+  kind: "server",
+  keys: ["http.route", "http.response.status_code", "erp.company_id", "ok"],
+};
+const STATEMENT: SpanShape = { kind: "client", keys: ["db.system", "db.operation"] };
 
 test("a batch of spans is one ExportTraceServiceRequest in OTLP/JSON", async () => {
   const bodies: unknown[] = [];
@@ -20,28 +27,36 @@ test("a batch of spans is one ExportTraceServiceRequest in OTLP/JSON", async () 
       OTEL_SERVICE_NAME: "test-service",
     });
     const startMs = 1_764_000_000_123.456;
-    exporter.export({
-      name: 'GET "odd" /v1/workers/{id}',
-      kind: "server",
-      traceId: "0af7651916cd43dd8448eb211c80319c",
-      spanId: "b7ad6b7169203331",
-      parentSpanId: "00f067aa0ba902b7",
+    exporter.export(
+      REQUEST,
+      'GET "odd"',
+      "/v1/workers/{id}",
+      "0af7651916cd43dd8448eb211c80319c",
+      "b7ad6b7169203331",
+      "00f067aa0ba902b7",
       startMs,
-      endMs: startMs + 1.5,
-      error: true,
-      attributes: { "http.route": "/v1/workers/{id}", "http.response.status_code": 503, ok: false },
-    });
-    exporter.export({
-      name: "SELECT read",
-      kind: "client",
-      traceId: "0af7651916cd43dd8448eb211c80319c",
-      spanId: "53995c3f42cd8ad8",
-      parentSpanId: undefined,
-      startMs: 1_764_000_001_000.25,
+      startMs + 1.5,
+      true,
+      "/v1/workers/{id}",
+      503,
+      // No company: the attribute is left out.
+      null,
+      false,
+    );
+    exporter.export(
+      STATEMENT,
+      "SELECT read",
+      undefined,
+      "0af7651916cd43dd8448eb211c80319c",
+      "53995c3f42cd8ad8",
+      undefined,
+      1_764_000_001_000.25,
       // Rounds up into the next second.
-      endMs: 1_764_000_002_000 - 0.0001,
-      attributes: {},
-    });
+      1_764_000_002_000 - 0.0001,
+      false,
+      "mysql\n",
+      12_345,
+    );
     await exporter.shutdown();
     expect(bodies).toEqual([
       {
@@ -76,7 +91,10 @@ test("a batch of spans is one ExportTraceServiceRequest in OTLP/JSON", async () 
                     kind: 3,
                     startTimeUnixNano: "1764000001000250000",
                     endTimeUnixNano: "1764000002000000000",
-                    attributes: [],
+                    attributes: [
+                      { key: "db.system", value: { stringValue: "mysql\n" } },
+                      { key: "db.operation", value: { intValue: "12345" } },
+                    ],
                   },
                 ],
               },
@@ -112,16 +130,17 @@ test("spans recorded after rounds with nothing to send, and past a full batch, a
     });
     await Bun.sleep(50);
     for (let i = 0; i < 700; i++)
-      exporter.export({
-        name: "SELECT read",
-        kind: "client",
-        traceId: "0af7651916cd43dd8448eb211c80319c",
-        spanId: i.toString(16).padStart(16, "0"),
-        parentSpanId: undefined,
-        startMs: 1_764_000_000_000 + i,
-        endMs: 1_764_000_000_001 + i,
-        attributes: {},
-      });
+      exporter.export(
+        STATEMENT,
+        "SELECT",
+        "read",
+        "0af7651916cd43dd8448eb211c80319c",
+        i.toString(16).padStart(16, "0"),
+        undefined,
+        1_764_000_000_000 + i,
+        1_764_000_000_001 + i,
+        false,
+      );
     await exporter.shutdown();
     expect(received).toBe(700);
     expect(requests).toBe(2);

@@ -1,18 +1,20 @@
 // Spans to an OTLP/HTTP collector in the protocol's JSON encoding, in batches, loaded only when
-// traces are exported (telemetry/tracing.ts). The server records its spans as plain values where
-// they happen; this turns a batch of them into one `ExportTraceServiceRequest` every
-// OTEL_BSP_SCHEDULE_DELAY ms (or as soon as 512 wait) and POSTs it. OpenTelemetry's SDK and its
-// exporter did the same at several times the cost per span (docs/operations.md: a GET lost about a
-// third of its throughput), which tracing every request cannot afford.
+// traces are exported (telemetry/tracing.ts). A span is recorded as plain values into arrays kept
+// for the batch being filled; a full batch (512), or what waits every OTEL_BSP_SCHEDULE_DELAY ms,
+// is then written as one `ExportTraceServiceRequest` and POSTed.
+// OpenTelemetry's SDK and its exporter did the same at several times the cost per span
+// (docs/operations.md: a GET lost about a third of its throughput), which tracing every request
+// cannot afford.
 import { log } from "../base/log.ts";
-import type { SpanRecord } from "./tracing.ts";
+import type { AttributeValue, RecordSpan, SpanShape } from "./tracing.ts";
 
-/** SpanKind of the OTLP protocol. */
-const KINDS = { internal: 1, server: 2, client: 3 } as const;
+/** SpanKind of the OTLP protocol, as the JSON after a span's name. */
+const KINDS = { internal: `,"kind":1`, server: `,"kind":2`, client: `,"kind":3` } as const;
 const BATCH = 512;
+/** Attribute values a span holds (a shape's keys beyond these are left out). */
+const VALUES = 4;
 /** Spans kept while the collector does not answer; older ones are dropped first. */
 const MAX_QUEUE = 8_192;
-const STATUS_ERROR = 2;
 
 /** A text as a JSON string: as it is between quotes when nothing in it needs escaping (most do not). */
 function quoted(text: string): string {
@@ -24,51 +26,39 @@ function quoted(text: string): string {
   return `"${text}"`;
 }
 
-/** An attribute's OTLP AnyValue as JSON (integers as decimal strings, as the JSON encoding wants). */
-const attributeValue = (value: string | number | boolean): string =>
-  typeof value === "string"
-    ? `{"stringValue":${quoted(value)}}`
-    : typeof value === "boolean"
-      ? `{"boolValue":${value}}`
-      : `{"intValue":"${Math.trunc(value)}"}`;
-
-let second = -1;
-let secondText = "";
-
 /**
- * Epoch milliseconds as nanoseconds (whole microseconds stay exact in a double), the text of the
- * second made once for its spans: a 16-digit number as text cost more than the rest of a span.
+ * Names and string values as JSON between their quotes, each made once: they are a few hundred
+ * texts (route templates, methods, statements' first words), escaped or not. Bounded, for a client
+ * that sends odd methods.
  */
-function nanos(ms: number): string {
-  const micros = Math.round(ms * 1000);
-  const seconds = Math.floor(micros / 1e6);
-  const rest = micros - seconds * 1e6;
-  if (seconds !== second) {
-    second = seconds;
-    secondText = String(seconds);
+const escapedTexts = new Map<string, string>();
+function escaped(text: string): string {
+  let found = escapedTexts.get(text);
+  if (found === undefined) {
+    if (escapedTexts.size >= 4_096) escapedTexts.clear();
+    found = quoted(text).slice(1, -1);
+    escapedTexts.set(text, found);
   }
-  return `${secondText}${rest < 100_000 ? String(rest).padStart(6, "0") : rest}000`;
+  return found;
 }
 
-/**
- * One span as OTLP/JSON text, written directly: building each span as objects for JSON.stringify
- * cost more than the rest of its export. Names and string values are escaped where they need it;
- * ids are hex and attribute keys our own.
- */
-function encode(span: SpanRecord): string {
-  let attributes = "";
-  for (const key in span.attributes) {
-    if (attributes !== "") attributes += ",";
-    attributes += `{"key":"${key}","value":${attributeValue(span.attributes[key]!)}}`;
-  }
-  return (
-    `{"traceId":"${span.traceId}","spanId":"${span.spanId}",` +
-    (span.parentSpanId ? `"parentSpanId":"${span.parentSpanId}",` : "") +
-    `"name":${quoted(span.name)},"kind":${KINDS[span.kind]},` +
-    `"startTimeUnixNano":"${nanos(span.startMs)}","endTimeUnixNano":"${nanos(span.endMs)}",` +
-    `"attributes":[${attributes}]` +
-    (span.error ? `,"status":{"code":${STATUS_ERROR}}}` : "}")
-  );
+/** `000` to `999`: a time's microseconds as text without turning a number into text per span. */
+const DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, "0"));
+/** Small integers as text (statuses, most company ids), made once. */
+const INTEGERS = Array.from({ length: 1024 }, (_, n) => String(n));
+
+/** Each shape's attribute keys as the JSON that opens their values. */
+const KEYS = Symbol("keys");
+type Shaped = SpanShape & { [KEYS]?: string[] };
+const keyTexts = (shape: Shaped): string[] =>
+  (shape[KEYS] ??= shape.keys.slice(0, VALUES).map((key) => `{"key":${quoted(key)},"value":`));
+
+/** An attribute's OTLP AnyValue as JSON and the attribute's end (integers as decimal strings). */
+function valueText(value: string | number | boolean): string {
+  if (typeof value === "string") return `{"stringValue":"${escaped(value)}"}}`;
+  if (typeof value === "boolean") return value ? `{"boolValue":true}}` : `{"boolValue":false}}`;
+  const whole = Math.trunc(value);
+  return `{"intValue":"${whole >= 0 && whole < INTEGERS.length ? INTEGERS[whole] : String(whole)}"}}`;
 }
 
 /** The collector's traces URL from the standard variables (the signal's own one wins). */
@@ -79,7 +69,7 @@ export function tracesUrl(env: Record<string, string | undefined>): string {
 }
 
 export function startOtlpExporter(env: Record<string, string | undefined>): {
-  export: (span: SpanRecord) => void;
+  export: RecordSpan;
   shutdown: () => Promise<void>;
 } {
   const url = tracesUrl(env);
@@ -92,13 +82,14 @@ export function startOtlpExporter(env: Record<string, string | undefined>): {
       },
     ],
   });
-  const post = (spans: string): Promise<void> =>
+  const opening =
+    `{"resourceSpans":[{"resource":${resource},` +
+    `"scopeSpans":[{"scope":{"name":"construction-erp-api"},"spans":[`;
+  const post = (body: string): Promise<void> =>
     fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body:
-        `{"resourceSpans":[{"resource":${resource},` +
-        `"scopeSpans":[{"scope":{"name":"construction-erp-api"},"spans":[${spans}]}]}]}`,
+      body,
       signal: AbortSignal.timeout(10_000),
     }).then(
       (response) => void response.body?.cancel(),
@@ -107,10 +98,72 @@ export function startOtlpExporter(env: Record<string, string | undefined>): {
           error: error instanceof Error ? error.name : typeof error,
         }),
     );
-  // Spans are encoded as they are recorded, into the batch being filled; a full batch waits its
-  // turn (one request to the collector at a time).
-  let filling = "";
+
+  // The batch being filled, a span per index: no object per span for the collector to trace.
   let filled = 0;
+  const shapes: Shaped[] = [];
+  const names: string[] = [];
+  const details: (string | undefined)[] = [];
+  const traceIds: string[] = [];
+  const spanIds: string[] = [];
+  const parents: (string | undefined)[] = [];
+  const starts = new Float64Array(BATCH);
+  const ends = new Float64Array(BATCH);
+  const errors = new Uint8Array(BATCH);
+  const values: AttributeValue[] = [];
+
+  // A batch is written as the pieces of one text joined once; times by their second's text, made
+  // once a second, and their microseconds from a table.
+  const parts: string[] = [];
+  let second = -1;
+  let secondText = "";
+  const pushNanos = (ms: number): void => {
+    const micros = Math.round(ms * 1000);
+    const seconds = Math.floor(micros / 1e6);
+    const rest = micros - seconds * 1e6;
+    if (seconds !== second) {
+      second = seconds;
+      secondText = String(seconds);
+    }
+    parts.push(secondText, DIGITS[Math.floor(rest / 1000)]!, DIGITS[rest % 1000]!);
+  };
+  const write = (): string => {
+    parts.push(opening);
+    for (let i = 0; i < filled; i++) {
+      const shape = shapes[i]!;
+      parts.push(
+        i === 0 ? `{"traceId":"` : `,{"traceId":"`,
+        traceIds[i]!,
+        `","spanId":"`,
+        spanIds[i]!,
+      );
+      const parent = parents[i];
+      if (parent) parts.push(`","parentSpanId":"`, parent);
+      parts.push(`","name":"`, escaped(names[i]!));
+      const detail = details[i];
+      if (detail !== undefined) parts.push(" ", escaped(detail));
+      parts.push(`"`, KINDS[shape.kind], `,"startTimeUnixNano":"`);
+      pushNanos(starts[i]!);
+      parts.push(`000","endTimeUnixNano":"`);
+      pushNanos(ends[i]!);
+      parts.push(`000","attributes":[`);
+      const keys = keyTexts(shape);
+      let first = true;
+      for (let k = 0; k < keys.length; k++) {
+        const value = values[i * VALUES + k];
+        if (value === null || value === undefined) continue;
+        parts.push(first ? keys[k]! : `,${keys[k]}`, valueText(value));
+        first = false;
+      }
+      parts.push(errors[i] === 1 ? `],"status":{"code":2}}` : "]}");
+    }
+    parts.push("]}]}]}");
+    const text = parts.join("");
+    parts.length = 0;
+    filled = 0;
+    return text;
+  };
+
   const waiting: string[] = [];
   let sending: Promise<void> | undefined;
   const send = async (): Promise<void> => {
@@ -120,21 +173,33 @@ export function startOtlpExporter(env: Record<string, string | undefined>): {
   };
   const flush = (): Promise<void> => {
     if (filled > 0) {
-      waiting.push(filling);
+      waiting.push(write());
       if (waiting.length > MAX_QUEUE / BATCH) waiting.shift();
-      filling = "";
-      filled = 0;
     }
     if (!sending && waiting.length > 0) sending = send();
     return sending ?? Promise.resolve();
   };
   const timer = setInterval(() => void flush(), delayMs);
   timer.unref?.();
+
   return {
-    export(span) {
-      filling = filled === 0 ? encode(span) : `${filling},${encode(span)}`;
-      filled += 1;
-      if (filled >= BATCH) void flush();
+    export(shape, name, detail, traceId, spanId, parentSpanId, startMs, endMs, error, a, b, c, d) {
+      const at = filled++;
+      shapes[at] = shape;
+      names[at] = name;
+      details[at] = detail;
+      traceIds[at] = traceId;
+      spanIds[at] = spanId;
+      parents[at] = parentSpanId;
+      starts[at] = startMs;
+      ends[at] = endMs;
+      errors[at] = error ? 1 : 0;
+      const v = at * VALUES;
+      values[v] = a;
+      values[v + 1] = b;
+      values[v + 2] = c;
+      values[v + 3] = d;
+      if (filled === BATCH) void flush();
     },
     async shutdown() {
       clearInterval(timer);

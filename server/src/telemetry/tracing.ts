@@ -4,29 +4,58 @@
 // and a request costs only its trace ids (docs/operations.md).
 import { log } from "../base/log.ts";
 
-export interface SpanRecord {
-  name: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | undefined;
-  /** Epoch milliseconds (fractional). */
-  startMs: number;
-  endMs: number;
-  attributes: Record<string, string | number | boolean>;
-  error?: boolean;
-  kind: "server" | "client" | "internal";
+/**
+ * What every span of one kind shares: its SpanKind and its attributes' keys, in the order their
+ * values are given to recordSpan. Made once per kind, so a span is recorded as plain values, with
+ * no object of its own (docs/operations.md: what a span costs).
+ */
+export interface SpanShape {
+  readonly kind: "server" | "client" | "internal";
+  readonly keys: readonly string[];
 }
 
-type Exporter = (span: SpanRecord) => void;
+/** An attribute's value; null or undefined leaves the attribute out. */
+export type AttributeValue = string | number | boolean | null | undefined;
 
-let exporter: Exporter | undefined;
+export type RecordSpan = (
+  shape: SpanShape,
+  /** The span's name is `name`, or `name detail` when a detail is given: neither is joined per span. */
+  name: string,
+  detail: string | undefined,
+  traceId: string,
+  spanId: string,
+  parentSpanId: string | undefined,
+  /** Epoch milliseconds (fractional). */
+  startMs: number,
+  endMs: number,
+  error: boolean,
+  /** The values of the shape's keys, in order (up to four). */
+  a?: AttributeValue,
+  b?: AttributeValue,
+  c?: AttributeValue,
+  d?: AttributeValue,
+) => void;
+
+let exporter: RecordSpan | undefined;
 
 /** Whether spans are being recorded (an OTLP endpoint is configured and its exporter started). */
 export const tracing = (): boolean => exporter !== undefined;
 
-export function recordSpan(span: SpanRecord): void {
-  exporter?.(span);
-}
+export const recordSpan: RecordSpan = (
+  shape,
+  name,
+  detail,
+  traceId,
+  spanId,
+  parent,
+  start,
+  end,
+  error,
+  a,
+  b,
+  c,
+  d,
+) => exporter?.(shape, name, detail, traceId, spanId, parent, start, end, error, a, b, c, d);
 
 /** Starts the OTLP exporter when the environment names an endpoint; returns its shutdown. */
 export async function startTracing(

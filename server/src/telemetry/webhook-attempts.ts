@@ -2,7 +2,9 @@
 // own (a delivery runs outside any request, so it starts a trace).
 import { webhookAttemptDuration } from "./metrics.ts";
 import { newSpanId, traceOf } from "./trace-context.ts";
-import { recordSpan, tracing } from "./tracing.ts";
+import { recordSpan, type SpanShape, tracing } from "./tracing.ts";
+
+const SEND_SPAN: SpanShape = { kind: "client", keys: ["http.response.status_code"] };
 
 export function observeWebhookAttempt(attempt: {
   startMs: number;
@@ -14,16 +16,16 @@ export function observeWebhookAttempt(attempt: {
     .labels(attempt.delivered ? "delivered" : "failed")
     .observe((attempt.endMs - attempt.startMs) / 1000);
   if (!tracing()) return;
-  recordSpan({
-    name: "webhook send",
-    kind: "client",
-    traceId: traceOf(null).traceId,
-    spanId: newSpanId(),
-    parentSpanId: undefined,
-    startMs: attempt.startMs,
-    endMs: attempt.endMs,
-    error: !attempt.delivered,
-    attributes:
-      attempt.statusCode === null ? {} : { "http.response.status_code": attempt.statusCode },
-  });
+  recordSpan(
+    SEND_SPAN,
+    "webhook send",
+    undefined,
+    traceOf(null).traceId,
+    newSpanId(),
+    undefined,
+    attempt.startMs,
+    attempt.endMs,
+    !attempt.delivered,
+    attempt.statusCode,
+  );
 }
