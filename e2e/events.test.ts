@@ -7,6 +7,7 @@ import { newCompany, testDb } from "@erp/testing/company";
 import { startServer, type RunningServer } from "@erp/testing/server";
 import { useServer } from "@erp/testing/suite";
 import { purgeExpired } from "@erp/server/housekeeping";
+import { purgeExpiredEvents } from "@erp/server/retention";
 
 setDefaultTimeout(60_000);
 
@@ -218,6 +219,28 @@ describe("the feed", () => {
     });
     expect((await api.get(`/v1/events?after=${events[1]!.id}`)).status).toBe(200);
   });
+  test(
+    "retention deletes a company's expired events from its oldest on, in batches, and keeps " +
+      "the rest",
+    async () => {
+      const { api, companyId } = await companyApi();
+      const other = await companyApi();
+      for (const name of ["A", "B", "C", "D", "E", "F"]) await api.post("/v1/clients", { name });
+      await other.api.post("/v1/clients", { name: "Theirs" });
+      const { events } = await follow(api);
+      const old = events.slice(0, 5).map((event) => event.id);
+      await testDb().pool.query(
+        "UPDATE events SET created_at = NOW(3) - INTERVAL 31 DAY WHERE company_id = ? AND id IN (?)",
+        [companyId, old],
+      );
+      // Batches of two: three rounds for the five expired events, none for the other company's.
+      expect(await purgeExpiredEvents(testDb().db, 2)).toBeGreaterThanOrEqual(5);
+      expect((await follow(api)).events.map((event) => event.id)).toEqual([events[5]!.id]);
+      expect((await api.get(`/v1/events?after=${old[4]}`)).status).toBe(200);
+      expect((await api.get(`/v1/events?after=${old[3]}`)).status).toBe(410);
+      expect((await follow(other.api)).events).toHaveLength(1);
+    },
+  );
 });
 
 describe("lists for resyncs", () => {

@@ -457,7 +457,6 @@ export const events = mysqlTable(
   (t) => [
     primaryKey({ columns: [t.company_id, t.seq] }),
     index("events_record").on(t.company_id, t.resource, t.record_id, t.seq),
-    index("events_created").on(t.created_at),
   ],
 );
 
