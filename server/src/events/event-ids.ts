@@ -7,16 +7,18 @@ const RANDOM_CHARACTERS = 16;
 const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
 const EVENT_ID = /^evt_([0-9a-z]{10})[0-9a-z]{16}$/;
 
+/** The alphabet's character codes. */
+const CODES = new TextEncoder().encode(ALPHABET);
+
 /** The random parts of `count` event ids (one draw of random bytes for them all). */
 export function randomSuffixes(count: number): string[] {
   const random = crypto.getRandomValues(new Uint8Array(RANDOM_CHARACTERS * count));
+  for (let index = 0; index < random.length; index++)
+    random[index] = CODES[random[index]! % ALPHABET.length]!;
+  const text = Buffer.from(random.buffer, random.byteOffset, random.length).toString("latin1");
   const suffixes: string[] = [];
-  for (let at = 0; at < random.length; at += RANDOM_CHARACTERS) {
-    let suffix = "";
-    for (let index = at; index < at + RANDOM_CHARACTERS; index++)
-      suffix += ALPHABET[random[index]! % ALPHABET.length];
-    suffixes.push(suffix);
-  }
+  for (let at = 0; at < text.length; at += RANDOM_CHARACTERS)
+    suffixes.push(text.slice(at, at + RANDOM_CHARACTERS));
   return suffixes;
 }
 

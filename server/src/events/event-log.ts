@@ -62,27 +62,34 @@ export interface WriteEvents {
 export function insertEvents(writes: readonly WriteEvents[]): Statement {
   const total = writes.reduce((sum, write) => sum + write.changes.length, 0);
   let index = 0;
-  const rows = writes.flatMap(({ source, changes, suffixes }) => {
-    const company = sqlLiteral(source.companyId);
-    const request = `${sqlLiteral(source.requestId)}, NOW(3))`;
-    return changes.map((change, own) => {
-      const seq = `LAST_INSERT_ID() - ${total - 1 - index++}`;
-      const data = JSON.stringify({
-        record: change.record,
-        ...(change.changes ? { changes: change.changes } : {}),
-      });
-      return (
-        `(${company}, ${seq}, '${suffixes[own]}', ` +
-        `${[eventType(change.resource, change.action), change.resource, change.record.id, data]
-          .map(sqlLiteral)
-          .join(", ")}, ` +
-        `${sqlLiteral(change.key ?? source.idempotencyKey ?? null)}, ${request}`
+  // The type and resource of a kind of change, as literals: the same for most rows.
+  const kinds = new Map<string, string>();
+  let text = "";
+  for (const { source, changes, suffixes } of writes) {
+    const company = `(${sqlLiteral(source.companyId)}, LAST_INSERT_ID() - `;
+    const request = `, ${sqlLiteral(source.requestId)}, NOW(3))`;
+    const key = sqlLiteral(source.idempotencyKey ?? null);
+    for (const [own, change] of changes.entries()) {
+      const kindKey = `${change.resource}.${change.action}`;
+      let kind = kinds.get(kindKey);
+      if (kind === undefined) {
+        kind = `${sqlLiteral(eventType(change.resource, change.action))}, ${sqlLiteral(change.resource)}`;
+        kinds.set(kindKey, kind);
+      }
+      const data = JSON.stringify(
+        change.changes
+          ? { record: change.record, changes: change.changes }
+          : { record: change.record },
       );
-    });
-  });
+      text +=
+        `${index === 0 ? "" : ", "}${company}${total - 1 - index++}, '${suffixes[own]}', ${kind}, ` +
+        `${sqlLiteral(change.record.id)}, ${sqlLiteral(data)}, ` +
+        `${change.key === undefined ? key : sqlLiteral(change.key)}${request}`;
+    }
+  }
   return {
     text:
       `INSERT INTO events (company_id, seq, token, type, resource, record_id, data, ` +
-      `idempotency_key, request_id, created_at) VALUES ${rows.join(", ")}`,
+      `idempotency_key, request_id, created_at) VALUES ${text}`,
   };
 }
