@@ -9,6 +9,7 @@
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
 import { connectDatabase, createCompany } from "@erp/server/admin";
+import { cpuSeconds } from "./process-cpu.ts";
 import { seedWorkers } from "./seed.ts";
 import { type SpawnedServer, spawnServer } from "./spawn-server.ts";
 import { withThrowAwayDatabase } from "./throw-away-database.ts";
@@ -21,7 +22,6 @@ const option = (name: string, fallback: number): number => {
 const ROUNDS = option("--rounds", 6);
 const SECONDS = option("--seconds", 4);
 const CONNECTIONS = 32;
-const TICK_MS = 1000 / 100;
 
 const servers: { name: string; script: string; env: Record<string, string> }[] = [
   { name: "api", script: "server/src/main.ts", env: {} },
@@ -43,11 +43,7 @@ for (let i = 0; i < args.length; i++) {
 }
 
 /** utime + stime of a process, ms. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
+const cpuMs = (pid: number): number => cpuSeconds(pid) * 1000;
 
 function mariadbPid(): number | undefined {
   const found = Bun.spawnSync(["pgrep", "-o", "mariadbd|mysqld"]).stdout.toString().trim();

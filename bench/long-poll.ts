@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import type { Subprocess } from "bun";
 import { connectDatabase, createCompany, type DatabaseHandle } from "@erp/server/admin";
 import { follower, type FollowerCounts, type FollowersMessage } from "./long-poll-followers.ts";
+import { cpuSeconds } from "./process-cpu.ts";
 import { spawnServer } from "./spawn-server.ts";
 import { withThrowAwayDatabase } from "./throw-away-database.ts";
 
@@ -30,15 +31,6 @@ interface WindowFigures {
   cpu_percent: number;
   rss_mb: number;
   statements_per_second: number;
-}
-
-const TICKS_PER_SECOND = 100;
-
-/** User plus system CPU time of a process, in seconds. */
-function cpuSeconds(pid: number): number {
-  // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 function rssMb(pid: number): number {

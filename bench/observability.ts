@@ -3,9 +3,9 @@
 // (JSON request logs, /metrics scraped every second, spans exported over OTLP to a local receiver),
 // take GET one and create in alternating rounds; the goal is >= 0.95 of the off server's rate.
 // `bun run bench` runs it after the scenarios; `bun bench/observability.ts [--quick]` runs it alone.
-import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { connectDatabase, createCompany } from "@erp/server/admin";
+import { cpuSeconds } from "./process-cpu.ts";
 import { type SpawnedServer, spawnServer } from "./spawn-server.ts";
 import { withThrowAwayDatabase } from "./throw-away-database.ts";
 
@@ -22,15 +22,6 @@ export interface ObservabilityFigures {
   off_cpu_us: number[];
   on_cpu_us: number[];
   spans_received: number;
-}
-
-const TICKS_PER_SECOND = 100;
-
-/** User plus system CPU time of a process so far, in seconds. */
-function cpuSeconds(pid: number): number {
-  // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 /** What starts each span in OTLP/JSON (a parent's id is `"parentSpanId":`). */
