@@ -107,17 +107,14 @@ await withThrowAwayDatabase("erp_get_one", async (url) => {
       const order = round % 2 === 0 ? started : [...started].reverse();
       for (const server of order) {
         const pid = server.process.pid;
-        const before = {
+        const spent = () => ({
           server: cpuMs(pid),
           db: database ? cpuMs(database) : 0,
           gen: cpuMs(process.pid),
-        };
+        });
+        const before = spent();
         const result = await run(server.baseUrl, SECONDS);
-        const after = {
-          server: cpuMs(pid),
-          db: database ? cpuMs(database) : 0,
-          gen: cpuMs(process.pid),
-        };
+        const after = spent();
         const ok = result.statusCodeStats?.["200"]?.count ?? 0;
         const answered = Math.max(1, ok);
         const row = rows[server.name]!;
