@@ -5,7 +5,7 @@
 // /proc/<pid>/stat the CPU of the server, of MariaDB (every client of it counts, other work on a
 // shared database included) and of this process (the load generator) per request. Prints each
 // round and the medians (bench/README.md, "GET one's CPU, layer by layer").
-// `bun bench/get-one.ts [--rounds N] [--seconds S] [NAME=PATH ...] [--env NAME:KEY=VALUE ...]`
+// `bun bench/get-one.ts [--rounds N] [--seconds S] [--warmup S] [NAME=PATH ...] [--env NAME:KEY=VALUE ...]`
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
 import { connectDatabase, createCompany } from "@erp/server/admin";
@@ -21,6 +21,7 @@ const option = (name: string, fallback: number): number => {
 };
 const ROUNDS = option("--rounds", 6);
 const SECONDS = option("--seconds", 4);
+const WARMUP = option("--warmup", 3);
 const CONNECTIONS = 32;
 
 const servers: { name: string; script: string; env: Record<string, string> }[] = [
@@ -29,7 +30,7 @@ const servers: { name: string; script: string; env: Record<string, string> }[] =
 ];
 for (let i = 0; i < args.length; i++) {
   const arg = args[i]!;
-  if (arg === "--rounds" || arg === "--seconds") i++;
+  if (arg === "--rounds" || arg === "--seconds" || arg === "--warmup") i++;
   else if (arg === "--env") {
     const [name, pair] = args[++i]!.split(/:(.*)/s);
     const [key, value] = pair!.split(/=(.*)/s);
@@ -97,7 +98,7 @@ await withThrowAwayDatabase("erp_get_one", async (url) => {
     ] as autocannon.Request[];
     const run = (baseUrl: string, duration: number) =>
       autocannon({ url: baseUrl, connections: CONNECTIONS, duration, requests });
-    for (const server of started) await run(server.baseUrl, 3);
+    for (const server of started) await run(server.baseUrl, WARMUP);
     const database = mariadbPid();
     const rows: Record<string, { rps: number[]; server: number[]; db: number[]; gen: number[] }> =
       {};

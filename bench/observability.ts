@@ -50,7 +50,7 @@ async function rate(
 export async function observabilityCost(
   databaseUrl: string,
   quick: boolean,
-  rounds: number = quick ? 1 : 3,
+  rounds: number = quick ? 1 : 5,
 ): Promise<ObservabilityFigures[]> {
   const seconds = quick ? 1 : 4;
   let spans = 0;
@@ -167,7 +167,7 @@ export function describeObservability(figures: ObservabilityFigures[]): string {
 
 if (import.meta.main) {
   const quick = process.argv.includes("--quick");
-  // `--rounds=N`: more alternating rounds than the 3 of the full run.
+  // `--rounds=N`: another number of alternating rounds than the 5 of the full run.
   const rounds = Number(
     /^--rounds=(\d+)$/.exec(process.argv.find((a) => a.startsWith("--rounds=")) ?? "")?.[1],
   );

@@ -14,7 +14,7 @@ const pool = mysql.createPool({
   trace: false,
 } as mysql.PoolOptions);
 const COLUMNS =
-  "id, name, email, phone, trade_id, hourly_rate, hired_on, status, created_at, updated_at";
+  "id, name, email, phone, trade_id, hourly_rate, hired_on, external_id, status, created_at, updated_at";
 const WRITABLE = [
   "name",
   "email",
