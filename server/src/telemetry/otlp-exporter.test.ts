@@ -1,111 +1,235 @@
-// Spans reach an OTLP/HTTP collector as the protocol's JSON encoding says.
+// Spans reach an OTLP/HTTP collector as the protocol says: in its protobuf encoding by default,
+// read back here by protobufjs from the protocol's own .proto files (otlp-proto/), not by a decoder
+// of ours, and in its JSON encoding when asked; both carry the same spans, field for field.
 import { expect, test } from "bun:test";
-import { startOtlpExporter } from "./otlp-exporter.ts";
-import type { SpanShape } from "./tracing.ts";
+import path from "node:path";
+import { Root, type Type } from "protobufjs";
+import { otlpProtocol, startOtlpExporter } from "./otlp-exporter.ts";
+import type { RecordSpan, SpanShape } from "./tracing.ts";
 
 const REQUEST: SpanShape = {
   kind: "server",
   keys: ["http.route", "http.response.status_code", "erp.company_id", "ok"],
 };
 const STATEMENT: SpanShape = { kind: "client", keys: ["db.system", "db.operation"] };
+const ODD: SpanShape = { kind: "internal", keys: ["note", "zero", "below", "large"] };
 
-test("a batch of spans is one ExportTraceServiceRequest in OTLP/JSON", async () => {
-  const bodies: unknown[] = [];
+const protos = new Root();
+protos.resolvePath = (_origin, target) => path.join(import.meta.dir, "otlp-proto", target);
+protos.loadSync("opentelemetry/proto/collector/trace/v1/trace_service.proto");
+const EXPORT_REQUEST: Type = protos.lookupType(
+  "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest",
+);
+
+/** A protobuf body as the JSON encoding would say it: ids in hex, 64-bit integers as decimal text. */
+function decoded(body: Uint8Array): any {
+  const request: any = EXPORT_REQUEST.toObject(EXPORT_REQUEST.decode(body), {
+    longs: String,
+    enums: Number,
+    bytes: String,
+  });
+  for (const resource of request.resourceSpans)
+    for (const scope of resource.scopeSpans)
+      for (const span of scope.spans)
+        for (const id of ["traceId", "spanId", "parentSpanId"])
+          if (span[id] !== undefined) span[id] = Buffer.from(span[id], "base64").toString("hex");
+  return request;
+}
+
+interface Received {
+  contentType: string | null;
+  bodies: Uint8Array[];
+}
+
+/** Starts an exporter on `env` to a receiver of its own, records the spans, shuts it down. */
+async function exported(
+  env: Record<string, string>,
+  record: (exporter: RecordSpan) => void,
+): Promise<Received> {
+  const received: Received = { contentType: null, bodies: [] };
   const receiver = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(request) {
       expect(new URL(request.url).pathname).toBe("/v1/traces");
-      expect(request.headers.get("content-type")).toBe("application/json");
-      bodies.push(await request.json());
+      received.contentType = request.headers.get("content-type");
+      received.bodies.push(new Uint8Array(await request.arrayBuffer()));
       return Response.json({});
     },
   });
   try {
     const exporter = startOtlpExporter({
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}/`,
-      OTEL_SERVICE_NAME: "test-service",
+      ...env,
     });
-    const startMs = 1_764_000_000_123.456;
-    exporter.export(
-      REQUEST,
-      'GET "odd"',
-      "/v1/workers/{id}",
-      "0af7651916cd43dd8448eb211c80319c",
-      "b7ad6b7169203331",
-      "00f067aa0ba902b7",
-      startMs,
-      startMs + 1.5,
-      true,
-      "/v1/workers/{id}",
-      503,
-      // No company: the attribute is left out.
-      null,
-      false,
-    );
-    exporter.export(
-      STATEMENT,
-      "SELECT read",
-      undefined,
-      "0af7651916cd43dd8448eb211c80319c",
-      "53995c3f42cd8ad8",
-      undefined,
-      1_764_000_001_000.25,
-      // Rounds up into the next second.
-      1_764_000_002_000 - 0.0001,
-      false,
-      "mysql\n",
-      12_345,
-    );
+    record(exporter.export);
     await exporter.shutdown();
-    expect(bodies).toEqual([
-      {
-        resourceSpans: [
-          {
-            resource: {
-              attributes: [{ key: "service.name", value: { stringValue: "test-service" } }],
-            },
-            scopeSpans: [
-              {
-                scope: { name: "construction-erp-api" },
-                spans: [
-                  {
-                    traceId: "0af7651916cd43dd8448eb211c80319c",
-                    spanId: "b7ad6b7169203331",
-                    parentSpanId: "00f067aa0ba902b7",
-                    name: 'GET "odd" /v1/workers/{id}',
-                    kind: 2,
-                    startTimeUnixNano: "1764000000123456000",
-                    endTimeUnixNano: "1764000000124956000",
-                    attributes: [
-                      { key: "http.route", value: { stringValue: "/v1/workers/{id}" } },
-                      { key: "http.response.status_code", value: { intValue: "503" } },
-                      { key: "ok", value: { boolValue: false } },
-                    ],
-                    status: { code: 2 },
-                  },
-                  {
-                    traceId: "0af7651916cd43dd8448eb211c80319c",
-                    spanId: "53995c3f42cd8ad8",
-                    name: "SELECT read",
-                    kind: 3,
-                    startTimeUnixNano: "1764000001000250000",
-                    endTimeUnixNano: "1764000002000000000",
-                    attributes: [
-                      { key: "db.system", value: { stringValue: "mysql\n" } },
-                      { key: "db.operation", value: { intValue: "12345" } },
-                    ],
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ]);
+    return received;
   } finally {
     await receiver.stop(true);
   }
+}
+
+const TRACE = "0af7651916cd43dd8448eb211c80319c";
+
+/** A request span, its statement and a span of odd texts and numbers. */
+function recordThree(record: RecordSpan): void {
+  const startMs = 1_764_000_000_123.456;
+  record(
+    REQUEST,
+    'GET "odd"',
+    "/v1/workers/{id}",
+    TRACE,
+    "b7ad6b7169203331",
+    "00f067aa0ba902b7",
+    startMs,
+    startMs + 1.5,
+    true,
+    "/v1/workers/{id}",
+    503,
+    // No company: the attribute is left out.
+    null,
+    false,
+  );
+  record(
+    STATEMENT,
+    "SELECT read",
+    undefined,
+    TRACE,
+    "53995c3f42cd8ad8",
+    undefined,
+    1_764_000_001_000.25,
+    // Rounds up into the next second.
+    1_764_000_002_000 - 0.0001,
+    false,
+    "mysql\n",
+    12_345,
+  );
+  record(
+    ODD,
+    'Zürich \\ "Baustelle" 🏗',
+    "naïve ✓",
+    "ffffffffffffffffffffffffffffffff",
+    "0000000000000001",
+    "ffffffffffffffff",
+    // Rounds up into the next second; a microsecond past it.
+    1_764_000_003_999.9995,
+    1_764_000_004_000.0005,
+    false,
+    "Bétonnière 🏗 ✓",
+    0,
+    -42,
+    2 ** 40 + 7,
+  );
+}
+
+const THREE = {
+  resourceSpans: [
+    {
+      resource: {
+        attributes: [{ key: "service.name", value: { stringValue: "test-service" } }],
+      },
+      scopeSpans: [
+        {
+          scope: { name: "construction-erp-api" },
+          spans: [
+            {
+              traceId: TRACE,
+              spanId: "b7ad6b7169203331",
+              parentSpanId: "00f067aa0ba902b7",
+              name: 'GET "odd" /v1/workers/{id}',
+              kind: 2,
+              startTimeUnixNano: "1764000000123456000",
+              endTimeUnixNano: "1764000000124956000",
+              attributes: [
+                { key: "http.route", value: { stringValue: "/v1/workers/{id}" } },
+                { key: "http.response.status_code", value: { intValue: "503" } },
+                { key: "ok", value: { boolValue: false } },
+              ],
+              status: { code: 2 },
+            },
+            {
+              traceId: TRACE,
+              spanId: "53995c3f42cd8ad8",
+              name: "SELECT read",
+              kind: 3,
+              startTimeUnixNano: "1764000001000250000",
+              endTimeUnixNano: "1764000002000000000",
+              attributes: [
+                { key: "db.system", value: { stringValue: "mysql\n" } },
+                { key: "db.operation", value: { intValue: "12345" } },
+              ],
+            },
+            {
+              traceId: "ffffffffffffffffffffffffffffffff",
+              spanId: "0000000000000001",
+              parentSpanId: "ffffffffffffffff",
+              name: 'Zürich \\ "Baustelle" 🏗 naïve ✓',
+              kind: 1,
+              startTimeUnixNano: "1764000004000000000",
+              endTimeUnixNano: "1764000004000001000",
+              attributes: [
+                { key: "note", value: { stringValue: "Bétonnière 🏗 ✓" } },
+                { key: "zero", value: { intValue: "0" } },
+                { key: "below", value: { intValue: "-42" } },
+                { key: "large", value: { intValue: String(2 ** 40 + 7) } },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+test("by default a batch is one ExportTraceServiceRequest in OTLP's protobuf encoding, every field as recorded", async () => {
+  const received = await exported({ OTEL_SERVICE_NAME: "test-service" }, recordThree);
+  expect(received.contentType).toBe("application/x-protobuf");
+  expect(received.bodies.length).toBe(1);
+  const body = received.bodies[0]!;
+  expect(decoded(body)).toEqual(THREE);
+  // protobufjs writes the same message byte for byte: fields in order, no padded varints.
+  expect(EXPORT_REQUEST.encode(EXPORT_REQUEST.decode(body)).finish()).toEqual(body);
+});
+
+test("with http/json the same batch is one ExportTraceServiceRequest in OTLP/JSON", async () => {
+  const received = await exported(
+    { OTEL_SERVICE_NAME: "test-service", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json" },
+    recordThree,
+  );
+  expect(received.contentType).toBe("application/json");
+  expect(received.bodies.map((body) => JSON.parse(new TextDecoder().decode(body)))).toEqual([
+    THREE,
+  ]);
+});
+
+test("a batch far larger than the buffer it starts with, with a span name of 20,000 bytes, is written whole", async () => {
+  const long = "x".repeat(20_000);
+  const received = await exported({}, (record) => {
+    for (let i = 0; i < 512; i++)
+      record(
+        STATEMENT,
+        i === 7 ? long : `SELECT ${"y".repeat(300)}`,
+        String(i),
+        TRACE,
+        i.toString(16).padStart(16, "0"),
+        undefined,
+        1_764_000_000_000 + i,
+        1_764_000_000_001 + i,
+        false,
+        "mysql",
+      );
+  });
+  expect(received.bodies.length).toBe(1);
+  const body = received.bodies[0]!;
+  const spans = decoded(body).resourceSpans[0].scopeSpans[0].spans;
+  expect(spans.length).toBe(512);
+  expect(spans[7].name).toBe(`${long} 7`);
+  expect(spans[511]).toMatchObject({
+    spanId: "00000000000001ff",
+    name: expect.stringMatching(/ 511$/),
+  });
+  expect(EXPORT_REQUEST.encode(EXPORT_REQUEST.decode(body)).finish()).toEqual(body);
 });
 
 test("spans recorded after rounds with nothing to send, and past a full batch, are all sent", async () => {
@@ -115,9 +239,7 @@ test("spans recorded after rounds with nothing to send, and past a full batch, a
     port: 0,
     hostname: "127.0.0.1",
     async fetch(request) {
-      const body = (await request.json()) as {
-        resourceSpans: { scopeSpans: { spans: unknown[] }[] }[];
-      };
+      const body = decoded(new Uint8Array(await request.arrayBuffer()));
       requests += 1;
       received += body.resourceSpans[0]!.scopeSpans[0]!.spans.length;
       return Response.json({});
@@ -134,7 +256,7 @@ test("spans recorded after rounds with nothing to send, and past a full batch, a
         STATEMENT,
         "SELECT",
         "read",
-        "0af7651916cd43dd8448eb211c80319c",
+        TRACE,
         i.toString(16).padStart(16, "0"),
         undefined,
         1_764_000_000_000 + i,
@@ -147,4 +269,26 @@ test("spans recorded after rounds with nothing to send, and past a full batch, a
   } finally {
     await receiver.stop(true);
   }
+});
+
+test("the protocol: the traces' own variable, then the general one, http/protobuf by default; grpc refused", () => {
+  expect(otlpProtocol({})).toBe("http/protobuf");
+  expect(otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" })).toBe("http/json");
+  expect(
+    otlpProtocol({
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    }),
+  ).toBe("http/protobuf");
+  expect(() => otlpProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(
+    'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, not "grpc"',
+  );
+  expect(() =>
+    startOtlpExporter({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318",
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/xml",
+    }),
+  ).toThrow(
+    'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf or http/json, not "http/xml"',
+  );
 });

@@ -1,13 +1,14 @@
 // Spans to an OTLP/HTTP collector, in batches, loaded only when traces are exported
 // (telemetry/tracing.ts). A span is recorded as plain values into the arrays of the batch being
 // filled (span-batch.ts); a full batch (512), or what waits every OTEL_BSP_SCHEDULE_DELAY ms, is
-// then written as one `ExportTraceServiceRequest` in the protocol's JSON encoding (otlp-json.ts)
-// and POSTed.
+// then written as one `ExportTraceServiceRequest` in the protocol's protobuf encoding (the
+// default, otlp-protobuf.ts) or its JSON one (otlp-json.ts) and POSTed.
 // OpenTelemetry's SDK and its exporter did the same at several times the cost per span
 // (docs/operations.md: a GET lost about a third of its throughput), which tracing every request
 // cannot afford.
 import { log } from "../base/log.ts";
 import { otlpJsonWriter } from "./otlp-json.ts";
+import { otlpProtobufWriter } from "./otlp-protobuf.ts";
 import { BATCH, newSpanBatch, VALUES } from "./span-batch.ts";
 import type { RecordSpan } from "./tracing.ts";
 
@@ -21,17 +22,39 @@ export function tracesUrl(env: Record<string, string | undefined>): string {
   return `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? "http://localhost:4318").replace(/\/+$/, "")}/v1/traces`;
 }
 
+export type OtlpProtocol = "http/protobuf" | "http/json";
+
+/**
+ * The standard protocol variables (the signal's own one wins), http/protobuf by default as the
+ * specification says; anything else, grpc included, refuses to start the server.
+ */
+export function otlpProtocol(env: Record<string, string | undefined>): OtlpProtocol {
+  for (const name of ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"]) {
+    const value = env[name];
+    if (!value) continue;
+    const protocol = value.trim().toLowerCase();
+    if (protocol === "http/protobuf" || protocol === "http/json") return protocol;
+    throw new Error(`${name} must be http/protobuf or http/json, not "${value}"`);
+  }
+  return "http/protobuf";
+}
+
 export function startOtlpExporter(env: Record<string, string | undefined>): {
   export: RecordSpan;
   shutdown: () => Promise<void>;
+  protocol: OtlpProtocol;
 } {
+  const protocol = otlpProtocol(env);
   const url = tracesUrl(env);
   const delayMs = Number(env.OTEL_BSP_SCHEDULE_DELAY) || 5_000;
-  const write = otlpJsonWriter(env.OTEL_SERVICE_NAME || "construction-erp-api");
-  const post = (body: string): Promise<void> =>
+  const serviceName = env.OTEL_SERVICE_NAME || "construction-erp-api";
+  const write =
+    protocol === "http/json" ? otlpJsonWriter(serviceName) : otlpProtobufWriter(serviceName);
+  const contentType = protocol === "http/json" ? "application/json" : "application/x-protobuf";
+  const post = (body: string | Uint8Array<ArrayBuffer>): Promise<void> =>
     fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": contentType },
       body,
       signal: AbortSignal.timeout(10_000),
     }).then(
@@ -45,7 +68,7 @@ export function startOtlpExporter(env: Record<string, string | undefined>): {
   const batch = newSpanBatch();
   const { shapes, names, details, traceIds, spanIds, parents, starts, ends, errors, values } =
     batch;
-  const waiting: string[] = [];
+  const waiting: (string | Uint8Array<ArrayBuffer>)[] = [];
   let sending: Promise<void> | undefined;
   const send = async (): Promise<void> => {
     for (let body = waiting.shift(); body !== undefined; body = waiting.shift()) await post(body);
@@ -86,5 +109,6 @@ export function startOtlpExporter(env: Record<string, string | undefined>): {
       clearInterval(timer);
       await flush();
     },
+    protocol,
   };
 }

@@ -1,6 +1,7 @@
 // OpenTelemetry traces, exported over OTLP/HTTP only when OTEL_EXPORTER_OTLP_ENDPOINT is set:
-// then the exporter is loaded and a span per request, with a child span per database statement and
-// per webhook send, goes to the collector in batches. Unset, nothing is loaded, started or sent,
+// then the exporter is loaded (a protocol it does not speak refuses to start the server) and a
+// span per request, with a child span per database statement and per webhook send, goes to the
+// collector in batches. Unset, nothing is loaded, started or sent,
 // and a request costs only its trace ids (docs/operations.md).
 import { log } from "../base/log.ts";
 
@@ -66,7 +67,7 @@ export async function startTracing(
   const { startOtlpExporter } = await import("./otlp-exporter.ts");
   const started = startOtlpExporter(env);
   exporter = started.export;
-  log.info("traces exported over OTLP", { endpoint });
+  log.info("traces exported over OTLP", { endpoint, protocol: started.protocol });
   return async () => {
     exporter = undefined;
     await started.shutdown();
