@@ -1,12 +1,14 @@
 // Operations (docs/operations.md): a real Prometheus scrapes a server's /metrics on their own
-// address, OpenTelemetry spans reach an OTLP receiver only when one is configured, and every
-// request is one JSON log line naming the request, never its token, body or a secret.
+// address, OpenTelemetry spans reach an OTLP receiver only when one is configured (in OTLP's
+// protobuf encoding unless told otherwise), and every request is one JSON log line naming the
+// request, never its token, body or a secret.
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import path from "node:path";
 import { Api } from "@erp/testing/api";
 import { closeTestDb, newCompany } from "@erp/testing/company";
+import { type ReceivedSpan, spansOf } from "@erp/testing/otlp-traces";
 import { findPrometheus, startPrometheus } from "@erp/testing/prometheus";
-import { ROOT, type RunningServer, startServer } from "@erp/testing/server";
+import { ROOT, type RunningServer, startServer, testDatabaseUrl } from "@erp/testing/server";
 
 setDefaultTimeout(120_000);
 
@@ -129,72 +131,108 @@ describe("metrics", () => {
   });
 });
 
-interface ReceivedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes: { key: string; value: Record<string, unknown> }[];
-}
-
-/** An OTLP/HTTP receiver that keeps every span it is sent. */
+/** An OTLP/HTTP receiver that keeps every span it is sent, whichever encoding it came in. */
 function otlpReceiver(port = 0) {
   const spans: ReceivedSpan[] = [];
+  const contentTypes = new Set<string | null>();
   let requests = 0;
   const server = Bun.serve({
     port,
     hostname: "127.0.0.1",
     async fetch(request) {
       requests += 1;
-      const body = (await request.json()) as {
-        resourceSpans: { scopeSpans: { spans: ReceivedSpan[] }[] }[];
-      };
-      for (const resource of body.resourceSpans)
-        for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+      const contentType = request.headers.get("content-type");
+      contentTypes.add(contentType);
+      spans.push(...spansOf(contentType, new Uint8Array(await request.arrayBuffer())));
       return Response.json({});
     },
   });
-  return { server, spans, requests: () => requests };
+  return { server, spans, contentTypes, requests: () => requests };
 }
 
 describe("traces", () => {
-  test("a POST with a traceparent: its request span continues the trace, with a child span per statement", async () => {
-    const receiver = otlpReceiver();
-    try {
-      const server = await serve({
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.server.port}`,
-        OTEL_BSP_SCHEDULE_DELAY: "200",
-      });
-      const company = await newCompany();
-      const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
-      const parent = "00f067aa0ba902b7";
-      const created = await new Api(server.baseUrl, company.token).post(
-        "/v1/workers",
-        { name: "Traced" },
-        { headers: { traceparent: `00-${traceId}-${parent}-01` } },
-      );
-      expect(created.status).toBe(201);
-      const answered = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(
-        created.headers.get("traceparent") ?? "",
-      );
-      expect(answered?.[1]).toBe(traceId);
-      const requestSpanId = answered![2]!;
+  test.each([
+    ["in OTLP's protobuf encoding by default", {}, "application/x-protobuf"],
+    [
+      "in OTLP/JSON with http/json",
+      { OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" },
+      "application/json",
+    ],
+  ])(
+    "a POST with a traceparent: its request span continues the trace, with a child span per statement, %s",
+    async (_, protocol, contentType) => {
+      const receiver = otlpReceiver();
+      try {
+        const server = await serve({
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.server.port}`,
+          OTEL_BSP_SCHEDULE_DELAY: "200",
+          ...protocol,
+        });
+        const company = await newCompany();
+        const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        const parent = "00f067aa0ba902b7";
+        const created = await new Api(server.baseUrl, company.token).post(
+          "/v1/workers",
+          { name: "Traced" },
+          { headers: { traceparent: `00-${traceId}-${parent}-01` } },
+        );
+        expect(created.status).toBe(201);
+        const answered = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(
+          created.headers.get("traceparent") ?? "",
+        );
+        expect(answered?.[1]).toBe(traceId);
+        const requestSpanId = answered![2]!;
 
-      await eventually("the request span", async () =>
-        receiver.spans.some((span) => span.spanId === requestSpanId),
-      );
-      const requestSpan = receiver.spans.find((span) => span.spanId === requestSpanId)!;
-      expect(requestSpan.traceId).toBe(traceId);
-      expect(requestSpan.parentSpanId).toBe(parent);
-      expect(requestSpan.name).toBe("POST /v1/workers");
-      const company_id = requestSpan.attributes.find((a) => a.key === "erp.company_id");
-      expect(Number(company_id?.value.intValue)).toBe(company.companyId);
-      const statements = receiver.spans.filter((span) => span.parentSpanId === requestSpanId);
-      expect(statements.length).toBeGreaterThan(0);
-      for (const span of statements) expect(span.traceId).toBe(traceId);
-    } finally {
-      await receiver.server.stop(true);
-    }
+        await eventually("the request span", async () =>
+          receiver.spans.some((span) => span.spanId === requestSpanId),
+        );
+        expect([...receiver.contentTypes]).toEqual([contentType]);
+        const requestSpan = receiver.spans.find((span) => span.spanId === requestSpanId)!;
+        expect(requestSpan.traceId).toBe(traceId);
+        expect(requestSpan.parentSpanId).toBe(parent);
+        expect(requestSpan.name).toBe("POST /v1/workers");
+        expect(requestSpan.kind).toBe(2);
+        expect(BigInt(requestSpan.endTimeUnixNano)).toBeGreaterThan(
+          BigInt(requestSpan.startTimeUnixNano),
+        );
+        const company_id = requestSpan.attributes?.find((a) => a.key === "erp.company_id");
+        expect(Number(company_id?.value.intValue)).toBe(company.companyId);
+        const statements = receiver.spans.filter((span) => span.parentSpanId === requestSpanId);
+        expect(statements.length).toBeGreaterThan(0);
+        for (const span of statements) expect(span.traceId).toBe(traceId);
+      } finally {
+        await receiver.server.stop(true);
+      }
+    },
+  );
+
+  test("a protocol the exporter does not speak (grpc) refuses to start the server, naming the variable and the accepted values", async () => {
+    const child = Bun.spawn([process.execPath, path.join(ROOT, "server/src/main.ts")], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: testDatabaseUrl(),
+        PORT: "0",
+        HOST: "127.0.0.1",
+        ERP_SKIP_DEMO: "1",
+        METRICS_LISTEN: "off",
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4317",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+      },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [code, stdout, stderr] = await Promise.all([
+      child.exited,
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain(
+      'OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, not "grpc"',
+    );
+    expect(stdout).not.toContain("listening on");
   });
 
   test("with no endpoint configured nothing is sent, even to the default OTLP address", async () => {
