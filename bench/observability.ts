@@ -1,10 +1,12 @@
 // Bench leg: what metrics, traces and request logs cost. Two servers of ours on one database, one
 // with all three off (LOG_FORMAT=off, METRICS_LISTEN=off, no OTLP endpoint), one with all three on
-// (JSON request logs, /metrics scraped every second, spans exported over OTLP to a local receiver),
-// take GET one and create in alternating rounds; the goal is >= 0.95 of the off server's rate.
+// (JSON request logs, /metrics scraped every second, spans exported over OTLP in its default
+// protobuf encoding to a local receiver), take GET one and create in alternating rounds; the goal
+// is >= 0.95 of the off server's rate.
 // `bun run bench` runs it after the scenarios; `bun bench/observability.ts [--quick]` runs it alone.
 import autocannon from "autocannon";
 import { connectDatabase, createCompany } from "@erp/server/admin";
+import { countSpans } from "./otlp-span-count.ts";
 import { cpuSeconds } from "./process-cpu.ts";
 import { type SpawnedServer, spawnServer } from "./spawn-server.ts";
 import { withThrowAwayDatabase } from "./throw-away-database.ts";
@@ -23,9 +25,6 @@ export interface ObservabilityFigures {
   on_cpu_us: number[];
   spans_received: number;
 }
-
-/** What starts each span in OTLP/JSON (a parent's id is `"parentSpanId":`). */
-const SPAN = '"spanId":';
 
 const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -57,11 +56,10 @@ export async function observabilityCost(
   const receiver = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    // Counts the spans without parsing them: the receiver shares the machine with the servers
-    // measured, and a collector's own work is not what the server's telemetry costs.
+    // Counts the spans without decoding them (otlp-span-count.ts).
     async fetch(request) {
-      const body = Buffer.from(await request.arrayBuffer());
-      for (let at = body.indexOf(SPAN); at !== -1; at = body.indexOf(SPAN, at + 1)) spans += 1;
+      const body = new Uint8Array(await request.arrayBuffer());
+      spans += countSpans(request.headers.get("content-type"), body);
       return Response.json({});
     },
   });
