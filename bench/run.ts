@@ -419,6 +419,9 @@ try {
         errors: r.reduce((s, m) => s + m.errors, 0),
       },
       ratio: Math.round((apiRps / Math.max(1, rawRps)) * 100) / 100,
+      // Each round's own ratio (the two servers ran one after the other in it): how far the
+      // median's ratio stands from a single round's.
+      round_ratios: a.map((m, i) => Math.round((m.rps / Math.max(1, r[i]!.rps)) * 100) / 100),
       target,
     };
   });
@@ -471,6 +474,7 @@ try {
       "api req/s",
       "raw req/s",
       "ratio",
+      "per round",
       "target",
       "api p50/p99 ms",
       "raw p50/p99 ms",
@@ -487,6 +491,7 @@ try {
       String(s.api.rps),
       String(s.raw.rps),
       String(s.ratio),
+      s.round_ratios.join(", "),
       ratioTarget,
       `${s.api.p50_ms}/${s.api.p99_ms}`,
       `${s.raw.p50_ms}/${s.raw.p99_ms}`,
