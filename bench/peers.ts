@@ -20,7 +20,13 @@ import autocannon from "autocannon";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Subprocess } from "bun";
-import { connectDatabase, createCompany, type DatabaseHandle } from "@erp/server/admin";
+import {
+  connectDatabase,
+  createCompany,
+  type DatabaseHandle,
+  migrateDatabase,
+} from "@erp/server/admin";
+import { createDatabase, dropDatabase, withDatabase } from "../scripts/lib/provision.ts";
 import { seedWorkers } from "./seed.ts";
 import { spawnServer } from "./spawn-server.ts";
 import { withThrowAwayDatabase } from "./throw-away-database.ts";
@@ -436,7 +442,7 @@ function line(name: string, unit: PeerLine["unit"], ours: Window[], peer: Window
  * starts Platformatic DB on it (Node from installPeers), and measures it beside our server at
  * `oursBaseUrl`, in alternating rounds.
  */
-export async function peersLeg(
+async function peersLeg(
   db: DatabaseHandle,
   databaseUrl: string,
   oursBaseUrl: string,
@@ -559,6 +565,50 @@ export function describePeers(result: PeersResult): string {
   ].join("\n");
 }
 
+/**
+ * The leg on a database of its own, on the database server at `databaseServerUrl`, with a server of
+ * ours started for it (`bun run bench --peers`): both tables then start with the same seeded rows.
+ * On the bench's own database, leg 1's creates leave some 600,000 workers, whose 19 indexes no
+ * longer fit MariaDB's default buffer pool, while the peer's table starts with 2,000: every insert
+ * of ours (creates, the bulk batches) paid for a table the peer did not have.
+ */
+export async function peersOnOwnDatabase(
+  databaseServerUrl: string,
+  node: string,
+  quick: boolean,
+): Promise<PeersResult> {
+  const name = `erp_bench_peers_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
+  const url = withDatabase(databaseServerUrl, name);
+  await createDatabase(databaseServerUrl, name);
+  try {
+    await migrateDatabase(url);
+    return await peersBesideOurServer(url, node, quick);
+  } finally {
+    await dropDatabase(databaseServerUrl, name).catch((error) =>
+      console.error(`could not drop ${name}: ${error}`),
+    );
+  }
+}
+
+/** Our server started on `url`, then the leg beside it. */
+async function peersBesideOurServer(
+  url: string,
+  node: string,
+  quick: boolean,
+): Promise<PeersResult> {
+  const db = connectDatabase(url, { connectionLimit: 2 });
+  let ours: Subprocess | undefined;
+  try {
+    const api = await spawnServer("server/src/main.ts", url);
+    ours = api.process;
+    return await peersLeg(db, url, api.baseUrl, node, quick);
+  } finally {
+    ours?.kill("SIGTERM");
+    await ours?.exited;
+    await db.close();
+  }
+}
+
 // Alone: a throw-away database, our server and the peer.
 if (import.meta.main) {
   const quick = process.argv.includes("--quick");
@@ -570,12 +620,8 @@ if (import.meta.main) {
     process.exit(1);
   }
   await withThrowAwayDatabase("erp_bench_peers", async (url) => {
-    const db = connectDatabase(url, { connectionLimit: 2 });
-    let ours: Subprocess | undefined;
     try {
-      const api = await spawnServer("server/src/main.ts", url);
-      ours = api.process;
-      const result = await peersLeg(db, url, api.baseUrl, node, quick);
+      const result = await peersBesideOurServer(url, node, quick);
       console.log(`\n${describePeers(result)}\n`);
       await Bun.write(
         path.join(ROOT, "bench/peers-results.json"),
@@ -586,10 +632,6 @@ if (import.meta.main) {
       if (!(error instanceof PeersUnavailable)) throw error;
       console.error(error.message);
       process.exitCode = 1;
-    } finally {
-      ours?.kill("SIGTERM");
-      await ours?.exited;
-      await db.close();
     }
   });
 }

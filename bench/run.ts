@@ -37,7 +37,7 @@ import {
 import {
   describePeers,
   installPeers,
-  peersLeg,
+  peersOnOwnDatabase,
   PeersUnavailable,
   type PeersResult,
 } from "./peers.ts";
@@ -431,7 +431,7 @@ try {
   const replayVsCreate = Math.round((replay.api.rps / Math.max(1, ownCreate)) * 100) / 100;
 
   const peers: PeersResult | undefined = peersNode
-    ? await peersLeg(db, url, api.baseUrl, peersNode, QUICK)
+    ? await peersOnOwnDatabase(server.url, peersNode, QUICK)
     : undefined;
 
   // Memory after many requests.
