@@ -20,16 +20,10 @@ import autocannon from "autocannon";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Subprocess } from "bun";
-import {
-  connectDatabase,
-  createCompany,
-  type DatabaseHandle,
-  migrateDatabase,
-} from "@erp/server/admin";
-import { createDatabase, dropDatabase, withDatabase } from "../scripts/lib/provision.ts";
+import { connectDatabase, createCompany, type DatabaseHandle } from "@erp/server/admin";
 import { seedWorkers } from "./seed.ts";
 import { spawnServer } from "./spawn-server.ts";
-import { withThrowAwayDatabase } from "./throw-away-database.ts";
+import { onOwnDatabase, withThrowAwayDatabase } from "./throw-away-database.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 /** Where the peers are installed: git-ignored; BENCH_PEERS_DIR lets worktrees share one install. */
@@ -577,17 +571,9 @@ export async function peersOnOwnDatabase(
   node: string,
   quick: boolean,
 ): Promise<PeersResult> {
-  const name = `erp_bench_peers_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  const url = withDatabase(databaseServerUrl, name);
-  await createDatabase(databaseServerUrl, name);
-  try {
-    await migrateDatabase(url);
-    return await peersBesideOurServer(url, node, quick);
-  } finally {
-    await dropDatabase(databaseServerUrl, name).catch((error) =>
-      console.error(`could not drop ${name}: ${error}`),
-    );
-  }
+  return onOwnDatabase(databaseServerUrl, "erp_bench_peers", (url) =>
+    peersBesideOurServer(url, node, quick),
+  );
 }
 
 /** Our server started on `url`, then the leg beside it. */

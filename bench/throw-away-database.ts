@@ -1,5 +1,6 @@
-// A bench leg run on its own: a throw-away database on the database server the bench finds
-// (BENCH_DATABASE_URL, else as `bun run test` does), migrated, handed to the leg, then dropped.
+// A bench leg on a throw-away database: on the database server the bench finds (BENCH_DATABASE_URL,
+// else as `bun run test` does) when run alone, or on the one `bun run bench` already found; migrated,
+// handed to the leg, then dropped.
 import { migrateDatabase } from "@erp/server/admin";
 import {
   createDatabase,
@@ -16,16 +17,31 @@ export async function withThrowAwayDatabase(
     envUrl: process.env.BENCH_DATABASE_URL || undefined,
     envName: "BENCH_DATABASE_URL",
   });
+  try {
+    await onOwnDatabase(server.url, prefix, leg);
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * A leg of `bun run bench` on a database of its own, on the database server the bench already
+ * found (`serverUrl`): created and migrated, handed to the leg, dropped after.
+ */
+export async function onOwnDatabase<T>(
+  serverUrl: string,
+  prefix: string,
+  leg: (url: string) => Promise<T>,
+): Promise<T> {
   const name = `${prefix}_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
   try {
-    await createDatabase(server.url, name);
-    const url = withDatabase(server.url, name);
+    await createDatabase(serverUrl, name);
+    const url = withDatabase(serverUrl, name);
     await migrateDatabase(url);
-    await leg(url);
+    return await leg(url);
   } finally {
-    await dropDatabase(server.url, name).catch((error) =>
+    await dropDatabase(serverUrl, name).catch((error) =>
       console.error(`could not drop ${name}: ${error}`),
     );
-    await server.stop();
   }
 }

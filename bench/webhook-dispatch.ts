@@ -3,9 +3,9 @@
 // acknowledged every event (fan-out into deliveries, leasing, signing, sending, recording each
 // attempt). One server process with its production dispatcher settings, on a database of its own:
 // every server delivers every company's webhooks, and the benchmark's other server refuses http.
-import { connectDatabase, createCompany, migrateDatabase } from "@erp/server/admin";
-import { createDatabase, dropDatabase, withDatabase } from "../scripts/lib/provision.ts";
+import { connectDatabase, createCompany } from "@erp/server/admin";
 import { spawnServer } from "./spawn-server.ts";
+import { onOwnDatabase } from "./throw-away-database.ts";
 
 export interface DispatchThroughput {
   events: number;
@@ -16,14 +16,16 @@ export interface DispatchThroughput {
 /** Gives up (throws) when the receiver has not had every event after this long. */
 const DEADLINE_MS = 300_000;
 
-export async function webhookDispatch(
+export function webhookDispatch(
   databaseServerUrl: string,
   events: number,
 ): Promise<DispatchThroughput> {
-  const name = `erp_bench_webhooks_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  const databaseUrl = withDatabase(databaseServerUrl, name);
-  await createDatabase(databaseServerUrl, name);
-  await migrateDatabase(databaseUrl);
+  return onOwnDatabase(databaseServerUrl, "erp_bench_webhooks", (databaseUrl) =>
+    dispatchOn(databaseUrl, events),
+  );
+}
+
+async function dispatchOn(databaseUrl: string, events: number): Promise<DispatchThroughput> {
   const db = connectDatabase(databaseUrl, { connectionLimit: 2 });
   const received = new Set<string>();
   const allReceived = Promise.withResolvers<void>();
@@ -89,8 +91,5 @@ export async function webhookDispatch(
     await server.process.exited;
     receiver.stop(true);
     await db.close();
-    await dropDatabase(databaseServerUrl, name).catch((error) =>
-      console.error(`could not drop ${name}: ${error}`),
-    );
   }
 }
