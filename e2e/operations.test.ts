@@ -206,7 +206,7 @@ describe("traces", () => {
     },
   );
 
-  test("a protocol the exporter does not speak (grpc) refuses to start the server, naming the variable and the accepted values", async () => {
+  test("grpc, a protocol not spoken, refuses to start the server, naming the variable and the values", async () => {
     const child = Bun.spawn([process.execPath, path.join(ROOT, "server/src/main.ts")], {
       cwd: ROOT,
       env: {

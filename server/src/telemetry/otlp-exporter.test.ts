@@ -2,8 +2,7 @@
 // read back here by protobufjs from the protocol's own .proto files (otlp-proto/), not by a decoder
 // of ours, and in its JSON encoding when asked; both carry the same spans, field for field.
 import { expect, test } from "bun:test";
-import path from "node:path";
-import { Root, type Type } from "protobufjs";
+import { decodeTraceRequest, EXPORT_REQUEST } from "./otlp-decode.ts";
 import { otlpProtocol, startOtlpExporter } from "./otlp-exporter.ts";
 import type { RecordSpan, SpanShape } from "./tracing.ts";
 
@@ -14,27 +13,8 @@ const REQUEST: SpanShape = {
 const STATEMENT: SpanShape = { kind: "client", keys: ["db.system", "db.operation"] };
 const ODD: SpanShape = { kind: "internal", keys: ["note", "zero", "below", "large"] };
 
-const protos = new Root();
-protos.resolvePath = (_origin, target) => path.join(import.meta.dir, "otlp-proto", target);
-protos.loadSync("opentelemetry/proto/collector/trace/v1/trace_service.proto");
-const EXPORT_REQUEST: Type = protos.lookupType(
-  "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest",
-);
-
-/** A protobuf body as the JSON encoding would say it: ids in hex, 64-bit integers as decimal text. */
-function decoded(body: Uint8Array): any {
-  const request: any = EXPORT_REQUEST.toObject(EXPORT_REQUEST.decode(body), {
-    longs: String,
-    enums: Number,
-    bytes: String,
-  });
-  for (const resource of request.resourceSpans)
-    for (const scope of resource.scopeSpans)
-      for (const span of scope.spans)
-        for (const id of ["traceId", "spanId", "parentSpanId"])
-          if (span[id] !== undefined) span[id] = Buffer.from(span[id], "base64").toString("hex");
-  return request;
-}
+/** A protobuf body as the JSON encoding would say it. */
+const decoded = (body: Uint8Array): any => decodeTraceRequest(body);
 
 interface Received {
   contentType: string | null;
@@ -182,7 +162,7 @@ const THREE = {
   ],
 };
 
-test("by default a batch is one ExportTraceServiceRequest in OTLP's protobuf encoding, every field as recorded", async () => {
+test("by default a batch is one ExportTraceServiceRequest in protobuf, every field as recorded", async () => {
   const received = await exported({ OTEL_SERVICE_NAME: "test-service" }, recordThree);
   expect(received.contentType).toBe("application/x-protobuf");
   expect(received.bodies.length).toBe(1);
@@ -203,7 +183,7 @@ test("with http/json the same batch is one ExportTraceServiceRequest in OTLP/JSO
   ]);
 });
 
-test("a batch far larger than the buffer it starts with, with a span name of 20,000 bytes, is written whole", async () => {
+test("a batch far past the buffer's first size (a 20,000-byte span name) is written whole", async () => {
   const long = "x".repeat(20_000);
   const received = await exported({}, (record) => {
     for (let i = 0; i < 512; i++)
