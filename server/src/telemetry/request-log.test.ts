@@ -1,4 +1,5 @@
-// Request lines: valid JSON with every field, written together, the client's method escaped.
+// Request lines: valid JSON with every field, written together, the client's method escaped, the
+// bytes handed to stdout left alone until it took them.
 import { afterEach, expect, test } from "bun:test";
 import { RequestLog, type RequestFields } from "./request-log.ts";
 
@@ -6,8 +7,8 @@ const written: string[] = [];
 const realWrite = process.stdout.write;
 const capture = () => {
   written.length = 0;
-  process.stdout.write = ((text: string) => {
-    written.push(text);
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    written.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString());
     return true;
   }) as typeof process.stdout.write;
 };
@@ -72,4 +73,42 @@ test("pretty lines for people; off writes nothing", () => {
   off.write(fields());
   off.flush();
   expect(written).toHaveLength(1);
+});
+
+test("bytes handed to stdout are not written over before stdout took them", () => {
+  const handed: { chunk: Uint8Array; taken: () => void }[] = [];
+  process.stdout.write = ((chunk: Uint8Array, taken: () => void) => {
+    handed.push({ chunk, taken });
+    return true;
+  }) as typeof process.stdout.write;
+  const log = new RequestLog("json");
+  const textOf = (at: number) => Buffer.from(handed[at]!.chunk).toString();
+  for (const id of ["first", "second"]) {
+    log.write(fields({ request_id: id }));
+    log.flush();
+  }
+  handed[0]!.taken();
+  for (const id of ["third", "fourth"]) {
+    log.write(fields({ request_id: id }));
+    log.flush();
+  }
+  expect([1, 2, 3].map((at) => JSON.parse(textOf(at)).request_id)).toEqual([
+    "second",
+    "third",
+    "fourth",
+  ]);
+  // Only the buffer stdout took was used again.
+  expect(handed[3]!.chunk.buffer).toBe(handed[0]!.chunk.buffer);
+  expect(new Set([1, 2, 3].map((at) => handed[at]!.chunk.buffer)).size).toBe(3);
+});
+
+test("a line longer than a buffer is written whole, after the lines before it", () => {
+  capture();
+  const log = new RequestLog("json");
+  log.write(fields());
+  log.write(fields({ method: "X".repeat(200_000) }));
+  log.flush();
+  expect(written).toHaveLength(2);
+  expect(JSON.parse(written[0]!).request_id).toBe("req-1");
+  expect(JSON.parse(written[1]!).method).toHaveLength(200_000);
 });
