@@ -4,6 +4,8 @@
 import { expect, test } from "bun:test";
 import { decodeTraceRequest, EXPORT_REQUEST } from "./otlp-decode.ts";
 import { otlpProtocol, startOtlpExporter } from "./otlp-exporter.ts";
+import { otlpProtobufWriter } from "./otlp-protobuf.ts";
+import { newSpanBatch } from "./span-batch.ts";
 import type { RecordSpan, SpanShape } from "./tracing.ts";
 
 const REQUEST: SpanShape = {
@@ -249,6 +251,75 @@ test("spans recorded after rounds with nothing to send, and past a full batch, a
   } finally {
     await receiver.stop(true);
   }
+});
+
+test("batches waiting while the collector is slow or refuses are each sent whole, none written over", async () => {
+  const seen: string[] = [];
+  let requests = 0;
+  const receiver = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const body = decoded(new Uint8Array(await request.arrayBuffer()));
+      for (const span of body.resourceSpans[0]!.scopeSpans[0]!.spans) seen.push(span.spanId);
+      // Slow to answer, and refusing every other body: a refused body's buffer is not used again.
+      await Bun.sleep(20);
+      return new Response(null, { status: ++requests % 2 === 0 ? 503 : 200 });
+    },
+  });
+  try {
+    const exporter = startOtlpExporter({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
+    });
+    // Six full batches at once: the later ones are written while the first is in flight.
+    for (let i = 0; i < 6 * 512; i++)
+      exporter.export(
+        STATEMENT,
+        "SELECT",
+        "read",
+        TRACE,
+        i.toString(16).padStart(16, "0"),
+        undefined,
+        1_764_000_000_000 + i,
+        1_764_000_000_001 + i,
+        false,
+      );
+    await exporter.shutdown();
+    expect(requests).toBe(6);
+    expect(seen).toEqual(
+      Array.from({ length: 6 * 512 }, (_, i) => i.toString(16).padStart(16, "0")),
+    );
+  } finally {
+    await receiver.stop(true);
+  }
+});
+
+test("a body's buffer is written again only after it is released", () => {
+  const writer = otlpProtobufWriter("test");
+  const batchOf = (spanId: string) => {
+    const batch = newSpanBatch();
+    batch.filled = 1;
+    batch.shapes[0] = STATEMENT;
+    batch.names[0] = "SELECT";
+    batch.traceIds[0] = TRACE;
+    batch.spanIds[0] = spanId;
+    return batch;
+  };
+  const spanIdOf = (body: Uint8Array) =>
+    decoded(body).resourceSpans[0].scopeSpans[0].spans[0].spanId;
+  const first = writer.write(batchOf("0000000000000001"));
+  const second = writer.write(batchOf("0000000000000002"));
+  writer.release(first);
+  const third = writer.write(batchOf("0000000000000003"));
+  const fourth = writer.write(batchOf("0000000000000004"));
+  expect([second, third, fourth].map(spanIdOf)).toEqual([
+    "0000000000000002",
+    "0000000000000003",
+    "0000000000000004",
+  ]);
+  // The released buffer took a later batch; the others were never shared.
+  expect(fourth.buffer).toBe(first.buffer);
+  expect(new Set([second.buffer, third.buffer, fourth.buffer]).size).toBe(3);
 });
 
 test("the protocol: the traces' own variable, then the general one, http/protobuf by default; grpc refused", () => {

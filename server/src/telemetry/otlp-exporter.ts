@@ -9,7 +9,7 @@
 import { log } from "../base/log.ts";
 import { otlpJsonWriter } from "./otlp-json.ts";
 import { otlpProtobufWriter } from "./otlp-protobuf.ts";
-import { BATCH, newSpanBatch, VALUES } from "./span-batch.ts";
+import { BATCH, newSpanBatch, type SpanBatch, VALUES } from "./span-batch.ts";
 import type { RecordSpan } from "./tracing.ts";
 
 /** Spans kept while the collector does not answer; older ones are dropped first. */
@@ -48,30 +48,42 @@ export function startOtlpExporter(env: Record<string, string | undefined>): {
   const url = tracesUrl(env);
   const delayMs = Number(env.OTEL_BSP_SCHEDULE_DELAY) || 5_000;
   const serviceName = env.OTEL_SERVICE_NAME || "construction-erp-api";
-  const write =
-    protocol === "http/json" ? otlpJsonWriter(serviceName) : otlpProtobufWriter(serviceName);
+  type Body = string | Uint8Array<ArrayBuffer>;
+  const protobuf = protocol === "http/protobuf" ? otlpProtobufWriter(serviceName) : undefined;
+  const write: (batch: SpanBatch) => Body = protobuf?.write ?? otlpJsonWriter(serviceName);
+  /** A sent body's buffer back to the writer that lent it (a JSON body is a string). */
+  const release = (body: Body): void => {
+    if (protobuf && typeof body !== "string") protobuf.release(body);
+  };
   const contentType = protocol === "http/json" ? "application/json" : "application/x-protobuf";
-  const post = (body: string | Uint8Array<ArrayBuffer>): Promise<void> =>
+  /** Sends a body; true once the collector answered 2xx, which it does after reading all of it. */
+  const post = (body: Body): Promise<boolean> =>
     fetch(url, {
       method: "POST",
       headers: { "content-type": contentType },
       body,
       signal: AbortSignal.timeout(10_000),
     }).then(
-      (response) => void response.body?.cancel(),
-      (error: unknown) =>
+      (response) => {
+        void response.body?.cancel();
+        return response.ok;
+      },
+      (error: unknown) => {
         log.throttled("warn", "otlp", "spans not exported; the collector did not answer", {
           error: error instanceof Error ? error.name : typeof error,
-        }),
+        });
+        return false;
+      },
     );
 
   const batch = newSpanBatch();
   const { shapes, names, details, traceIds, spanIds, parents, starts, ends, errors, values } =
     batch;
-  const waiting: (string | Uint8Array<ArrayBuffer>)[] = [];
+  const waiting: Body[] = [];
   let sending: Promise<void> | undefined;
   const send = async (): Promise<void> => {
-    for (let body = waiting.shift(); body !== undefined; body = waiting.shift()) await post(body);
+    for (let body = waiting.shift(); body !== undefined; body = waiting.shift())
+      if (await post(body)) release(body);
     sending = undefined;
   };
   const flush = (): Promise<void> => {

@@ -155,10 +155,22 @@ type Shaped = SpanShape & { [KEYS]?: Uint8Array[] };
 const keyFields = (shape: Shaped): Uint8Array[] =>
   (shape[KEYS] ??= shape.keys.slice(0, VALUES).map((key) => message(KEY, utf8(key))));
 
-/** Writes a batch as the body of one request, for the service `serviceName`. */
-export function otlpProtobufWriter(
-  serviceName: string,
-): (batch: SpanBatch) => Uint8Array<ArrayBuffer> {
+/**
+ * Bodies' buffers kept for the next batches. A body is a view of the buffer it was written into,
+ * written again only once the collector took the body, rather than a copy per request: memory freed
+ * and taken again costs page faults (bench/README.md, "Memory given back and taken again").
+ */
+const KEPT_BUFFERS = 4;
+
+export interface ProtobufWriter {
+  /** A batch as the body of one request: a view of a buffer not written again until released. */
+  write(batch: SpanBatch): Uint8Array<ArrayBuffer>;
+  /** Gives a body's buffer back once the collector took it; a body never released is left to the collector. */
+  release(body: Uint8Array<ArrayBuffer>): void;
+}
+
+/** Writes batches as bodies of requests, for the service `serviceName`. */
+export function otlpProtobufWriter(serviceName: string): ProtobufWriter {
   const resource = message(
     RESOURCE_SPANS_RESOURCE,
     message(
@@ -172,11 +184,12 @@ export function otlpProtobufWriter(
   // known then, is written to end where they begin.
   const headroom = 1 + 5 + resource.length + 1 + 5 + scope.length;
   let out: Uint8Array<ArrayBuffer> = new Uint8Array(headroom + 512 * 256);
+  const kept: Uint8Array<ArrayBuffer>[] = [];
   // A span's string values and the sizes of its attributes' AnyValues, between its two passes.
   const strings: (Uint8Array | undefined)[] = [];
   const anySizes = new Int32Array(VALUES);
 
-  return (batch) => {
+  const write = (batch: SpanBatch): Uint8Array<ArrayBuffer> => {
     const { shapes, names, details, traceIds, spanIds, parents, starts, ends, errors, values } =
       batch;
     let at = headroom;
@@ -272,7 +285,14 @@ export function otlpProtobufWriter(
     head = bytes(out, head, resource);
     out[head] = RESOURCE_SPANS_SCOPE_SPANS;
     head = bytes(out, varint(out, head + 1, scopeSpans), scope);
-    // A copy: the buffer is written again while this body waits to be sent.
-    return out.slice(start, at);
+    const body = out.subarray(start, at);
+    out = kept.pop() ?? new Uint8Array(out.length);
+    return body;
+  };
+  return {
+    write,
+    release(body) {
+      if (kept.length < KEPT_BUFFERS) kept.push(new Uint8Array(body.buffer));
+    },
   };
 }
