@@ -3,13 +3,14 @@
 // on one throw-away database, taking turns under the bench's load (autocannon, 32 connections,
 // random seeded workers), rounds alternating in order. Per round: requests/s, and from
 // /proc/<pid>/stat the CPU of the server, of MariaDB (every client of it counts, other work on a
-// shared database included) and of this process (the load generator) per request. Prints each
-// round and the medians (bench/README.md, "GET one's CPU, layer by layer").
+// shared database included) and of this process (the load generator) per request, and the server's
+// page faults per request. Prints each round and the medians (bench/README.md, "GET one's CPU,
+// layer by layer", and "Memory given back and taken again").
 // `bun bench/get-one.ts [--rounds N] [--seconds S] [--warmup S] [NAME=PATH ...] [--env NAME:KEY=VALUE ...]`
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
 import { connectDatabase, createCompany } from "@erp/server/admin";
-import { cpuSeconds } from "./process-cpu.ts";
+import { cpuSeconds, pageFaults } from "./process-cpu.ts";
 import { seedWorkers } from "./seed.ts";
 import { type SpawnedServer, spawnServer } from "./spawn-server.ts";
 import { withThrowAwayDatabase } from "./throw-away-database.ts";
@@ -61,11 +62,23 @@ const median = (values: number[]): number => {
 
 const rateText = (rps: number): string => `${String(Math.round(rps)).padStart(6)} req/s`;
 
-/** CPU µs per request of one round (`at`), or the rounds' medians. */
-function perRequest(row: { server: number[]; db: number[]; gen: number[] }, at?: number): string {
-  const pick = (values: number[]) =>
-    (at === undefined ? median(values) : values.at(at)!).toFixed(1);
-  return `server ${pick(row.server)} µs  db ${pick(row.db)} µs  generator ${pick(row.gen)} µs`;
+/** A server's rounds: requests/s; CPU µs of each process and the server's page faults, per request. */
+interface Row {
+  rps: number[];
+  server: number[];
+  db: number[];
+  gen: number[];
+  faults: number[];
+}
+
+/** CPU µs and page faults per request of one round (`at`), or the rounds' medians. */
+function perRequest(row: Row, at?: number): string {
+  const pick = (values: number[], digits = 1) =>
+    (at === undefined ? median(values) : values.at(at)!).toFixed(digits);
+  return (
+    `server ${pick(row.server)} µs  db ${pick(row.db)} µs  generator ${pick(row.gen)} µs  ` +
+    `server page faults ${pick(row.faults, 2)}`
+  );
 }
 
 const loadAverage = (): string =>
@@ -100,9 +113,9 @@ await withThrowAwayDatabase("erp_get_one", async (url) => {
       autocannon({ url: baseUrl, connections: CONNECTIONS, duration, requests });
     for (const server of started) await run(server.baseUrl, WARMUP);
     const database = mariadbPid();
-    const rows: Record<string, { rps: number[]; server: number[]; db: number[]; gen: number[] }> =
-      {};
-    for (const server of started) rows[server.name] = { rps: [], server: [], db: [], gen: [] };
+    const rows: Record<string, Row> = {};
+    for (const server of started)
+      rows[server.name] = { rps: [], server: [], db: [], gen: [], faults: [] };
     console.log(`load average before: ${loadAverage()}`);
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? started : [...started].reverse();
@@ -112,6 +125,7 @@ await withThrowAwayDatabase("erp_get_one", async (url) => {
           server: cpuMs(pid),
           db: database ? cpuMs(database) : 0,
           gen: cpuMs(process.pid),
+          faults: pageFaults(pid),
         });
         const before = spent();
         const result = await run(server.baseUrl, SECONDS);
@@ -123,6 +137,7 @@ await withThrowAwayDatabase("erp_get_one", async (url) => {
         row.server.push(((after.server - before.server) * 1000) / answered);
         row.db.push(((after.db - before.db) * 1000) / answered);
         row.gen.push(((after.gen - before.gen) * 1000) / answered);
+        row.faults.push((after.faults - before.faults) / answered);
         const other = Object.entries(result.statusCodeStats ?? {}).filter(
           ([code]) => code !== "200",
         );
