@@ -54,6 +54,36 @@ async function exported(
 
 const TRACE = "0af7651916cd43dd8448eb211c80319c";
 
+/** A collector that decodes each body and answers what `take` makes of its spans. */
+const collector = (take: (spans: any[]) => Response | Promise<Response>) =>
+  Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const body = decoded(new Uint8Array(await request.arrayBuffer()));
+      return take(body.resourceSpans[0].scopeSpans[0].spans);
+    },
+  });
+
+/** The span id of the `i`th statement span recordStatements records. */
+const spanIdOf = (i: number): string => i.toString(16).padStart(16, "0");
+
+/** `count` statement spans of one trace, numbered from 0 in their span ids and times. */
+function recordStatements(record: RecordSpan, count: number): void {
+  for (let i = 0; i < count; i++)
+    record(
+      STATEMENT,
+      "SELECT",
+      "read",
+      TRACE,
+      spanIdOf(i),
+      undefined,
+      1_764_000_000_000 + i,
+      1_764_000_000_001 + i,
+      false,
+    );
+}
+
 /** A request span, its statement and a span of odd texts and numbers. */
 function recordThree(record: RecordSpan): void {
   const startMs = 1_764_000_000_123.456;
@@ -217,15 +247,10 @@ test("a batch far past the buffer's first size (a 20,000-byte span name) is writ
 test("spans recorded after rounds with nothing to send, and past a full batch, are all sent", async () => {
   let received = 0;
   let requests = 0;
-  const receiver = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const body = decoded(new Uint8Array(await request.arrayBuffer()));
-      requests += 1;
-      received += body.resourceSpans[0]!.scopeSpans[0]!.spans.length;
-      return Response.json({});
-    },
+  const receiver = collector((spans) => {
+    requests += 1;
+    received += spans.length;
+    return Response.json({});
   });
   try {
     const exporter = startOtlpExporter({
@@ -233,18 +258,7 @@ test("spans recorded after rounds with nothing to send, and past a full batch, a
       OTEL_BSP_SCHEDULE_DELAY: "10",
     });
     await Bun.sleep(50);
-    for (let i = 0; i < 700; i++)
-      exporter.export(
-        STATEMENT,
-        "SELECT",
-        "read",
-        TRACE,
-        i.toString(16).padStart(16, "0"),
-        undefined,
-        1_764_000_000_000 + i,
-        1_764_000_000_001 + i,
-        false,
-      );
+    recordStatements(exporter.export, 700);
     await exporter.shutdown();
     expect(received).toBe(700);
     expect(requests).toBe(2);
@@ -256,39 +270,21 @@ test("spans recorded after rounds with nothing to send, and past a full batch, a
 test("batches waiting while the collector is slow or refuses are each sent whole, none written over", async () => {
   const seen: string[] = [];
   let requests = 0;
-  const receiver = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const body = decoded(new Uint8Array(await request.arrayBuffer()));
-      for (const span of body.resourceSpans[0]!.scopeSpans[0]!.spans) seen.push(span.spanId);
-      // Slow to answer, and refusing every other body: a refused body's buffer is not used again.
-      await Bun.sleep(20);
-      return new Response(null, { status: ++requests % 2 === 0 ? 503 : 200 });
-    },
+  const receiver = collector(async (spans) => {
+    for (const span of spans) seen.push(span.spanId);
+    // Slow to answer, and refusing every other body: a refused body's buffer is not used again.
+    await Bun.sleep(20);
+    return new Response(null, { status: ++requests % 2 === 0 ? 503 : 200 });
   });
   try {
     const exporter = startOtlpExporter({
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
     });
     // Six full batches at once: the later ones are written while the first is in flight.
-    for (let i = 0; i < 6 * 512; i++)
-      exporter.export(
-        STATEMENT,
-        "SELECT",
-        "read",
-        TRACE,
-        i.toString(16).padStart(16, "0"),
-        undefined,
-        1_764_000_000_000 + i,
-        1_764_000_000_001 + i,
-        false,
-      );
+    recordStatements(exporter.export, 6 * 512);
     await exporter.shutdown();
     expect(requests).toBe(6);
-    expect(seen).toEqual(
-      Array.from({ length: 6 * 512 }, (_, i) => i.toString(16).padStart(16, "0")),
-    );
+    expect(seen).toEqual(Array.from({ length: 6 * 512 }, (_, i) => spanIdOf(i)));
   } finally {
     await receiver.stop(true);
   }
