@@ -165,7 +165,7 @@ const KEPT_BUFFERS = 4;
 export interface ProtobufWriter {
   /** A batch as the body of one request: a view of a buffer not written again until released. */
   write(batch: SpanBatch): Uint8Array<ArrayBuffer>;
-  /** Gives a body's buffer back once the collector took it; a body never released is left to the collector. */
+  /** Gives a body's buffer back once the collector took it (one never given back is garbage). */
   release(body: Uint8Array<ArrayBuffer>): void;
 }
 
