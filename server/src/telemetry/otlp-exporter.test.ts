@@ -292,27 +292,24 @@ test("batches waiting while the collector is slow or refuses are each sent whole
 
 test("a body's buffer is written again only after it is released", () => {
   const writer = otlpProtobufWriter("test");
-  const batchOf = (spanId: string) => {
+  /** A batch of one statement span, the `i`th. */
+  const batchOf = (i: number) => {
     const batch = newSpanBatch();
     batch.filled = 1;
     batch.shapes[0] = STATEMENT;
     batch.names[0] = "SELECT";
     batch.traceIds[0] = TRACE;
-    batch.spanIds[0] = spanId;
+    batch.spanIds[0] = spanIdOf(i);
     return batch;
   };
-  const spanIdOf = (body: Uint8Array) =>
+  const spanIdIn = (body: Uint8Array) =>
     decoded(body).resourceSpans[0].scopeSpans[0].spans[0].spanId;
-  const first = writer.write(batchOf("0000000000000001"));
-  const second = writer.write(batchOf("0000000000000002"));
+  const first = writer.write(batchOf(1));
+  const second = writer.write(batchOf(2));
   writer.release(first);
-  const third = writer.write(batchOf("0000000000000003"));
-  const fourth = writer.write(batchOf("0000000000000004"));
-  expect([second, third, fourth].map(spanIdOf)).toEqual([
-    "0000000000000002",
-    "0000000000000003",
-    "0000000000000004",
-  ]);
+  const third = writer.write(batchOf(3));
+  const fourth = writer.write(batchOf(4));
+  expect([second, third, fourth].map(spanIdIn)).toEqual([2, 3, 4].map(spanIdOf));
   // The released buffer took a later batch; the others were never shared.
   expect(fourth.buffer).toBe(first.buffer);
   expect(new Set([second.buffer, third.buffer, fourth.buffer]).size).toBe(3);
