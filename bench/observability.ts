@@ -1,9 +1,12 @@
-// Bench leg: what metrics, traces and request logs cost. Two servers of ours on one database, one
-// with all three off (LOG_FORMAT=off, METRICS_LISTEN=off, no OTLP endpoint), one with all three on
-// (JSON request logs, /metrics scraped every second, spans exported over OTLP in its default
+// Bench leg: what metrics, traces and request logs cost. Servers of ours on one database, some
+// with all three off (LOG_FORMAT=off, METRICS_LISTEN=off, no OTLP endpoint), as many with all three
+// on (JSON request logs, /metrics scraped every second, spans exported over OTLP in its default
 // protobuf encoding to a local receiver), take GET one and create in alternating rounds; the goal
-// is >= 0.95 of the off server's rate.
-// `bun run bench` runs it after the scenarios; `bun bench/observability.ts [--quick]` runs it alone.
+// is >= 0.95 of the off servers' rate. Each side is several processes: two processes of the same
+// server, started alike, differ by up to 5% for their whole life (bench/README.md, "Several
+// processes a side"), as much as the goal's margin.
+// `bun run bench` runs it after the scenarios; `bun bench/observability.ts [--quick]
+// [--rounds=N] [--processes=N]` runs it alone.
 import autocannon from "autocannon";
 import { connectDatabase, createCompany } from "@erp/server/admin";
 import { countSpans } from "./otlp-span-count.ts";
@@ -13,12 +16,18 @@ import { withThrowAwayDatabase } from "./throw-away-database.ts";
 
 export interface ObservabilityFigures {
   scenario: string;
+  /** Processes per side; each takes `rounds` rounds. */
+  processes: number;
+  /** Every round of every process of the side, process by process. */
   off_rps: number[];
   on_rps: number[];
+  /** Each process's median rate: how far apart servers started alike are. */
+  off_process_rps: number[];
+  on_process_rps: number[];
   /** The rounds' median p99 latency, ms. */
   off_p99_ms: number;
   on_p99_ms: number;
-  /** Median of the on server's rounds over the median of the off server's. */
+  /** Median of the on side's rounds over the median of the off side's (all processes). */
   ratio: number;
   /** Each server's CPU (user + system, all threads, from /proc) per answered request, µs, by round. */
   off_cpu_us: number[];
@@ -49,7 +58,8 @@ async function rate(
 export async function observabilityCost(
   databaseUrl: string,
   quick: boolean,
-  rounds: number = quick ? 1 : 5,
+  rounds: number = quick ? 1 : 3,
+  processes: number = quick ? 1 : 3,
 ): Promise<ObservabilityFigures[]> {
   const seconds = quick ? 1 : 4;
   let spans = 0;
@@ -63,23 +73,31 @@ export async function observabilityCost(
       return Response.json({});
     },
   });
-  const off = await spawnServer("server/src/main.ts", databaseUrl, {
-    env: { LOG_FORMAT: "off", METRICS_LISTEN: "off" },
-  });
-  const on = await spawnServer("server/src/main.ts", databaseUrl, {
-    env: {
-      LOG_FORMAT: "json",
-      METRICS_LISTEN: "127.0.0.1:0",
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
-    },
-  });
-  const metricsUrl = on.metricsUrl;
+  const offs: SpawnedServer[] = [];
+  const ons: SpawnedServer[] = [];
+  for (let i = 0; i < processes; i++) {
+    offs.push(
+      await spawnServer("server/src/main.ts", databaseUrl, {
+        env: { LOG_FORMAT: "off", METRICS_LISTEN: "off" },
+      }),
+    );
+    ons.push(
+      await spawnServer("server/src/main.ts", databaseUrl, {
+        env: {
+          LOG_FORMAT: "json",
+          METRICS_LISTEN: "127.0.0.1:0",
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
+        },
+      }),
+    );
+  }
   const scraper = setInterval(() => {
-    if (metricsUrl)
-      void fetch(metricsUrl).then(
-        (r) => r.text(),
-        () => "",
-      );
+    for (const { metricsUrl } of ons)
+      if (metricsUrl)
+        void fetch(metricsUrl).then(
+          (r) => r.text(),
+          () => "",
+        );
   }, 1000);
   const db = connectDatabase(databaseUrl, { connectionLimit: 2 });
   try {
@@ -89,7 +107,7 @@ export async function observabilityCost(
       addons: ["api"],
     });
     const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-    const made = await fetch(`${off.baseUrl}/v1/workers`, {
+    const made = await fetch(`${offs[0]!.baseUrl}/v1/workers`, {
       method: "POST",
       headers,
       body: JSON.stringify({ name: "Read again and again" }),
@@ -106,47 +124,65 @@ export async function observabilityCost(
     ];
     const figures: ObservabilityFigures[] = [];
     for (const scenario of scenarios) {
-      const servers: [string, SpawnedServer][] = [
-        ["off", off],
-        ["on", on],
-      ];
-      for (const [, server] of servers)
+      const pairs = offs.map((off, i): [SpawnedServer, SpawnedServer] => [off, ons[i]!]);
+      for (const server of [...offs, ...ons])
         await rate(server.baseUrl, scenario.requests, quick ? 1 : 2);
-      const rates: Record<string, number[]> = { off: [], on: [] };
-      const p99s: Record<string, number[]> = { off: [], on: [] };
-      const cpus: Record<string, number[]> = { off: [], on: [] };
-      for (let round = 0; round < rounds; round++) {
-        // Alternate which goes first, so neither always meets the other's leftovers.
-        const order = round % 2 === 0 ? servers : [...servers].reverse();
-        for (const [name, server] of order) {
-          const cpuBefore = cpuSeconds(server.process.pid);
-          const measured = await rate(server.baseUrl, scenario.requests, seconds);
-          const cpu = cpuSeconds(server.process.pid) - cpuBefore;
-          cpus[name]!.push(Math.round((cpu / Math.max(1, measured.answered)) * 1e7) / 10);
-          rates[name]!.push(measured.rps);
-          p99s[name]!.push(measured.p99);
+      const sides = { off: new Measured(processes), on: new Measured(processes) };
+      for (let round = 0; round < rounds; round++)
+        for (const [i, [off, on]] of pairs.entries()) {
+          // Alternate which goes first, so neither always meets the other's leftovers.
+          const order: ["off" | "on", SpawnedServer][] = [
+            ["off", off],
+            ["on", on],
+          ];
+          if ((round + i) % 2 === 1) order.reverse();
+          for (const [side, server] of order) {
+            const cpuBefore = cpuSeconds(server.process.pid);
+            const measured = await rate(server.baseUrl, scenario.requests, seconds);
+            const cpu = cpuSeconds(server.process.pid) - cpuBefore;
+            sides[side].add(i, measured, cpu);
+          }
         }
-      }
+      const [off, on] = [sides.off.rps.flat(), sides.on.rps.flat()];
       figures.push({
         scenario: scenario.name,
-        off_rps: rates.off!,
-        on_rps: rates.on!,
-        off_p99_ms: median(p99s.off!),
-        on_p99_ms: median(p99s.on!),
-        ratio: Math.round((median(rates.on!) / Math.max(1, median(rates.off!))) * 100) / 100,
-        off_cpu_us: cpus.off!,
-        on_cpu_us: cpus.on!,
+        processes,
+        off_rps: off,
+        on_rps: on,
+        off_process_rps: sides.off.rps.map(median),
+        on_process_rps: sides.on.rps.map(median),
+        off_p99_ms: median(sides.off.p99s),
+        on_p99_ms: median(sides.on.p99s),
+        ratio: Math.round((median(on) / Math.max(1, median(off))) * 100) / 100,
+        off_cpu_us: sides.off.cpus,
+        on_cpu_us: sides.on.cpus,
         spans_received: spans,
       });
     }
     return figures;
   } finally {
     clearInterval(scraper);
-    off.process.kill();
-    on.process.kill();
-    await Promise.all([off.process.exited, on.process.exited]);
+    for (const server of [...offs, ...ons]) server.process.kill();
+    await Promise.all([...offs, ...ons].map((server) => server.process.exited));
     await receiver.stop(true);
     await db.close();
+  }
+}
+
+/** One side's rounds: rates by process, p99s and CPU per answered request (µs) of every round. */
+class Measured {
+  readonly rps: number[][];
+  readonly p99s: number[] = [];
+  readonly cpus: number[] = [];
+
+  constructor(processes: number) {
+    this.rps = Array.from({ length: processes }, () => []);
+  }
+
+  add(process: number, measured: { rps: number; p99: number; answered: number }, cpu: number) {
+    this.rps[process]!.push(measured.rps);
+    this.p99s.push(measured.p99);
+    this.cpus.push(Math.round((cpu / Math.max(1, measured.answered)) * 1e7) / 10);
   }
 }
 
@@ -155,7 +191,10 @@ export function describeObservability(figures: ObservabilityFigures[]): string {
     .map(
       (f) =>
         `Metrics + traces + JSON logs on, ${f.scenario}: ${f.ratio} of the same server with them ` +
-        `off (on ${f.on_rps.join("/")} req/s, off ${f.off_rps.join("/")}; goal >= 0.95; ` +
+        `off (${f.processes} ${f.processes === 1 ? "process" : "processes"} a side; their medians ` +
+        `on ${f.on_process_rps.join("/")} req/s, ` +
+        `off ${f.off_process_rps.join("/")}; all rounds on ${f.on_rps.join("/")}, ` +
+        `off ${f.off_rps.join("/")}; goal >= 0.95; ` +
         `p99 on ${f.on_p99_ms} ms, off ${f.off_p99_ms} ms; ` +
         `server CPU per request on ${f.on_cpu_us.join("/")} µs, off ${f.off_cpu_us.join("/")}; ` +
         `${f.spans_received} spans received by then)`,
@@ -165,11 +204,13 @@ export function describeObservability(figures: ObservabilityFigures[]): string {
 
 if (import.meta.main) {
   const quick = process.argv.includes("--quick");
-  // `--rounds=N`: another number of alternating rounds than the 5 of the full run.
-  const rounds = Number(
-    /^--rounds=(\d+)$/.exec(process.argv.find((a) => a.startsWith("--rounds=")) ?? "")?.[1],
-  );
+  // `--rounds=N`, `--processes=N`: other numbers of rounds per process (3 in the full run) and
+  // of processes per side (3).
+  const option = (name: string): number | undefined =>
+    Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)) ||
+    undefined;
   await withThrowAwayDatabase("erp_bench_obs", async (url) => {
-    console.log(describeObservability(await observabilityCost(url, quick, rounds || undefined)));
+    const figures = await observabilityCost(url, quick, option("rounds"), option("processes"));
+    console.log(describeObservability(figures));
   });
 }
