@@ -75,22 +75,6 @@ export async function observabilityCost(
   });
   const offs: SpawnedServer[] = [];
   const ons: SpawnedServer[] = [];
-  for (let i = 0; i < processes; i++) {
-    offs.push(
-      await spawnServer("server/src/main.ts", databaseUrl, {
-        env: { LOG_FORMAT: "off", METRICS_LISTEN: "off" },
-      }),
-    );
-    ons.push(
-      await spawnServer("server/src/main.ts", databaseUrl, {
-        env: {
-          LOG_FORMAT: "json",
-          METRICS_LISTEN: "127.0.0.1:0",
-          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
-        },
-      }),
-    );
-  }
   const scraper = setInterval(() => {
     for (const { metricsUrl } of ons)
       if (metricsUrl)
@@ -101,6 +85,24 @@ export async function observabilityCost(
   }, 1000);
   const db = connectDatabase(databaseUrl, { connectionLimit: 2 });
   try {
+    for (let i = 0; i < processes; i++) {
+      offs.push(
+        await spawnServer("server/src/main.ts", databaseUrl, {
+          env: { LOG_FORMAT: "off", METRICS_LISTEN: "off" },
+        }),
+      );
+      ons.push(
+        await spawnServer("server/src/main.ts", databaseUrl, {
+          env: {
+            LOG_FORMAT: "json",
+            METRICS_LISTEN: "127.0.0.1:0",
+            OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
+          },
+        }),
+      );
+    }
+    // Each off server beside an on one.
+    const pairs = offs.map((off, i): [SpawnedServer, SpawnedServer] => [off, ons[i]!]);
     const { token } = await createCompany(db.db, {
       name: "Observability bench",
       plan: "enterprise",
@@ -124,7 +126,6 @@ export async function observabilityCost(
     ];
     const figures: ObservabilityFigures[] = [];
     for (const scenario of scenarios) {
-      const pairs = offs.map((off, i): [SpawnedServer, SpawnedServer] => [off, ons[i]!]);
       for (const server of [...offs, ...ons])
         await rate(server.baseUrl, scenario.requests, quick ? 1 : 2);
       const sides = { off: new Measured(processes), on: new Measured(processes) };
