@@ -29,7 +29,7 @@ export interface ObservabilityFigures {
   on_p99_ms: number;
   /** Median of the on side's rounds over the median of the off side's (all processes). */
   ratio: number;
-  /** Each server's CPU (user + system, all threads, from /proc) per answered request, µs, by round. */
+  /** The CPU (user + system, all threads, from /proc) per answered request of each round, µs, as the rates. */
   off_cpu_us: number[];
   on_cpu_us: number[];
   spans_received: number;
@@ -152,11 +152,11 @@ export async function observabilityCost(
         on_rps: on,
         off_process_rps: sides.off.rps.map(median),
         on_process_rps: sides.on.rps.map(median),
-        off_p99_ms: median(sides.off.p99s),
-        on_p99_ms: median(sides.on.p99s),
+        off_p99_ms: median(sides.off.p99s.flat()),
+        on_p99_ms: median(sides.on.p99s.flat()),
         ratio: Math.round((median(on) / Math.max(1, median(off))) * 100) / 100,
-        off_cpu_us: sides.off.cpus,
-        on_cpu_us: sides.on.cpus,
+        off_cpu_us: sides.off.cpus.flat(),
+        on_cpu_us: sides.on.cpus.flat(),
         spans_received: spans,
       });
     }
@@ -170,20 +170,21 @@ export async function observabilityCost(
   }
 }
 
-/** One side's rounds: rates by process, p99s and CPU per answered request (µs) of every round. */
+/** One side's rounds, process by process: rates, p99s and CPU per answered request (µs). */
 class Measured {
   readonly rps: number[][];
-  readonly p99s: number[] = [];
-  readonly cpus: number[] = [];
+  readonly p99s: number[][];
+  readonly cpus: number[][];
 
   constructor(processes: number) {
-    this.rps = Array.from({ length: processes }, () => []);
+    const perProcess = () => Array.from({ length: processes }, (): number[] => []);
+    [this.rps, this.p99s, this.cpus] = [perProcess(), perProcess(), perProcess()];
   }
 
   add(process: number, measured: { rps: number; p99: number; answered: number }, cpu: number) {
     this.rps[process]!.push(measured.rps);
-    this.p99s.push(measured.p99);
-    this.cpus.push(Math.round((cpu / Math.max(1, measured.answered)) * 1e7) / 10);
+    this.p99s[process]!.push(measured.p99);
+    this.cpus[process]!.push(Math.round((cpu / Math.max(1, measured.answered)) * 1e7) / 10);
   }
 }
 
