@@ -476,8 +476,8 @@ function typedOf(value: unknown): TypedCell {
 function importCell(value: TypedCell["value"], numFmt: string | undefined): Cell {
   if (value === null) return "";
   if (value instanceof Date) {
-    const text = dateText(value);
-    return text.length === 10 ? new Date(`${text}T00:00:00Z`) : text;
+    const at = toTheSecond(value);
+    return at % DAY_MS === 0 ? new Date(at) : dateText(value);
   }
   if (typeof value === "number" && numFmt) {
     if (/^0+$/.test(numFmt)) return numberText(value, numFmt);
@@ -520,10 +520,14 @@ function textOf(value: TypedCell["value"], numFmt: string | undefined): string {
   return value;
 }
 
+const DAY_MS = 86_400_000;
+
+/** A date cell's time, rounded to the second as a spreadsheet shows it (epoch milliseconds). */
+const toTheSecond = (date: Date): number => Math.round(date.getTime() / 1000) * 1000;
+
 /** A date cell as YYYY-MM-DD (with the time of day, to the second, when it has one). */
 function dateText(date: Date): string {
-  const rounded = new Date(Math.round(date.getTime() / 1000) * 1000);
-  const iso = rounded.toISOString();
+  const iso = new Date(toTheSecond(date)).toISOString();
   return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso.slice(0, 19);
 }
 
