@@ -1,6 +1,6 @@
 // The worksheet scanner reads the XML spreadsheet programs write, however it is cut into chunks:
 // namespace prefixes, rows and cells without `r`, self-closing rows, inline strings with entities,
-// escapes and phonetic runs, formulas with and without a saved value.
+// escapes and phonetic runs, formulas with and without a saved value, attributes in any order.
 import { expect, test } from "bun:test";
 import { type ScannedRow, SheetXmlScanner } from "../src/import/sheet-xml.ts";
 
@@ -15,6 +15,9 @@ const SHEET = [
   "<x:rPh sb='0' eb='1'><x:t>ア</x:t></x:rPh></x:is></x:c></x:row>",
   '<x:row><x:c><x:f>1+1</x:f><x:v>2</x:v></x:c><x:c t="str"><x:f>"a"&amp;"b"</x:f><x:v>a&lt;b</x:v></x:c>',
   "<x:c><x:f>NOW()</x:f></x:c><x:c/></x:row>",
+  // Attributes in the usual order, and in another order with one more.
+  '<x:row r="6"><x:c r="A6" s="1" t="s"><x:v>3</x:v></x:c>',
+  '<x:c t="n" s="4" r="C6" cm="1"><x:v>7</x:v></x:c></x:row>',
   "</x:sheetData></x:worksheet>",
 ].join("");
 
@@ -39,6 +42,13 @@ const EXPECTED: ScannedRow[] = [
       { column: 2, type: "str", style: undefined, value: "a<b", formula: true },
       { column: 3, type: undefined, style: undefined, value: undefined, formula: true },
       { column: 4, type: undefined, style: undefined, value: undefined, formula: false },
+    ],
+  },
+  {
+    number: 6,
+    cells: [
+      { column: 1, type: "s", style: 1, value: "3", formula: false },
+      { column: 3, type: "n", style: 4, value: "7", formula: false },
     ],
   },
 ];
