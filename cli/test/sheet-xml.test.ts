@@ -1,8 +1,9 @@
 // The worksheet scanner reads the XML spreadsheet programs write, however it is cut into chunks:
 // namespace prefixes, rows and cells without `r`, self-closing rows, inline strings with entities,
-// escapes and phonetic runs, formulas with and without a saved value, attributes in any order.
+// escapes and phonetic runs, formulas with and without a saved value, attributes in any order; and
+// the shared strings, their runs joined without phonetic ones.
 import { expect, test } from "bun:test";
-import { type ScannedRow, SheetXmlScanner } from "../src/import/sheet-xml.ts";
+import { type ScannedRow, SharedStringsScanner, SheetXmlScanner } from "../src/import/sheet-xml.ts";
 
 const SHEET = [
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n',
@@ -60,5 +61,26 @@ test("reads every row and cell, whatever the chunks", () => {
     for (let at = 0; at < SHEET.length; at += size)
       rows.push(...scanner.push(SHEET.slice(at, at + size)));
     expect(rows).toEqual(EXPECTED);
+  }
+});
+
+test("reads every shared string, whatever the chunks", () => {
+  const part = [
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n',
+    '<x:sst xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="6" uniqueCount="6">',
+    "<x:si><x:t>Ana &amp; Bo &#233;&#x20AC;</x:t></x:si>",
+    '<x:si><x:r><x:rPr><x:b/><x:rFont val="Calibri"/></x:rPr><x:t xml:space="preserve">Rich </x:t></x:r>',
+    "<x:r><x:t>text</x:t></x:r></x:si>",
+    "<x:si><x:t>漢字</x:t><x:rPh sb='0' eb='2'><x:t>かんじ</x:t></x:rPh></x:si>",
+    "<x:si/><x:si><x:t/></x:si>",
+    "<x:si><x:t>Tab_x0009_here</x:t></x:si>",
+    "</x:sst>",
+  ].join("");
+  for (const size of [1, 3, 16, part.length]) {
+    const scanner = new SharedStringsScanner();
+    const strings: string[] = [];
+    for (let at = 0; at < part.length; at += size)
+      strings.push(...scanner.push(part.slice(at, at + size)));
+    expect(strings).toEqual(["Ana & Bo é€", "Rich text", "漢字", "", "", "Tab\there"]);
   }
 });

@@ -1,7 +1,8 @@
-// Scans a worksheet's XML (xl/worksheets/sheetN.xml) for its rows and cells, chunk by chunk. The
-// workbook library (xlsx-source.ts) unzips the file and reads the shared strings, styles and sheet
-// list; the cells themselves are scanned here, because the library's SAX parser and cell objects
-// cost several times what the rest of an import does (docs/cli.md has the measurements).
+// Scans a worksheet's XML (xl/worksheets/sheetN.xml) for its rows and cells, and the shared strings'
+// (xl/sharedStrings.xml) for their texts, chunk by chunk. The workbook library (xlsx-source.ts)
+// unzips the file and reads the styles and sheet list; the cells and strings are scanned here,
+// because the library's SAX parser and its objects cost several times what the rest of an import
+// does (docs/cli.md has the measurements).
 
 /** One `<c>` element: its column, type (`t`), style index (`s`), value (`<v>` or inline text), formula or not. */
 export interface ScannedCell {
@@ -25,6 +26,8 @@ const CELL =
 const ATTRIBUTE = /([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 /** The attributes as spreadsheet programs write them, in this order, plain: one match for all three. */
 const USUAL_ATTRIBUTES = /^\s*r="([A-Za-z$]+[$\d]+)"(?:\s+s="(\d+)")?(?:\s+t="([a-zA-Z]+)")?\s*$/;
+const SHARED_STRING =
+  /<(?:[A-Za-z_][\w.-]*:)?si(?:\s[^>]*)?>([\s\S]*?)<\/(?:[A-Za-z_][\w.-]*:)?si\s*>|<(?:[A-Za-z_][\w.-]*:)?si\s*\/>/g;
 const VALUE = /<(?:[A-Za-z_][\w.-]*:)?v(?:\s[^>]*)?>([\s\S]*?)<\/(?:[A-Za-z_][\w.-]*:)?v\s*>/;
 const FORMULA = /<(?:[A-Za-z_][\w.-]*:)?f(?=[\s>/])/;
 const INLINE = /<(?:[A-Za-z_][\w.-]*:)?is(?:\s[^>]*)?>([\s\S]*?)<\/(?:[A-Za-z_][\w.-]*:)?is\s*>/;
@@ -86,6 +89,24 @@ export class SheetXmlScanner {
   }
 }
 
+/** The shared strings' texts in their order, as a chunk completes them (a string's runs, as inline strings'). */
+export class SharedStringsScanner {
+  #pending = "";
+
+  push(chunk: string): string[] {
+    const text = this.#pending + chunk;
+    const strings: string[] = [];
+    let at = 0;
+    SHARED_STRING.lastIndex = 0;
+    for (let match = SHARED_STRING.exec(text); match; match = SHARED_STRING.exec(text)) {
+      strings.push(match[1] === undefined ? "" : runsOf(match[1]));
+      at = SHARED_STRING.lastIndex;
+    }
+    this.#pending = text.slice(at);
+    return strings;
+  }
+}
+
 function cellsOf(xml: string): ScannedCell[] {
   const cells: ScannedCell[] = [];
   let column = 0;
@@ -113,7 +134,7 @@ function cellsOf(xml: string): ScannedCell[] {
   return cells;
 }
 
-/** An inline string's text: its `<t>` runs, without phonetic runs. */
+/** An inline or shared string's text: its `<t>` runs, without phonetic runs. */
 function runsOf(xml: string): string {
   let text = "";
   TEXT_RUN.lastIndex = 0;

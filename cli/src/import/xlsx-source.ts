@@ -13,7 +13,12 @@ import { Worker } from "node:worker_threads";
 import type { WorkbookReader } from "@cj-tech-master/excelts";
 import { UsageError } from "../usage-error.ts";
 import type { ImportSource, Row } from "./source.ts";
-import { type ScannedCell, type ScannedRow, SheetXmlScanner } from "./sheet-xml.ts";
+import {
+  type ScannedCell,
+  type ScannedRow,
+  SharedStringsScanner,
+  SheetXmlScanner,
+} from "./sheet-xml.ts";
 import { FORMATS_READ } from "./sniff.ts";
 import type { Cell } from "./values.ts";
 
@@ -171,6 +176,7 @@ export async function readWorkbook(
     // file, not in memory, so the library's 256 MB guard would only refuse big workbooks.
     maxBufferedWorksheetBytes: 16 * 1024 ** 3,
   });
+  scanSharedStrings(reader);
   const rows = sheetRows(reader, isDateDisplayFormat, options);
   let header: string[] | undefined;
   let overhead = 0;
@@ -205,6 +211,36 @@ export async function readWorkbook(
     bom: false,
     blankLines: () => 0,
     rows: dataRows(rows, header.length, at, options),
+  };
+}
+
+/** The part of the library's reader that reads the shared strings, which this module replaces. */
+interface SharedStringsPart {
+  sharedStrings: unknown[] | undefined;
+  _parseSharedStrings(entry: AsyncIterable<Uint8Array | string>): AsyncGenerator<unknown>;
+}
+
+/**
+ * The shared strings scanned as the cells are (sheet-xml.ts), not by the library's SAX parser, which
+ * took a quarter of a workbook's parsing: its method for that part is replaced on this reader (the
+ * library's version is pinned; the tests read shared strings with entities, rich text and phonetic
+ * runs). They are plain texts, a rich text's runs joined, as the import reads them.
+ */
+function scanSharedStrings(reader: WorkbookReader): void {
+  // biome-ignore lint/correctness/useYield: the library iterates the method's result, which has no items here
+  (reader as unknown as SharedStringsPart)._parseSharedStrings = async function* (
+    this: SharedStringsPart,
+    entry,
+  ) {
+    const scanner = new SharedStringsScanner();
+    const decoder = new TextDecoder("utf-8");
+    const strings: string[] = [];
+    for await (const chunk of entry) {
+      const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+      for (const string of scanner.push(text)) strings.push(string);
+    }
+    for (const string of scanner.push(decoder.decode())) strings.push(string);
+    this.sharedStrings = strings;
   };
 }
 
