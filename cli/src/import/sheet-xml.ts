@@ -1,8 +1,8 @@
-// Scans a worksheet's XML (xl/worksheets/sheetN.xml) for its rows and cells, and the shared strings'
-// (xl/sharedStrings.xml) for their texts, chunk by chunk. The workbook library (xlsx-source.ts)
-// unzips the file and reads the styles and sheet list; the cells and strings are scanned here,
-// because the library's SAX parser and its objects cost several times what the rest of an import
-// does (docs/cli.md has the measurements).
+// Scans a workbook's XML chunk by chunk: a worksheet's (xl/worksheets/sheetN.xml) for its rows and
+// cells, the shared strings' part (xl/sharedStrings.xml) for their texts. The workbook library
+// (xlsx-source.ts) unzips the file and reads the styles and sheet list; the cells and strings are
+// scanned here, because the library's SAX parser and its objects cost several times what the rest
+// of an import does (docs/cli.md has the measurements).
 
 /** One `<c>` element: its column, type (`t`), style index (`s`), value (`<v>` or inline text), formula or not. */
 export interface ScannedCell {
