@@ -87,6 +87,13 @@ export const referenceFields = perDefinition(
     ),
 );
 
+/** Each date field that may not be before another: [field, the field it follows]. */
+export const dateOrderRules = perDefinition((def): readonly [string, string][] =>
+  Object.entries(def.fields).flatMap(([name, spec]): [string, string][] =>
+    spec.type === "date" && spec.notBefore ? [[name, spec.notBefore]] : [],
+  ),
+);
+
 /** The writable fields by name, and the names a client may not write. */
 export const fieldIndex = perDefinition((def) => ({
   writable: new Map(writableFields(def)),

@@ -5,7 +5,7 @@ import type { FieldError } from "../refusals/refusal.ts";
 import { CURRENCY_CODES } from "./currencies.ts";
 import type { FieldSpec, ResourceDefinition } from "./definition.ts";
 import { isIdentifierText } from "./identifiers.ts";
-import { fieldIndex } from "./fields.ts";
+import { dateOrderRules, fieldIndex } from "./fields.ts";
 
 export interface ValidatedBody {
   /** Column values of the fields that passed, normalised. */
@@ -224,14 +224,11 @@ export function checkDateOrder(
   merged: Record<string, unknown>,
 ): FieldError[] {
   const errors: FieldError[] = [];
-  for (const [name, spec] of Object.entries(def.fields)) {
-    if (spec.type !== "date" || !spec.notBefore) continue;
+  for (const [name, notBefore] of dateOrderRules(def)) {
     const value = merged[name];
-    const floor = merged[spec.notBefore];
+    const floor = merged[notBefore];
     if (typeof value === "string" && typeof floor === "string" && value < floor) {
-      errors.push(
-        fail(name, "date_order", `${name} must not be before ${spec.notBefore} (${floor}).`),
-      );
+      errors.push(fail(name, "date_order", `${name} must not be before ${notBefore} (${floor}).`));
     }
   }
   return errors;
