@@ -371,6 +371,24 @@ describe("against an API that answers each batch slowly", () => {
     while (flying > 0) await Bun.sleep(5);
   });
 
+  test("a Ctrl-C as the import ends changes nothing: its summary and exit code, 10 times in 10", async () => {
+    const file = path.join(dir, "one-batch.csv");
+    writeFileSync(file, `name\n${Array.from({ length: 100 }, (_, i) => `Late ${i}`).join("\n")}\n`);
+    for (let run = 0; run < 10; run++) {
+      const cli = startErpFor(`http://127.0.0.1:${stub.port}`, "erp_stub")(
+        ["import", "workers", file, "-o", "json"],
+        { env: { XDG_STATE_HOME: path.join(dir, `state-late-${run}`) } },
+      );
+      // The summary is out and the CLI not yet gone: this Ctrl-C finds no import left to stop.
+      while (cli.printed() === "" && cli.process.exitCode === null) await Bun.sleep(1);
+      cli.process.kill("SIGINT");
+      const result = await cli.finished;
+      expect({ run, code: result.code }).toEqual({ run, code: 0 });
+      expect(JSON.parse(result.stdout)).toMatchObject({ created: 100, stopped: null });
+      expect(result.stderr).toContain("100 workers rows: 100 created");
+    }
+  });
+
   test("Ctrl-C to the process group of `bun run erp`: the summary and exit 130, 10 times in 10", async () => {
     const file = path.join(dir, "long.csv");
     writeFileSync(

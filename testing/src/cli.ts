@@ -25,6 +25,8 @@ const isolated = tempDir();
 /** The CLI started and left running: its process (to signal it) and what it printed once it ends. */
 export interface RunningCli {
   process: Subprocess<Blob | "ignore", "pipe", "pipe">;
+  /** What it printed on stdout so far. */
+  printed(): string;
   finished: Promise<CliResult>;
 }
 
@@ -47,12 +49,19 @@ export function startErp(args: string[], options: CliOptions = {}): RunningCli {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const finished = Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]).then(([stdout, stderr, code]) => ({ code, stdout, stderr }));
-  return { process: child, finished };
+  let printed = "";
+  const stdout = (async () => {
+    const reader = child.stdout.getReader();
+    const decoder = new TextDecoder();
+    for (let read = await reader.read(); !read.done; read = await reader.read())
+      printed += decoder.decode(read.value, { stream: true });
+    printed += decoder.decode();
+    return printed;
+  })();
+  const finished = Promise.all([stdout, new Response(child.stderr).text(), child.exited]).then(
+    ([stdout, stderr, code]) => ({ code, stdout, stderr }),
+  );
+  return { process: child, printed: () => printed, finished };
 }
 
 export function erp(args: string[], options: CliOptions = {}): Promise<CliResult> {

@@ -251,30 +251,35 @@ EXAMPLES
         requests: () => requests,
       });
 
+      // Ctrl-C stopped the import (exit 130); the first Ctrl-C's time, to tell a second one.
       let interrupted = false;
-      let interruptedAt = 0;
+      let ctrlCAt: number | undefined;
+      let ended = false;
       const onInterrupt = (): void => {
         const now = performance.now();
-        if (interrupted) {
-          if (now - interruptedAt < SAME_KEYSTROKE_MS) return;
+        if (ctrlCAt !== undefined) {
+          if (now - ctrlCAt < SAME_KEYSTROKE_MS) return;
           // Written at once: process.exit does not wait for a pipe to take buffered output.
           writeSync(2, `${sentence({ ...run.summary, stopped: QUIT_AT_ONCE })}\n`);
           process.exit(EXIT.INTERRUPTED);
         }
+        ctrlCAt = now;
+        // An import that has ended has nothing left to stop: its summary and exit code stand.
+        if (ended) return;
         interrupted = true;
-        interruptedAt = now;
         progress.log(
           "interrupted: finishing the batch in flight (Ctrl-C again to quit at once: nothing is " +
             "written twice either way)",
         );
         run.stop("interrupted");
       };
+      // Kept to the end: a Ctrl-C as the import ends must not kill the CLI before its summary is out.
       process.on("SIGINT", onInterrupt);
       const summary = await run.run().finally(async () => {
         await rejects.close();
         return report.close();
       });
-      process.off("SIGINT", onInterrupt);
+      ended = true;
 
       await printOne(format, { ...summary, report: flags.report ?? null });
       if (run.stopError) process.stderr.write(describeApiError(run.stopError));
