@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Subprocess } from "bun";
 import { ROOT } from "./server.ts";
+import { streamText } from "./stream-text.ts";
 
 export interface CliResult {
   code: number;
@@ -49,19 +50,11 @@ export function startErp(args: string[], options: CliOptions = {}): RunningCli {
     stdout: "pipe",
     stderr: "pipe",
   });
-  let printed = "";
-  const stdout = (async () => {
-    const reader = child.stdout.getReader();
-    const decoder = new TextDecoder();
-    for (let read = await reader.read(); !read.done; read = await reader.read())
-      printed += decoder.decode(read.value, { stream: true });
-    printed += decoder.decode();
-    return printed;
-  })();
-  const finished = Promise.all([stdout, new Response(child.stderr).text(), child.exited]).then(
+  const stdout = streamText(child.stdout);
+  const finished = Promise.all([stdout.done, streamText(child.stderr).done, child.exited]).then(
     ([stdout, stderr, code]) => ({ code, stdout, stderr }),
   );
-  return { process: child, printed: () => printed, finished };
+  return { process: child, printed: stdout.text, finished };
 }
 
 export function erp(args: string[], options: CliOptions = {}): Promise<CliResult> {

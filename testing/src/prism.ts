@@ -3,6 +3,7 @@
 // `sl-violations` header; its mock server (`prism mock <document>`) answers from the document alone.
 import path from "node:path";
 import { freePort } from "../../scripts/lib/provision.ts";
+import { streamText } from "./stream-text.ts";
 
 export interface Prism {
   baseUrl: string;
@@ -23,24 +24,16 @@ export async function startPrism(documentFile: string, upstream?: string): Promi
       stderr: "pipe",
     },
   );
-  let output = "";
-  const collect = async (stream: ReadableStream<Uint8Array>): Promise<void> => {
-    const reader = stream.getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      output += new TextDecoder().decode(value);
-    }
-  };
-  void collect(child.stdout);
-  void collect(child.stderr);
+  const stdout = streamText(child.stdout);
+  const stderr = streamText(child.stderr);
+  const output = (): string => stdout.text() + stderr.text();
   const deadline = Date.now() + 45_000;
-  while (!output.includes("Prism is listening")) {
+  while (!output().includes("Prism is listening")) {
     if (child.exitCode !== null)
-      throw new Error(`prism exited (${child.exitCode}):\n${output.slice(-2000)}`);
+      throw new Error(`prism exited (${child.exitCode}):\n${output().slice(-2000)}`);
     if (Date.now() > deadline) {
       child.kill();
-      throw new Error(`prism did not start within 45 s:\n${output.slice(-2000)}`);
+      throw new Error(`prism did not start within 45 s:\n${output().slice(-2000)}`);
     }
     await Bun.sleep(100);
   }

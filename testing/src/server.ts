@@ -1,6 +1,7 @@
 // Starts real server processes on the throw-away test database and stops them.
 import path from "node:path";
 import type { Subprocess } from "bun";
+import { streamText } from "./stream-text.ts";
 
 export const ROOT = path.resolve(import.meta.dir, "../..");
 
@@ -46,23 +47,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     stdout: "pipe",
     stderr: "pipe",
   });
-  let stderr = "";
-  void (async () => {
-    const reader = child.stderr.getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      stderr += new TextDecoder().decode(value);
-    }
-  })();
+  const stderr = streamText(child.stderr);
   const out = { text: "" };
-  const { port, metricsUrl } = await readPort(child.stdout, () => stderr, out);
+  const { port, metricsUrl } = await readPort(child.stdout, stderr.text, out);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     port,
     metricsUrl,
     process: child,
-    logs: () => stderr,
+    logs: stderr.text,
     output: () => out.text,
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
