@@ -24,7 +24,7 @@ export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
         deps,
         { company, request, ctx, set },
         async (tx, body) =>
-          updateRecordById(tx, deps.store.outside, {
+          updateRecordById(tx, deps.store, {
             def,
             company,
             body,

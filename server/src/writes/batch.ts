@@ -16,8 +16,9 @@ import type { FieldError, ProblemBody } from "../refusals/refusal.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
 import type { Decided } from "./execute-write.ts";
-import type { ItemAction } from "./item-keys.ts";
-import { writeRecords, type Preceding } from "./write-records.ts";
+import type { ItemAction, ItemKind } from "./item-keys.ts";
+import type { Preceding } from "./record-writes.ts";
+import { writeRecords } from "./write-records.ts";
 
 export const MAX_BATCH_ITEMS = 500;
 
@@ -53,11 +54,11 @@ export type BatchSummary = Record<"created" | "updated" | "restored" | "failed",
 interface BatchOptions {
   items: unknown[];
   atomic: boolean;
-  upsert: boolean;
-  /** `operation: "update"`: every item updates the record its `id` names. */
-  byId: boolean;
-  /** `operation: "restore"`: every item `{id}` brings a deleted record back. */
-  restore: boolean;
+  /**
+   * `operation: "create"`: creates, or upserts with on_conflict "update"; `"update"`: every item
+   * updates the record its `id` names; `"restore"`: every item `{id}` brings a deleted record back.
+   */
+  kind: ItemKind;
   itemKeys: string[] | undefined;
   preceding: Preceding | undefined;
 }
@@ -202,9 +203,7 @@ function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
   return {
     items: items as unknown[],
     atomic: atomic as boolean,
-    upsert: onConflict === "update" && operation === "create",
-    byId: operation !== "create",
-    restore: operation === "restore",
+    kind: operation === "create" && onConflict === "update" ? "upsert" : (operation as ItemKind),
     itemKeys: itemKeys as string[] | undefined,
     preceding: preceding as Preceding | undefined,
   };
@@ -216,19 +215,14 @@ export async function runBatch(
   request: BatchRequest,
 ): Promise<Decided<BatchSummary>> {
   const { def, company, scope, dryRun } = request;
-  const { items, atomic, upsert, byId, restore, itemKeys, preceding } = parseBatch(
-    request.body,
-    dryRun,
-  );
+  const { items, atomic, kind, itemKeys, preceding } = parseBatch(request.body, dryRun);
   const { outcomes, plan } = await writeRecords(tx, ids, {
     def,
     company,
     scope,
     dryRun,
     items,
-    upsert,
-    byId,
-    restore,
+    kind,
     itemKeys,
     itemKeysRead: request.itemKeysRead,
     atomic,

@@ -5,7 +5,7 @@ import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
 import type { Decided, WriteStore } from "./execute-write.ts";
 import { createOutcome, type RecordOutcome } from "./outcomes.ts";
-import { writeRecords } from "./write-records.ts";
+import { singleWrite, writeRecords } from "./write-records.ts";
 
 export interface CreateRequest {
   def: ResourceDefinition;
@@ -20,19 +20,9 @@ export async function createRecord(
   store: Pick<WriteStore, "ids" | "outside">,
   request: CreateRequest,
 ): Promise<Decided<RecordOutcome>> {
-  const { def, company, scope, dryRun } = request;
-  const {
-    outcomes: [outcome],
-    plan,
-  } = await writeRecords(tx, store.ids, {
-    outside: store.outside,
-    def,
-    company,
-    scope,
-    dryRun,
-    items: [request.body],
-    upsert: false,
-  });
-  if (outcome!.error) throw outcome!.error;
-  return { outcome: createOutcome(outcome!.record!, dryRun), plan };
+  const writes = singleWrite(store.outside, request, request.body, "create");
+  const { outcomes, plan } = await writeRecords(tx, store.ids, writes);
+  const outcome = outcomes[0]!;
+  if (outcome.error) throw outcome.error;
+  return { outcome: createOutcome(outcome.record!, request.dryRun), plan };
 }

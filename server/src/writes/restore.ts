@@ -30,9 +30,7 @@ export async function restoreRecordById(
     scope,
     dryRun,
     items: [{ id }],
-    upsert: false,
-    byId: true,
-    restore: true,
+    kind: "restore",
   });
   const outcome = outcomes[0]!;
   if (outcome.error) throw outcome.error;

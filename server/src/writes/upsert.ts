@@ -12,7 +12,7 @@ import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
 import type { Decided, WriteStore } from "./execute-write.ts";
 import { createOutcome, type RecordOutcome, updateOutcome } from "./outcomes.ts";
-import { writeRecords } from "./write-records.ts";
+import { singleWrite, writeRecords } from "./write-records.ts";
 
 export interface UpsertRequest {
   def: ResourceDefinition;
@@ -47,28 +47,18 @@ export async function upsertByExternalId(
   store: Pick<WriteStore, "ids" | "outside">,
   request: UpsertRequest,
 ): Promise<Decided<RecordOutcome>> {
-  const { def, company, scope, dryRun } = request;
+  const { dryRun } = request;
   const body = withExternalId(request.body, request.externalId);
-  const {
-    outcomes: [outcome],
-    plan,
-  } = await writeRecords(tx, store.ids, {
-    outside: store.outside,
-    def,
-    company,
-    scope,
-    dryRun,
-    items: [body],
-    upsert: true,
-    ifMatch: request.ifMatch,
-  });
-  if (outcome!.error) throw outcome!.error;
-  const record = outcome!.record!;
+  const writes = singleWrite(store.outside, request, body, "upsert", request.ifMatch);
+  const { outcomes, plan } = await writeRecords(tx, store.ids, writes);
+  const outcome = outcomes[0]!;
+  if (outcome.error) throw outcome.error;
+  const record = outcome.record!;
   return {
     outcome:
-      outcome!.status === 201
+      outcome.status === 201
         ? createOutcome(record, dryRun)
-        : updateOutcome(record, outcome!.changes ?? {}, dryRun),
+        : updateOutcome(record, outcome.changes ?? {}, dryRun),
     plan,
   };
 }
