@@ -3,9 +3,8 @@
 // upsert, an update of a record an earlier batch of the dry-run creates, a create), each returning
 // the item's step. A case checks its item under the rules of item-rules.ts, which validate and
 // normalise its values (createRules, updateRules, ...); builds the record as a read will show it
-// (newRecord, updatedRecord); and leaves its effect in the write's state (Decisions) for the items
+// (newRecord, leaveUpdated); and leaves its effect in the write's state (Decisions) for the items
 // after it: the unique values it takes or frees, its quota slot, the record as it now is.
-import type { Lookups, Restorable } from "./lookups.ts";
 import {
   itemKeyReuse,
   notDeleted,
@@ -25,6 +24,7 @@ import {
   type RuleContext,
   type Update,
 } from "./item-rules.ts";
+import type { Lookups, Restorable } from "./lookups.ts";
 import { WritePlan } from "./plan.ts";
 import { checkIfMatch } from "./preconditions.ts";
 import { QuotaLedger } from "./quotas.ts";
@@ -85,7 +85,7 @@ export interface Decisions {
   changed: Map<number, ChangedRecord>;
   /** The records restored, in item order. */
   restored: StoredRecord[];
-  /** Upserts: records by external id; updates: by id (known). */
+  /** The records items named, by external id (upserts) or id (updates): see known(). */
   known: Map<string | number, Known>;
   /** The fingerprint of each keyed item that is decided, by index. */
   fingerprints: string[] | undefined;
@@ -226,6 +226,7 @@ function replayed(d: Decisions, key: string, item: unknown, index: number): bool
   return false;
 }
 
+/** The item's step, by what the write does with its items. */
 function decideStep(d: Decisions, item: unknown, index: number): Step {
   switch (d.writes.kind) {
     case "restore":

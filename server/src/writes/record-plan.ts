@@ -76,6 +76,7 @@ function planUpdates(d: Decisions): void {
   }
 }
 
+/** The restored records: live again in one statement, counted again. */
 function planRestores({ def, writes, plan, restored, at }: Decisions): void {
   if (restored.length === 0) return;
   const ids = restored.map((record) => record.id);
