@@ -1,11 +1,13 @@
 // Embedded references (`expand=client,project.client`): each named reference of a record shown as
 // the whole record it points at, read once per reference for a whole page (one statement with the
-// page's ids, whatever its size), two levels at most.
+// page's ids, whatever its size), two levels at most; only records the caller may read
+// (resources/visibility.ts): a path through a resource its token cannot read is 403.
 import { and, eq, inArray } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
 import { expandables, readableFieldNames } from "./fields.ts";
 import { column, hasSoftDelete, selection, toRecord } from "./store.ts";
+import type { ReadView } from "./visibility.ts";
 
 /** A deleted record, embedded: its id and that it is gone. */
 const deleted = (id: number) => ({ id, deleted: true });
@@ -36,11 +38,41 @@ async function embeddable(
   );
 }
 
+/** 403 insufficient_scope unless the caller may read every record `paths` would embed. */
+function checkReadable(
+  def: ResourceDefinition,
+  paths: readonly (readonly string[])[],
+  view: ReadView,
+): void {
+  for (const path of paths) {
+    let from = def;
+    for (const name of path) {
+      const reference = expandables(from).find((one) => one.name === name);
+      if (!reference) break;
+      view.mustRead(reference.target);
+      from = reference.target;
+    }
+  }
+}
+
 /**
  * Puts the records `paths` name into `records` (in place): `paths` as parsed, each a reference and
- * the references of it to embed in turn. Each reference costs one statement for all the records.
+ * the references of it to embed in turn; refused first (403) when `view` may not read one of the
+ * resources they pass through. Each reference costs one statement for all the records.
  */
 export async function embedReferences(
+  db: Executor,
+  def: ResourceDefinition,
+  companyId: number,
+  records: StoredRecord[],
+  paths: readonly (readonly string[])[],
+  view: ReadView,
+): Promise<void> {
+  checkReadable(def, paths, view);
+  await embed(db, def, companyId, records, paths);
+}
+
+async function embed(
   db: Executor,
   def: ResourceDefinition,
   companyId: number,
@@ -66,7 +98,7 @@ export async function embedReferences(
         const nested = byReference.get(reference.name)!;
         if (nested.length > 0) {
           const live = [...found.values()].filter((record) => !("deleted" in record));
-          await embedReferences(db, reference.target, companyId, live as StoredRecord[], nested);
+          await embed(db, reference.target, companyId, live as StoredRecord[], nested);
         }
         for (const record of records) {
           const id = record[reference.field];
