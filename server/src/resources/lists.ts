@@ -164,6 +164,7 @@ function sqlValue(def: ResourceDefinition, field: string, value: unknown): unkno
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 const MONEY = /^-?\d{1,12}(\.\d{1,2})?$/;
+const CURRENCY = /^[A-Z]{3}$/;
 
 /** A day or moment that exists as written (not 2025-02-30): the date it parses to says it back. */
 function exists(text: string): boolean {
@@ -187,6 +188,7 @@ function fitsField(def: ResourceDefinition, field: string, value: unknown): bool
   if (spec.type === "money") return MONEY.test(value);
   if (spec.type === "date") return DATE.test(value) && exists(value);
   if (spec.type === "enum") return spec.values.includes(value);
+  if (spec.type === "currency") return CURRENCY.test(value);
   return [...value].length <= (spec.max ?? 65_535);
 }
 
