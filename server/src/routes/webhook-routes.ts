@@ -4,6 +4,7 @@ import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { admitted } from "../auth/admission.ts";
 import type { Executor } from "../db/client.ts";
+import { holdOpen } from "../http/hold-open.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { limitParam, offsetParam, pageWindow } from "../http/paging.ts";
 import { parseQuery } from "../http/query.ts";
@@ -11,6 +12,7 @@ import { SUBSCRIPTIONS } from "../events/event-types.ts";
 import { EventTypeSchema } from "./event-routes.ts";
 import { timestampSchema } from "../resources/schemas.ts";
 import { readView } from "../resources/visibility.ts";
+import { SEND_TIMEOUT_MS } from "../webhooks/attempt.ts";
 import { replayEndpoint, testEndpoint } from "../webhooks/endpoint-actions.ts";
 import {
   createEndpoint,
@@ -425,6 +427,8 @@ export function webhookRoutes(deps: RouteDeps) {
           await getEndpoint(deps.db, company.id, id);
           return { data: { dry_run: true as const } };
         }
+        // A receiver that never answers holds the attempt for its whole timeout: the answer comes after.
+        holdOpen(request, SEND_TIMEOUT_MS / 1000 + 5);
         return { data: await testEndpoint(deps.db, company.id, id) };
       },
       {

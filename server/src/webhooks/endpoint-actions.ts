@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { selectRows } from "../db/sql.ts";
 import type { Executor } from "../db/client.ts";
+import { withDatabaseBudget } from "../db/deadline.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema.ts";
 import { readFeed } from "../events/event-feed.ts";
 import { sequenceOf } from "../events/event-ids.ts";
@@ -41,31 +42,35 @@ export async function testEndpoint(db: Executor, companyId: number, id: number):
   });
   const attempt = await attemptDelivery(endpoint.url, eventId, payload, signingSecrets(endpoint));
   const status = attempt.delivered ? "delivered" : "failed";
-  const deliveryId = await db.transaction(async (tx) => {
-    const [inserted] = await tx.insert(webhookDeliveries).values({
-      company_id: companyId,
-      endpoint_id: id,
-      event_id: eventId,
-      event_type: "ping",
-      payload,
-      status,
-      attempts: 1,
-      next_attempt_at: attempt.attemptedAt,
-      delivered_at: attempt.delivered ? attempt.attemptedAt : null,
-      created_at: createdAt,
-      updated_at: attempt.attemptedAt,
-    });
-    const deliveryId = Number(inserted.insertId);
-    await tx.insert(webhookAttempts).values({
-      company_id: companyId,
-      delivery_id: deliveryId,
-      status_code: attempt.statusCode,
-      error: attempt.error,
-      duration_ms: attempt.durationMs,
-      attempted_at: attempt.attemptedAt,
-    });
-    return deliveryId;
-  });
+  // The attempt waited on the receiver, not the database (up to its 10 s timeout): recording it
+  // gets a database budget of its own.
+  const deliveryId = await withDatabaseBudget(() =>
+    db.transaction(async (tx) => {
+      const [inserted] = await tx.insert(webhookDeliveries).values({
+        company_id: companyId,
+        endpoint_id: id,
+        event_id: eventId,
+        event_type: "ping",
+        payload,
+        status,
+        attempts: 1,
+        next_attempt_at: attempt.attemptedAt,
+        delivered_at: attempt.delivered ? attempt.attemptedAt : null,
+        created_at: createdAt,
+        updated_at: attempt.attemptedAt,
+      });
+      const deliveryId = Number(inserted.insertId);
+      await tx.insert(webhookAttempts).values({
+        company_id: companyId,
+        delivery_id: deliveryId,
+        status_code: attempt.statusCode,
+        error: attempt.error,
+        duration_ms: attempt.durationMs,
+        attempted_at: attempt.attemptedAt,
+      });
+      return deliveryId;
+    }),
+  );
   return {
     delivery_id: deliveryId,
     event_id: eventId,
