@@ -5,7 +5,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
-import { expandables, readableFieldNames } from "./fields.ts";
+import { expandables } from "./fields.ts";
 import { column, hasSoftDelete, selection, toRecord } from "./store.ts";
 import type { ReadView } from "./visibility.ts";
 
@@ -18,11 +18,12 @@ async function embeddable(
   def: ResourceDefinition,
   companyId: number,
   ids: number[],
+  view: ReadView,
 ): Promise<Map<number, StoredRecord | ReturnType<typeof deleted>>> {
   if (ids.length === 0) return new Map();
   const soft = hasSoftDelete(def.table);
   const rows = await db
-    .select(selection(def, [...readableFieldNames(def), ...(soft ? ["deleted_at"] : [])]))
+    .select(selection(def, [...view.fields(def), ...(soft ? ["deleted_at"] : [])]))
     .from(def.table)
     .where(
       and(eq(column(def.table, "company_id"), companyId), inArray(column(def.table, "id"), ids)),
@@ -69,7 +70,7 @@ export async function embedReferences(
   view: ReadView,
 ): Promise<void> {
   checkReadable(def, paths, view);
-  await embed(db, def, companyId, records, paths);
+  await embed(db, def, companyId, records, paths, view);
 }
 
 async function embed(
@@ -78,6 +79,7 @@ async function embed(
   companyId: number,
   records: StoredRecord[],
   paths: readonly (readonly string[])[],
+  view: ReadView,
 ): Promise<void> {
   const byReference = new Map<string, string[][]>();
   for (const [first, ...rest] of paths) {
@@ -94,11 +96,11 @@ async function embed(
             records.map((record) => record[reference.field]).filter((id) => typeof id === "number"),
           ),
         ] as number[];
-        const found = await embeddable(db, reference.target, companyId, ids);
+        const found = await embeddable(db, reference.target, companyId, ids, view);
         const nested = byReference.get(reference.name)!;
         if (nested.length > 0) {
           const live = [...found.values()].filter((record) => !("deleted" in record));
-          await embed(db, reference.target, companyId, live as StoredRecord[], nested);
+          await embed(db, reference.target, companyId, live as StoredRecord[], nested, view);
         }
         for (const record of records) {
           const id = record[reference.field];

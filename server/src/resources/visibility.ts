@@ -5,11 +5,13 @@
 // (resources/expand.ts); the change feed and record histories show only events of resources the
 // token may read (routes/event-routes.ts), and a webhook endpoint delivers only those of the token
 // that last made or changed it (webhooks/endpoints.ts). What a token may see of a readable record
-// (fields it may not) is for this module to decide as well, so that each of those ways follows it.
+// (`fields`: what an embedded record shows) is this module's to decide as well, so that a rule on
+// fields applies wherever records leave.
 import { satisfies } from "../auth/scopes.ts";
 import { scopeList } from "../auth/tokens.ts";
 import { insufficientScope } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "./definition.ts";
+import { readableFieldNames } from "./fields.ts";
 import { operationScope } from "./scopes.ts";
 
 /** The scopes that let a token read a definition's records, any one of them. */
@@ -35,6 +37,11 @@ export class ReadView {
   /** 403 insufficient_scope naming the read scope of `def`, unless the token may read it. */
   mustRead(def: ResourceDefinition): void {
     if (!this.reads(def)) throw insufficientScope(readScopes(def));
+  }
+
+  /** The fields of a readable definition's records the token sees: every one a record shows. */
+  fields(def: ResourceDefinition): readonly string[] {
+    return readableFieldNames(def);
   }
 
   /** The definitions among `defs` whose records the token may read. */
