@@ -1,5 +1,6 @@
 // Scopes (docs/tokens.md), as a matrix generated from the served OpenAPI document: every operation
-// sent with a token holding exactly the scope its security requirement names (not refused), with
+// sent with a token holding exactly the scope its security requirement names, and what its example
+// body asks beyond it (not refused), with
 // a token holding every other scope (403 insufficient_scope naming it, nothing written, no dry-run
 // metered), with a read-only token (no write of any kind, dry-run or real), and with record ids of
 // another company (404 for every token, never 403).
@@ -61,6 +62,21 @@ function grants(held: string, needed: string): boolean {
 /** Every concrete scope but those that would let a token call `operation`. */
 const allBut = (operation: Operation): string[] =>
   concrete.filter((scope) => !operation.anyOf.some((needed) => grants(scope, needed)));
+
+/**
+ * What an operation's example asks of a token beyond the operation's own scope: a token grants,
+ * and revokes, only scopes it holds (making or revoking one made from the create's example needs
+ * its scopes), and a webhook endpoint subscribes only to events of resources its token may read
+ * (the example's `project.*` and `worker.updated`: `read` covers them).
+ */
+function alsoNeeded(operation: Operation): string[] {
+  const write = operation.method === "post" || operation.method === "patch";
+  if (operation.template.startsWith("/v1/tokens") && operation.method !== "get")
+    return (exampleBody(document, document.paths["/v1/tokens"].post) as { scopes: string[] })
+      .scopes;
+  if (write && /^\/v1\/webhook-endpoints(\/\{id\})?$/.test(operation.template)) return ["read"];
+  return [];
+}
 
 /** Runs `work` over `items`, a few at a time. */
 async function inParallel<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
@@ -177,12 +193,7 @@ describe("scopes, from the served document", () => {
 
   test("a token with exactly the operation's scope is let through, dry-runs of writes included", async () => {
     const results = await inParallel(operations, async (operation) => {
-      // A token grants only what it holds: making one with the example's scopes needs them too.
-      const granted =
-        operation.template === "/v1/tokens" && operation.method === "post"
-          ? (exampleBody(document, operation.spec) as { scopes: string[] }).scopes
-          : [];
-      const api = await holding([...operation.anyOf.slice(0, 1), ...granted]);
+      const api = await holding([...operation.anyOf.slice(0, 1), ...alsoNeeded(operation)]);
       const dryRun = operation.write
         ? await runner.send(operation.method, operation.template, operation.spec, {
             api,

@@ -10,6 +10,7 @@ import { tokenRoutes } from "./routes/token-routes.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { IdAllocator } from "./db/ids.ts";
 import { GroupCommits } from "./writes/group-commits.ts";
+import { WriteTurns } from "./writes/write-turns.ts";
 import { outsideReads } from "./writes/outside-reads.ts";
 import { cors } from "./http/cors.ts";
 import { errorHandler } from "./http/errors.ts";
@@ -47,13 +48,15 @@ export function buildApp(deps: AppDeps) {
   const limiter = deps.limiter ?? new RateLimiter(db);
   const waiters = deps.waiters ?? new FeedWaiters(db);
   // One id allocator per process: the blocks of ids it reserved are this process's to hand out.
-  // One group commit per process: a company's writes wait for its commit in flight here.
+  // One group commit per process: a company's writes wait for its commit in flight here. One
+  // rotation of batches' turns per process: a company's flood of batches waits here.
   const store = {
     db,
     outside: outsideReads(reader),
     writer,
     ids: new IdAllocator(reader),
     commits: new GroupCommits(),
+    turns: new WriteTurns(),
   };
   // What each route needs of a token, read from the routes once they are all registered.
   const scopes = new RouteScopes();

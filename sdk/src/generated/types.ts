@@ -1333,8 +1333,8 @@ export interface TokenCreated {
   created_at: string;
   /** RFC 3339 UTC timestamp. */
   expires_at: string | null;
-  /** The secret (erp_…). Shown only here: keep it. */
-  token: string;
+  /** The secret (erp_…), shown only in the answer to the create itself: keep it. A retry with the same Idempotency-Key answers the same body with null here (only its hash is stored). */
+  token: string | null;
 }
 
 export interface TokenDryRun {

@@ -21,7 +21,9 @@ export class TokensClient {
 
   /**
    * A new token; keep its `token`, shown only now. Scopes beyond this client's token's own are
-   * refused (PermissionError).
+   * refused (PermissionError), and so is an expiry beyond its own (ValidationError). The server
+   * keeps no secret: a retry of a create whose first answer was lost answers `token: null`
+   * (revoke that token and make another).
    */
   create(input: TokenCreate, options?: WriteOptions): ApiPromise<TokenCreated> {
     return new ApiPromise(

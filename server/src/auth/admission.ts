@@ -68,7 +68,7 @@ export class Admission {
 
   /** A replay costs the company nothing: its request goes back to the rate limit and counts as a replay. */
   refund(request: Request, company: Company, ctx: RequestContext): void {
-    giveBack(request);
+    giveBack(request, "replayed");
     this.counter?.countAsReplay(company.id, ctx.receivedAt);
   }
 }

@@ -3,12 +3,15 @@
 // count about once a second (its own row, so processes and cluster nodes never contend for one),
 // and reads the others' sum. On one process the limit is exact; across processes a window may
 // admit about one second of extra traffic. Refused requests and replays do not count
-// (docs/limits.md): they give their unit back.
+// (docs/limits.md): they give their unit back; but a refused request costs the server as much as
+// any other (a 500-item batch refused whole), so a company's refused requests are given back
+// only up to its limit in a window, and a stream of them meets 429 too.
 import { errorLabel } from "../db/errors.ts";
 import { sql } from "drizzle-orm";
 import { runStatement, selectRows } from "../db/sql.ts";
 import { envMilliseconds } from "../base/config.ts";
 import type { Database, Executor } from "../db/client.ts";
+import type { GiveBackReason } from "../http/give-back.ts";
 import { rateLimited } from "../refusals/catalogue.ts";
 import { log } from "../base/log.ts";
 import type { Company } from "./company.ts";
@@ -23,11 +26,16 @@ interface CompanyWindow {
   written: number;
   /** Admitted by the other processes, as of the last read. */
   others: number;
+  /** Refused requests this process gave back to the window: at most the limit. */
+  refunded: number;
   /** The first read of the others' counts, which every admission of the window waits for. */
   othersRead: Promise<void> | undefined;
 }
 
 export type ResponseHeaders = Record<string, string | number>;
+
+/** How an admitted request gives its unit back (refused or replayed). */
+type GiveBack = (reason: GiveBackReason) => void;
 
 export class RateLimiter {
   readonly processId = crypto.randomUUID();
@@ -45,12 +53,13 @@ export class RateLimiter {
    * Admits one request of the company or throws 429 rate_limited with Retry-After; sets
    * RateLimit-Limit, -Remaining and -Reset (seconds until the window ends) either way. Returns how
    * the admitted request gives its unit back (refused or replayed: it does not count), which also
-   * sets RateLimit-Remaining to the count without it; nothing for an unlimited plan.
+   * sets RateLimit-Remaining to the count without it; nothing for an unlimited plan. A refused
+   * request is given back only while the window's refunds stay within the limit.
    */
   admit(
     company: Company,
     headers: ResponseHeaders,
-  ): (() => void) | undefined | Promise<(() => void) | undefined> {
+  ): GiveBack | undefined | Promise<GiveBack | undefined> {
     const limit = company.limits.requestsPerMinute;
     // An unlimited plan is admitted at once, with no promise.
     if (limit === null) return undefined;
@@ -61,7 +70,7 @@ export class RateLimiter {
     company: Company,
     limit: number,
     headers: ResponseHeaders,
-  ): Promise<(() => void) | undefined> {
+  ): Promise<GiveBack | undefined> {
     const at = this.now();
     const window = this.#window(company.id, at);
     window.othersRead ??= this.#readOthers([company.id], window.windowStart).catch(
@@ -89,9 +98,14 @@ export class RateLimiter {
       "ratelimit-remaining": String(limit - used - 1),
       "ratelimit-reset": reset,
     });
-    return () => {
+    return (reason) => {
       // A window that ended meanwhile is no longer counted: nothing to give back to it.
-      if (window.local > 0) window.local -= 1;
+      if (window.local === 0) return;
+      if (reason === "refused") {
+        if (window.refunded >= limit) return;
+        window.refunded += 1;
+      }
+      window.local -= 1;
       headers["ratelimit-remaining"] = String(Math.max(0, limit - window.local - window.others));
     };
   }
@@ -124,7 +138,14 @@ export class RateLimiter {
     const windowStart = Math.floor(at / WINDOW_MS) * WINDOW_MS;
     let window = this.#windows.get(companyId);
     if (!window || window.windowStart !== windowStart) {
-      window = { windowStart, local: 0, written: 0, others: 0, othersRead: undefined };
+      window = {
+        windowStart,
+        local: 0,
+        written: 0,
+        others: 0,
+        refunded: 0,
+        othersRead: undefined,
+      };
       this.#windows.set(companyId, window);
     }
     return window;

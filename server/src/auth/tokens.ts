@@ -44,7 +44,7 @@ export interface IssuedToken {
   token: string;
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 /** Scopes are stored as one space-separated text, as OAuth writes them. */
 export const scopeList = (stored: string): string[] => stored.split(" ").filter(Boolean);
@@ -102,6 +102,22 @@ export async function revokeTokenById(
       and(eq(apiTokens.company_id, companyId), eq(apiTokens.id, id), isNull(apiTokens.revoked_at)),
     );
   return result.affectedRows > 0;
+}
+
+/** The scopes of one of the company's live tokens; undefined when there is none. */
+export async function liveTokenScopes(
+  db: Executor,
+  companyId: number,
+  id: number,
+): Promise<string[] | undefined> {
+  const [row] = await db
+    .select({ scopes: apiTokens.scopes })
+    .from(apiTokens)
+    .where(
+      and(eq(apiTokens.company_id, companyId), eq(apiTokens.id, id), isNull(apiTokens.revoked_at)),
+    )
+    .limit(1);
+  return row && scopeList(row.scopes);
 }
 
 /** The company's live (not revoked) tokens, oldest first, without their secrets. */

@@ -469,10 +469,13 @@ export const webhookEndpoints = companyTable("webhook_endpoints", {
   description: varchar("description", { length: 500 }),
   enabled: boolean("enabled").notNull().default(true),
   secret: varchar("secret", { length: 80 }).notNull(),
-  // The secret a rotation replaced, still signing deliveries beside the new one until then.
-  previous_secret: varchar("previous_secret", { length: 80 }),
-  previous_secret_until: datetime("previous_secret_until", { mode: "date", fsp: 3 }),
+  // The secrets rotations replaced, each still signing deliveries beside the newer ones until its
+  // own expiry: JSON `[{"secret", "until"}]` (webhooks/secrets.ts); null when none is left.
+  previous_secrets: text("previous_secrets"),
   cursor: varchar("cursor", { length: 40 }),
+  // The scopes of the token that last made or changed the endpoint, as api_tokens.scopes: it
+  // delivers only events of the resources they read (resources/visibility.ts).
+  scopes: varchar("scopes", { length: 1000 }).notNull().default("*"),
   ...timestamps,
 });
 

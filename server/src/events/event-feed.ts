@@ -29,7 +29,7 @@ export interface FeedQuery {
   /** An event id (or a page's next_cursor): only events after it. */
   after?: string;
   limit: number;
-  /** Resources the caller may see (its add-ons). */
+  /** Resources the caller may see (its company's add-ons, its token's read scopes). */
   resources: readonly string[];
   /** `project.created`, or `project.*` for every action of one resource. */
   type?: string;
@@ -89,6 +89,9 @@ export async function readFeed(db: Executor, query: FeedQuery): Promise<FeedPage
   const conditions: SQL[] = [sql`company_id = ${query.companyId}`, sql`seq > ${after}`];
   if (query.record)
     conditions.push(sql`resource = ${query.record.resource}`, sql`record_id = ${query.record.id}`);
+  else if (query.resources.length === 0)
+    // A token that may read none of the resources follows an empty feed.
+    conditions.push(sql`FALSE`);
   else
     conditions.push(
       sql`resource IN (${sql.join(

@@ -2,6 +2,7 @@
 // the resources (projects) and the patterns a webhook subscription or a feed filter may name
 // (project.*, *). The OpenAPI document lists them as enums, so generated clients type them as unions.
 import type { ChangeAction } from "./changes.ts";
+import type { ResourceDefinition } from "../resources/definition.ts";
 import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
 import { eventType } from "./event-log.ts";
 
@@ -28,3 +29,9 @@ export const RESOURCE_WILDCARDS: readonly string[] = EVENT_NOUNS.map((noun) => `
 
 /** What a webhook subscription may name: an event type, every action on one resource, or `*`. */
 export const SUBSCRIPTIONS: readonly string[] = [...EVENT_TYPES, ...RESOURCE_WILDCARDS, "*"];
+
+/** The resource an event type or a pattern names (`project.created`, `project.*`); none for `*`. */
+export function resourceOfType(type: string): ResourceDefinition | undefined {
+  const index = EVENT_NOUNS.indexOf(type.split(".")[0]!);
+  return index < 0 ? undefined : EVENTFUL[index];
+}

@@ -101,7 +101,7 @@ export function errorHandler(methodsFor: MethodLookup) {
       const refusal = routeError(code, failure, request, methodsFor);
       if (refusal.status >= 500) report(refusal, failure, request, context.requestId);
       // A refused request does not count against the rate limit; a failure of ours does.
-      else giveBack(request);
+      else giveBack(request, "refused");
       const carried: Record<string, string> = {
         "x-request-id": context.requestId,
         traceparent: traceparentOf(context.trace),

@@ -60,14 +60,28 @@ export interface SortPosition {
  */
 export type PageStart = { offset: number } | { afterId: number } | { after: SortPosition };
 
-/** What binds a cursor to its list: the query's sort and filters (everything but paging, fields and expand). */
-export function listFingerprint(query: Record<string, unknown>): string {
+/**
+ * What binds a cursor to its list: the company and the query's sort and filters (everything but
+ * paging, fields and expand).
+ */
+export function listFingerprint(query: Record<string, unknown>, companyId: number): string {
   const paging = new Set(["limit", "offset", "after", "after_id", "total", "fields", "expand"]);
   const bound = Object.keys(query)
     .filter((name) => !paging.has(name))
     .sort()
     .map((name) => [name, query[name]]);
-  return createHash("sha256").update(JSON.stringify(bound)).digest("base64url").slice(0, 12);
+  return createHash("sha256")
+    .update(JSON.stringify([companyId, bound]))
+    .digest("base64url")
+    .slice(0, 12);
+}
+
+/** How a list reads its cursors: what binds them, its number of sort keys, what their values may be. */
+export interface CursorCheck {
+  fingerprint: string;
+  keys: number;
+  /** True when the values fit the sort's fields (a cursor is opaque, not trusted: it reaches SQL). */
+  fits(values: readonly unknown[]): boolean;
 }
 
 /** The opaque `after` of the page that follows `position` in the list `fingerprint` names. */
@@ -77,7 +91,7 @@ export function encodeCursor(fingerprint: string, position: SortPosition): strin
   );
 }
 
-function decodeCursor(cursor: string, fingerprint: string, keys: number): SortPosition {
+function decodeCursor(cursor: string, { fingerprint, keys, fits }: CursorCheck): SortPosition {
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
@@ -93,19 +107,27 @@ function decodeCursor(cursor: string, fingerprint: string, keys: number): SortPo
     throw invalidQuery(`"after" must be a meta.next_cursor this list answered, not "${cursor}".`);
   if (decoded[0] !== fingerprint)
     throw invalidQuery(
-      '"after" is a cursor of a list with another sort or other filters: page with the sort and ' +
-        'filters that gave it, or start again without "after".',
+      '"after" is a cursor of a list with another sort or other filters (or of another ' +
+        "company): page with the sort and filters that gave it, or start again without " +
+        '"after".',
     );
-  return { id: decoded[1] as number, values: decoded.slice(2) };
+  const values = decoded.slice(2);
+  if ((decoded[1] as number) < 0 || !fits(values))
+    throw invalidQuery(
+      `"after" holds values that no page of this list ends on: give a meta.next_cursor this ` +
+        `list answered, or start again without "after".`,
+    );
+  return { id: decoded[1] as number, values };
 }
 
 /**
  * The page a list answers: its effective limit and where it starts; only one of offset, after_id
- * and after. A cursor (`after`) is read against the list's fingerprint and its number of sort keys.
+ * and after. A cursor (`after`) is read against the list's fingerprint, its number of sort keys and
+ * the kinds of their fields.
  */
 export function listWindow(
   query: { limit?: unknown; offset?: unknown; after_id?: unknown; after?: unknown; sort?: unknown },
-  cursor?: { fingerprint: string; keys: number },
+  cursor?: CursorCheck,
 ): { limit: number; start: PageStart } {
   const { limit, offset } = pageWindow(query);
   if (query.after !== undefined) {
@@ -116,7 +138,7 @@ export function listWindow(
       );
     return {
       limit,
-      start: { after: decodeCursor(query.after as string, cursor!.fingerprint, cursor!.keys) },
+      start: { after: decodeCursor(query.after as string, cursor!) },
     };
   }
   if (query.after_id !== undefined && query.sort !== undefined)

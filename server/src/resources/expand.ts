@@ -1,11 +1,13 @@
 // Embedded references (`expand=client,project.client`): each named reference of a record shown as
 // the whole record it points at, read once per reference for a whole page (one statement with the
-// page's ids, whatever its size), two levels at most.
+// page's ids, whatever its size), two levels at most; only records the caller may read
+// (resources/visibility.ts): a path through a resource its token cannot read is 403.
 import { and, eq, inArray } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
-import { expandables, readableFieldNames } from "./fields.ts";
+import { expandables } from "./fields.ts";
 import { column, hasSoftDelete, selection, toRecord } from "./store.ts";
+import type { ReadView } from "./visibility.ts";
 
 /** A deleted record, embedded: its id and that it is gone. */
 const deleted = (id: number) => ({ id, deleted: true });
@@ -16,11 +18,12 @@ async function embeddable(
   def: ResourceDefinition,
   companyId: number,
   ids: number[],
+  view: ReadView,
 ): Promise<Map<number, StoredRecord | ReturnType<typeof deleted>>> {
   if (ids.length === 0) return new Map();
   const soft = hasSoftDelete(def.table);
   const rows = await db
-    .select(selection(def, [...readableFieldNames(def), ...(soft ? ["deleted_at"] : [])]))
+    .select(selection(def, [...view.fields(def), ...(soft ? ["deleted_at"] : [])]))
     .from(def.table)
     .where(
       and(eq(column(def.table, "company_id"), companyId), inArray(column(def.table, "id"), ids)),
@@ -36,9 +39,27 @@ async function embeddable(
   );
 }
 
+/** 403 insufficient_scope unless the caller may read every record `paths` would embed. */
+function checkReadable(
+  def: ResourceDefinition,
+  paths: readonly (readonly string[])[],
+  view: ReadView,
+): void {
+  for (const path of paths) {
+    let from = def;
+    for (const name of path) {
+      const reference = expandables(from).find((one) => one.name === name);
+      if (!reference) break;
+      view.mustRead(reference.target);
+      from = reference.target;
+    }
+  }
+}
+
 /**
  * Puts the records `paths` name into `records` (in place): `paths` as parsed, each a reference and
- * the references of it to embed in turn. Each reference costs one statement for all the records.
+ * the references of it to embed in turn; refused first (403) when `view` may not read one of the
+ * resources they pass through. Each reference costs one statement for all the records.
  */
 export async function embedReferences(
   db: Executor,
@@ -46,6 +67,19 @@ export async function embedReferences(
   companyId: number,
   records: StoredRecord[],
   paths: readonly (readonly string[])[],
+  view: ReadView,
+): Promise<void> {
+  checkReadable(def, paths, view);
+  await embed(db, def, companyId, records, paths, view);
+}
+
+async function embed(
+  db: Executor,
+  def: ResourceDefinition,
+  companyId: number,
+  records: StoredRecord[],
+  paths: readonly (readonly string[])[],
+  view: ReadView,
 ): Promise<void> {
   const byReference = new Map<string, string[][]>();
   for (const [first, ...rest] of paths) {
@@ -62,11 +96,11 @@ export async function embedReferences(
             records.map((record) => record[reference.field]).filter((id) => typeof id === "number"),
           ),
         ] as number[];
-        const found = await embeddable(db, reference.target, companyId, ids);
+        const found = await embeddable(db, reference.target, companyId, ids, view);
         const nested = byReference.get(reference.name)!;
         if (nested.length > 0) {
           const live = [...found.values()].filter((record) => !("deleted" in record));
-          await embedReferences(db, reference.target, companyId, live as StoredRecord[], nested);
+          await embed(db, reference.target, companyId, live as StoredRecord[], nested, view);
         }
         for (const record of records) {
           const id = record[reference.field];

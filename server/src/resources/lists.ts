@@ -23,7 +23,7 @@ import { executePrepared, unsignedInteger } from "../db/sql.ts";
 import type { PageStart, SortPosition } from "../http/paging.ts";
 import type { Range, RangeOperator, SortKey } from "../http/query.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
-import { readableFieldNames, uniqueFields } from "./fields.ts";
+import { readableFieldNames, recordFields, uniqueFields } from "./fields.ts";
 import { liveTotal } from "./live-total.ts";
 import {
   column,
@@ -159,6 +159,50 @@ function sqlValue(def: ResourceDefinition, field: string, value: unknown): unkno
   return value !== null && column(def.table, field).columnType === "MySqlDateTime"
     ? new Date(value as string)
     : value;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+const MONEY = /^-?\d{1,12}(\.\d{1,2})?$/;
+const CURRENCY = /^[A-Z]{3}$/;
+
+/** A day or moment that exists as written (not 2025-02-30): the date it parses to says it back. */
+function exists(text: string): boolean {
+  const at = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
+  return !Number.isNaN(at) && new Date(at).toISOString().slice(0, 10) === text.slice(0, 10);
+}
+
+const isId = (value: unknown): boolean =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
+/** True when `value` is one a record's `field` may hold, as the API shows it. */
+function fitsField(def: ResourceDefinition, field: string, value: unknown): boolean {
+  if (value === null) return !column(def.table, field).notNull;
+  if (field === "id") return isId(value);
+  if (typeof value === "string" && (field === "created_at" || field === "updated_at"))
+    return TIMESTAMP.test(value) && exists(value);
+  const spec = recordFields(def).find(([name]) => name === field)?.[1];
+  if (spec?.type === "ref") return isId(value);
+  if (spec?.type === "boolean") return typeof value === "boolean";
+  if (typeof value !== "string" || spec === undefined) return false;
+  if (spec.type === "money") return MONEY.test(value);
+  if (spec.type === "date") return DATE.test(value) && exists(value);
+  if (spec.type === "enum") return spec.values.includes(value);
+  if (spec.type === "currency") return CURRENCY.test(value);
+  return [...value].length <= (spec.max ?? 65_535);
+}
+
+/**
+ * Whether a cursor's values fit the sort's fields, one value each: what a page of the list could
+ * have ended on. A cursor is the client's to send, so nothing else of it may reach a statement.
+ */
+export function sortValuesFit(
+  def: ResourceDefinition,
+  sort: readonly SortKey[],
+): (values: readonly unknown[]) => boolean {
+  return (values) =>
+    values.length === sort.length &&
+    sort.every((key, index) => fitsField(def, key.field, values[index]));
 }
 
 /**

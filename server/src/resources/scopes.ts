@@ -1,6 +1,9 @@
 // The scopes a token may be given (docs/tokens.md): each resource's read and write scope, the
-// feed's, the webhooks', the usage's and the tokens' own, then the shorthands.
+// feed's, the webhooks', the usage's and the tokens' own, then the shorthands; and the scope each
+// operation of a resource needs, which its route declares and every other way its records leave
+// (resources/visibility.ts) reads.
 import { SHORTHANDS } from "../auth/scopes.ts";
+import type { Operation, ResourceDefinition } from "./definition.ts";
 import { RESOURCES } from "./registry.ts";
 
 /** The read scopes of what is not a resource; with the resources' they are "any read scope". */
@@ -16,3 +19,14 @@ export const CONCRETE_SCOPES: readonly string[] = [
 
 /** What a token may be given: every scope, and the shorthands for several. */
 export const GRANTABLE_SCOPES: readonly string[] = [...CONCRETE_SCOPES, ...SHORTHANDS];
+
+/**
+ * The scopes an operation of this definition accepts, any one of them: its resource's read or
+ * write scope (a sub-resource's is its parent's); a lookup needs any read scope.
+ */
+export function operationScope(def: ResourceDefinition, operation: Operation): string[] {
+  if (def.seed)
+    return [...RESOURCES.map((resource) => `${resource.name}:read`), ...OTHER_READ_SCOPES];
+  const access = operation === "list" || operation === "get" ? "read" : "write";
+  return [`${(def.parent?.resource ?? def).name}:${access}`];
+}

@@ -28,6 +28,7 @@ export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rout
               scope: { companyId: company.id },
             }),
           dataAnswer,
+          { batch: true },
         ),
       ),
     {

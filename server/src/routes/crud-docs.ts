@@ -15,8 +15,7 @@ import { SPARSE_MEDIA_TYPE } from "../http/respond.ts";
 import { batchBodySchema } from "./batch-schemas.ts";
 import { BODY_REFUSALS, WRITE_REFUSALS } from "./route-context.ts";
 import { MAX_BATCH_ITEMS } from "../writes/batch.ts";
-import { RESOURCES } from "../resources/registry.ts";
-import { OTHER_READ_SCOPES } from "../resources/scopes.ts";
+import { operationScope } from "../resources/scopes.ts";
 
 function operationIds(def: ResourceDefinition): Record<Operation, string> {
   const owner = def.parent ? pascal(def.parent.resource.name) : "";
@@ -127,17 +126,6 @@ const SPARSE_NOTE =
 const sparseContent = (schema: TSchema) => ({ [SPARSE_MEDIA_TYPE]: { schema } });
 
 const DRY_RUN_NOTE = "With `X-Dry-Run: 1` (or `dry_run=1`) every rule runs and nothing is written.";
-
-/**
- * The scope an operation of this definition needs: its resource's read or write scope (a
- * sub-resource's is its parent's); a lookup needs any read scope.
- */
-export function operationScope(def: ResourceDefinition, operation: Operation): string[] {
-  if (def.seed)
-    return [...RESOURCES.map((resource) => `${resource.name}:read`), ...OTHER_READ_SCOPES];
-  const access = operation === "list" || operation === "get" ? "read" : "write";
-  return [`${(def.parent?.resource ?? def).name}:${access}`];
-}
 
 export function crudDetail(
   def: ResourceDefinition,

@@ -14,12 +14,14 @@ import { holdOpen } from "../http/hold-open.ts";
 import { described, integerParam, oneOfParam, parseQuery, textParam } from "../http/query.ts";
 import { readResponse, type ReadCall } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { RESOURCES } from "../resources/registry.ts";
+import { definitionNamed, RESOURCES } from "../resources/registry.ts";
+import { type ReadView, readView } from "../resources/visibility.ts";
 import {
   EVENT_RESOURCES,
   EVENT_TYPES,
   EVENTFUL,
   RESOURCE_WILDCARDS,
+  resourceOfType,
 } from "../events/event-types.ts";
 import { column } from "../resources/store.ts";
 import { parseId, type RouteDeps } from "./route-context.ts";
@@ -124,8 +126,24 @@ const EventPage = Type.Object(
 const pageOf = (call: ReadCall, page: FeedPage, limit: number): Response =>
   readResponse(call, { data: page.events, meta: { next_cursor: page.nextCursor, limit } });
 
-const visibleResources = (company: Company): string[] =>
-  EVENTFUL.filter((def) => company.addons.has(def.addon)).map((def) => def.name);
+/**
+ * The resources whose events a caller sees: those of its company's add-ons that its token may
+ * read. A filter that names a resource the token may not read is 403 naming the read scope (an
+ * empty feed would not say why).
+ */
+function visibleResources(
+  company: Company,
+  view: ReadView,
+  filters: { resource?: string; type?: string },
+): string[] {
+  if (filters.resource !== undefined) view.mustRead(definitionNamed(filters.resource));
+  const typed = filters.type === undefined ? undefined : resourceOfType(filters.type);
+  if (typed) view.mustRead(typed);
+  return view
+    .readable(EVENTFUL)
+    .filter((def) => company.addons.has(def.addon))
+    .map((def) => def.name);
+}
 
 function feedRoute(deps: RouteDeps) {
   const parsers = {
@@ -137,10 +155,10 @@ function feedRoute(deps: RouteDeps) {
   };
   return admitted("events:feed", "api", deps.admission).get(
     "/v1/events",
-    async ({ request, set, company }) => {
+    async ({ request, set, company, token }) => {
       const query = parseQuery(request.url, parsers);
       const { limit } = pageWindow(query);
-      const visible = visibleResources(company);
+      const visible = visibleResources(company, readView(token.scopes), query);
       const resources = query.resource
         ? visible.filter((name) => name === query.resource)
         : visible;
@@ -175,8 +193,10 @@ function feedRoute(deps: RouteDeps) {
           `To follow the feed live, start with \`after=latest\` and long-poll: pass each ` +
           `next_cursor with \`wait=30\`, and the answer comes as soon as a new event commits ` +
           `(within a second), or empty after 30 s. Events are kept ${RETENTION_DAYS} days; a ` +
-          `cursor older than that is 410 cursor_expired. Events of resources whose add-on ` +
-          `the company lacks are not shown.`,
+          `cursor older than that is 410 cursor_expired. The feed shows the events of the ` +
+          `resources the token may read (their read scope) whose add-on the company has; ` +
+          `\`resource\` or \`type\` naming a resource the token may not read is 403 ` +
+          `insufficient_scope naming its read scope.`,
         tags: ["events"],
         query: parsers,
         headers: ["IfNoneMatch"],

@@ -4,6 +4,7 @@ import type { Executor } from "../db/client.ts";
 import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
 import { embedReferences } from "../resources/expand.ts";
 import { expandables } from "../resources/fields.ts";
+import type { ReadView } from "../resources/visibility.ts";
 
 /** `fields` and the reference fields the expanded paths start from. */
 export function withReferences(
@@ -18,7 +19,10 @@ export function withReferences(
   return [...new Set([...fields, ...references])];
 }
 
-/** Embeds the expanded references, then leaves only the fields asked for (and the embedded records). */
+/**
+ * Embeds the expanded references (403 for a resource `view` may not read), then leaves only the
+ * fields asked for (and the embedded records).
+ */
 export async function embedShown(
   db: Executor,
   def: ResourceDefinition,
@@ -26,8 +30,9 @@ export async function embedShown(
   records: StoredRecord[],
   expand: readonly (readonly string[])[],
   fields: readonly string[] | undefined,
+  view: ReadView,
 ): Promise<void> {
-  await embedReferences(db, def, companyId, records, expand);
+  await embedReferences(db, def, companyId, records, expand, view);
   if (!fields) return;
   const shown = new Set([...fields, ...expand.map(([first]) => first!)]);
   for (const record of records)

@@ -5,6 +5,7 @@ import { notFound } from "../refusals/catalogue.ts";
 import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import { readView } from "../resources/visibility.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { findRecord } from "../resources/store.ts";
 import { crudDetail } from "./crud-docs.ts";
@@ -18,7 +19,7 @@ export function getRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteD
   const what = def.singular.toLowerCase();
   app.get(
     member,
-    async ({ request, set, company, params }) => {
+    async ({ request, set, company, token, params }) => {
       const query = parseQuery(request.url, parsers);
       const scoped = scopeOf(deps.db, def, company, params);
       const scope = scoped instanceof Promise ? await scoped : scoped;
@@ -28,7 +29,16 @@ export function getRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteD
         fields: query.fields && expand ? withReferences(def, query.fields, expand) : query.fields,
       });
       if (!found) throw notFound(what, id);
-      if (expand) await embedShown(deps.db, def, company.id, [found], expand, query.fields);
+      if (expand)
+        await embedShown(
+          deps.db,
+          def,
+          company.id,
+          [found],
+          expand,
+          query.fields,
+          readView(token.scopes),
+        );
       return readResponse(
         { request, set },
         { data: found },

@@ -89,7 +89,8 @@ export function expandParsers(def: ResourceDefinition): Record<string, ParamPars
       "References to embed, comma-separated: each becomes the whole record it names (`client` " +
         "for `client_id`; null when empty; a deleted one as `{id, deleted: true}`), and " +
         "`project.client` embeds the project's client too (two levels at most). A page reads " +
-        "each reference once, whatever its size.",
+        "each reference once, whatever its size. Embedding needs the read scope of every " +
+        "resource the path embeds: without it, 403 insufficient_scope naming it.",
     ),
   };
 }

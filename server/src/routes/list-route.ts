@@ -6,9 +6,10 @@ import type { Range, SortKey } from "../http/query.ts";
 import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import { readView } from "../resources/visibility.ts";
 import { equalityFilters, rangeFields, readableFieldNames } from "../resources/fields.ts";
 import { recordSchema } from "../resources/schemas.ts";
-import { type FilterValue, listRecords } from "../resources/lists.ts";
+import { type FilterValue, listRecords, sortValuesFit } from "../resources/lists.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { embedShown, withReferences } from "./expand-records.ts";
 import { listParsers } from "./list-parsers.ts";
@@ -18,11 +19,15 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
   const parsers = listParsers(def);
   app.get(
     pathsOf(def).collection,
-    async ({ request, set, company, params }) => {
+    async ({ request, set, company, token, params }) => {
       const query = parseQuery(request.url, parsers);
       const sort = query.sort as SortKey[] | undefined;
-      const fingerprint = listFingerprint(query);
-      const { limit, start } = listWindow(query, { fingerprint, keys: sort?.length ?? 0 });
+      const fingerprint = listFingerprint(query, company.id);
+      const { limit, start } = listWindow(query, {
+        fingerprint,
+        keys: sort?.length ?? 0,
+        fits: sortValuesFit(def, sort ?? []),
+      });
       const given = <T>(names: readonly string[]): Record<string, T> =>
         Object.fromEntries(
           names.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as T]),
@@ -47,7 +52,16 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
         includeDeleted: query.include_deleted as boolean | undefined,
         sort,
       });
-      if (expand) await embedShown(deps.db, def, company.id, page.rows, expand, fields);
+      if (expand)
+        await embedShown(
+          deps.db,
+          def,
+          company.id,
+          page.rows,
+          expand,
+          fields,
+          readView(token.scopes),
+        );
       const meta = {
         ...(page.total === undefined ? {} : { total: page.total }),
         limit,

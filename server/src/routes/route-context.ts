@@ -124,14 +124,17 @@ export interface WriteCall {
  * first), checks the Idempotency-Key and the query, then runs `operation` under the key, if any, and
  * answers its outcome as `respond` maps it (write-answers.ts).
  * A route whose write `takesBody: false` still has its body read and refused when malformed, but
- * the key's fingerprint leaves it out. A replay goes back to the company (admission.refund).
+ * the key's fingerprint leaves it out. `allowed` refuses a body the caller may not send at all,
+ * before a stored answer is replayed: a replay answers only a caller that could have made the
+ * write (a token create's, one holding the scopes it grants). A `batch` waits for its company's
+ * turn (writes/write-turns.ts). A replay goes back to the company (admission.refund).
  */
 export async function runWrite<O, B>(
   deps: RouteDeps,
   call: WriteCall,
   operation: (tx: WriteTransaction, body: unknown, attempt: WriteAttempt) => Promise<Decided<O>>,
   respond: (outcome: O) => Answer<B>,
-  options: { takesBody?: boolean } = {},
+  options: { takesBody?: boolean; allowed?: (body: unknown) => void; batch?: boolean } = {},
 ): Promise<B> {
   const { company, request, ctx, set } = call;
   const read = (await readJsonBody(request)) ?? null;
@@ -139,6 +142,7 @@ export async function runWrite<O, B>(
   checkIdempotencyKey(ctx.idempotencyKey);
   // Refuses unknown parameters and a malformed dry_run; the dry-run itself is the context's.
   parseQuery(request.url, writeParsers);
+  options.allowed?.(body);
   const key = ctx.idempotencyKey;
   // What the attempt that ran last changed: when the write committed, its events.
   let changes: readonly RecordChange[] = [];
@@ -153,6 +157,7 @@ export async function runWrite<O, B>(
         key === undefined
           ? undefined
           : fingerprintOf(request.method, new URL(request.url).pathname, ctx.dryRun, body),
+      batch: options.batch,
     },
     async (tx, attempt) => {
       const decided = await operation(tx, body, attempt);

@@ -1,11 +1,21 @@
 // /v1/tokens (docs/tokens.md): a company lists, makes and revokes its own API tokens. A token
-// grants another only scopes it holds itself; any token may list them and revoke itself. Writes
-// run like every other write (Idempotency-Key, X-Dry-Run).
+// grants another only scopes it holds itself, and no longer than it lives itself; it revokes only
+// itself and tokens whose scopes it holds; any token may list them. Writes run like every other
+// write (Idempotency-Key, X-Dry-Run); a create's stored answer, which a retry with its key is
+// sent again, holds no secret (`token: null`), and is sent only to a token that could have made it.
 import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { admitted } from "../auth/admission.ts";
 import { expandScope, grants } from "../auth/scopes.ts";
-import { issueToken, listTokens, revokeTokenById, type TokenInfo } from "../auth/tokens.ts";
+import {
+  DAY_MS,
+  type IssuedToken,
+  issueToken,
+  listTokens,
+  liveTokenScopes,
+  revokeTokenById,
+  type TokenInfo,
+} from "../auth/tokens.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { parseQuery } from "../http/query.ts";
 import { insufficientScope, notFound, validationFailed } from "../refusals/catalogue.ts";
@@ -20,6 +30,7 @@ import {
   writeParsers,
   type RouteDeps,
 } from "./route-context.ts";
+import type { Answer } from "../writes/execute-write.ts";
 import { configAnswer } from "./write-answers.ts";
 
 const PATH = "/v1/tokens";
@@ -56,7 +67,12 @@ const TokenSchema = Type.Object(
 const CreatedToken = Type.Object(
   {
     ...tokenProperties,
-    token: Type.String({ description: "The secret (erp_…). Shown only here: keep it." }),
+    token: t.Union([Type.String(), t.Null()], {
+      description:
+        "The secret (erp_…), shown only in the answer to the create itself: keep it. A retry " +
+        "with the same Idempotency-Key answers the same body with null here (only its hash " +
+        "is stored).",
+    }),
   },
   { additionalProperties: false, title: "TokenCreated" },
 );
@@ -143,13 +159,49 @@ function validate(body: unknown): TokenRequest {
   };
 }
 
-/** A token grants only what it holds: each scope asked for, as everything it stands for. */
+/**
+ * A token grants only what it holds: each scope asked for, as everything it stands for. The same
+ * rule says which tokens it may revoke besides itself: those whose scopes it holds.
+ */
 function refuseEscalation(caller: TokenInfo, scopes: readonly string[]): void {
   for (const scope of scopes) {
     if (scope === "*" && !caller.scopes.has("*")) throw insufficientScope(["*"]);
     for (const concrete of expandScope(scope, CONCRETE_SCOPES))
       if (!grants(caller.scopes, concrete)) throw insufficientScope([concrete]);
   }
+}
+
+/**
+ * No token outlives the token that made it: an expiring maker gives `expires_in_days` within its
+ * own remaining life (whole days: the new token expires no later than the maker).
+ */
+function refuseOutliving(maker: TokenInfo, days: number | undefined, now = Date.now()): void {
+  if (maker.expiresAt === null) return;
+  const within = Math.floor((maker.expiresAt - now) / DAY_MS);
+  if (days !== undefined && days <= within) return;
+  const expires = new Date(maker.expiresAt).toISOString();
+  throw validationFailed([
+    {
+      field: "expires_in_days",
+      code: days === undefined ? "required" : "invalid_value",
+      message:
+        within >= 1
+          ? `This token expires at ${expires}, and a token it makes may not outlive it: give ` +
+            `expires_in_days from 1 to ${within}.`
+          : `This token expires at ${expires}, within a day, and a token it makes may not ` +
+            `outlive it: make the token with one that expires later or never.`,
+    },
+  ]);
+}
+
+type CreateAnswer = {
+  data: IssuedToken | (Omit<IssuedToken, "token"> & { token: null }) | { dry_run: true };
+};
+
+/** A create's answer shows the secret; the answer stored for a replay holds `token: null`. */
+function createAnswer(dryRun: boolean): (issued: IssuedToken) => Answer<CreateAnswer> {
+  const answer = configAnswer<IssuedToken>(201, dryRun);
+  return (issued) => ({ ...answer(issued), stored: { data: { ...issued, token: null } } });
 }
 
 export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number): void }) {
@@ -190,10 +242,12 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
           { company, request, ctx, set },
           async (tx, body) => {
             const wanted = validate(body);
-            refuseEscalation(token, wanted.scopes);
+            refuseOutliving(token, wanted.expiresInDays);
             return { outcome: await issueToken(tx.db, company.id, wanted) };
           },
-          configAnswer(201, ctx.dryRun),
+          createAnswer(ctx.dryRun),
+          // Also before a replay: only a token that could have made this one is answered.
+          { allowed: (body) => refuseEscalation(token, validate(body).scopes) },
         ),
       {
         detail: operationDetail({
@@ -201,9 +255,12 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
           summary: "Create a token",
           description:
             "A new token of the company with a name, its scopes and, with `expires_in_days`, an " +
-            "expiry. The secret is in the answer, once. A token grants only scopes it " +
-            "holds itself: asking for more is 403 insufficient_scope naming the scope. See " +
-            "docs/tokens.md for the scope each kind of integration needs.",
+            "expiry. The secret is in the answer, once: a retry with the same Idempotency-Key " +
+            "answers `token: null`, and only to a token holding every scope of the one made. A " +
+            "token grants only scopes it holds itself: asking for more is 403 " +
+            "insufficient_scope naming the scope. A token that expires makes only tokens that " +
+            "expire no later (else 422 on expires_in_days). See docs/tokens.md for the scope " +
+            "each kind of integration needs.",
           tags: TAGS,
           scope: "tokens:write",
           query: writeParsers,
@@ -224,12 +281,17 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
     )
     .delete(
       `${PATH}/:id`,
-      async ({ company, request, ctx, set, params }) => {
+      async ({ company, token, request, ctx, set, params }) => {
         const id = parseId(params.id, "token");
         const answer = await runWrite(
           deps,
           { company, request, ctx, set },
           async (tx) => {
+            if (id !== token.id) {
+              const scopes = await liveTokenScopes(tx.db, company.id, id);
+              if (!scopes) throw notFound("token", id);
+              refuseEscalation(token, scopes);
+            }
             if (!(await revokeTokenById(tx.db, company.id, id))) throw notFound("token", id);
             return { outcome: { id, revoked: true as const } };
           },
@@ -246,7 +308,9 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
           summary: "Revoke a token",
           description:
             "The token stops working at once on this server and within a second on every other. " +
-            "Needs tokens:write, except that a token may always revoke itself.",
+            "Needs tokens:write and every scope of the token revoked (else 403 " +
+            "insufficient_scope naming one it lacks), except that a token may always revoke " +
+            "itself.",
           tags: TAGS,
           scope: "tokens:write",
           ownToken: true,

@@ -4,12 +4,15 @@ import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { admitted } from "../auth/admission.ts";
 import type { Executor } from "../db/client.ts";
+import { holdOpen } from "../http/hold-open.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { limitParam, offsetParam, pageWindow } from "../http/paging.ts";
 import { parseQuery } from "../http/query.ts";
 import { SUBSCRIPTIONS } from "../events/event-types.ts";
 import { EventTypeSchema } from "./event-routes.ts";
 import { timestampSchema } from "../resources/schemas.ts";
+import { readView } from "../resources/visibility.ts";
+import { SEND_TIMEOUT_MS } from "../webhooks/attempt.ts";
 import { replayEndpoint, testEndpoint } from "../webhooks/endpoint-actions.ts";
 import {
   createEndpoint,
@@ -232,9 +235,9 @@ export function webhookRoutes(deps: RouteDeps) {
     )
     .post(
       PATH,
-      ({ company, request, ctx, set }) =>
+      ({ company, token, request, ctx, set }) =>
         write(deps, { company, request, ctx, set }, 201, (tx, body) =>
-          createEndpoint(tx, company.id, body),
+          createEndpoint(tx, company.id, body, readView(token.scopes)),
         ),
       {
         detail: operationDetail({
@@ -255,7 +258,9 @@ export function webhookRoutes(deps: RouteDeps) {
             "private addresses only on servers run with WEBHOOK_ALLOW_PRIVATE=1. " +
             "Deliveries to one endpoint never delay another's: each endpoint (and each " +
             "company) has its own few sending slots, so a slow or dead receiver holds only " +
-            "its own.",
+            "its own. An endpoint delivers only events of the resources the token that made " +
+            "it (or changed it last) may read; subscribing to another resource's events is " +
+            "403 insufficient_scope naming its read scope.",
           tags: TAGS,
           query: writeParsers,
           headers: ["IdempotencyKey", "XDryRun"],
@@ -294,9 +299,9 @@ export function webhookRoutes(deps: RouteDeps) {
     )
     .patch(
       `${PATH}/:id`,
-      ({ company, request, ctx, set, params }) =>
+      ({ company, token, request, ctx, set, params }) =>
         write(deps, { company, request, ctx, set }, 200, (tx, body) =>
-          updateEndpoint(tx, company.id, memberId(params), body),
+          updateEndpoint(tx, company.id, memberId(params), body, readView(token.scopes)),
         ),
       {
         detail: operationDetail({
@@ -306,7 +311,8 @@ export function webhookRoutes(deps: RouteDeps) {
           description:
             "Changes the fields sent (url, events, description, enabled). A disabled endpoint " +
             "is sent nothing; the events since it was disabled go out once it is enabled " +
-            "again.",
+            "again. From then on it delivers the events of the resources this token may read; " +
+            "a subscription naming another resource is 403 insufficient_scope.",
           tags: TAGS,
           query: writeParsers,
           headers: ["IdempotencyKey", "XDryRun"],
@@ -421,6 +427,8 @@ export function webhookRoutes(deps: RouteDeps) {
           await getEndpoint(deps.db, company.id, id);
           return { data: { dry_run: true as const } };
         }
+        // A receiver that never answers holds the attempt for its whole timeout: the answer comes after.
+        holdOpen(request, SEND_TIMEOUT_MS / 1000 + 5);
         return { data: await testEndpoint(deps.db, company.id, id) };
       },
       {

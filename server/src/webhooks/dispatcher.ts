@@ -16,13 +16,10 @@ import type { Database } from "../db/client.ts";
 import { errorLabel } from "../db/errors.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
 import { readFeed } from "../events/event-feed.ts";
-import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
-import { subscribes } from "./endpoints.ts";
+import { EVENT_RESOURCES } from "../events/event-types.ts";
+import { deliveredBy } from "./endpoints.ts";
 import { attemptDelivery } from "./attempt.ts";
-import { signingSecrets } from "./signature.ts";
-
-/** The resources whose records change, so have events: every one but the read-only lookups. */
-const RESOURCES_WITH_EVENTS = [...RESOURCES, ...SUB_RESOURCES].map((def) => def.name);
+import { signingSecrets } from "./secrets.ts";
 const FAN_OUT_PAGE = 200;
 /** Sends in flight at once in one process: per endpoint, per company, in all. */
 const ENDPOINT_SLOTS = 8;
@@ -56,7 +53,7 @@ type Delivery = typeof webhookDeliveries.$inferSelect;
 interface Leased {
   delivery: Delivery;
   url: string;
-  /** Every secret that signs it now (two during a rotation's overlap). */
+  /** Every secret that signs it now (more than one during a rotation's overlap). */
   secrets: string[];
   /** The lease this process holds on the delivery. */
   claim: string;
@@ -137,12 +134,12 @@ export class WebhookDispatcher {
         companyId: endpoint.company_id,
         after: endpoint.cursor ?? undefined,
         limit: FAN_OUT_PAGE,
-        resources: RESOURCES_WITH_EVENTS,
+        resources: EVENT_RESOURCES,
       });
       if (page.events.length === 0) continue;
       if (page.events.length === FAN_OUT_PAGE) more = true;
-      const patterns = JSON.parse(endpoint.events) as string[];
-      const wanted = page.events.filter((event) => subscribes(patterns, event.type));
+      // The cursor passes every event; only those the endpoint delivers become deliveries.
+      const wanted = page.events.filter(deliveredBy(endpoint));
       const now = new Date();
       const inserted = await this.db.transaction(async (tx) => {
         // Compare-and-set: only the process that moves the cursor from where it read it inserts.
@@ -254,8 +251,7 @@ export class WebhookDispatcher {
         delivery: webhookDeliveries,
         url: webhookEndpoints.url,
         secret: webhookEndpoints.secret,
-        previous_secret: webhookEndpoints.previous_secret,
-        previous_secret_until: webhookEndpoints.previous_secret_until,
+        previous_secrets: webhookEndpoints.previous_secrets,
       })
       .from(webhookDeliveries)
       .innerJoin(

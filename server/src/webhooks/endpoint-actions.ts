@@ -5,16 +5,15 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { selectRows } from "../db/sql.ts";
 import type { Executor } from "../db/client.ts";
+import { withDatabaseBudget } from "../db/deadline.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema.ts";
 import { readFeed } from "../events/event-feed.ts";
 import { sequenceOf } from "../events/event-ids.ts";
-import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { EVENT_RESOURCES } from "../events/event-types.ts";
 import { validationFailed } from "../refusals/catalogue.ts";
 import { attemptDelivery } from "./attempt.ts";
-import { findEndpoint, subscribes } from "./endpoints.ts";
-import { signingSecrets } from "./signature.ts";
-
-const FEED_RESOURCES = [...RESOURCES, ...SUB_RESOURCES].map((def) => def.name);
+import { deliveredBy, findEndpoint } from "./endpoints.ts";
+import { signingSecrets } from "./secrets.ts";
 const REPLAY_PAGE = 500;
 
 export interface TestPing {
@@ -43,31 +42,35 @@ export async function testEndpoint(db: Executor, companyId: number, id: number):
   });
   const attempt = await attemptDelivery(endpoint.url, eventId, payload, signingSecrets(endpoint));
   const status = attempt.delivered ? "delivered" : "failed";
-  const deliveryId = await db.transaction(async (tx) => {
-    const [inserted] = await tx.insert(webhookDeliveries).values({
-      company_id: companyId,
-      endpoint_id: id,
-      event_id: eventId,
-      event_type: "ping",
-      payload,
-      status,
-      attempts: 1,
-      next_attempt_at: attempt.attemptedAt,
-      delivered_at: attempt.delivered ? attempt.attemptedAt : null,
-      created_at: createdAt,
-      updated_at: attempt.attemptedAt,
-    });
-    const deliveryId = Number(inserted.insertId);
-    await tx.insert(webhookAttempts).values({
-      company_id: companyId,
-      delivery_id: deliveryId,
-      status_code: attempt.statusCode,
-      error: attempt.error,
-      duration_ms: attempt.durationMs,
-      attempted_at: attempt.attemptedAt,
-    });
-    return deliveryId;
-  });
+  // The attempt waited on the receiver, not the database (up to its 10 s timeout): recording it
+  // gets a database budget of its own.
+  const deliveryId = await withDatabaseBudget(() =>
+    db.transaction(async (tx) => {
+      const [inserted] = await tx.insert(webhookDeliveries).values({
+        company_id: companyId,
+        endpoint_id: id,
+        event_id: eventId,
+        event_type: "ping",
+        payload,
+        status,
+        attempts: 1,
+        next_attempt_at: attempt.attemptedAt,
+        delivered_at: attempt.delivered ? attempt.attemptedAt : null,
+        created_at: createdAt,
+        updated_at: attempt.attemptedAt,
+      });
+      const deliveryId = Number(inserted.insertId);
+      await tx.insert(webhookAttempts).values({
+        company_id: companyId,
+        delivery_id: deliveryId,
+        status_code: attempt.statusCode,
+        error: attempt.error,
+        duration_ms: attempt.durationMs,
+        attempted_at: attempt.attemptedAt,
+      });
+      return deliveryId;
+    }),
+  );
   return {
     delivery_id: deliveryId,
     event_id: eventId,
@@ -148,8 +151,9 @@ export interface Replay {
 }
 
 /**
- * Queues every event after the point that the endpoint subscribes to and that was already turned
- * into its deliveries (later ones go out as usual) again, once each, in feed order: a delivery
+ * Queues every event after the point that the endpoint delivers (webhooks/endpoints.ts: subscribed
+ * to, readable by its token) and that was already turned into its deliveries (later ones go out
+ * as usual) again, once each, in feed order: a delivery
  * row is made pending anew (its retry window starting now), or made for an event that came
  * before the endpoint existed. Their due times follow the feed's order a millisecond apart.
  */
@@ -162,7 +166,7 @@ export async function replayEndpoint(
 ): Promise<Replay> {
   const from = replayFrom(body);
   const endpoint = await findEndpoint(db, companyId, id);
-  const patterns = JSON.parse(endpoint.events) as string[];
+  const delivers = deliveredBy(endpoint);
   const through = endpoint.cursor === null ? 0 : (sequenceOf(endpoint.cursor) ?? 0);
   let after = "after" in from ? from.after : await cursorBefore(db, companyId, from.since);
   const now = Date.now();
@@ -172,10 +176,10 @@ export async function replayEndpoint(
       companyId,
       after,
       limit: REPLAY_PAGE,
-      resources: FEED_RESOURCES,
+      resources: EVENT_RESOURCES,
     });
     const reached = page.events.filter((event) => (sequenceOf(event.id) ?? 0) <= through);
-    const wanted = reached.filter((event) => subscribes(patterns, event.type));
+    const wanted = reached.filter(delivers);
     if (!dryRun && wanted.length > 0) {
       const rows = wanted.map((event, index) => {
         const due = new Date(now + queued + index);

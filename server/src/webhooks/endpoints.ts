@@ -1,13 +1,17 @@
 // Webhook endpoints of a company: validated input, the stored rows as the API shows them, the
-// secret returned only when it is made, and each endpoint's deliveries with their attempts.
+// secret returned only when it is made, and each endpoint's deliveries with their attempts. An
+// endpoint delivers what the token that last made or changed it may read: it keeps that token's
+// scopes, and a subscription that names a resource the token may not read is refused (403).
 import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { selectRows } from "../db/sql.ts";
 import type { Executor } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
-import { EVENT_NOUNS, SUBSCRIPTIONS } from "../events/event-types.ts";
+import { EVENT_NOUNS, resourceOfType, SUBSCRIPTIONS } from "../events/event-types.ts";
 import { notFound, validationFailed } from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
-import { newSecret } from "./signature.ts";
+import { definitionNamed } from "../resources/registry.ts";
+import { type ReadView, storedReadView, storedScopes } from "../resources/visibility.ts";
+import { afterRotation, MAX_EARLIER_SECRETS, newSecret } from "./secrets.ts";
 import { checkTarget } from "./targets.ts";
 
 export interface Endpoint {
@@ -33,9 +37,30 @@ const present = (row: Row): Endpoint => ({
 });
 
 /** Does `type` (project.created) match one of the endpoint's patterns? */
-export function subscribes(patterns: readonly string[], type: string): boolean {
+function subscribes(patterns: readonly string[], type: string): boolean {
   const [noun] = type.split(".");
   return patterns.some((pattern) => pattern === "*" || pattern === type || pattern === `${noun}.*`);
+}
+
+/**
+ * What the endpoint delivers, as a test of one event: a type it subscribes to, of a resource the
+ * token that last made or changed it may read.
+ */
+export function deliveredBy(endpoint: {
+  events: string;
+  scopes: string;
+}): (event: { type: string; resource: string }) => boolean {
+  const patterns = JSON.parse(endpoint.events) as string[];
+  const view = storedReadView(endpoint.scopes);
+  return (event) => subscribes(patterns, event.type) && view.reads(definitionNamed(event.resource));
+}
+
+/** 403 insufficient_scope for a subscription naming a resource `view` may not read (`*` is all it reads). */
+function refuseUnreadable(patterns: readonly string[], view: ReadView): void {
+  for (const pattern of patterns) {
+    const def = resourceOfType(pattern);
+    if (def) view.mustRead(def);
+  }
 }
 
 /** Every problem of a body at once, as for the other resources. */
@@ -154,8 +179,10 @@ export async function createEndpoint(
   db: Executor,
   companyId: number,
   body: unknown,
+  view: ReadView,
 ): Promise<Endpoint & { secret: string }> {
   const values = await validate(body, false);
+  refuseUnreadable(JSON.parse(values.events!) as string[], view);
   // Events from now on: the cursor starts at the company's latest event.
   const latest = await selectRows<{ id: string }>(
     db,
@@ -170,6 +197,7 @@ export async function createEndpoint(
     description: values.description ?? null,
     enabled: values.enabled ?? true,
     secret,
+    scopes: storedScopes(view),
     cursor: latest[0]?.id ?? null,
     created_at: now,
     updated_at: now,
@@ -190,18 +218,24 @@ export async function getEndpoint(db: Executor, companyId: number, id: number): 
   return present(await findEndpoint(db, companyId, id));
 }
 
+/**
+ * Changes an endpoint, which from then on delivers what the changing token may read: its
+ * subscription, changed or not, must name only resources that token may read.
+ */
 export async function updateEndpoint(
   db: Executor,
   companyId: number,
   id: number,
   body: unknown,
+  view: ReadView,
 ): Promise<Endpoint> {
-  await findEndpoint(db, companyId, id);
+  const stored = await findEndpoint(db, companyId, id);
   const values = await validate(body, true);
+  refuseUnreadable(JSON.parse(values.events ?? stored.events) as string[], view);
   if (Object.keys(values).length > 0)
     await db
       .update(webhookEndpoints)
-      .set({ ...values, updated_at: new Date() })
+      .set({ ...values, scopes: storedScopes(view), updated_at: new Date() })
       .where(live(companyId, id));
   return present(await findEndpoint(db, companyId, id));
 }
@@ -278,9 +312,11 @@ function overlapSeconds(body: unknown): number {
 }
 
 /**
- * A new secret; with `expires_in` the old one keeps signing every delivery beside it until then
- * (`ERP-Signature: t=…,v1=<new>,v1=<old>`), so a receiver redeployed with the new secret meanwhile
- * never fails to verify one.
+ * A new secret; with `expires_in` the one it replaces keeps signing every delivery beside it until
+ * then (`ERP-Signature: t=…,v1=<new>,v1=<old>`), so a receiver redeployed with the new secret
+ * meanwhile never fails to verify one. Secrets replaced earlier keep signing until their own
+ * expiry (webhooks/secrets.ts). The endpoint's row is locked: concurrent rotations each keep the
+ * secret the other replaced.
  */
 export async function rotateSecret(
   db: Executor,
@@ -289,16 +325,33 @@ export async function rotateSecret(
   body: unknown,
 ): Promise<RotatedSecret> {
   const expiresIn = overlapSeconds(body);
-  const endpoint = await findEndpoint(db, companyId, id);
+  const [endpoint] = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(live(companyId, id))
+    .limit(1)
+    .for("update");
+  if (!endpoint) throw notFound("webhook endpoint", id);
   const secret = newSecret();
   const now = new Date();
   const until = expiresIn > 0 ? new Date(now.getTime() + expiresIn * 1000) : null;
+  const earlier = afterRotation(endpoint, until, now);
+  if (earlier.length > MAX_EARLIER_SECRETS)
+    throw validationFailed([
+      {
+        field: "expires_in",
+        code: "invalid_value",
+        message:
+          `${MAX_EARLIER_SECRETS} replaced secrets still sign this endpoint's deliveries, the ` +
+          `most it keeps: rotate with expires_in 0, or once the first of them expires ` +
+          `(${earlier.map((one) => one.until).sort()[0]}).`,
+      },
+    ]);
   await db
     .update(webhookEndpoints)
     .set({
       secret,
-      previous_secret: until ? endpoint.secret : null,
-      previous_secret_until: until,
+      previous_secrets: earlier.length === 0 ? null : JSON.stringify(earlier),
       updated_at: now,
     })
     .where(live(companyId, id));

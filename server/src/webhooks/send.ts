@@ -9,6 +9,9 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { Target } from "./targets.ts";
 
+/** The code of the error a send that got no answer in time rejects with. */
+export const TIMED_OUT = "ETIMEDOUT";
+
 /** The lookup of a request to `target`: its checked addresses, whatever name is asked for. */
 function checkedLookup(target: Target): LookupFunction {
   return (_hostname, options, callback) => {
@@ -45,7 +48,10 @@ export function postTo(
       },
     );
     const timer = setTimeout(
-      () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)),
+      () =>
+        request.destroy(
+          Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { code: TIMED_OUT }),
+        ),
       timeoutMs,
     );
     request.on("error", (error) => {

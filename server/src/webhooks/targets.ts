@@ -17,14 +17,25 @@ export interface Target {
 
 export type TargetCheck = { target: Target } | { refused: string };
 
+const PORT_RANGE = "must have a port from 1 to 65535, or none (the scheme's own)";
+/** The port an authority names, as written (the URL parser refuses one above 65535). */
+const WRITTEN_PORT = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(\d+)(?=[/?#]|$)/i;
+
 /** The URL as a target, or why it may not be one (a sentence that follows "url"). */
 export async function checkTarget(url: string): Promise<TargetCheck> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return { refused: "must be an absolute URL like https://example.com/hooks" };
+    return {
+      refused:
+        Number(WRITTEN_PORT.exec(url)?.[1] ?? 0) > 65535
+          ? PORT_RANGE
+          : "must be an absolute URL like https://example.com/hooks",
+    };
   }
+  // The URL parser takes port 0, which no receiver listens on (a probe of what else answers).
+  if (parsed.port === "0") return { refused: PORT_RANGE };
   const allowPrivate = allowPrivateTargets();
   if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && allowPrivate))
     return { refused: "must be an https URL" };

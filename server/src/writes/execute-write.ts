@@ -32,10 +32,11 @@ import {
 import type { Reads } from "./outside-reads.ts";
 import type { WritePlan } from "./plan.ts";
 import { rowChanged } from "./row-versions.ts";
+import type { WriteTurns } from "./write-turns.ts";
 
 /**
  * Where writes go: the read pool (outcome look-ups, and the look-ups of writes that decide outside
- * their transaction), the write pool, this process's ids and its group commits.
+ * their transaction), the write pool, this process's ids, its group commits and its batches' turns.
  */
 export interface WriteStore {
   db: Database;
@@ -43,6 +44,7 @@ export interface WriteStore {
   writer: GuardedPool;
   ids: IdAllocator;
   commits: GroupCommits;
+  turns: WriteTurns;
 }
 
 /** The facts of the request a write needs. */
@@ -53,6 +55,8 @@ export interface WriteRequest {
   idempotencyKey?: string;
   /** What the key is bound to (method, path, dry-run flag, body); set when there is a key. */
   fingerprint?: string;
+  /** A batch: it runs in its company's turn (writes/write-turns.ts). */
+  batch?: boolean;
 }
 
 /** What a write decided: its outcome, and what to commit for it. */
@@ -81,6 +85,11 @@ export interface Answer<B = unknown> {
   status: number;
   body: B;
   headers?: Record<string, string>;
+  /**
+   * The body a keyed write stores and a replay sends, when it differs from `body`: without the
+   * secret a token create shows once (a secret is kept only as its hash, docs/tokens.md).
+   */
+  stored?: B;
 }
 
 export interface WriteAnswer<B = unknown> {
@@ -103,6 +112,23 @@ const isIdKey = (name: string | undefined): boolean =>
   name !== undefined && (name === "PRIMARY" || (/_id$/.test(name) && !/_external_id$/.test(name)));
 
 export async function executeWrite<O, B>(
+  store: WriteStore,
+  request: WriteRequest,
+  operation: WriteOperation<O>,
+  respond: (outcome: O) => Answer<B>,
+): Promise<WriteAnswer<B>> {
+  if (!request.batch) return attemptWrite(store, request, operation, respond);
+  const taken = store.turns.take(request.companyId);
+  const release = taken instanceof Promise ? await taken : taken;
+  try {
+    return await attemptWrite(store, request, operation, respond);
+  } finally {
+    release();
+  }
+}
+
+/** Runs the write, again as often as the database rolls it back whole and the budget lasts. */
+async function attemptWrite<O, B>(
   store: WriteStore,
   request: WriteRequest,
   operation: WriteOperation<O>,
@@ -136,7 +162,7 @@ export async function executeWrite<O, B>(
                   statement: storeOutcome(companyId, key, fingerprint!, {
                     status: answer.status,
                     headers,
-                    body: JSON.stringify(answer.body),
+                    body: JSON.stringify(answer.stored ?? answer.body),
                   }),
                   probe: storedOutcomeProbe(companyId, key, fingerprint!),
                 };

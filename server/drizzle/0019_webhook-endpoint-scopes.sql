@@ -1,0 +1,2 @@
+-- Each webhook endpoint keeps the scopes of the token that last made or changed it; endpoints made before hold every scope.
+ALTER TABLE `webhook_endpoints` ADD `scopes` varchar(1000) DEFAULT '*' NOT NULL;
