@@ -361,7 +361,7 @@ async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<vo
   clearTimeout(timer);
 }
 
-/** A database for the server; its tables declare their own character sets (server/src/db/columns.ts) whatever its default. */
+/** A database for the server (its tables declare their own character sets whatever its default). */
 export async function createDatabase(serverUrl: string, name: string): Promise<void> {
   await withConnection(serverUrl, (c) =>
     c.query(

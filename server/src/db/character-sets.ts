@@ -182,7 +182,10 @@ const ALGORITHMS = ["ALGORITHM=INSTANT", "ALGORITHM=INPLACE, LOCK=NONE", "LOCK=S
 /** The engine cannot run the ALTER that way (or does not know the clause): try the next. */
 const NOT_THAT_WAY = new Set([1845, 1846, 1064]);
 
-/** One ALTER of a table: each differing column's declared definition, the table's default, and a row format whose keys fit utf8mb4. */
+/**
+ * One ALTER of a table: each differing column's declared definition, the table's default, and a
+ * row format whose keys fit utf8mb4.
+ */
 function alterClauses(difference: Difference): string[] {
   return [
     ...difference.columns.map((column) => `MODIFY COLUMN \`${column.name}\` ${column.definition}`),
