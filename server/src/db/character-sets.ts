@@ -227,22 +227,25 @@ export async function convertTables(
   for (const difference of pending) {
     await beforeEach();
     const started = performance.now();
-    const columns = difference.columns.map(
-      (column) => `${column.name} (${column.from} → ${column.to})`,
-    );
+    // What changed, by collation (column names stay out of the log, as statements do).
+    const what = {
+      table: difference.table,
+      columns: difference.columns.length,
+      from: [...new Set(difference.columns.map((column) => column.from))],
+      to: [...new Set(difference.columns.map((column) => column.to))],
+      table_default_was: difference.tableFrom ?? TEXT_COLLATION,
+    };
     try {
-      const how = await convertTable(connection, difference);
+      const algorithm = await convertTable(connection, difference);
       log.info("converted a table's text to utf8mb4 as the migrations declare it", {
-        table: difference.table,
-        columns,
-        table_default_was: difference.tableFrom ?? TEXT_COLLATION,
-        algorithm: how,
+        ...what,
+        algorithm,
         ms: Math.round(performance.now() - started),
       });
     } catch (error) {
+      // A duplicate key's message names the key and the values: what the operator must change.
       log.error("a table's text could not be converted to utf8mb4; the server does not start", {
-        table: difference.table,
-        columns,
+        ...what,
         error: errorLabel(error),
         detail: (error as { sqlMessage?: string }).sqlMessage,
       });
