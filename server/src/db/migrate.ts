@@ -49,11 +49,12 @@ async function createDatabase(url: string): Promise<void> {
   }
 }
 
+// Times in UTC whatever a connection's time zone (the renewing one sets none).
 const TAKE_LEASE = `INSERT INTO erp_migration_lock (id, owner, expires_at)
-  VALUES (1, ?, NOW(3) + INTERVAL ${LEASE_SECONDS} SECOND)
-  ON DUPLICATE KEY UPDATE owner = IF(expires_at < NOW(3), VALUES(owner), owner),
-    expires_at = IF(expires_at < NOW(3), VALUES(expires_at), expires_at)`;
-const RENEW_LEASE = `UPDATE erp_migration_lock SET expires_at = NOW(3) + INTERVAL ${LEASE_SECONDS} SECOND
+  VALUES (1, ?, UTC_TIMESTAMP(3) + INTERVAL ${LEASE_SECONDS} SECOND)
+  ON DUPLICATE KEY UPDATE owner = IF(expires_at < UTC_TIMESTAMP(3), VALUES(owner), owner),
+    expires_at = IF(expires_at < UTC_TIMESTAMP(3), VALUES(expires_at), expires_at)`;
+const RENEW_LEASE = `UPDATE erp_migration_lock SET expires_at = UTC_TIMESTAMP(3) + INTERVAL ${LEASE_SECONDS} SECOND
   WHERE id = 1 AND owner = ?`;
 
 async function acquireLease(connection: mysql.Connection, owner: string): Promise<void> {
