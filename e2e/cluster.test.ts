@@ -112,6 +112,34 @@ describe("three servers on a three-node Galera cluster", () => {
     expect(migrations).toBeGreaterThan(0);
   });
 
+  test("on latin1 nodes (MariaDB as compiled) text of any script reads back and is found on every node", async () => {
+    const [rows] = await admin.pool.query(
+      `SELECT @@global.character_set_server AS server, DEFAULT_CHARACTER_SET_NAME AS db
+      FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`,
+      [DATABASE],
+    );
+    // The database took the nodes' default; its tables declare their own (docs/operations.md).
+    expect(rows as unknown[]).toEqual([{ server: "latin1", db: "latin1" }]);
+    const token = await company();
+    const names = ["Zoë 🏗️ 王小明", "Ærøskøbing Façade — 東京 😀", "Ðặng Thị Ngọc 🚧"];
+    const ids: unknown[] = await Promise.all(
+      names.map(async (name, i) => (await post(servers[i]!, token, "/v1/workers", { name }))?.id),
+    );
+    for (const server of servers) {
+      const read = async (path: string) =>
+        (await (
+          await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as { data: { id: number; name: string }[] };
+      const listed = await read("/v1/workers?limit=100");
+      // In id order, and ids of different servers interleave.
+      expect(listed.data.map((worker): unknown[] => [worker.id, worker.name])).toEqual(
+        names.map((name, i) => [ids[i], name]).sort(([a], [b]) => Number(a) - Number(b)),
+      );
+      const found = await read(`/v1/workers?q=${encodeURIComponent("ZOE")}`);
+      expect(found.data.map((worker) => worker.name)).toEqual([names[0]!]);
+    }
+  });
+
   test("a token revoked through one node is refused by the servers of the other nodes within 1 s", async () => {
     const owner = await company();
     const made = await fetch(`${servers[0]!.baseUrl}/v1/tokens`, {

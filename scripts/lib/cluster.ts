@@ -118,6 +118,8 @@ export class LocalCluster {
     const peers = this.nodes.map((n) => `127.0.0.1:${n.galeraPort}`).join(",");
     // A node that was the last to stop may need to bootstrap again: mark it safe to do so.
     if (bootstrap) markSafeToBootstrap(node);
+    // MariaDB's compiled defaults otherwise (latin1, the system's time zone, REPEATABLE READ): the
+    // server's tables and sessions declare what they need, and the cluster suite proves it.
     const args = [
       "--no-defaults",
       `--datadir=${path.join(node.dir, "data")}`,

@@ -361,9 +361,12 @@ async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<vo
   clearTimeout(timer);
 }
 
+/** A database for the server (its tables declare their own character sets whatever its default). */
 export async function createDatabase(serverUrl: string, name: string): Promise<void> {
   await withConnection(serverUrl, (c) =>
-    c.query(`CREATE DATABASE IF NOT EXISTS ${escapeId(name)} CHARACTER SET utf8mb4`),
+    c.query(
+      `CREATE DATABASE IF NOT EXISTS ${escapeId(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    ),
   );
 }
 

@@ -5,10 +5,11 @@ import { buildApp } from "./app.ts";
 import { CompanyCache } from "./auth/company-cache.ts";
 import { RateLimiter } from "./auth/rate-limit.ts";
 import { envMilliseconds, loadConfig } from "./base/config.ts";
-import { connectDatabase, isGaleraNode, type Database } from "./db/client.ts";
+import { connectDatabase, type Database } from "./db/client.ts";
 import { withDatabaseBudget } from "./db/deadline.ts";
 import { databaseErrorKind } from "./db/errors.ts";
 import { migrateDatabase } from "./db/migrate.ts";
+import type { ServerFacts } from "./db/server-check.ts";
 import { companies } from "./db/schema.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 import { log, setLogLevel } from "./base/log.ts";
@@ -28,13 +29,12 @@ import { ADDONS } from "./resources/registry.ts";
 const config = loadConfig();
 setLogLevel(config.logLevel);
 const logFormat = readLogFormat(process.env.LOG_FORMAT);
-await migrateWhenReachable(config.databaseUrl);
-const database = connectDatabase(config.databaseUrl, {
-  galera: await isGaleraNode(config.databaseUrl),
-});
+// What the database server needs of each connection, found while migrating (db/server-check.ts).
+const facts = await migrateWhenReachable(config.databaseUrl);
+const database = connectDatabase(config.databaseUrl, facts);
 
 /** A server started before its database waits for it (up to a minute) instead of dying. */
-async function migrateWhenReachable(url: string): Promise<void> {
+async function migrateWhenReachable(url: string): Promise<ServerFacts> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {

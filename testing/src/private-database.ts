@@ -11,6 +11,14 @@ const SBIN_PATH = `${process.env.PATH ?? ""}:/usr/sbin:/usr/local/sbin:/sbin`;
 
 export class PrivateDatabase {
   readonly dir = mkdtempSync(path.join(tmpdir(), "erp-fault-db-"));
+
+  /**
+   * `settings`: server options beyond the compiled defaults, as mariadbd takes them on its
+   * command line (`--wait-timeout=5`). Without them the server runs as MariaDB is compiled:
+   * latin1, the system's time zone, REPEATABLE READ.
+   */
+  constructor(readonly settings: readonly string[] = []) {}
+
   #child: ChildProcess | undefined;
   #exited: Promise<void> = Promise.resolve();
   #port = 0;
@@ -65,6 +73,7 @@ export class PrivateDatabase {
         `--log-error=${path.join(this.dir, "error.log")}`,
         "--innodb-buffer-pool-size=64M",
         "--innodb-log-file-size=48M",
+        ...this.settings,
         ...asRoot,
       ],
       { stdio: "ignore" },

@@ -35,8 +35,9 @@ const addonList = (value: string): Addon[] => {
 async function withDatabase<T>(
   fn: (db: ReturnType<typeof connectDatabase>["db"]) => Promise<T>,
 ): Promise<T> {
-  await migrateDatabase(url!);
-  const handle = connectDatabase(url!, { connectionLimit: 2 });
+  // Connections set up as the server's are, for what the database server needs of them.
+  const facts = await migrateDatabase(url!);
+  const handle = connectDatabase(url!, { ...facts, connectionLimit: 2 });
   try {
     return await fn(handle.db);
   } finally {

@@ -5,6 +5,7 @@ import { errorLabel } from "./errors.ts";
 import { observedPool } from "./observed-pool.ts";
 import { guardPool, type GuardedPool } from "./pool.ts";
 import { type Database, drizzleOver } from "./sql.ts";
+import { sessionStatements } from "./session.ts";
 import { Supervisor } from "./supervisor.ts";
 
 export type { Database, Executor, Transaction } from "./sql.ts";
@@ -28,32 +29,20 @@ export interface ConnectOptions {
    * COMMIT is guarded by a savepoint (db/write-transaction.ts says why).
    */
   galera?: boolean;
+  /** Session settings beyond the common ones, which the start check found this server needs. */
+  session?: readonly string[];
+  /**
+   * How long a connection may sit idle in a pool before the pool closes it: shorter than the
+   * database's wait_timeout, so the pool never hands out a connection the database dropped. By
+   * default idle connections are kept.
+   */
+  idleTimeoutMs?: number;
+  /** The largest text one round trip may send (the database's max_allowed_packet, db/write-transaction.ts). */
+  maxTextBytes?: number;
 }
 
 /** Connections of the write pool's supervisor: its statements take milliseconds. */
 const SUPERVISOR_CONNECTIONS = 4;
-
-/** Seconds a statement waits for a row or table lock before it gives up (and is retried). */
-export const LOCK_WAIT_SECONDS = 5;
-
-/**
- * Run once per connection, so each transaction costs only its own statements: UTC, READ
- * COMMITTED (every check reads the latest commits; row locks order competing writes), and
- * lock waits far inside a request's budget. Valid on MySQL 8 and MariaDB alike (the isolation
- * level's variable is named differently on each, its SET statement is not). Write connections
- * also turn autocommit off: their first statement opens the transaction, so a write sends no
- * BEGIN (JDBC's model), and it always ends with the COMMIT or ROLLBACK of db/write-transaction.ts.
- */
-function sessionSettings(galera: boolean, autocommit: boolean): string[] {
-  const variables = [
-    "time_zone = '+00:00'",
-    `SESSION innodb_lock_wait_timeout = ${LOCK_WAIT_SECONDS}`,
-    `SESSION lock_wait_timeout = ${LOCK_WAIT_SECONDS}`,
-    ...(galera ? ["SESSION wsrep_sync_wait = 1"] : []),
-    ...(autocommit ? [] : ["SESSION autocommit = 0"]),
-  ];
-  return [`SET ${variables.join(", ")}`, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"];
-}
 
 interface CallbackConnection {
   query(sql: string, done: (error: unknown) => void): void;
@@ -61,9 +50,10 @@ interface CallbackConnection {
 }
 
 function createPool(url: string, options: ConnectOptions, writes: boolean): mysql.Pool {
+  const limit = options.connectionLimit ?? 10;
   const pool = mysql.createPool({
     uri: url,
-    connectionLimit: options.connectionLimit ?? 10,
+    connectionLimit: limit,
     connectTimeout: 5_000,
     // Timestamps are stored and read as UTC; DATE columns stay YYYY-MM-DD strings.
     timezone: "Z",
@@ -80,6 +70,12 @@ function createPool(url: string, options: ConnectOptions, writes: boolean): mysq
     // A write sends its statements and its COMMIT as one text (one round trip), each value in it
     // escaped (db/write-transaction.ts, db/sql.ts), never text spliced in as it came.
     multipleStatements: writes,
+    // Idle connections are closed before the database would drop them (wait_timeout): mysql2
+    // closes those idle longer than idleTimeout once a second, and only while maxIdle is below
+    // the limit (it then also closes one of a pool whose every connection is idle).
+    ...(options.idleTimeoutMs === undefined
+      ? {}
+      : { maxIdle: Math.max(0, limit - 1), idleTimeout: options.idleTimeoutMs }),
     // A text sent without values goes as it is: the driver would otherwise scan it whole for
     // placeholders, and a batch's text is hundreds of kilobytes.
     ...(writes
@@ -91,7 +87,11 @@ function createPool(url: string, options: ConnectOptions, writes: boolean): mysq
         }
       : {}),
   } as mysql.PoolOptions);
-  const settings = sessionSettings(options.galera ?? false, !writes);
+  const settings = sessionStatements({
+    galera: options.galera,
+    autocommit: !writes,
+    extra: options.session,
+  });
   pool.on("connection", (pooled) => {
     // The event hands over the callback-style connection; these statements queue ahead of its
     // first one. A connection that cannot be set up is destroyed rather than used without them.
@@ -132,20 +132,10 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
       "write",
       guardPool(writes, {
         guardCommits: options.galera ?? false,
+        maxTextBytes: options.maxTextBytes,
         supervisor: new Supervisor(guardPool(supervision)),
       }),
     ),
     close: async () => void (await Promise.all([pool.end(), writes.end(), supervision.end()])),
   };
-}
-
-/** True when the server is a Galera node (wsrep on); MySQL has no such variable. */
-export async function isGaleraNode(url: string): Promise<boolean> {
-  const connection = await mysql.createConnection({ uri: url, connectTimeout: 5_000 });
-  try {
-    const [rows] = await connection.query("SHOW VARIABLES LIKE 'wsrep_on'");
-    return (rows as { Value?: string }[])[0]?.Value === "ON";
-  } finally {
-    await connection.end();
-  }
 }

@@ -39,6 +39,11 @@ export interface GuardedPool {
    * first (db/write-transaction.ts).
    */
   readonly guardCommits: boolean;
+  /**
+   * The largest text one round trip may send (below the database's max_allowed_packet): a write
+   * transaction's text larger than that goes in several (db/write-transaction.ts). Unset: no limit.
+   */
+  readonly maxTextBytes?: number;
 }
 
 /** A statement's options of its own, so the driver never sees a caller's object changed. */
@@ -158,7 +163,7 @@ function runOnce(
 
 export function guardPool(
   pool: Pool,
-  options: { guardCommits?: boolean; supervisor?: Supervisor } = {},
+  options: { guardCommits?: boolean; supervisor?: Supervisor; maxTextBytes?: number } = {},
 ): GuardedPool {
   const once = (
     method: "query" | "execute",
@@ -171,5 +176,6 @@ export function guardPool(
     execute: (input, values) => once("execute", input, values),
     supervisor: options.supervisor,
     guardCommits: options.guardCommits ?? false,
+    maxTextBytes: options.maxTextBytes,
   };
 }

@@ -4,7 +4,6 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
-  char,
   date,
   datetime,
   decimal,
@@ -13,17 +12,16 @@ import {
   json,
   mysqlTable,
   primaryKey,
-  mediumtext,
-  text,
   tinyint,
   uniqueIndex,
   varbinary,
-  varchar,
   type AnyMySqlColumn,
   type MySqlColumnBuilderBase,
   type MySqlTableExtraConfigValue,
 } from "drizzle-orm/mysql-core";
 import type { BuildColumns } from "drizzle-orm";
+// Text columns come from here: each declares utf8mb4 and its collation (db/columns.ts).
+import { char, exactText, mediumtext, text, varchar } from "./columns.ts";
 
 const id = () => bigint("id", { mode: "number", unsigned: true }).autoincrement().notNull();
 const companyId = () => bigint("company_id", { mode: "number", unsigned: true }).notNull();
@@ -41,26 +39,6 @@ const timestamps = {
 // 1 while the record is live, NULL once soft-deleted: unique keys that include it ignore
 // deleted records, because a unique index admits any number of NULLs.
 const live = () => tinyint("live").default(1);
-
-/**
- * A text column whose values are unique: compared byte for byte (utf8mb4_bin), so the index holds
- * equal only what the server does (`ABC` and `abc`, `cafe` and `café`, two emoji are distinct).
- * The collation pads spaces on MariaDB and MySQL 8 alike: values differing only in trailing spaces
- * are equal (writes/unique-values.ts compares them so). drizzle has no column collation, so the
- * column states it in its SQL type, which drizzle-kit writes into the migrations.
- */
-function exactText<N extends string>(name: N, length: number) {
-  const builder = varchar(name, { length });
-  const buildable = builder as unknown as { build(table: unknown): { getSQLType(): string } };
-  const build = buildable.build.bind(builder);
-  buildable.build = (table) => {
-    const column = build(table);
-    const type = column.getSQLType();
-    column.getSQLType = () => `${type} COLLATE utf8mb4_bin`;
-    return column;
-  };
-  return builder;
-}
 
 // The client's own id for a record (docs/writes-and-retries.md), unique among the company's live records.
 const externalId = () => exactText("external_id", 255);

@@ -136,9 +136,9 @@ export function sqlLiteral(value: unknown): string {
   }
 }
 
-/** `(a, b), (c, d)`: each row's values as literals. */
-export function sqlRows(rows: readonly (readonly unknown[])[]): string {
-  return rows.map((row) => `(${row.map(sqlLiteral).join(", ")})`).join(", ");
+/** `(a, b)`, `(c, d)`: each row's values as literals, one text per row (db/write-transaction.ts's `rowsStatement`). */
+export function sqlRows(rows: readonly (readonly unknown[])[]): string[] {
+  return rows.map((row) => `(${row.map(sqlLiteral).join(", ")})`);
 }
 
 /**

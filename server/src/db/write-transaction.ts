@@ -1,7 +1,9 @@
 // One write transaction on a connection of the write pool. Autocommit is off there, so the first
 // statement opens the transaction (no BEGIN is sent); a write reads what it must decide on, then
 // sends everything it writes and its COMMIT as one text: one round trip, whatever the statement
-// count. Every value goes in as a placeholder the driver escapes.
+// count. Every value goes in as a placeholder the driver escapes. A text larger than the database
+// takes in one packet (max_allowed_packet: a 500-item upsert of long text is about 5.5 MB) goes as
+// several, split between statements and between the rows of a multi-row INSERT, the COMMIT last.
 //
 // On a Galera node a transaction that a write replicated from another node aborts (a "brute
 // force" abort) in the middle of a multi-statement text does not stop the text: the rest of it
@@ -22,6 +24,27 @@ import type { GuardedConnection, GuardedPool } from "./pool.ts";
 export interface Statement {
   text: string;
   values?: readonly unknown[];
+  /**
+   * A multi-row INSERT without values (made by `rowsStatement`): where each row starts in `text`
+   * and where the last one ends, so that a text too large for one round trip can send it as
+   * several statements, each with some of its rows.
+   */
+  rows?: { readonly starts: readonly number[]; readonly end: number };
+}
+
+/**
+ * A multi-row INSERT: `head`, the rows comma-separated, then `tail` (e.g. its ON DUPLICATE KEY
+ * UPDATE). Each row stays whole in one statement; its rows may go as several statements.
+ */
+export function rowsStatement(head: string, rows: readonly string[], tail = ""): Statement {
+  const starts: number[] = [];
+  let text = head;
+  for (const [index, row] of rows.entries()) {
+    if (index > 0) text += ", ";
+    starts.push(text.length);
+    text += row;
+  }
+  return { text: text + tail, rows: { starts, end: text.length } };
 }
 
 export const COMMIT: Statement = { text: "COMMIT" };
@@ -37,13 +60,123 @@ const ROLLBACK: Statement = { text: "ROLLBACK" };
 const SET_GUARD: Statement = { text: "SAVEPOINT write_guard" };
 const RELEASE_GUARD: Statement = { text: "RELEASE SAVEPOINT write_guard" };
 
+/** A statement's text, each value filled in. */
+const filled = ({ text, values }: Statement): string =>
+  values && values.length > 0 ? fillPlaceholders(text, values) : text;
+
+const SEPARATOR = ";\n";
+
+/** Texts to send one after the other, each with the number of statements in it. */
+interface Text {
+  text: string;
+  count: number;
+}
+
 /** The statements as one text, each value filled in. */
-const textOf = (statements: readonly Statement[]): string =>
-  statements
-    .map(({ text, values }) =>
-      values && values.length > 0 ? fillPlaceholders(text, values) : text,
-    )
-    .join(";\n");
+const textOf = (statements: readonly Statement[]): Text => ({
+  text: statements.map(filled).join(SEPARATOR),
+  count: statements.length,
+});
+
+/** A text's size in bytes, known to be at most `limit` by its length alone when that is short enough. */
+const fits = (text: string, limit: number): boolean =>
+  text.length * 3 <= limit || Buffer.byteLength(text) <= limit;
+
+/**
+ * One multi-row statement as several, each with as many rows as fit within `limit` bytes (a row
+ * larger than that goes alone: the database refuses it, and the start check warns of a
+ * max_allowed_packet that small).
+ */
+function splitRows(statement: Statement, limit: number): string[] {
+  const { text, rows } = statement;
+  if (!rows || rows.starts.length < 2) return [text];
+  const head = text.slice(0, rows.starts[0]);
+  const tail = text.slice(rows.end);
+  const row = (index: number): string => {
+    const next = rows.starts[index + 1];
+    // Each row but the last is followed by ", " up to where the next one starts.
+    return next === undefined
+      ? text.slice(rows.starts[index], rows.end)
+      : text.slice(rows.starts[index], next - 2);
+  };
+  const budget = limit - Buffer.byteLength(head) - Buffer.byteLength(tail);
+  const pieces: string[] = [];
+  let current: string[] = [];
+  let size = 0;
+  for (let index = 0; index < rows.starts.length; index++) {
+    const next = row(index);
+    const bytes = Buffer.byteLength(next) + 2;
+    if (current.length > 0 && size + bytes > budget) {
+      pieces.push(head + current.join(", ") + tail);
+      current = [];
+      size = 0;
+    }
+    current.push(next);
+    size += bytes;
+  }
+  pieces.push(head + current.join(", ") + tail);
+  return pieces;
+}
+
+/**
+ * The statements as texts of at most `limit` bytes each (the database's max_allowed_packet), in
+ * order: as one text whenever it fits (a write is one round trip), else split between statements
+ * and, for a multi-row INSERT too large alone, between its rows. `sizes` says how many statements
+ * each of the given ones became.
+ */
+function textsOf(
+  statements: readonly Statement[],
+  limit: number | undefined,
+): { texts: Text[]; sizes: number[] } {
+  const whole = textOf(statements);
+  const sizes = statements.map(() => 1);
+  if (limit === undefined || fits(whole.text, limit)) return { texts: [whole], sizes };
+  const texts: Text[] = [];
+  let current: string[] = [];
+  let size = 0;
+  const flush = (): void => {
+    if (current.length > 0) texts.push({ text: current.join(SEPARATOR), count: current.length });
+    current = [];
+    size = 0;
+  };
+  for (const [index, statement] of statements.entries()) {
+    const text = filled(statement);
+    const parts = fits(text, limit) ? [text] : splitRows(statement, limit);
+    sizes[index] = parts.length;
+    for (const part of parts) {
+      const bytes = Buffer.byteLength(part) + SEPARATOR.length;
+      if (size + bytes > limit) flush();
+      current.push(part);
+      size += bytes;
+    }
+  }
+  flush();
+  return { texts, sizes };
+}
+
+/**
+ * Each given statement's result, from the results of the texts it was sent as: a statement sent
+ * as several (its rows split) answers the first one's, with the rows they affected added up.
+ */
+function joinResults(results: readonly unknown[], sizes: readonly number[]): unknown[] {
+  const joined: unknown[] = [];
+  let at = 0;
+  for (const size of sizes) {
+    const parts = results.slice(at, at + size);
+    at += size;
+    if (parts.length < 2) {
+      joined.push(parts[0]);
+      continue;
+    }
+    const first = parts[0] as { affectedRows?: number };
+    const affectedRows = parts.reduce<number>(
+      (sum, part) => sum + ((part as { affectedRows?: number } | undefined)?.affectedRows ?? 0),
+      0,
+    );
+    joined.push({ ...first, affectedRows });
+  }
+  return joined;
+}
 
 /** Each statement's result of a text of `count` statements (the driver nests them only for several). */
 const resultsOf = (result: unknown, count: number): unknown[] =>
@@ -100,12 +233,26 @@ export class WriteTransaction {
     return this.#db;
   }
 
-  /** Runs the statements in one round trip; returns each one's rows (or result header), in order. */
+  /**
+   * Runs the statements in one round trip (several only when their text is larger than the
+   * database takes at once); returns each one's rows (or result header), in order.
+   */
   async run(statements: readonly Statement[]): Promise<unknown[]> {
     if (statements.length === 0) return [];
-    const all = [...this.#opening(), ...statements];
-    const [result] = await (await this.#connect()).query(textOf(all));
-    return resultsOf(result, all.length).slice(all.length - statements.length);
+    const opening = this.#opening();
+    const { texts, sizes } = textsOf([...opening, ...statements], this.pool.maxTextBytes);
+    const results = await this.#send(await this.#connect(), texts);
+    return joinResults(results, sizes).slice(opening.length);
+  }
+
+  /** Sends the texts one after the other, each within the request's budget: every statement's result. */
+  async #send(connection: GuardedConnection, texts: readonly Text[]): Promise<unknown[]> {
+    const results: unknown[] = [];
+    for (const { text, count } of texts) {
+      const [result] = await connection.query(text);
+      results.push(...resultsOf(result, count));
+    }
+    return results;
   }
 
   /** Marks the transaction open; on Galera, the first time, the savepoint to send first. */
@@ -135,14 +282,20 @@ export class WriteTransaction {
     const connection = await this.#connect();
     const supervisor = this.pool.supervisor;
     if (!supervisor) throw new Error("a write pool needs its supervisor (db/client.ts)");
-    const budget = remainingBudgetMs();
-    if (budget <= 0) throw new DatabaseDeadlineError("a commit");
+    if (remainingBudgetMs() <= 0) throw new DatabaseDeadlineError("a commit");
     const opening = this.#opening();
     const all = [...opening, ...statements, ...(this.pool.guardCommits ? [RELEASE_GUARD] : [])];
     all.push(COMMIT);
+    const { texts, sizes } = textsOf(all, this.pool.maxTextBytes);
+    // A text too large for one round trip: its first parts are plain statements of the open
+    // transaction (a failure leaves nothing committed); the last one ends with the COMMIT.
+    const earlier = await this.#send(connection, texts.slice(0, -1));
+    const last = texts.at(-1)!;
+    const budget = remainingBudgetMs();
+    if (budget <= 0) throw new DatabaseDeadlineError("a commit");
     const sentAt = Date.now();
     const { threadId } = connection;
-    const pending = connection.unbounded(textOf(all));
+    const pending = connection.unbounded(last.text);
     const interrupt =
       threadId === undefined
         ? undefined
@@ -157,7 +310,7 @@ export class WriteTransaction {
         return new DatabaseDeadlineError("a commit");
       });
       this.#open = false;
-      return resultsOf(result, all.length).slice(
+      return joinResults([...earlier, ...resultsOf(result, last.count)], sizes).slice(
         opening.length,
         opening.length + statements.length,
       );

@@ -4,7 +4,7 @@
 // The counter row stays locked from that moment to the COMMIT sent in the same round trip, so
 // numbers follow commit order with no gaps: a reader that sees number N sees every number before.
 import { sqlLiteral } from "../db/sql.ts";
-import type { Statement } from "../db/write-transaction.ts";
+import { rowsStatement, type Statement } from "../db/write-transaction.ts";
 import { definitionNamed } from "../resources/registry.ts";
 import type { RecordChange } from "./changes.ts";
 
@@ -64,7 +64,7 @@ export function insertEvents(writes: readonly WriteEvents[]): Statement {
   let index = 0;
   // The type and resource of a kind of change, as literals: the same for most rows.
   const kinds = new Map<string, string>();
-  let text = "";
+  const rows: string[] = [];
   for (const { source, changes, suffixes } of writes) {
     const company = `(${sqlLiteral(source.companyId)}, LAST_INSERT_ID() - `;
     const request = `, ${sqlLiteral(source.requestId)}, NOW(3))`;
@@ -81,15 +81,17 @@ export function insertEvents(writes: readonly WriteEvents[]): Statement {
           ? { record: change.record, changes: change.changes }
           : { record: change.record },
       );
-      text +=
-        `${index === 0 ? "" : ", "}${company}${total - 1 - index++}, '${suffixes[own]}', ${kind}, ` +
-        `${sqlLiteral(change.record.id)}, ${sqlLiteral(data)}, ` +
-        `${change.key === undefined ? key : sqlLiteral(change.key)}${request}`;
+      // Each row's number stays LAST_INSERT_ID() less its place, whichever statement carries it.
+      rows.push(
+        `${company}${total - 1 - index++}, '${suffixes[own]}', ${kind}, ` +
+          `${sqlLiteral(change.record.id)}, ${sqlLiteral(data)}, ` +
+          `${change.key === undefined ? key : sqlLiteral(change.key)}${request}`,
+      );
     }
   }
-  return {
-    text:
-      `INSERT INTO events (company_id, seq, token, type, resource, record_id, data, ` +
-      `idempotency_key, request_id, created_at) VALUES ${text}`,
-  };
+  return rowsStatement(
+    "INSERT INTO events (company_id, seq, token, type, resource, record_id, data, " +
+      "idempotency_key, request_id, created_at) VALUES ",
+    rows,
+  );
 }

@@ -15,6 +15,11 @@ import { attemptDelivery } from "./attempt.ts";
 import { deliveredBy, findEndpoint } from "./endpoints.ts";
 import { signingSecrets } from "./secrets.ts";
 const REPLAY_PAGE = 500;
+/**
+ * Deliveries inserted per statement: each carries its event whole (up to about 10 KB escaped), so a
+ * statement stays far below the 4 MiB a database may take in one packet (max_allowed_packet).
+ */
+const INSERT_ROWS = 100;
 
 export interface TestPing {
   delivery_id: number;
@@ -196,21 +201,23 @@ export async function replayEndpoint(
           updated_at: due,
         };
       });
-      await db
-        .insert(webhookDeliveries)
-        .values(rows)
-        .onDuplicateKeyUpdate({
-          set: {
-            status: "pending",
-            attempts: 0,
-            next_attempt_at: sql`VALUES(next_attempt_at)`,
-            lease_owner: null,
-            lease_until: null,
-            delivered_at: null,
-            created_at: sql`VALUES(created_at)`,
-            updated_at: sql`VALUES(updated_at)`,
-          },
-        });
+      for (let from = 0; from < rows.length; from += INSERT_ROWS) {
+        await db
+          .insert(webhookDeliveries)
+          .values(rows.slice(from, from + INSERT_ROWS))
+          .onDuplicateKeyUpdate({
+            set: {
+              status: "pending",
+              attempts: 0,
+              next_attempt_at: sql`VALUES(next_attempt_at)`,
+              lease_owner: null,
+              lease_until: null,
+              delivered_at: null,
+              created_at: sql`VALUES(created_at)`,
+              updated_at: sql`VALUES(updated_at)`,
+            },
+          });
+      }
     }
     queued += wanted.length;
     if (reached.length < page.events.length || page.events.length < REPLAY_PAGE) break;

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
 import { runStatement, sqlRows } from "../db/sql.ts";
-import type { Statement } from "../db/write-transaction.ts";
+import { rowsStatement, type Statement } from "../db/write-transaction.ts";
 import { canonicalJson } from "./fingerprint.ts";
 import { REPLAY_WINDOW_HOURS } from "./idempotency-store.ts";
 
@@ -94,11 +94,13 @@ export function bindItemKeys(
       binding.id,
       binding.action,
     ]);
-    statements.push({
-      text:
-        `INSERT INTO batch_item_keys (company_id, item_key, fingerprint, status_code, ` +
-        `record_id, action) VALUES ${sqlRows(rows)}`,
-    });
+    statements.push(
+      rowsStatement(
+        "INSERT INTO batch_item_keys (company_id, item_key, fingerprint, status_code, " +
+          "record_id, action) VALUES ",
+        sqlRows(rows),
+      ),
+    );
   }
   return statements;
 }

@@ -3,7 +3,7 @@
 // driver sends as drizzle maps them (dates, decimals, booleans).
 import { getTableColumns, getTableName, type Column } from "drizzle-orm";
 import { sqlLiteral, sqlRows } from "../db/sql.ts";
-import type { Statement } from "../db/write-transaction.ts";
+import { rowsStatement, type Statement } from "../db/write-transaction.ts";
 import type { ResourceDefinition, ResourceTable, StoredRecord } from "../resources/definition.ts";
 import { hasTimestamps, writableFields } from "../resources/fields.ts";
 import { hasSoftDelete } from "../resources/store.ts";
@@ -59,9 +59,9 @@ export interface NewRow {
 /** One INSERT of every new record (all of one resource), its values written into its text. */
 export function insertRecords(def: ResourceDefinition, rows: readonly NewRow[]): Statement {
   const { table, columns } = shapeOf(def);
-  // The text built directly, row by row (a batch's 500 rows): the keys, stamps and `live` as
-  // they are, each value through its column's mapping.
-  let text = "";
+  // Each row's text built directly (a batch's 500 rows): the keys, stamps and `live` as they are,
+  // each value through its column's mapping.
+  const texts: string[] = [];
   let at: Date | undefined;
   let stamp = "";
   for (const row of rows) {
@@ -69,7 +69,7 @@ export function insertRecords(def: ResourceDefinition, rows: readonly NewRow[]):
       at = row.at;
       stamp = sqlLiteral(at.toISOString().replace("T", " ").replace("Z", ""));
     }
-    text += text === "" ? "(" : ", (";
+    let text = "(";
     for (const [index, [name, column]] of columns.entries()) {
       if (index > 0) text += ", ";
       if (name === "id") text += sqlLiteral(row.id);
@@ -78,13 +78,13 @@ export function insertRecords(def: ResourceDefinition, rows: readonly NewRow[]):
       else if (name === "live") text += "1";
       else text += sqlLiteral(driverValue(column, row.values[name]));
     }
-    text += ")";
+    texts.push(`${text})`);
   }
-  return {
-    text:
-      `INSERT INTO ${quote(table)} ` +
-      `(${columns.map(([, column]) => quote(column.name)).join(", ")}) VALUES ${text}`,
-  };
+  return rowsStatement(
+    `INSERT INTO ${quote(table)} ` +
+      `(${columns.map(([, column]) => quote(column.name)).join(", ")}) VALUES `,
+    texts,
+  );
 }
 
 /**
@@ -141,12 +141,12 @@ export function updateRecords(
   const updates = written
     .filter(([name]) => updatable.includes(name))
     .map(([, column]) => `${quote(column.name)} = VALUES(${quote(column.name)})`);
-  return {
-    text:
-      `INSERT INTO ${quote(table)} ` +
-      `(${written.map(([, column]) => quote(column.name)).join(", ")}) VALUES ` +
-      `${sqlRows(values)} ON DUPLICATE KEY UPDATE ${updates.join(", ")}`,
-  };
+  return rowsStatement(
+    `INSERT INTO ${quote(table)} ` +
+      `(${written.map(([, column]) => quote(column.name)).join(", ")}) VALUES `,
+    sqlRows(values),
+    ` ON DUPLICATE KEY UPDATE ${updates.join(", ")}`,
+  );
 }
 
 /** Empties `fields` of these records, so the statement after it can hand their values on among them. */
