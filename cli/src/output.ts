@@ -1,5 +1,6 @@
 // Data on stdout in the format asked for: json, ndjson, table or csv (tables for people, JSON for scripts).
 import { bold } from "./colour.ts";
+import { escapeFormula } from "./formula-escape.ts";
 import { UsageError } from "./usage-error.ts";
 
 export const OUTPUT_FORMATS = ["json", "ndjson", "table", "csv"] as const;
@@ -169,8 +170,11 @@ function text(cell: unknown): string {
   return String(cell).replace(/[\r\n]+/g, " ");
 }
 
-/** One RFC 4180 line: fields with a comma, quote or line break are quoted, quotes doubled. */
-export function csvLine(values: readonly unknown[]): string {
+/**
+ * One RFC 4180 line: fields with the delimiter, a quote or a line break are quoted, quotes doubled;
+ * text a spreadsheet program would run as a formula starts with `'` (formula-escape.ts).
+ */
+export function csvLine(values: readonly unknown[], delimiter = ","): string {
   return `${values
     .map((value) => {
       const cell =
@@ -178,8 +182,12 @@ export function csvLine(values: readonly unknown[]): string {
           ? ""
           : typeof value === "object"
             ? JSON.stringify(value)
-            : String(value);
-      return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+            : typeof value === "string"
+              ? escapeFormula(value)
+              : String(value);
+      return cell.includes(delimiter) || /["\r\n]/.test(cell)
+        ? `"${cell.replaceAll('"', '""')}"`
+        : cell;
     })
-    .join(",")}\r\n`;
+    .join(delimiter)}\r\n`;
 }

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { WorkbookWriter } from "@cj-tech-master/excelts";
 import { openSource, type Row } from "../src/import/rows.ts";
-import { currencyOf } from "../src/import/xlsx-source.ts";
+import { currencyOf } from "../src/import/xlsx-cells.ts";
 import { normalise, textOf } from "../src/import/values.ts";
 
 test("cells as the import reads them", async () => {

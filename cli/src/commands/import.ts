@@ -8,7 +8,7 @@ import { EXIT } from "../exit-codes.ts";
 import { planColumns } from "../import/columns.ts";
 import { Journal } from "../import/journal.ts";
 import { ReferenceResolver } from "../import/references.ts";
-import { RejectsFile, wantsWorkbook } from "../import/rejects.ts";
+import { CsvRejects, NO_REJECTS, wantsWorkbook } from "../import/rejects.ts";
 import { type ImportSummary, ImportRun } from "../import/run-import.ts";
 import { Progress } from "../import/progress.ts";
 import { Report } from "../import/report.ts";
@@ -208,12 +208,19 @@ EXAMPLES
         : undefined;
       const report = new Report(flags.report);
       // The workbook library takes some 30 MB to load: only a workbook of rejects loads it.
-      const rejects = wantsWorkbook(flags.rejects)
-        ? new (await import("../import/xlsx-rejects.ts")).XlsxRejectsFile(
-            flags.rejects!,
-            source.header,
-          )
-        : new RejectsFile(flags.rejects, source.header, source.bom);
+      const rejects =
+        flags.rejects === undefined
+          ? NO_REJECTS
+          : wantsWorkbook(flags.rejects)
+            ? new (await import("../import/xlsx-rejects.ts")).XlsxRejects(
+                flags.rejects,
+                source.header,
+              )
+            : new CsvRejects(flags.rejects, source.header, {
+                delimiter: source.delimiter ?? ",",
+                bom: source.bom,
+                decimalComma: flags.decimalComma === true,
+              });
       const progress = new Progress(
         `${resource} ← ${file === "-" ? "stdin" : file}`,
         source.totalSize,

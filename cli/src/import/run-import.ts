@@ -18,7 +18,7 @@ import type { AnyResourceClient } from "../resources.ts";
 import type { Journal } from "./journal.ts";
 import type { Progress } from "./progress.ts";
 import type { ReferenceResolver } from "./references.ts";
-import type { RejectsFile } from "./rejects.ts";
+import type { RejectsSink } from "./rejects.ts";
 import { RepeatedRows } from "./repeats.ts";
 import type { Rejection, Report } from "./report.ts";
 import type { RowBody, RowReader } from "./row-body.ts";
@@ -48,7 +48,7 @@ export interface ImportJob {
   journal: Journal;
   references: ReferenceResolver;
   report: Report;
-  rejects: RejectsFile;
+  rejects: RejectsSink;
   progress: Progress;
   /** Requests sent so far (the SDK's retries, and the lookups of reference names, included). */
   requests: () => number;
@@ -349,8 +349,7 @@ export class ImportRun {
     this.#job.report.add(rejection);
     const fields = rejection.errors.map((e) => `${e.field}: ${e.message}`).join("; ");
     const error = `${rejection.code}: ${rejection.detail}${fields ? ` (${fields})` : ""}`;
-    if (row.cells) this.#job.rejects.addCells(row.cells, error);
-    else this.#job.rejects.addObject(row.object ?? {}, error);
+    this.#job.rejects.add(row, error);
     const { rejected } = this.#summary;
     if (rejected <= SHOWN_REJECTIONS) {
       const status = rejection.status === null ? "" : `${rejection.status} `;

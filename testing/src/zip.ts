@@ -1,0 +1,134 @@
+// Writes zip archives part by part, for tests that build workbooks by hand (hostile ones included):
+// each part's text is deflated as it is generated, so a part that unpacks to 400 MB is written from
+// a few hundred kilobytes of memory, in the order given (a sheet before workbook.xml, if asked).
+import { closeSync, openSync, writeSync } from "node:fs";
+import { constants, crc32, createDeflateRaw } from "node:zlib";
+
+export interface ZipPart {
+  name: string;
+  /** The part's bytes: text, or text generated piece by piece (for parts too large to hold). */
+  content: string | (() => Iterable<string>);
+}
+
+const encoder = new TextEncoder();
+
+/** Deflates the pieces; answers the packed bytes, the unpacked size and the CRC-32. */
+async function pack(
+  pieces: Iterable<string>,
+): Promise<{ packed: Buffer; size: number; crc: number }> {
+  const deflate = createDeflateRaw({ level: constants.Z_BEST_COMPRESSION });
+  const out: Buffer[] = [];
+  deflate.on("data", (chunk: Buffer) => out.push(chunk));
+  const ended = new Promise<void>((resolve, reject) => {
+    deflate.on("end", resolve);
+    deflate.on("error", reject);
+  });
+  let size = 0;
+  let crc = 0;
+  for (const piece of pieces) {
+    const bytes = encoder.encode(piece);
+    size += bytes.length;
+    crc = crc32(bytes, crc);
+    if (!deflate.write(bytes)) await new Promise((resolve) => deflate.once("drain", resolve));
+  }
+  deflate.end();
+  await ended;
+  return { packed: Buffer.concat(out), size, crc };
+}
+
+/** Writes the parts, in order, as a zip file at `file`; `cut` bytes are left off its end (a file cut short). */
+export async function writeZip(file: string, parts: ZipPart[], { cut = 0 } = {}): Promise<void> {
+  const chunks: Buffer[] = [];
+  const directory: Buffer[] = [];
+  let offset = 0;
+  for (const part of parts) {
+    const pieces = typeof part.content === "string" ? [part.content] : part.content();
+    const { packed, size, crc } = await pack(pieces);
+    const name = Buffer.from(part.name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc >>> 0, 14);
+    local.writeUInt32LE(packed.length, 18);
+    local.writeUInt32LE(size, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc >>> 0, 16);
+    central.writeUInt32LE(packed.length, 20);
+    central.writeUInt32LE(size, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    chunks.push(local, name, packed);
+    directory.push(central, name);
+    offset += local.length + name.length + packed.length;
+  }
+  const size = directory.reduce((sum, chunk) => sum + chunk.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(parts.length, 8);
+  end.writeUInt16LE(parts.length, 10);
+  end.writeUInt32LE(size, 12);
+  end.writeUInt32LE(offset, 16);
+  const whole = Buffer.concat([...chunks, ...directory, end]);
+  const fd = openSync(file, "w");
+  try {
+    writeSync(fd, whole, 0, whole.length - cut);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+const RELS = "http://schemas.openxmlformats.org/package/2006/relationships";
+const OFFICE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+
+/**
+ * The parts of a one-sheet workbook around the sheet's XML (and the shared strings', if given), in
+ * the order Excel stores them, or with the sheet first as streaming writers store it.
+ */
+export function workbookParts(
+  sheet: ZipPart["content"],
+  {
+    sharedStrings,
+    sheetFirst = false,
+  }: { sharedStrings?: ZipPart["content"]; sheetFirst?: boolean } = {},
+): ZipPart[] {
+  const strings =
+    sharedStrings === undefined
+      ? ""
+      : `<Relationship Id="rId2" Type="${OFFICE}/sharedStrings" Target="sharedStrings.xml"/>`;
+  const index: ZipPart[] = [
+    {
+      name: "[Content_Types].xml",
+      content:
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+        '<Default Extension="xml" ContentType="application/xml"/></Types>',
+    },
+    {
+      name: "_rels/.rels",
+      content: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${OFFICE}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    },
+    {
+      name: "xl/workbook.xml",
+      content: `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${MAIN}" xmlns:r="${OFFICE}"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    },
+    {
+      name: "xl/_rels/workbook.xml.rels",
+      content: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${OFFICE}/worksheet" Target="worksheets/sheet1.xml"/>${strings}</Relationships>`,
+    },
+  ];
+  const sheetPart = { name: "xl/worksheets/sheet1.xml", content: sheet };
+  const stringsPart =
+    sharedStrings === undefined ? [] : [{ name: "xl/sharedStrings.xml", content: sharedStrings }];
+  return sheetFirst ? [sheetPart, ...index, ...stringsPart] : [...index, ...stringsPart, sheetPart];
+}
+
+/** A worksheet's XML around rows written as they are. */
+export const sheetXml = (rows: string): string =>
+  `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${MAIN}"><sheetData>${rows}</sheetData></worksheet>`;
