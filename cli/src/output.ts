@@ -1,5 +1,6 @@
 // Data on stdout in the format asked for: json, ndjson, table or csv (tables for people, JSON for scripts).
 import { bold } from "./colour.ts";
+import { type Output, writeTo } from "./factory.ts";
 import { escapeFormula } from "./formula-escape.ts";
 import { UsageError } from "./usage-error.ts";
 
@@ -9,8 +10,11 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 type Row = Record<string, unknown>;
 
 /** `--output` as given, else a table on a terminal and JSON when piped. */
-export function outputFormat(value: string | undefined): OutputFormat {
-  if (value === undefined) return process.stdout.isTTY ? "table" : "json";
+export function outputFormat(
+  value: string | undefined,
+  terminal = process.stdout.isTTY === true,
+): OutputFormat {
+  if (value === undefined) return terminal ? "table" : "json";
   if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
   throw new UsageError(
     `--output must be one of ${OUTPUT_FORMATS.join(", ")}, not ${JSON.stringify(value)}`,
@@ -24,18 +28,21 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 });
 
 /** Writes to stdout and waits when its buffer is full, so a long export does not pile up in memory. */
-export function writeOut(text: string): Promise<void> {
-  if (process.stdout.write(text)) return Promise.resolve();
-  return new Promise((resolve) => process.stdout.once("drain", () => resolve()));
-}
+export const writeOut = (text: string, out: Output = process.stdout): Promise<void> =>
+  writeTo(out, text);
 
 /** Prints one object: a record, a write result, the usage report. */
-export async function printOne(format: OutputFormat, value: Row): Promise<void> {
-  if (format === "json") return writeOut(`${JSON.stringify(value, null, 2)}\n`);
-  if (format === "ndjson") return writeOut(`${JSON.stringify(value)}\n`);
+export async function printOne(
+  format: OutputFormat,
+  value: Row,
+  out: Output = process.stdout,
+): Promise<void> {
+  const write = (text: string): Promise<void> => writeTo(out, text);
+  if (format === "json") return write(`${JSON.stringify(value, null, 2)}\n`);
+  if (format === "ndjson") return write(`${JSON.stringify(value)}\n`);
   const flat = flatten(value);
-  if (format === "csv") return writeOut(csvLine(Object.keys(flat)) + csvLine(Object.values(flat)));
-  return writeOut(
+  if (format === "csv") return write(csvLine(Object.keys(flat)) + csvLine(Object.values(flat)));
+  return write(
     renderTable(
       ["field", "value"],
       Object.entries(flat).map(([key, cell]) => [key, text(cell)]),
@@ -49,39 +56,54 @@ export interface RecordSink {
   end(): Promise<void>;
 }
 
-/** `bom`: CSV starts with a UTF-8 byte-order mark, which spreadsheet programs need to read it as UTF-8. */
-export function recordSink(format: OutputFormat, options: { bom?: boolean } = {}): RecordSink {
+export interface SinkOptions {
+  /** CSV starts with a UTF-8 byte-order mark, which spreadsheet programs need to read it as UTF-8. */
+  bom?: boolean;
+  out?: Output;
+  /** Where a table says it has no records. */
+  err?: Output;
+}
+
+export function recordSink(format: OutputFormat, options: SinkOptions = {}): RecordSink {
+  const out = options.out ?? process.stdout;
+  const write = (text: string): Promise<void> => writeTo(out, text);
   switch (format) {
     case "json":
-      return jsonArraySink();
+      return jsonArraySink(write);
     case "ndjson":
-      return { write: (record) => writeOut(`${JSON.stringify(record)}\n`), end: async () => {} };
+      return { write: (record) => write(`${JSON.stringify(record)}\n`), end: async () => {} };
     case "csv":
-      return csvSink(options.bom === true);
+      return csvSink(write, options.bom === true);
     case "table":
-      return tableSink();
+      return tableSink(write, options.err ?? process.stderr);
   }
 }
 
 /** Prints a list of records at once. */
-export async function printMany(format: OutputFormat, records: readonly Row[]): Promise<void> {
-  const sink = recordSink(format);
+export async function printMany(
+  format: OutputFormat,
+  records: readonly Row[],
+  options: SinkOptions = {},
+): Promise<void> {
+  const sink = recordSink(format, options);
   for (const record of records) await sink.write(record);
   await sink.end();
 }
 
-function jsonArraySink(): RecordSink {
+type Write = (text: string) => Promise<void>;
+
+function jsonArraySink(write: Write): RecordSink {
   let count = 0;
   return {
     write(record) {
       const item = JSON.stringify(record, null, 2).replace(/^/gm, "  ");
-      return writeOut(`${count++ === 0 ? "[\n" : ",\n"}${item}`);
+      return write(`${count++ === 0 ? "[\n" : ",\n"}${item}`);
     },
-    end: () => writeOut(count === 0 ? "[]\n" : "\n]\n"),
+    end: () => write(count === 0 ? "[]\n" : "\n]\n"),
   };
 }
 
-function csvSink(bom: boolean): RecordSink {
+function csvSink(write: Write, bom: boolean): RecordSink {
   let columns: string[] | undefined;
   return {
     write(record) {
@@ -91,20 +113,20 @@ function csvSink(bom: boolean): RecordSink {
         columns = Object.keys(flat);
         header = (bom ? "\uFEFF" : "") + csvLine(columns);
       }
-      return writeOut(header + csvLine(columns.map((column) => flat[column])));
+      return write(header + csvLine(columns.map((column) => flat[column])));
     },
     end: async () => {},
   };
 }
 
-function tableSink(): RecordSink {
+function tableSink(write: Write, err: Output): RecordSink {
   const rows: Row[] = [];
   return {
     write: async (record) => void rows.push(flatten(record)),
     async end() {
-      if (rows.length === 0) return void process.stderr.write("No records.\n");
+      if (rows.length === 0) return void err.write("No records.\n");
       const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-      await writeOut(
+      await write(
         renderTable(
           columns,
           rows.map((row) => columns.map((column) => text(row[column]))),

@@ -26,6 +26,8 @@ export interface SourceOptions {
   typed?: boolean;
   /** A CSV's delimiter (--delimiter); else the header line's. */
   delimiter?: Delimiter | undefined;
+  /** What `-` reads. */
+  stdin?: AsyncIterable<Uint8Array | string>;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface SourceOptions {
 export async function openSource(
   file: string,
   format: ImportFormat | undefined,
-  { sheet, typed = false, delimiter }: SourceOptions = {},
+  { sheet, typed = false, delimiter, stdin = process.stdin }: SourceOptions = {},
 ): Promise<ImportSource> {
   let totalSize: number | undefined;
   if (file !== "-") {
@@ -48,7 +50,7 @@ export async function openSource(
       throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
     }
   }
-  const stream = file === "-" ? process.stdin : createReadStream(file);
+  const stream = file === "-" ? stdin : createReadStream(file);
   const chosen =
     format ?? (file === "-" ? undefined : EXTENSIONS[path.extname(file).toLowerCase()]);
   const name = file === "-" ? "stdin" : file;

@@ -1,15 +1,19 @@
 // A workbook's cells as the import reads them: numbers as numbers (read to the digits a spreadsheet
 // shows), codes formatted 00000 with their zeros, a date formula's saved value as a date, booleans,
-// rich text; a formula with no saved value or an error rejects its row, naming the cell.
+// rich text; a formula with no saved value or an error rejects its row, naming the cell. And the
+// archive as it is read: a sheet stored before workbook.xml, stdin, a file cut short or damaged, a
+// part that unpacks past its bound.
 import { expect, test } from "bun:test";
 import { once } from "node:events";
-import { createWriteStream, mkdtempSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { WorkbookWriter } from "@cj-tech-master/excelts";
-import { openSource, type Row } from "../src/import/rows.ts";
-import { currencyOf } from "../src/import/xlsx-cells.ts";
-import { normalise, textOf } from "../src/import/values.ts";
+import { sheetXml, workbookParts, writeZip } from "@erp/testing/zip";
+import { openSource, type Row } from "./rows.ts";
+import { currencyOf } from "./xlsx-cells.ts";
+import { normalise, textOf } from "./values.ts";
 
 test("cells as the import reads them", async () => {
   const file = path.join(mkdtempSync(path.join(tmpdir(), "erp-xlsx-")), "cells.xlsx");
@@ -86,4 +90,50 @@ test("the currency a number format shows", () => {
     "0%",
   ])
     expect(shown(none)).toBeUndefined();
+});
+
+const HEADER = '<row r="1"><c t="inlineStr"><is><t>name</t></is></c></row>';
+const ANN = '<row r="2"><c t="inlineStr"><is><t>Ann</t></is></c></row>';
+
+async function rowsOf(file: string, stdin?: Buffer): Promise<unknown[]> {
+  const source = await openSource(stdin ? "-" : file, undefined, {
+    ...(stdin ? { stdin: Readable.from([stdin]) } : {}),
+  });
+  const rows: unknown[] = [];
+  for await (const row of source.rows) rows.push(row.cells ?? row.error);
+  return rows;
+}
+
+test("a sheet stored before workbook.xml, from a file and from stdin: read, and nothing left behind", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "erp-xlsx-"));
+  const file = path.join(dir, "sheet-first.xlsx");
+  await writeZip(file, workbookParts(sheetXml(HEADER + ANN), { sheetFirst: true }));
+  expect(await rowsOf(file)).toEqual([["Ann"]]);
+  const before = readdirSync(tmpdir()).filter((name) => name.startsWith("erp-stdin-"));
+  expect(await rowsOf(file, readFileSync(file))).toEqual([["Ann"]]);
+  expect(readdirSync(tmpdir()).filter((name) => name.startsWith("erp-stdin-"))).toEqual(before);
+});
+
+test("cut short, damaged, or unpacking past 100 times its size: refused, never a sheet of no rows", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "erp-xlsx-"));
+  const whole = path.join(dir, "whole.xlsx");
+  await writeZip(whole, workbookParts(sheetXml(HEADER + ANN)));
+  const cut = path.join(dir, "cut.xlsx");
+  await writeZip(cut, workbookParts(sheetXml(HEADER + ANN)), { cut: 100 });
+  await expect(openSource(cut, undefined)).rejects.toThrow("unreadable as an Excel workbook");
+  // A part's packed bytes overwritten: its directory stands, its data does not inflate.
+  const bytes = readFileSync(whole);
+  const sheetAt = bytes.indexOf("xl/worksheets/sheet1.xml") + "xl/worksheets/sheet1.xml".length;
+  bytes.fill(0xff, sheetAt, sheetAt + 20);
+  const damaged = path.join(dir, "damaged.xlsx");
+  writeFileSync(damaged, bytes);
+  await expect(openSource(damaged, undefined)).rejects.toThrow("unreadable as an Excel workbook");
+  const padded = path.join(dir, "padded.xlsx");
+  const spaces = function* () {
+    yield sheetXml(HEADER).replace("</sheetData>", "");
+    for (let i = 0; i < 50; i++) yield " ".repeat(1024 * 1024);
+    yield "</sheetData></worksheet>";
+  };
+  await writeZip(padded, workbookParts(spaces));
+  await expect(openSource(padded, undefined)).rejects.toThrow("100 times the file's");
 });
