@@ -36,6 +36,15 @@ async function pack(
   return { packed: Buffer.concat(out), size, crc };
 }
 
+/** A zip record of `length` bytes with these little-endian fields: [offset, value, bytes]. */
+function record(length: number, fields: [number, number, number][]): Buffer {
+  const bytes = Buffer.alloc(length);
+  for (const [at, value, width] of fields)
+    if (width === 4) bytes.writeUInt32LE(value, at);
+    else bytes.writeUInt16LE(value, at);
+  return bytes;
+}
+
 /** Writes the parts, in order, as a zip file at `file`; `cut` bytes are left off its end (a file cut short). */
 export async function writeZip(file: string, parts: ZipPart[], { cut = 0 } = {}): Promise<void> {
   const chunks: Buffer[] = [];
@@ -45,35 +54,34 @@ export async function writeZip(file: string, parts: ZipPart[], { cut = 0 } = {})
     const pieces = typeof part.content === "string" ? [part.content] : part.content();
     const { packed, size, crc } = await pack(pieces);
     const name = Buffer.from(part.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc >>> 0, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc >>> 0, 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(size, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
+    // The fields a local header and a directory entry share, at their offsets in each.
+    const shared = (at: number): [number, number, number][] => [
+      [at, 8, 2],
+      [at + 6, crc >>> 0, 4],
+      [at + 10, packed.length, 4],
+      [at + 14, size, 4],
+      [at + 18, name.length, 2],
+    ];
+    const local = record(30, [[0, 0x04034b50, 4], [4, 20, 2], ...shared(8)]);
+    const central = record(46, [
+      [0, 0x02014b50, 4],
+      [4, 20, 2],
+      [6, 20, 2],
+      ...shared(10),
+      [42, offset, 4],
+    ]);
     chunks.push(local, name, packed);
     directory.push(central, name);
     offset += local.length + name.length + packed.length;
   }
   const size = directory.reduce((sum, chunk) => sum + chunk.length, 0);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(parts.length, 8);
-  end.writeUInt16LE(parts.length, 10);
-  end.writeUInt32LE(size, 12);
-  end.writeUInt32LE(offset, 16);
+  const end = record(22, [
+    [0, 0x06054b50, 4],
+    [8, parts.length, 2],
+    [10, parts.length, 2],
+    [12, size, 4],
+    [16, offset, 4],
+  ]);
   const whole = Buffer.concat([...chunks, ...directory, end]);
   const fd = openSync(file, "w");
   try {

@@ -18,7 +18,7 @@ import { printOne } from "../output.ts";
 import { describeApiError } from "../report-error.ts";
 import { resourceClient, specOf } from "../resources.ts";
 import { UsageError } from "../usage-error.ts";
-import type { ImportOptions } from "./import.ts";
+import type { ImportOptions } from "./import-options.ts";
 
 /** The SDK's retries of one batch: its backoff (0.5 s doubling to 8 s) adds up to about a minute. */
 const BATCH_RETRIES = 10;

@@ -2,60 +2,19 @@
 // ImportOptions, with the factory's streams, API client and Ctrl-C; importRun (import-run.ts) does
 // the work, so a test runs it with captured streams and a fake API.
 import { Command, InvalidArgumentError } from "commander";
-import type { ErpClient } from "@erp/sdk";
-import { type ResolvedConnection, resolveConnection } from "../config.ts";
-import { type ClientOverrides, clientFor, globalOptions } from "../context.ts";
+import { resolveConnection } from "../config.ts";
+import { clientFor, globalOptions } from "../context.ts";
 import type { ExitCode } from "../exit-codes.ts";
-import type { Factory, IOStreams } from "../factory.ts";
+import type { Factory } from "../factory.ts";
 import { DELIMITERS, type Delimiter } from "../import/csv-parser.ts";
-import { IMPORT_FORMATS, type ImportFormat } from "../import/rows.ts";
+import { IMPORT_FORMATS } from "../import/rows.ts";
 import { type DateFormat, parseDateFormat } from "../import/values.ts";
-import { type OutputFormat, outputFormat } from "../output.ts";
+import { outputFormat } from "../output.ts";
 import { oneOf, parseConcurrency } from "../parsers.ts";
 import { RESOURCE_NAMES } from "../resources.ts";
 import { IMPORT_DESCRIPTION, IMPORT_EXAMPLES, IMPORT_SUMMARY } from "./import-help.ts";
+import type { ImportFlags, ImportOptions } from "./import-options.ts";
 import { importRun } from "./import-run.ts";
-
-/** The flags as commander parses them. */
-export interface ImportFlags {
-  format?: ImportFormat;
-  sheet?: string;
-  delimiter?: Delimiter;
-  dryRun?: boolean;
-  upsert?: boolean;
-  update?: boolean;
-  ifUnmodified?: boolean;
-  concurrency: number;
-  batchSize: number;
-  dateFormat?: DateFormat;
-  decimalComma?: boolean;
-  skipRepeated?: boolean;
-  report?: string;
-  rejects?: string;
-  map: string[];
-  skipColumn: string[];
-  skipUnknownColumns?: boolean;
-}
-
-/** Everything an import runs with: the flags, and what it takes from outside. */
-export interface ImportOptions extends ImportFlags {
-  resource: string;
-  file: string;
-  io: IOStreams;
-  env: NodeJS.ProcessEnv;
-  output: OutputFormat;
-  connection: ResolvedConnection;
-  /** An SDK client for the connection. */
-  client(overrides: ClientOverrides): ErpClient;
-  onInterrupt(handler: () => void): void;
-  exitNow(code: number, lastWords: string): void;
-  /**
-   * A script runner (`bun run erp`, `npm run`) passes the terminal's Ctrl-C on to the CLI, which the
-   * terminal signalled too (it signals the whole process group): one keystroke then arrives twice,
-   * within this many milliseconds, and must not read as the second Ctrl-C that quits at once.
-   */
-  sameKeystrokeMs: number;
-}
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
