@@ -3,7 +3,8 @@
 // cell, and the same CSV re-imported with --update changes nothing; crafted workbooks (megabytes of
 // padding in a kilobyte file, a 400 MB shared string, 200,000 unclosed tags, row 2,000,000,000,
 // column FXSHRXW, a sheet stored before workbook.xml) are refused within seconds, in little memory,
-// leaving no temporary file; a workbook cut short is unreadable, never "0 rows".
+// leaving no temporary file; a workbook cut short is unreadable, never "0 rows". And a local
+// webhook URL's refusal names the setting that would accept it.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
@@ -187,4 +188,16 @@ describe("crafted workbooks", () => {
       expect(readdirSync(tmp)).toEqual([]);
       expect(requests).toBe(0);
     });
+});
+
+describe("what a refusal says", () => {
+  test("a local webhook URL is refused naming WEBHOOK_ALLOW_PRIVATE=1, which would accept it", async () => {
+    const { token } = await newCompany();
+    const cli = erpFor(suite.server.baseUrl, token);
+    for (const url of ["http://localhost:4000/hooks", "https://127.0.0.1:4000/hooks"]) {
+      const result = await cli(["webhooks", "create", url]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("a server started with WEBHOOK_ALLOW_PRIVATE=1");
+    }
+  });
 });

@@ -38,22 +38,19 @@ type Text = (typeof Text)[keyof typeof Text];
 
 /** Text collected for the element being read, bounded. */
 class Collected {
-  #parts: string[] = [];
-  #length = 0;
+  #raw = "";
 
   constructor(private readonly what: () => string) {}
 
   add(raw: string): void {
-    this.#length += raw.length;
-    if (this.#length > MAX_MARKUP) throw limits.markup(this.what());
-    this.#parts.push(raw);
+    this.#raw = this.#raw === "" ? raw : this.#raw + raw;
+    if (this.#raw.length > MAX_MARKUP) throw limits.markup(this.what());
   }
 
   /** The text decoded, and the collection emptied. */
   take(): string {
-    const raw = this.#parts.length === 1 ? this.#parts[0]! : this.#parts.join("");
-    this.#parts = [];
-    this.#length = 0;
+    const raw = this.#raw;
+    this.#raw = "";
     return decodeXml(raw);
   }
 }
@@ -154,7 +151,8 @@ export class SheetXmlScanner implements XmlHandler {
   #openCell(tag: string, empty: boolean): void {
     if (!this.#row) throw new UnreadableWorkbook("its sheet has a cell outside any row");
     const usual = USUAL_CELL.exec(tag);
-    const { r, s, t } = usual ? { r: usual[1], s: usual[2], t: usual[3] } : attributes(tag);
+    const found = usual ? undefined : attributes(tag);
+    const [r, s, t] = usual ? [usual[1], usual[2], usual[3]] : [found!.r, found!.s, found!.t];
     const column = r === undefined ? this.#lastColumn + 1 : columnOf(r);
     if (column > MAX_COLUMNS) throw limits.columns(column);
     if (column === 0) throw new UnreadableWorkbook(`its sheet has a cell at "${r}"`);

@@ -175,19 +175,20 @@ function readRow(
   const typed: TypedCell[] | undefined = keepTyped
     ? Array.from({ length: width }, () => ({ value: null }))
     : undefined;
+  const where = (cell: ScannedRow["cells"][number]): string =>
+    `${columnName(cell.column)}${number}`;
   for (const cell of cells) {
-    const where = `${columnName(cell.column)}${number}`;
     let value: TypedCell;
     try {
       value = reader.typed(cell);
     } catch (error) {
       if (!(error instanceof CellProblem)) throw error;
-      return { error: `cell ${where} ${error.message}` };
+      return { error: `cell ${where(cell)} ${error.message}` };
     }
     if (cell.column > width) {
       if (isBlank(value.value)) continue;
       return {
-        error: `has a value in column ${columnName(cell.column)}, which has no header (cell ${where})`,
+        error: `has a value in column ${columnName(cell.column)}, which has no header (cell ${where(cell)})`,
       };
     }
     read[cell.column - 1] = importCell(value);
