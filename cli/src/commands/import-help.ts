@@ -13,8 +13,8 @@ export const IMPORT_DESCRIPTION = [
     'and turning spaces and hyphens into _ ("Phone Number" is phone_number), by its name or an ' +
     'alias the API declares (phone_number is phone, e_mail is email); --map "Header=field" maps ' +
     "any other. The header is checked before anything is sent: a column that matches nothing " +
-    "stops the import (exit 2) naming the closest field, unless --skip-column or " +
-    "--skip-unknown-columns leaves it out. The columns trade, category, client, project (any " +
+    "stops the import (exit 2) naming the closest field, unless it is left out by " +
+    "--skip-column or --skip-unknown-columns. The columns trade, category, client, project (any " +
     "*_id field without _id) may name the record, by name or external_id. The id, created_at, " +
     "updated_at and deleted_at columns of an export and a rejects file's error column are " +
     "skipped.",
