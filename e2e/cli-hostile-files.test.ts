@@ -5,7 +5,7 @@
 // column FXSHRXW, a sheet stored before workbook.xml) are refused within seconds, in little memory,
 // leaving no temporary file; a workbook cut short is unreadable, never "0 rows". And a local
 // webhook URL's refusal names the setting that would accept it.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -13,6 +13,7 @@ import { erpFor, measuredErp, tempDir } from "@erp/testing/cli";
 import { ensureDebianTool } from "@erp/testing/debian-tools";
 import { newCompany } from "@erp/testing/company";
 import { useServer } from "@erp/testing/suite";
+import { useUnexpectedApi } from "@erp/testing/unexpected-api";
 import { sheetXml, workbookParts, writeZip, type ZipPart } from "@erp/testing/zip";
 
 setDefaultTimeout(300_000);
@@ -81,20 +82,8 @@ describe("formulas in a CSV export", () => {
 });
 
 describe("crafted workbooks", () => {
-  // A stand-in API that counts what reaches it: each refusal must come before anything does.
-  let requests = 0;
-  let stub: ReturnType<typeof Bun.serve>;
-  beforeAll(() => {
-    stub = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      fetch: () => {
-        requests++;
-        return new Response("not expected", { status: 500 });
-      },
-    });
-  });
-  afterAll(() => void stub.stop(true));
+  // Each refusal must come before anything reaches the API.
+  const api = useUnexpectedApi();
 
   const HEADER = '<row r="1"><c r="A1" t="inlineStr"><is><t>name</t></is></c></row>';
   const OPEN = sheetXml(HEADER).replace("</sheetData></worksheet>", "");
@@ -171,7 +160,7 @@ describe("crafted workbooks", () => {
       const tmp = mkdtempSync(path.join(dir, "tmp-"));
       const result = await measuredErp(["import", "workers", file], {
         env: {
-          ERP_BASE_URL: `http://127.0.0.1:${stub.port}`,
+          ERP_BASE_URL: api.url(),
           ERP_TOKEN: "erp_stub",
           TMPDIR: tmp,
         },
@@ -186,7 +175,7 @@ describe("crafted workbooks", () => {
       expect(result.seconds).toBeLessThan(10);
       expect(result.peakMb).toBeLessThan(300);
       expect(readdirSync(tmp)).toEqual([]);
-      expect(requests).toBe(0);
+      expect(api.requests()).toBe(0);
     });
 });
 

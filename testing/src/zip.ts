@@ -94,6 +94,19 @@ export async function writeZip(file: string, parts: ZipPart[], { cut = 0 } = {})
 const MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
 const RELS = "http://schemas.openxmlformats.org/package/2006/relationships";
 const OFFICE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+const TYPES = "http://schemas.openxmlformats.org/package/2006/content-types";
+const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
+
+/** A relationships part listing `[id, type, target]`. */
+const relationships = (list: [string, string, string][]): string =>
+  `${DECLARATION}<Relationships xmlns="${RELS}">` +
+  list
+    .map(
+      ([id, type, target]) =>
+        `<Relationship Id="${id}" Type="${OFFICE}/${type}" Target="${target}"/>`,
+    )
+    .join("") +
+  "</Relationships>";
 
 /**
  * The parts of a one-sheet workbook around the sheet's XML (and the shared strings', if given), in
@@ -106,29 +119,32 @@ export function workbookParts(
     sheetFirst = false,
   }: { sharedStrings?: ZipPart["content"]; sheetFirst?: boolean } = {},
 ): ZipPart[] {
-  const strings =
-    sharedStrings === undefined
-      ? ""
-      : `<Relationship Id="rId2" Type="${OFFICE}/sharedStrings" Target="sharedStrings.xml"/>`;
   const index: ZipPart[] = [
     {
       name: "[Content_Types].xml",
       content:
-        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        `${DECLARATION}<Types xmlns="${TYPES}">` +
         '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
         '<Default Extension="xml" ContentType="application/xml"/></Types>',
     },
     {
       name: "_rels/.rels",
-      content: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${OFFICE}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+      content: relationships([["rId1", "officeDocument", "xl/workbook.xml"]]),
     },
     {
       name: "xl/workbook.xml",
-      content: `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${MAIN}" xmlns:r="${OFFICE}"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+      content:
+        `${DECLARATION}<workbook xmlns="${MAIN}" xmlns:r="${OFFICE}">` +
+        '<sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
     },
     {
       name: "xl/_rels/workbook.xml.rels",
-      content: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${OFFICE}/worksheet" Target="worksheets/sheet1.xml"/>${strings}</Relationships>`,
+      content: relationships([
+        ["rId1", "worksheet", "worksheets/sheet1.xml"],
+        ...(sharedStrings === undefined
+          ? []
+          : [["rId2", "sharedStrings", "sharedStrings.xml"] as [string, string, string]]),
+      ]),
     },
   ];
   const sheetPart = { name: "xl/worksheets/sheet1.xml", content: sheet };
@@ -139,4 +155,4 @@ export function workbookParts(
 
 /** A worksheet's XML around rows written as they are. */
 export const sheetXml = (rows: string): string =>
-  `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${MAIN}"><sheetData>${rows}</sheetData></worksheet>`;
+  `${DECLARATION}<worksheet xmlns="${MAIN}"><sheetData>${rows}</sheetData></worksheet>`;

@@ -31,7 +31,10 @@ class FirstRows {
 const earlierThan = (first: RowPlace, row: RowPlace): RowPlace | undefined =>
   first.row === row.row ? undefined : first;
 
-/** Rows equal in every cell to an earlier row: counted and reported, each still a record of its own unless --skip-repeated. */
+/**
+ * Rows equal in every cell to an earlier row: counted and reported, each still a record of its own
+ * unless --skip-repeated.
+ */
 export class RepeatedRows {
   readonly #rows = new FirstRows();
 

@@ -97,7 +97,8 @@ function scan(xml: string, size = 65_536): ScannedRow[] {
 }
 
 const sheet = (rows: string): string =>
-  `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows}</sheetData></worksheet>`;
+  `<worksheet xmlns="${MAIN}"><sheetData>${rows}</sheetData></worksheet>`;
+const MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
 const cell = (ref: string, text: string): string =>
   `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
 

@@ -198,7 +198,10 @@ export class SheetXmlScanner implements XmlHandler {
   }
 }
 
-/** The shared strings' texts in their order, as the chunks complete them (a string's runs joined, without phonetic ones). */
+/**
+ * The shared strings' texts in their order, as the chunks complete them (a string's runs joined,
+ * without phonetic ones).
+ */
 export class SharedStringsScanner implements XmlHandler {
   readonly #tokens = new XmlTokens(this, "xl/sharedStrings.xml");
   #strings: string[] = [];
