@@ -46,6 +46,10 @@ export const limits = {
       `its part ${part} unpacks to more than ${count(bound)} bytes (${why}): a workbook is read ` +
         `only within ${count(MAX_PART_BYTES)} bytes and ${MAX_PART_RATIO} times the file's size a part`,
     ),
+  strings: (most: number): WorkbookLimitError =>
+    new WorkbookLimitError(
+      `its shared strings list more than ${count(most)} texts, more than its sheets have cells to use`,
+    ),
   formats: (): WorkbookLimitError =>
     new WorkbookLimitError(
       `its styles hold more than ${count(MAX_CELL_FORMATS)} cell formats, Excel's limit`,

@@ -24,6 +24,8 @@ export interface WorkbookIndex {
 }
 
 const RELATIONSHIP = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/";
+/** The least XML a cell naming a shared string takes: `<c t="s"><v>0</v></c>`. */
+const CELL_BYTES = 21;
 /** Sheets and relationships a workbook may list: one part each, so no more than a zip holds. */
 const MAX_LISTED = 65_535;
 
@@ -162,16 +164,34 @@ export class SharedStrings {
   #count = 0;
   #offset = 0;
 
-  static async read(archive: ZipArchive, part: string | undefined): Promise<SharedStrings> {
+  /**
+   * The part's strings. No sheet can use more strings than it has cells, and a cell that uses one
+   * takes at least CELL_BYTES of its sheet's XML: a list longer than the sheets could use (a few
+   * kilobytes of `<si/>` unpacking to millions) is refused before its index outgrows the file.
+   */
+  static async read(
+    archive: ZipArchive,
+    part: string | undefined,
+    sheets: readonly SheetEntry[],
+  ): Promise<SharedStrings> {
     const strings = new SharedStrings();
     const entry = part === undefined ? undefined : archive.entry(part);
     if (!entry) return strings;
+    const sheetBytes = sheets.reduce(
+      (sum, sheet) => sum + (archive.entry(sheet.part)?.size ?? 0),
+      0,
+    );
+    const most = Math.ceil(sheetBytes / CELL_BYTES);
     const scanner = new SharedStringsScanner();
     const decoder = new TextDecoder("utf-8");
+    const add = (texts: readonly string[]): void => {
+      for (const text of texts) strings.#add(text);
+      if (strings.#count > most) throw limits.strings(most);
+    };
     for await (const chunk of archive.bytes(entry))
-      for (const text of scanner.push(decoder.decode(chunk, { stream: true }))) strings.#add(text);
-    for (const text of scanner.push(decoder.decode())) strings.#add(text);
-    for (const text of scanner.end()) strings.#add(text);
+      add(scanner.push(decoder.decode(chunk, { stream: true })));
+    add(scanner.push(decoder.decode()));
+    add(scanner.end());
     strings.#seal();
     return strings;
   }

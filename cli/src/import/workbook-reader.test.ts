@@ -137,3 +137,20 @@ test("cut short, damaged, or unpacking past 100 times its size: refused, never a
   await writeZip(padded, workbookParts(spaces));
   await expect(openSource(padded, undefined)).rejects.toThrow("100 times the file's");
 });
+
+test("more shared strings than the sheets have cells to use: refused before their index grows", async () => {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "erp-xlsx-")), "strings.xlsx");
+  const sheet = sheetXml('<row r="1"><c t="s"><v>0</v></c></row>');
+  // Noise that does not pack, so the file is large enough for the strings to unpack within 100 times it.
+  const noise = {
+    name: "docProps/noise.txt",
+    content: Array.from({ length: 8000 }, () => crypto.randomUUID()).join(""),
+  };
+  await writeZip(file, [
+    ...workbookParts(sheet, { sharedStrings: `<sst>${"<si/>".repeat(200_000)}</sst>` }),
+    noise,
+  ]);
+  await expect(openSource(file, undefined)).rejects.toThrow(
+    "more than its sheets have cells to use",
+  );
+});

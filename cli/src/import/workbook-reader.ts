@@ -44,7 +44,7 @@ export async function readWorkbook(
     sheet = chooseSheet(index.sheets, options);
     const formats = await readStyles(archive, index.styles);
     cells = new CellReader(
-      await SharedStrings.read(archive, index.sharedStrings),
+      await SharedStrings.read(archive, index.sharedStrings, index.sheets),
       formats,
       index.date1904,
     );
