@@ -103,6 +103,25 @@ describe("exit codes", () => {
     expect(cli.stderr()).toContain("past Excel's limit of 1,048,576 rows");
     expect(cli.seen.filter((request) => request.method === "POST")).toEqual([]);
   });
+
+  test("a workbook past a limit further on: the rows before it go in, then exit 2 with the summary", async () => {
+    const cli = fakeCli({ api: batchApi() });
+    const file = path.join(cli.dir, "late.xlsx");
+    const rows = Array.from(
+      { length: 20_000 },
+      (_, i) => `<row r="${i + 2}"><c t="inlineStr"><is><t>Worker ${i}</t></is></c></row>`,
+    );
+    const far = '<row r="20002"><c r="XFE20002" t="inlineStr"><is><t>x</t></is></c></row>';
+    const header = '<row r="1"><c t="inlineStr"><is><t>name</t></is></c></row>';
+    await writeZip(file, workbookParts(sheetXml(header + rows.join("") + far)));
+    expect(await cli.erp(["import", "workers", file, "-o", "json"])).toBe(2);
+    const summary = JSON.parse(cli.stdout());
+    expect(summary).toMatchObject({ stopped: "the file cannot be read further", rejected: 0 });
+    expect(summary.created).toBeGreaterThan(0);
+    expect(summary.created).toBeLessThan(20_000);
+    expect(cli.stderr()).toContain("past Excel's limit of 16,384 columns");
+    expect(cli.stderr()).toContain("Stopped early: the file cannot be read further.");
+  });
 });
 
 describe("Ctrl-C", () => {
