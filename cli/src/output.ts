@@ -27,10 +27,6 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-/** Writes to stdout and waits when its buffer is full, so a long export does not pile up in memory. */
-export const writeOut = (text: string, out: Output = process.stdout): Promise<void> =>
-  writeTo(out, text);
-
 /** Prints one object: a record, a write result, the usage report. */
 export async function printOne(
   format: OutputFormat,

@@ -265,7 +265,7 @@ export class SharedStringsScanner implements XmlHandler {
 }
 
 /** `B12` → 2, `AA3` → 27 (a `$` is allowed); past XFD it stops counting, being too far already. */
-export function columnOf(reference: string): number {
+function columnOf(reference: string): number {
   let column = 0;
   for (let at = 0; at < reference.length && column <= MAX_COLUMNS; at++) {
     const code = reference.charCodeAt(at);

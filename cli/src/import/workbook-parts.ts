@@ -215,10 +215,6 @@ export class SharedStrings {
     this.#offset = 0;
   }
 
-  get count(): number {
-    return this.#count;
-  }
-
   /** String `index` (a cell naming one the part does not have is empty, as spreadsheet programs read it). */
   at(index: number): string {
     if (!(index >= 0 && index < this.#count)) return "";
