@@ -2,7 +2,7 @@
 // line breaks in cells, headers in other case, with spaces and hyphens or under an alias, blank
 // rows, trades by name. An unknown column stops the import before the first request; the rejects
 // file keeps the file's own columns and cells and, fixed in place, imports as it is.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -10,6 +10,7 @@ import { erpFor, tempDir } from "@erp/testing/cli";
 import { newCompany, testDb } from "@erp/testing/company";
 import { parseCsv } from "@erp/testing/csv";
 import { useServer } from "@erp/testing/suite";
+import { useUnexpectedApi } from "@erp/testing/unexpected-api";
 
 const suite = useServer();
 const dir = tempDir();
@@ -107,31 +108,19 @@ describe("erp import of a spreadsheet's CSV", () => {
       ["Ivy", "ivy@example.com", "555 0199", "40", "Painting", "2025-01-02", "38"],
       ["Jon", "jon@example.com", "555 0198", "41", "painting", "", "44"],
     ];
-    // A stand-in API that counts what reaches it: the header must stop the import before anything does.
-    let requests = 0;
-    let stub: ReturnType<typeof Bun.serve>;
-    beforeAll(() => {
-      stub = Bun.serve({
-        port: 0,
-        hostname: "127.0.0.1",
-        fetch: () => {
-          requests++;
-          return new Response("not expected", { status: 500 });
-        },
-      });
-    });
-    afterAll(() => void stub.stop(true));
+    // The header must stop the import before anything reaches the API.
+    const stub = useUnexpectedApi();
 
     test(
       "stops the import before the first request: exit 2, each column named with the closest " +
         "field, if one is close",
       async () => {
         const result = await erpFor(
-          `http://127.0.0.1:${stub.port}`,
+          stub.url(),
           "erp_stub",
         )(["import", "workers", spreadsheet("unknown.csv", rows), "-o", "json"]);
         expect(result.code).toBe(2);
-        expect(requests).toBe(0);
+        expect(stub.requests()).toBe(0);
         expect(result.stdout).toBe("");
         expect(result.stderr).toContain("2 columns that match no field, so nothing was sent");
         expect(result.stderr).toContain(
@@ -145,13 +134,13 @@ describe("erp import of a spreadsheet's CSV", () => {
 
         // Leaving out one of the two is not enough.
         const one = await erpFor(
-          `http://127.0.0.1:${stub.port}`,
+          stub.url(),
           "erp_stub",
         )(["import", "workers", spreadsheet("unknown.csv", rows), "--skip-column", "shoe size"]);
         expect(one.code).toBe(2);
         expect(one.stderr).toContain("1 column that matches no field");
         expect(one.stderr).not.toContain("Shoe Size");
-        expect(requests).toBe(0);
+        expect(stub.requests()).toBe(0);
       },
     );
 

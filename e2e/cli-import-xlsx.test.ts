@@ -4,7 +4,7 @@
 // CSV as an office types it (with --date-format); its rejects come back as a workbook; an
 // export of 10,000 workers re-imports into another company as the same records; a workbook renamed
 // .csv, a PDF and a PNG are refused before any request.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { WorkbookReader, WorkbookWriter } from "@cj-tech-master/excelts";
 import type { RowDataPacket } from "mysql2";
 import { spawnSync } from "node:child_process";
@@ -16,6 +16,7 @@ import { ensureDebianTool } from "@erp/testing/debian-tools";
 import { newCompany, testDb } from "@erp/testing/company";
 import { ROOT } from "@erp/testing/server";
 import { useServer } from "@erp/testing/suite";
+import { useUnexpectedApi } from "@erp/testing/unexpected-api";
 
 setDefaultTimeout(180_000);
 
@@ -450,23 +451,11 @@ describe("erp export --format xlsx", () => {
 });
 
 describe("binary files that are no workbook, or a workbook where CSV is expected", () => {
-  // A stand-in API that counts what reaches it: the refusal must come before anything does.
-  let requests = 0;
-  let stub: ReturnType<typeof Bun.serve>;
-  beforeAll(() => {
-    stub = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      fetch: () => {
-        requests++;
-        return new Response("not expected", { status: 500 });
-      },
-    });
-  });
-  afterAll(() => void stub.stop(true));
+  // The refusal must come before anything reaches the API.
+  const stub = useUnexpectedApi();
 
   test("an .xlsx renamed .csv, a PDF and a PNG: exit 2 before any request, naming the formats read", async () => {
-    const cli = erpFor(`http://127.0.0.1:${stub.port}`, "erp_stub");
+    const cli = erpFor(stub.url(), "erp_stub");
     const renamed = path.join(dir, "staff.csv");
     writeFileSync(renamed, readFileSync(await crew()));
     const pdf = path.join(dir, "staff.pdf");
@@ -491,7 +480,7 @@ describe("binary files that are no workbook, or a workbook where CSV is expected
         `is ${kind}, not a spreadsheet: erp import reads CSV, NDJSON and XLSX`,
       );
     }
-    expect(requests).toBe(0);
+    expect(stub.requests()).toBe(0);
   });
 });
 

@@ -75,7 +75,7 @@ async function importAbortRerun(runtime: string, command: string[]): Promise<voi
   expect(ran).toBe(runtime);
   console.log(
     `[sdk import on ${runtime}] aborted run: ${first.rows} rows read, ${first.created} created, ` +
-      `${first.rejected} rejected, ${first.not_imported} not imported; re-run: ` +
+      `${first.rejected} rejected, ${first.notImported} not imported; re-run: ` +
       `${second.created} created, ${second.replayed} replayed, ${second.rejected} rejected ` +
       `(${second.seconds} s)`,
   );
@@ -83,14 +83,14 @@ async function importAbortRerun(runtime: string, command: string[]): Promise<voi
   // The abort came midway: rows were left, and the run says why it ended.
   expect(first.stopped).toBe("aborted");
   expect(first.rows).toBeLessThan(ROWS);
-  expect(first.rows).toBe(first.created + first.rejected + first.not_imported + first.replayed);
-  expect(first.not_imported).toBeGreaterThan(0);
+  expect(first.rows).toBe(first.created + first.rejected + first.notImported + first.replayed);
+  expect(first.notImported).toBeGreaterThan(0);
 
   // The re-run: one result per row, each bad row rejected once, every good row created or replayed.
   expect(second).toMatchObject({
     rows: ROWS,
     rejected: bad.length,
-    not_imported: 0,
+    notImported: 0,
     stopped: null,
   });
   expect(byStatus.rejected).toEqual(bad);

@@ -1,5 +1,7 @@
 // Data on stdout in the format asked for: json, ndjson, table or csv (tables for people, JSON for scripts).
 import { bold } from "./colour.ts";
+import { type Output, writeTo } from "./factory.ts";
+import { escapeFormula } from "./formula-escape.ts";
 import { UsageError } from "./usage-error.ts";
 
 export const OUTPUT_FORMATS = ["json", "ndjson", "table", "csv"] as const;
@@ -8,8 +10,11 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 type Row = Record<string, unknown>;
 
 /** `--output` as given, else a table on a terminal and JSON when piped. */
-export function outputFormat(value: string | undefined): OutputFormat {
-  if (value === undefined) return process.stdout.isTTY ? "table" : "json";
+export function outputFormat(
+  value: string | undefined,
+  terminal = process.stdout.isTTY === true,
+): OutputFormat {
+  if (value === undefined) return terminal ? "table" : "json";
   if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
   throw new UsageError(
     `--output must be one of ${OUTPUT_FORMATS.join(", ")}, not ${JSON.stringify(value)}`,
@@ -22,19 +27,18 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-/** Writes to stdout and waits when its buffer is full, so a long export does not pile up in memory. */
-export function writeOut(text: string): Promise<void> {
-  if (process.stdout.write(text)) return Promise.resolve();
-  return new Promise((resolve) => process.stdout.once("drain", () => resolve()));
-}
-
 /** Prints one object: a record, a write result, the usage report. */
-export async function printOne(format: OutputFormat, value: Row): Promise<void> {
-  if (format === "json") return writeOut(`${JSON.stringify(value, null, 2)}\n`);
-  if (format === "ndjson") return writeOut(`${JSON.stringify(value)}\n`);
+export async function printOne(
+  format: OutputFormat,
+  value: Row,
+  out: Output = process.stdout,
+): Promise<void> {
+  const write = (text: string): Promise<void> => writeTo(out, text);
+  if (format === "json") return write(`${JSON.stringify(value, null, 2)}\n`);
+  if (format === "ndjson") return write(`${JSON.stringify(value)}\n`);
   const flat = flatten(value);
-  if (format === "csv") return writeOut(csvLine(Object.keys(flat)) + csvLine(Object.values(flat)));
-  return writeOut(
+  if (format === "csv") return write(csvLine(Object.keys(flat)) + csvLine(Object.values(flat)));
+  return write(
     renderTable(
       ["field", "value"],
       Object.entries(flat).map(([key, cell]) => [key, text(cell)]),
@@ -48,39 +52,54 @@ export interface RecordSink {
   end(): Promise<void>;
 }
 
-/** `bom`: CSV starts with a UTF-8 byte-order mark, which spreadsheet programs need to read it as UTF-8. */
-export function recordSink(format: OutputFormat, options: { bom?: boolean } = {}): RecordSink {
+export interface SinkOptions {
+  /** CSV starts with a UTF-8 byte-order mark, which spreadsheet programs need to read it as UTF-8. */
+  bom?: boolean;
+  out?: Output;
+  /** Where a table says it has no records. */
+  err?: Output;
+}
+
+export function recordSink(format: OutputFormat, options: SinkOptions = {}): RecordSink {
+  const out = options.out ?? process.stdout;
+  const write = (text: string): Promise<void> => writeTo(out, text);
   switch (format) {
     case "json":
-      return jsonArraySink();
+      return jsonArraySink(write);
     case "ndjson":
-      return { write: (record) => writeOut(`${JSON.stringify(record)}\n`), end: async () => {} };
+      return { write: (record) => write(`${JSON.stringify(record)}\n`), end: async () => {} };
     case "csv":
-      return csvSink(options.bom === true);
+      return csvSink(write, options.bom === true);
     case "table":
-      return tableSink();
+      return tableSink(write, options.err ?? process.stderr);
   }
 }
 
 /** Prints a list of records at once. */
-export async function printMany(format: OutputFormat, records: readonly Row[]): Promise<void> {
-  const sink = recordSink(format);
+export async function printMany(
+  format: OutputFormat,
+  records: readonly Row[],
+  options: SinkOptions = {},
+): Promise<void> {
+  const sink = recordSink(format, options);
   for (const record of records) await sink.write(record);
   await sink.end();
 }
 
-function jsonArraySink(): RecordSink {
+type Write = (text: string) => Promise<void>;
+
+function jsonArraySink(write: Write): RecordSink {
   let count = 0;
   return {
     write(record) {
       const item = JSON.stringify(record, null, 2).replace(/^/gm, "  ");
-      return writeOut(`${count++ === 0 ? "[\n" : ",\n"}${item}`);
+      return write(`${count++ === 0 ? "[\n" : ",\n"}${item}`);
     },
-    end: () => writeOut(count === 0 ? "[]\n" : "\n]\n"),
+    end: () => write(count === 0 ? "[]\n" : "\n]\n"),
   };
 }
 
-function csvSink(bom: boolean): RecordSink {
+function csvSink(write: Write, bom: boolean): RecordSink {
   let columns: string[] | undefined;
   return {
     write(record) {
@@ -90,20 +109,20 @@ function csvSink(bom: boolean): RecordSink {
         columns = Object.keys(flat);
         header = (bom ? "\uFEFF" : "") + csvLine(columns);
       }
-      return writeOut(header + csvLine(columns.map((column) => flat[column])));
+      return write(header + csvLine(columns.map((column) => flat[column])));
     },
     end: async () => {},
   };
 }
 
-function tableSink(): RecordSink {
+function tableSink(write: Write, err: Output): RecordSink {
   const rows: Row[] = [];
   return {
     write: async (record) => void rows.push(flatten(record)),
     async end() {
-      if (rows.length === 0) return void process.stderr.write("No records.\n");
+      if (rows.length === 0) return void err.write("No records.\n");
       const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-      await writeOut(
+      await write(
         renderTable(
           columns,
           rows.map((row) => columns.map((column) => text(row[column]))),
@@ -169,8 +188,11 @@ function text(cell: unknown): string {
   return String(cell).replace(/[\r\n]+/g, " ");
 }
 
-/** One RFC 4180 line: fields with a comma, quote or line break are quoted, quotes doubled. */
-export function csvLine(values: readonly unknown[]): string {
+/**
+ * One RFC 4180 line: fields with the delimiter, a quote or a line break are quoted, quotes doubled;
+ * text a spreadsheet program would run as a formula starts with `'` (formula-escape.ts).
+ */
+export function csvLine(values: readonly unknown[], delimiter = ","): string {
   return `${values
     .map((value) => {
       const cell =
@@ -178,8 +200,12 @@ export function csvLine(values: readonly unknown[]): string {
           ? ""
           : typeof value === "object"
             ? JSON.stringify(value)
-            : String(value);
-      return /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+            : typeof value === "string"
+              ? escapeFormula(value)
+              : String(value);
+      return cell.includes(delimiter) || /["\r\n]/.test(cell)
+        ? `"${cell.replaceAll('"', '""')}"`
+        : cell;
     })
-    .join(",")}\r\n`;
+    .join(delimiter)}\r\n`;
 }

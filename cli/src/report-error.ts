@@ -1,21 +1,20 @@
 // Turns whatever stopped a command into one readable message on stderr and the exit code that goes with it.
 import { ApiConnectionError, ErpError } from "@erp/sdk";
 import { EXIT, type ExitCode } from "./exit-codes.ts";
+import type { Output } from "./factory.ts";
 import { red } from "./colour.ts";
 import { UsageError } from "./usage-error.ts";
 
-export function reportError(error: unknown): ExitCode {
+export function reportError(error: unknown, err: Output = process.stderr): ExitCode {
   if (error instanceof UsageError) {
-    process.stderr.write(`${red("error:")} ${error.message}\n(run with --help for usage)\n`);
+    err.write(`${red("error:")} ${error.message}\n(run with --help for usage)\n`);
     return EXIT.USAGE;
   }
   if (error instanceof ErpError) {
-    process.stderr.write(describeApiError(error));
+    err.write(describeApiError(error));
     return EXIT.API_ERROR;
   }
-  process.stderr.write(
-    `error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  err.write(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   return EXIT.API_ERROR;
 }
 

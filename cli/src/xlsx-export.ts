@@ -4,6 +4,7 @@
 // and sums them as they are, and `erp import` reads them back as the same values.
 import { Writable } from "node:stream";
 import { WorkbookWriter } from "@cj-tech-master/excelts";
+import type { Output } from "./factory.ts";
 import { flatten, type RecordSink } from "./output.ts";
 import type { ResourceSpec } from "./resources.ts";
 import { UsageError } from "./usage-error.ts";
@@ -45,16 +46,16 @@ const FORMATS: Record<Kind, string | undefined> = {
   plain: undefined,
 };
 
-export function xlsxSink(spec: Pick<ResourceSpec, "name" | "fields">): RecordSink {
-  if (process.stdout.isTTY)
+export function xlsxSink(spec: Pick<ResourceSpec, "name" | "fields">, out: Output): RecordSink {
+  if (out.isTTY)
     throw new UsageError(
       "an .xlsx workbook is binary: send it to a file (erp export … --format xlsx > records.xlsx)",
     );
   // stdout, waiting when its buffer is full, so a long export does not pile up in memory.
   const output = new Writable({
     write(chunk: Uint8Array, _encoding, done) {
-      if (process.stdout.write(chunk)) done();
-      else process.stdout.once("drain", () => done());
+      if (out.write(chunk)) done();
+      else out.once("drain", () => done());
     },
   });
   const workbook = new WorkbookWriter({ stream: output, useStyles: true, useSharedStrings: false });

@@ -1,5 +1,5 @@
 // Runs the real `erp` CLI (bun cli/src/main.ts) as a child process and captures what it printed.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Subprocess } from "bun";
@@ -59,6 +59,31 @@ export function startErp(args: string[], options: CliOptions = {}): RunningCli {
 
 export function erp(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startErp(args, options).finished;
+}
+
+/**
+ * A run of the CLI with how long it took and its peak RSS (Linux's VmHWM, read every 10 ms as it
+ * runs: a subprocess's resourceUsage() answers the largest of all children so far, not its own).
+ */
+export async function measuredErp(
+  args: string[],
+  options: CliOptions = {},
+): Promise<CliResult & { seconds: number; peakMb: number }> {
+  const started = performance.now();
+  const running = startErp(args, options);
+  let peakKb = 0;
+  const sample = (): void => {
+    try {
+      const status = readFileSync(`/proc/${running.process.pid}/status`, "utf8");
+      peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0));
+    } catch {
+      // Gone already: the last reading stands.
+    }
+  };
+  const timer = setInterval(sample, 10);
+  const result = await running.finished;
+  clearInterval(timer);
+  return { ...result, seconds: (performance.now() - started) / 1000, peakMb: peakKb / 1024 };
 }
 
 /** The same CLI bound to one server and token through ERP_BASE_URL/ERP_TOKEN. */

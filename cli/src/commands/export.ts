@@ -1,21 +1,40 @@
-// `erp export <resource>`: every matching record, page after page, streamed to stdout as NDJSON, CSV
-// or an Excel workbook.
-import type { Command } from "commander";
-import { clientOf } from "../context.ts";
+// `erp export <resource>` (cli/cli's shape): every matching record, page after page, streamed to
+// stdout as NDJSON, CSV or an Excel workbook. newCmdExport parses each resource's flags into
+// ExportOptions; exportRun pages and writes, with the streams and API client the options carry.
+import { Command } from "commander";
+import type { ErpClient } from "@erp/sdk";
+import { clientFor, globalOptions } from "../context.ts";
+import { EXIT, type ExitCode } from "../exit-codes.ts";
+import type { Factory, IOStreams } from "../factory.ts";
 import { recordSink } from "../output.ts";
 import { oneOf } from "../parsers.ts";
-import { RESOURCES, resourceClient } from "../resources.ts";
+import { RESOURCES, type ResourceSpec, resourceClient } from "../resources.ts";
 import { UsageError } from "../usage-error.ts";
 import { addFilterOptions, filterQuery } from "./resource/filters.ts";
 import { exportHelp } from "./resource/help.ts";
 
 const EXPORT_FORMATS = ["ndjson", "csv", "xlsx"] as const;
+type ExportFormat = (typeof EXPORT_FORMATS)[number];
 const PAGE_SIZE = 100;
 
-export function registerExport(program: Command): void {
-  const group = program
-    .command("export")
-    .summary("every record of a resource as NDJSON, CSV or XLSX, streamed page by page");
+export interface ExportOptions {
+  spec: ResourceSpec;
+  format: ExportFormat;
+  bom: boolean;
+  /** The list query the filter flags make (status, q, ranges, sort, expand, fields, id filters). */
+  query: Record<string, unknown>;
+  io: IOStreams;
+  /** An SDK client for the connection. */
+  client(): ErpClient;
+}
+
+export function newCmdExport(
+  f: Factory,
+  runF: (opts: ExportOptions) => Promise<ExitCode> = exportRun,
+): Command {
+  const group = new Command("export").summary(
+    "every record of a resource as NDJSON, CSV or XLSX, streamed page by page",
+  );
   // One subcommand per resource, so each offers exactly the filters its collection accepts.
   for (const spec of RESOURCES) {
     const command = group
@@ -33,34 +52,45 @@ export function registerExport(program: Command): void {
       );
     addFilterOptions(command, spec);
     command.addHelpText("after", exportHelp(spec));
-    command.action(async (options: Record<string, unknown>) => {
-      if (options.bom && options.format !== "csv")
-        throw new UsageError("--bom is for CSV read by spreadsheet programs: add --format csv");
-      const client = resourceClient(clientOf(command), spec.name);
-      const sink =
-        options.format === "xlsx"
-          ? // The workbook library takes some 30 MB to load: only a workbook export loads it.
-            (await import("../xlsx-export.ts")).xlsxSink(spec)
-          : recordSink(options.format as "ndjson" | "csv", { bom: options.bom === true });
-      let count = 0;
-      // Paged on after_id: every page costs the server the same, however deep; only the first carries the total.
-      let total: number | undefined;
-      for await (const page of client
-        .list({
-          ...filterQuery(spec, options),
-          limit: PAGE_SIZE,
-          total: process.stderr.isTTY === true,
-        })
-        .pages()) {
-        for (const record of page.data) await sink.write(record);
-        count += page.data.length;
-        total ??= page.meta.total;
-        if (process.stderr.isTTY)
-          process.stderr.write(`\r\x1b[2K${spec.name}: ${count} of ${total}`);
-      }
-      await sink.end();
-      if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
-      process.stderr.write(`exported ${count} ${spec.name}\n`);
+    command.action(async (flags: Record<string, unknown>, self: Command) => {
+      const globals = globalOptions(self);
+      f.exitCode = await runF({
+        spec,
+        format: flags.format as ExportFormat,
+        bom: flags.bom === true,
+        query: filterQuery(spec, flags),
+        io: f.io,
+        client: () => clientFor(f, globals),
+      });
     });
   }
+  return group;
+}
+
+export async function exportRun(opts: ExportOptions): Promise<ExitCode> {
+  const { spec, io } = opts;
+  if (opts.bom && opts.format !== "csv")
+    throw new UsageError("--bom is for CSV read by spreadsheet programs: add --format csv");
+  const client = resourceClient(opts.client(), spec.name);
+  const sink =
+    opts.format === "xlsx"
+      ? // The workbook library takes some 30 MB to load: only a workbook export loads it.
+        (await import("../xlsx-export.ts")).xlsxSink(spec, io.stdout)
+      : recordSink(opts.format, { bom: opts.bom, out: io.stdout, err: io.stderr });
+  const terminal = io.stderr.isTTY === true;
+  let count = 0;
+  // Paged on after_id: every page costs the server the same, however deep; only the first carries the total.
+  let total: number | undefined;
+  for await (const page of client
+    .list({ ...opts.query, limit: PAGE_SIZE, total: terminal })
+    .pages()) {
+    for (const record of page.data) await sink.write(record);
+    count += page.data.length;
+    total ??= page.meta.total;
+    if (terminal) io.stderr.write(`\r\x1b[2K${spec.name}: ${count} of ${total}`);
+  }
+  await sink.end();
+  if (terminal) io.stderr.write("\r\x1b[2K");
+  io.stderr.write(`exported ${count} ${spec.name}\n`);
+  return EXIT.OK;
 }

@@ -1,5 +1,6 @@
 // An incremental RFC 4180 parser: feed it text chunks, get whole records back, so a file never sits in
-// memory at once. It scans by character code and takes each field as one slice of the text.
+// memory at once. It scans by character code and takes each field as one slice of the text. The
+// delimiter is a comma unless the file's header says otherwise (`;` and tab: delimiterOf).
 
 /** One record, with where it starts in the file and how many characters it took (for progress). */
 export interface CsvRecord {
@@ -13,11 +14,35 @@ export interface CsvRecord {
 }
 
 const QUOTE = 34;
-const COMMA = 44;
 const LF = 10;
 const CR = 13;
 
+/** The delimiters a CSV may use: Excel and LibreOffice write `;` where the comma is the decimal mark. */
+export const DELIMITERS = [",", ";", "\t"] as const;
+export type Delimiter = (typeof DELIMITERS)[number];
+
+/**
+ * The delimiter of a file from its header line (up to the first line break outside quotes): the one
+ * of `,`, `;` and tab it uses most, a comma when it uses none (one column) or the header is unknown.
+ */
+export function delimiterOf(text: string): Delimiter {
+  const counts = new Map<string, number>(DELIMITERS.map((delimiter) => [delimiter, 0]));
+  let quoted = false;
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at]!;
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === "\n" || char === "\r")) break;
+    else if (!quoted && counts.has(char)) counts.set(char, counts.get(char)! + 1);
+  }
+  let best: Delimiter = ",";
+  for (const delimiter of DELIMITERS)
+    if (counts.get(delimiter)! > counts.get(best)!) best = delimiter;
+  return best;
+}
+
 export class CsvParser {
+  readonly #delimiter: number;
+  readonly delimiter: Delimiter;
   /** Text not yet parsed: the start of a record the chunks so far did not finish. */
   #pending = "";
   #line = 1;
@@ -26,6 +51,11 @@ export class CsvParser {
   bom = false;
   /** Empty lines skipped so far: they are no record, but an import still accounts for them. */
   blankLines = 0;
+
+  constructor(delimiter: Delimiter = ",") {
+    this.delimiter = delimiter;
+    this.#delimiter = delimiter.charCodeAt(0);
+  }
 
   /** Parses a chunk and returns the records it completed; a partial record waits for the next chunk. */
   push(chunk: string): CsvRecord[] {
@@ -103,13 +133,13 @@ export class CsvParser {
           at = quote + 1;
           break;
         }
-        const end = delimiter(text, at);
+        const end = fieldEnd(text, at, this.#delimiter);
         if (end < 0 && !last) return undefined;
         value += text.slice(at, end < 0 ? text.length : end);
         fields.push(value);
         at = end < 0 ? text.length : end;
       } else {
-        const end = delimiter(text, at);
+        const end = fieldEnd(text, at, this.#delimiter);
         if (end < 0 && !last) return undefined;
         fields.push(text.slice(at, end < 0 ? text.length : end));
         at = end < 0 ? text.length : end;
@@ -119,7 +149,7 @@ export class CsvParser {
         return finish(fields, line, text.length - start, text.length);
       }
       const code = text.charCodeAt(at);
-      if (code === COMMA) {
+      if (code === this.#delimiter) {
         at += 1;
         continue;
       }
@@ -142,11 +172,11 @@ function finish(
   return blank ? { next } : { record: { fields, line, size }, next };
 }
 
-/** Where the unquoted field starting at `from` ends: the next comma or line break, or -1. */
-function delimiter(text: string, from: number): number {
+/** Where the unquoted field starting at `from` ends: the next delimiter or line break, or -1. */
+function fieldEnd(text: string, from: number, delimiter: number): number {
   for (let at = from; at < text.length; at++) {
     const code = text.charCodeAt(at);
-    if (code === COMMA || code === LF || code === CR) return at;
+    if (code === delimiter || code === LF || code === CR) return at;
   }
   return -1;
 }

@@ -1,4 +1,5 @@
 // Import progress on stderr: a redrawn bar on a terminal, an occasional plain line otherwise.
+import type { Output } from "../factory.ts";
 
 export interface Counts {
   done: number;
@@ -14,15 +15,20 @@ const BAR_WIDTH = 24;
 export class Progress {
   readonly #label: string;
   readonly #total: number | undefined;
-  readonly #tty = process.stderr.isTTY === true;
+  readonly #tty: boolean;
   readonly #started = Date.now();
   #last = 0;
   #drawn = false;
 
   /** `total` is the file size, unknown for stdin. */
-  constructor(label: string, total: number | undefined) {
+  constructor(
+    label: string,
+    total: number | undefined,
+    private readonly err: Output = process.stderr,
+  ) {
     this.#label = label;
     this.#total = total;
+    this.#tty = err.isTTY === true;
     this.#last = this.#tty ? 0 : Date.now();
   }
 
@@ -32,17 +38,17 @@ export class Progress {
     this.#last = now;
     const line = this.#line(counts);
     if (this.#tty) {
-      process.stderr.write(`\r\x1b[2K${line}`);
+      this.err.write(`\r\x1b[2K${line}`);
       this.#drawn = true;
     } else {
-      process.stderr.write(`${line}\n`);
+      this.err.write(`${line}\n`);
     }
   }
 
   /** Prints a message above the bar. */
   log(message: string): void {
     this.clear();
-    process.stderr.write(`${message}\n`);
+    this.err.write(`${message}\n`);
   }
 
   /** Shows the final state on a terminal, then clears it: the summary follows. */
@@ -54,7 +60,7 @@ export class Progress {
   }
 
   clear(): void {
-    if (this.#drawn) process.stderr.write("\r\x1b[2K");
+    if (this.#drawn) this.err.write("\r\x1b[2K");
     this.#drawn = false;
   }
 

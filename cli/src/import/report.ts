@@ -14,6 +14,8 @@ export interface Rejection {
   /** True when the server replayed the answer it gave this row's key in an earlier run. */
   replayed?: boolean;
   request_id?: string;
+  /** A unique value given twice: the row that gave it first. */
+  duplicate_of?: { row: number; line: number };
 }
 
 /** What a repeated row's report line says: the earlier row it repeats, and whether it was left out. */

@@ -4,7 +4,8 @@
 import { createReadStream, statSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../usage-error.ts";
-import { CsvParser, type CsvRecord } from "./csv-parser.ts";
+import { unescapeFormula } from "../formula-escape.ts";
+import { CsvParser, type CsvRecord, type Delimiter, delimiterOf } from "./csv-parser.ts";
 import { peek, settleKind } from "./sniff.ts";
 import type { ImportFormat, ImportSource, Row } from "./source.ts";
 import { openWorkbook } from "./xlsx-source.ts";
@@ -18,15 +19,25 @@ const EXTENSIONS: Record<string, ImportFormat> = {
   ".xlsx": "xlsx",
 };
 
+export interface SourceOptions {
+  /** A workbook's sheet (--sheet). */
+  sheet?: string | undefined;
+  /** Keep a workbook's cells as typed, for a workbook of rejects. */
+  typed?: boolean;
+  /** A CSV's delimiter (--delimiter); else the header line's. */
+  delimiter?: Delimiter | undefined;
+  /** What `-` reads. */
+  stdin?: AsyncIterable<Uint8Array | string>;
+}
+
 /**
  * Opens `file` (`-` is stdin) and settles its format: --format, else the extension, else the first
- * bytes (a zip is a workbook, `{` starts NDJSON). `sheet` picks a workbook's sheet (--sheet); `typed`
- * keeps its cells as typed, for a workbook of rejects.
+ * bytes (a zip is a workbook, `{` starts NDJSON).
  */
 export async function openSource(
   file: string,
   format: ImportFormat | undefined,
-  { sheet, typed = false }: { sheet?: string | undefined; typed?: boolean } = {},
+  { sheet, typed = false, delimiter, stdin = process.stdin }: SourceOptions = {},
 ): Promise<ImportSource> {
   let totalSize: number | undefined;
   if (file !== "-") {
@@ -39,7 +50,7 @@ export async function openSource(
       throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
     }
   }
-  const stream = file === "-" ? process.stdin : createReadStream(file);
+  const stream = file === "-" ? stdin : createReadStream(file);
   const chosen =
     format ?? (file === "-" ? undefined : EXTENSIONS[path.extname(file).toLowerCase()]);
   const name = file === "-" ? "stdin" : file;
@@ -68,8 +79,9 @@ export async function openSource(
       rows: ndjsonRows(all, blank),
     };
   }
-  const parser = new CsvParser();
-  const records = csvRecords(parser, all);
+  const firstLine = await headerLine(all);
+  const parser = new CsvParser(delimiter ?? delimiterOf(firstLine.text));
+  const records = csvRecords(parser, firstLine.chunks);
   const first = await records.next();
   if (first.done)
     throw new UsageError("the CSV file is empty: it needs a header line naming the fields");
@@ -79,6 +91,7 @@ export async function openSource(
     totalSize,
     overhead: first.value.size,
     bom: parser.bom,
+    delimiter: parser.delimiter,
     blankLines: () => parser.blankLines,
     rows: csvRows(records, first.value.fields.length),
   };
@@ -97,21 +110,37 @@ async function* decode(stream: AsyncIterable<Uint8Array | string>): AsyncGenerat
 async function sniff(
   chunks: AsyncGenerator<string>,
 ): Promise<{ format: ImportFormat; chunks: AsyncGenerator<string> }> {
+  const peeked = await peekText(chunks, (text) => text.replace(/^\uFEFF/, "").trimStart() !== "");
+  const first = peeked.text.replace(/^\uFEFF/, "").trimStart();
+  return { format: first.startsWith("{") ? "ndjson" : "csv", chunks: peeked.chunks };
+}
+
+/** The header line's text (to tell its delimiter; its first 64 chunks at most) and all the chunks again. */
+async function headerLine(
+  chunks: AsyncGenerator<string>,
+): Promise<{ text: string; chunks: AsyncGenerator<string> }> {
+  const peeked = await peekText(chunks, (text, count) => /[\r\n]/.test(text) || count > 64);
+  return { text: peeked.text.replace(/^\uFEFF/, ""), chunks: peeked.chunks };
+}
+
+/** The chunks read until `enough` says so (by the last one, and how many), and all of them again. */
+async function peekText(
+  chunks: AsyncGenerator<string>,
+  enough: (last: string, count: number) => boolean,
+): Promise<{ text: string; chunks: AsyncGenerator<string> }> {
   const peeked: string[] = [];
-  let format: ImportFormat = "csv";
-  for await (const chunk of chunks) {
-    peeked.push(chunk);
-    const first = chunk.replace(/^\uFEFF/, "").trimStart();
-    if (first) {
-      format = first.startsWith("{") ? "ndjson" : "csv";
-      break;
-    }
+  for (;;) {
+    // Read with next(), not for-await: leaving a for-await loop would close the generator.
+    const next = await chunks.next();
+    if (next.done) break;
+    peeked.push(next.value);
+    if (enough(next.value, peeked.length)) break;
   }
   async function* replay(): AsyncGenerator<string> {
     yield* peeked;
     yield* chunks;
   }
-  return { format, chunks: replay() };
+  return { text: peeked.join(""), chunks: replay() };
 }
 
 async function* csvRecords(
@@ -137,7 +166,7 @@ async function* csvRows(records: AsyncGenerator<CsvRecord>, width: number): Asyn
     if (record.error) yield { ...at, error: record.error };
     else if (record.fields.length !== width && record.fields.some((cell) => cell.trim() !== "")) {
       yield { ...at, error: `has ${record.fields.length} cells where the header has ${width}` };
-    } else yield { ...at, cells: record.fields };
+    } else yield { ...at, cells: record.fields.map(unescapeFormula) };
   }
 }
 

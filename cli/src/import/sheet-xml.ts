@@ -1,8 +1,16 @@
-// Scans a workbook's XML chunk by chunk: a worksheet's (xl/worksheets/sheetN.xml) for its rows and
-// cells, the shared strings' part (xl/sharedStrings.xml) for their texts. The workbook library
-// (xlsx-source.ts) unzips the file and reads the styles and sheet list; the cells and strings are
-// scanned here, because the library's SAX parser and its objects cost several times what the rest
-// of an import does (docs/cli.md has the measurements).
+// Scans a workbook's XML chunk by chunk, in one pass (xml-tokens.ts): a worksheet's
+// (xl/worksheets/sheetN.xml) for its rows and cells, the shared strings' part (xl/sharedStrings.xml)
+// for their texts. Excel's limits are checked as the tags come (a row past 1,048,576, a column past
+// XFD, a text past 32,767 characters), and a part whose XML ends inside a row or string is cut short.
+import {
+  limits,
+  MAX_CELL_CHARACTERS,
+  MAX_COLUMNS,
+  MAX_MARKUP,
+  MAX_ROWS,
+  UnreadableWorkbook,
+} from "./workbook-limits.ts";
+import { attributes, decodeXml, type XmlHandler, XmlTokens } from "./xml-tokens.ts";
 
 /** One `<c>` element: its column, type (`t`), style index (`s`), value (`<v>` or inline text), formula or not. */
 export interface ScannedCell {
@@ -19,153 +27,247 @@ export interface ScannedRow {
   cells: ScannedCell[];
 }
 
-const ROW_START = /<(?:[A-Za-z_][\w.-]*:)?row(?=[\s>/])/g;
-const ROW_END = /<\/(?:[A-Za-z_][\w.-]*:)?row\s*>/g;
-const CELL =
-  /<(?:[A-Za-z_][\w.-]*:)?c(?=[\s>/])([^>]*?)(\/>|>([\s\S]*?)<\/(?:[A-Za-z_][\w.-]*:)?c\s*>)/g;
-const ATTRIBUTE = /([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
-/** The attributes as spreadsheet programs write them, in this order, plain: one match for all three. */
-const USUAL_ATTRIBUTES = /^\s*r="([A-Za-z$]+[$\d]+)"(?:\s+s="(\d+)")?(?:\s+t="([a-zA-Z]+)")?\s*$/;
-const SHARED_STRING =
-  /<(?:[A-Za-z_][\w.-]*:)?si(?:\s[^>]*)?>([\s\S]*?)<\/(?:[A-Za-z_][\w.-]*:)?si\s*>|<(?:[A-Za-z_][\w.-]*:)?si\s*\/>/g;
-const VALUE = /<(?:[A-Za-z_][\w.-]*:)?v(?:\s[^>]*)?>([\s\S]*?)<\/(?:[A-Za-z_][\w.-]*:)?v\s*>/;
-const FORMULA = /<(?:[A-Za-z_][\w.-]*:)?f(?=[\s>/])/;
-const INLINE = /<(?:[A-Za-z_][\w.-]*:)?is(?:\s[^>]*)?>([\s\S]*?)<\/(?:[A-Za-z_][\w.-]*:)?is\s*>/;
-const TEXT_RUN =
-  /<(?:[A-Za-z_][\w.-]*:)?t(?:\s[^>]*)?>([\s\S]*?)<\/(?:[A-Za-z_][\w.-]*:)?t\s*>|<(?:[A-Za-z_][\w.-]*:)?t\s*\/>/g;
-/** Phonetic runs (furigana) in an inline string are not part of its text. */
-const PHONETIC = /<(?:[A-Za-z_][\w.-]*:)?rPh(?:\s[^>]*)?>[\s\S]*?<\/(?:[A-Za-z_][\w.-]*:)?rPh\s*>/g;
+/** The attributes as spreadsheet programs write a cell's, in this order, plain: one match for all three. */
+const USUAL_CELL = /^\s*r="([A-Za-z$]+[$\d]+)"(?:\s+s="(\d+)")?(?:\s+t="([a-zA-Z]+)")?\s*$/;
+/** A row's number among the many attributes some programs write. */
+const ROW_NUMBER = /(?:^|\s)r\s*=\s*["']\s*(\d+)\s*["']/;
 
-export class SheetXmlScanner {
-  #pending = "";
+/** What the text being read is: nothing kept, a cell's `<v>`, a run of an inline string. */
+const Text = { None: 0, Value: 1, Run: 2 } as const;
+type Text = (typeof Text)[keyof typeof Text];
+
+/** Text collected for the element being read, bounded. */
+class Collected {
+  #raw = "";
+
+  constructor(private readonly what: () => string) {}
+
+  add(raw: string): void {
+    this.#raw = this.#raw === "" ? raw : this.#raw + raw;
+    if (this.#raw.length > MAX_MARKUP) throw limits.markup(this.what());
+  }
+
+  /** The text decoded, and the collection emptied. */
+  take(): string {
+    const raw = this.#raw;
+    this.#raw = "";
+    return decodeXml(raw);
+  }
+}
+
+export class SheetXmlScanner implements XmlHandler {
+  readonly #tokens = new XmlTokens(this, "the sheet");
+  #rows: ScannedRow[] = [];
+  #sheetData: "before" | "in" | "after" = "before";
+  #row: ScannedRow | undefined;
   #lastRow = 0;
+  #lastColumn = 0;
+  #cell: ScannedCell | undefined;
+  #inline: string | undefined;
+  #phonetic = false;
+  #text: Text = Text.None;
+  readonly #collected = new Collected(() => `cell ${this.#where()}`);
 
-  /** The rows a chunk completes; a row cut by the chunk's end waits for the next one. */
+  get wantsText(): boolean {
+    return this.#text !== Text.None;
+  }
+
+  /** The rows a chunk completes; a row cut by the chunk's end comes with a later one. */
   push(chunk: string): ScannedRow[] {
-    const text = this.#pending + chunk;
-    const rows: ScannedRow[] = [];
-    let at = 0;
-    for (;;) {
-      ROW_START.lastIndex = at;
-      const start = ROW_START.exec(text);
-      if (!start) {
-        // Keep a tail that may be the start of a row tag cut in two.
-        at = Math.max(at, text.length - 32);
-        break;
-      }
-      const tagEnd = text.indexOf(">", start.index);
-      if (tagEnd < 0) {
-        at = start.index;
-        break;
-      }
-      const attributes = text.slice(start.index + start[0].length, tagEnd);
-      if (text.charCodeAt(tagEnd - 1) === 47) {
-        // <row r="5"/>: a row with nothing in it.
-        at = tagEnd + 1;
-        this.#row(attributes);
-        continue;
-      }
-      ROW_END.lastIndex = tagEnd + 1;
-      const end = ROW_END.exec(text);
-      if (!end) {
-        at = start.index;
-        break;
-      }
-      rows.push({
-        number: this.#row(attributes),
-        cells: cellsOf(text.slice(tagEnd + 1, end.index)),
-      });
-      at = end.index + end[0].length;
-    }
-    this.#pending = text.slice(at);
+    this.#tokens.push(chunk);
+    const rows = this.#rows;
+    this.#rows = [];
     return rows;
   }
 
-  /** The row's number: its `r`, else the one after the last. */
-  #row(attributes: string): number {
-    const { r } = attributesOf(attributes);
-    this.#lastRow = r === undefined ? this.#lastRow + 1 : Number(r);
-    return this.#lastRow;
+  /** The part has ended: its XML must have closed the sheet's data. */
+  end(): ScannedRow[] {
+    this.#tokens.end();
+    if (this.#sheetData !== "after")
+      throw new UnreadableWorkbook(
+        this.#sheetData === "before"
+          ? "its sheet has no sheetData element"
+          : "its sheet's XML ends inside the data (the file is cut short)",
+      );
+    return this.push("");
   }
-}
 
-/** The shared strings' texts in their order, as a chunk completes them (a string's runs, as inline strings'). */
-export class SharedStringsScanner {
-  #pending = "";
-
-  push(chunk: string): string[] {
-    const text = this.#pending + chunk;
-    const strings: string[] = [];
-    let at = 0;
-    SHARED_STRING.lastIndex = 0;
-    for (let match = SHARED_STRING.exec(text); match; match = SHARED_STRING.exec(text)) {
-      strings.push(match[1] === undefined ? "" : runsOf(match[1]));
-      at = SHARED_STRING.lastIndex;
+  open(name: string, attributes: string, empty: boolean): void {
+    if (this.#sheetData !== "in") {
+      if (name === "sheetData" && this.#sheetData === "before")
+        this.#sheetData = empty ? "after" : "in";
+      return;
     }
-    this.#pending = text.slice(at);
-    return strings;
+    if (this.#cell) this.#inCell(name, empty);
+    else if (name === "c") this.#openCell(attributes, empty);
+    else if (name === "row") this.#openRow(attributes, empty);
   }
-}
 
-function cellsOf(xml: string): ScannedCell[] {
-  const cells: ScannedCell[] = [];
-  let column = 0;
-  CELL.lastIndex = 0;
-  for (let match = CELL.exec(xml); match; match = CELL.exec(xml)) {
-    const { r: reference, s: style, t: type } = attributesOf(match[1] ?? "");
-    column = reference === undefined ? column + 1 : columnOf(reference);
-    const body = match[3] ?? "";
-    let value: string | undefined;
-    if (type === "inlineStr") {
-      const inline = INLINE.exec(body);
-      value = inline ? runsOf(inline[1] ?? "") : undefined;
-    } else {
-      const v = VALUE.exec(body);
-      value = v ? decodeXml(v[1] ?? "") : undefined;
+  close(name: string): void {
+    if (this.#sheetData !== "in") return;
+    if (this.#cell) {
+      if (name === "v" && this.#text === Text.Value) {
+        this.#cell.value = this.#collected.take();
+        this.#text = Text.None;
+      } else if (name === "t" && this.#text === Text.Run) {
+        this.#inline = (this.#inline ?? "") + this.#collected.take();
+        this.#text = Text.None;
+        if (this.#inline.length > MAX_CELL_CHARACTERS)
+          throw limits.characters(`cell ${this.#where()}`);
+      } else if (name === "rPh") this.#phonetic = false;
+      else if (name === "is" && this.#inline !== undefined) {
+        this.#cell.value = decodeEscapes(this.#inline);
+        this.#inline = undefined;
+      } else if (name === "c") this.#closeCell();
+      return;
     }
-    cells.push({
+    if (name === "row" && this.#row) {
+      this.#rows.push(this.#row);
+      this.#row = undefined;
+    } else if (name === "sheetData") {
+      if (this.#row) throw new UnreadableWorkbook("its sheet closes its data inside a row");
+      this.#sheetData = "after";
+    }
+  }
+
+  text(raw: string): void {
+    this.#collected.add(raw);
+  }
+
+  #openRow(tag: string, empty: boolean): void {
+    if (this.#row)
+      throw new UnreadableWorkbook(`its sheet opens a row inside row ${this.#row.number}`);
+    const given = ROW_NUMBER.exec(tag)?.[1];
+    const number = given === undefined ? this.#lastRow + 1 : Number(given);
+    if (number > MAX_ROWS) throw limits.rows(number);
+    if (number <= this.#lastRow)
+      throw new UnreadableWorkbook(`its sheet has row ${number} after row ${this.#lastRow}`);
+    this.#lastRow = number;
+    this.#lastColumn = 0;
+    // <row r="5"/>: a row with nothing in it, as good as absent.
+    if (!empty) this.#row = { number, cells: [] };
+  }
+
+  #openCell(tag: string, empty: boolean): void {
+    if (!this.#row) throw new UnreadableWorkbook("its sheet has a cell outside any row");
+    const usual = USUAL_CELL.exec(tag);
+    const found = usual ? undefined : attributes(tag);
+    const [r, s, t] = usual ? [usual[1], usual[2], usual[3]] : [found!.r, found!.s, found!.t];
+    const column = r === undefined ? this.#lastColumn + 1 : columnOf(r);
+    if (column > MAX_COLUMNS) throw limits.columns(column);
+    if (column === 0) throw new UnreadableWorkbook(`its sheet has a cell at "${r}"`);
+    this.#lastColumn = column;
+    const cell: ScannedCell = {
       column,
-      type,
-      style: style === undefined ? undefined : Number(style),
-      value,
-      formula: FORMULA.test(body),
-    });
+      type: t,
+      style: s === undefined ? undefined : Number(s),
+      value: undefined,
+      formula: false,
+    };
+    if (empty) this.#row.cells.push(cell);
+    else this.#cell = cell;
   }
-  return cells;
-}
 
-/** An inline or shared string's text: its `<t>` runs, without phonetic runs. */
-function runsOf(xml: string): string {
-  let text = "";
-  TEXT_RUN.lastIndex = 0;
-  const plain = xml.replace(PHONETIC, "");
-  for (let match = TEXT_RUN.exec(plain); match; match = TEXT_RUN.exec(plain))
-    text += decodeXml(match[1] ?? "");
-  return decodeEscapes(text);
+  #inCell(name: string, empty: boolean): void {
+    const cell = this.#cell!;
+    if (name === "c" || name === "row")
+      throw new UnreadableWorkbook(
+        `its sheet opens a ${name === "c" ? "cell" : "row"} inside cell ${this.#where()}`,
+      );
+    if (name === "f") cell.formula = true;
+    else if (empty) return;
+    else if (name === "v") this.#text = Text.Value;
+    else if (name === "is") this.#inline = "";
+    else if (name === "rPh") this.#phonetic = true;
+    else if (name === "t" && this.#inline !== undefined && !this.#phonetic) this.#text = Text.Run;
+  }
+
+  #closeCell(): void {
+    const cell = this.#cell!;
+    if (cell.value !== undefined && cell.value.length > MAX_CELL_CHARACTERS)
+      throw limits.characters(`cell ${this.#where()}`);
+    this.#row!.cells.push(cell);
+    this.#cell = undefined;
+    this.#inline = undefined;
+    this.#phonetic = false;
+    this.#text = Text.None;
+  }
+
+  #where(): string {
+    return `${columnName(this.#lastColumn)}${this.#lastRow}`;
+  }
 }
 
 /**
- * The reference (`r`), style (`s`) and type (`t`) attributes of a row's or cell's tag, read in one
- * pass (a pass per attribute was a fifth of a workbook's parsing); a cell's tag as spreadsheet
- * programs write it, in one match.
+ * The shared strings' texts in their order, as the chunks complete them (a string's runs joined,
+ * without phonetic ones).
  */
-function attributesOf(tag: string): { r?: string; s?: string; t?: string } {
-  const usual = USUAL_ATTRIBUTES.exec(tag);
-  if (usual) return { r: usual[1], s: usual[2], t: usual[3] };
-  const found: { r?: string; s?: string; t?: string } = {};
-  ATTRIBUTE.lastIndex = 0;
-  for (let match = ATTRIBUTE.exec(tag); match; match = ATTRIBUTE.exec(tag)) {
-    const name = match[1];
-    if (name === "r" || name === "s" || name === "t")
-      found[name] ??= decodeXml(match[2] ?? match[3] ?? "");
+export class SharedStringsScanner implements XmlHandler {
+  readonly #tokens = new XmlTokens(this, "xl/sharedStrings.xml");
+  #strings: string[] = [];
+  #current: string | undefined;
+  #phonetic = false;
+  #inRun = false;
+  readonly #collected = new Collected(() => `shared string ${this.#count + 1}`);
+  #count = 0;
+
+  get wantsText(): boolean {
+    return this.#inRun;
   }
-  return found;
+
+  push(chunk: string): string[] {
+    this.#tokens.push(chunk);
+    const strings = this.#strings;
+    this.#strings = [];
+    return strings;
+  }
+
+  end(): string[] {
+    this.#tokens.end();
+    if (this.#current !== undefined)
+      throw new UnreadableWorkbook(
+        "its shared strings end inside a string (the file is cut short)",
+      );
+    return this.push("");
+  }
+
+  open(name: string, _attributes: string, empty: boolean): void {
+    if (name === "si") {
+      if (empty) this.#add("");
+      else this.#current = "";
+    } else if (this.#current === undefined || empty) return;
+    else if (name === "rPh") this.#phonetic = true;
+    else if (name === "t" && !this.#phonetic) this.#inRun = true;
+  }
+
+  close(name: string): void {
+    if (this.#current === undefined) return;
+    if (name === "t" && this.#inRun) {
+      this.#current += this.#collected.take();
+      this.#inRun = false;
+      if (this.#current.length > MAX_CELL_CHARACTERS)
+        throw limits.characters(`shared string ${this.#count + 1}`);
+    } else if (name === "rPh") this.#phonetic = false;
+    else if (name === "si") {
+      this.#add(decodeEscapes(this.#current));
+      this.#current = undefined;
+    }
+  }
+
+  text(raw: string): void {
+    this.#collected.add(raw);
+  }
+
+  #add(text: string): void {
+    this.#strings.push(text);
+    this.#count++;
+  }
 }
 
-/** `B12` → 2, `AA3` → 27 (a `$` is allowed). */
+/** `B12` → 2, `AA3` → 27 (a `$` is allowed); past XFD it stops counting, being too far already. */
 function columnOf(reference: string): number {
   let column = 0;
-  for (let at = 0; at < reference.length; at++) {
+  for (let at = 0; at < reference.length && column <= MAX_COLUMNS; at++) {
     const code = reference.charCodeAt(at);
     if (code >= 65 && code <= 90) column = column * 26 + code - 64;
     else if (code >= 97 && code <= 122) column = column * 26 + code - 96;
@@ -174,15 +276,12 @@ function columnOf(reference: string): number {
   return column;
 }
 
-const ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
-
-function decodeXml(text: string): string {
-  if (!text.includes("&")) return text;
-  return text.replace(/&(#x[0-9a-fA-F]+|#\d+|lt|gt|amp|quot|apos);/g, (whole, entity: string) => {
-    if (entity.startsWith("#x")) return String.fromCodePoint(Number.parseInt(entity.slice(2), 16));
-    if (entity.startsWith("#")) return String.fromCodePoint(Number(entity.slice(1)));
-    return ENTITIES[entity] ?? whole;
-  });
+/** 1 → A, 27 → AA. */
+export function columnName(column: number): string {
+  let name = "";
+  for (let rest = column; rest > 0; rest = Math.floor((rest - 1) / 26))
+    name = String.fromCharCode(65 + ((rest - 1) % 26)) + name;
+  return name;
 }
 
 /** OOXML's `_xHHHH_` escapes (characters XML cannot hold, such as control characters). */

@@ -1,6 +1,8 @@
 // What a reader of an import file hands on: the file's format and header, and its rows, whatever
 // the format (rows.ts reads CSV and NDJSON, xlsx-source.ts workbooks).
+import type { Delimiter } from "./csv-parser.ts";
 import type { Cell } from "./values.ts";
+import type { TypedCell } from "./xlsx-cells.ts";
 
 export const IMPORT_FORMATS = ["csv", "ndjson", "xlsx"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -15,6 +17,8 @@ export interface Row {
   size: number;
   /** A CSV row's cells, as written (a workbook's may be typed). */
   cells?: Cell[];
+  /** A workbook row's cells as the workbook types them, when a rejects workbook is to keep them. */
+  typed?: TypedCell[];
   /** An NDJSON row's object. */
   object?: Record<string, unknown>;
   /** Why the row cannot be read (a quote never closed, a wrong number of cells, not JSON). */
@@ -31,6 +35,8 @@ export interface ImportSource {
   overhead: number;
   /** Whether the file started with a byte-order mark (a rejects CSV then starts with one too). */
   bom: boolean;
+  /** A CSV's delimiter (a rejects CSV uses it too). */
+  delimiter?: Delimiter;
   /** Empty lines skipped so far, above the header too (rows of empty cells are rows, counted as blank when read). */
   blankLines: () => number;
   rows: AsyncIterable<Row>;

@@ -2,16 +2,16 @@
 // CSV rejects file, one sheet with the source's own columns, order and cells plus an `error` column;
 // a row read from a workbook keeps its cells as typed there (a date stays a date cell, a number a
 // number with its format, a code with leading zeros text), so the file re-imports as it is.
-import { createWriteStream, openSync } from "node:fs";
 import { once } from "node:events";
+import { createWriteStream } from "node:fs";
 import { WorkbookWriter, type WorksheetWriter } from "@cj-tech-master/excelts";
-import { UsageError } from "../usage-error.ts";
-import { normalizeHeader } from "./columns.ts";
-import { RejectsFile } from "./rejects.ts";
-import { type Cell, textOf } from "./values.ts";
-import { type TypedCell, typedCells } from "./xlsx-source.ts";
+import { keptColumns, objectColumns, openRejects, type RejectsSink } from "./rejects.ts";
+import type { Row } from "./source.ts";
+import { textOf } from "./values.ts";
 
-export class XlsxRejectsFile extends RejectsFile {
+type Value = string | number | boolean | Date | null;
+
+export class XlsxRejects implements RejectsSink {
   readonly #header: readonly string[] | undefined;
   readonly #kept: number[] | undefined;
   readonly #objects: { values: Record<string, unknown>; error: string }[] = [];
@@ -20,19 +20,9 @@ export class XlsxRejectsFile extends RejectsFile {
   readonly #sheet: WorksheetWriter;
 
   constructor(file: string, header: readonly string[] | undefined) {
-    // The base class writes no file of its own: it is given none.
-    super(undefined, header);
-    try {
-      openSync(file, "w");
-    } catch (error) {
-      throw new UsageError(
-        `cannot write the rejected rows to ${file}: ${(error as Error).message}`,
-      );
-    }
+    openRejects(file);
     this.#header = header;
-    this.#kept = header?.flatMap((cell, index) =>
-      normalizeHeader(cell) === "error" ? [] : [index],
-    );
+    this.#kept = keptColumns(header);
     this.#output = createWriteStream(file);
     this.#workbook = new WorkbookWriter({
       stream: this.#output,
@@ -44,35 +34,32 @@ export class XlsxRejectsFile extends RejectsFile {
       this.#sheet.addRow([...this.#kept.map((index) => header[index]!), "error"]).commit();
   }
 
-  override addCells(cells: readonly Cell[], error: string): void {
+  add(row: Row, error: string): void {
+    if (!row.cells) {
+      this.#objects.push({ values: row.object ?? {}, error });
+      return;
+    }
     if (!this.#kept) return;
-    const typed = typedCells.get(cells);
-    const values = this.#kept.map((index) => {
+    const { cells, typed } = row;
+    const values: Value[] = this.#kept.map((index) => {
       const value = typed ? typed[index]?.value : cells[index];
       // An empty cell stays empty (not a cell holding ""); a 0 or false is a value.
       if (value === undefined || value === null || value === "") return null;
       return typeof value === "object" && !(value instanceof Date) ? textOf(value) : value;
     });
-    const row = this.#sheet.addRow([...values, error]);
+    const added = this.#sheet.addRow([...values, error]);
     this.#kept.forEach((index, column) => {
-      const cell: TypedCell | undefined = typed?.[index];
-      if (values[column] instanceof Date)
-        row.getCell(column + 1).numFmt = cell?.numFmt ?? "yyyy-mm-dd";
-      else if (cell?.numFmt !== undefined) row.getCell(column + 1).numFmt = cell.numFmt;
+      const numFmt = typed?.[index]?.numFmt;
+      if (values[column] instanceof Date) added.getCell(column + 1).numFmt = numFmt ?? "yyyy-mm-dd";
+      else if (numFmt !== undefined) added.getCell(column + 1).numFmt = numFmt;
     });
-    row.commit();
-  }
-
-  override addObject(values: Record<string, unknown>, error: string): void {
-    this.#objects.push({ values, error });
+    added.commit();
   }
 
   /** Writes what is left (NDJSON rows: their columns are known only now) and finishes the file. */
-  override async close(): Promise<void> {
+  async close(): Promise<void> {
     if (!this.#header && this.#objects.length > 0) {
-      const columns = [...new Set(this.#objects.flatMap((row) => Object.keys(row.values)))].filter(
-        (column) => normalizeHeader(column) !== "error",
-      );
+      const columns = objectColumns(this.#objects);
       this.#sheet.addRow([...columns, "error"]).commit();
       for (const row of this.#objects)
         this.#sheet
@@ -87,7 +74,7 @@ export class XlsxRejectsFile extends RejectsFile {
 }
 
 /** An NDJSON member as a cell: numbers, booleans and text as they are, anything else as JSON. */
-function cellOf(value: unknown): string | number | boolean | null {
+function cellOf(value: unknown): Value {
   if (value === null || value === undefined) return null;
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
     return value;

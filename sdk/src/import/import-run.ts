@@ -97,6 +97,7 @@ export class ImportRun<R> implements AsyncIterable<ImportResult<R>> {
   readonly #reader: ImportReader<R>;
   readonly #onRateLimit: ((waitMs: number) => void) | undefined;
   readonly #keys: ItemKeys;
+  /** Rows answered, by status (`not_imported` is a status's name; the summary says `notImported`). */
   readonly #counts = {
     created: 0,
     updated: 0,
@@ -145,12 +146,13 @@ export class ImportRun<R> implements AsyncIterable<ImportResult<R>> {
   get summary(): ImportSummary {
     const answered = Object.values(this.#counts).reduce((sum, count) => sum + count, 0);
     const end = this.#ended || Date.now();
+    const { not_imported, ...counts } = this.#counts;
     return {
       mode: this.#mode,
       dryRun: this.#dryRun,
       rows: this.#read,
-      ...this.#counts,
-      not_imported: this.#counts.not_imported + this.#read - answered,
+      ...counts,
+      notImported: not_imported + this.#read - answered,
       stopped: this.#stopped,
       ...(this.#error ? { error: this.#error } : {}),
       seconds: this.#started ? Math.round((end - this.#started) / 100) / 10 : 0,

@@ -41,7 +41,7 @@ export interface ImportResult<R> {
   error?: ImportProblem;
 }
 
-/** The counts of an import, by status, and why it ended early if it did. */
+/** The counts of an import, by status, and why it ended early if it did (camelCase, as the SDK's own objects). */
 export interface ImportSummary {
   mode: ImportMode;
   dryRun: boolean;
@@ -53,8 +53,8 @@ export interface ImportSummary {
   /** Rows an earlier run had written: known to the journal, or answered by the server from their key. */
   replayed: number;
   rejected: number;
-  /** Rows read but not written because the import stopped (or its quota is full); a re-run sends them. */
-  not_imported: number;
+  /** Rows read but not written because the import stopped (status `not_imported`); a re-run sends them. */
+  notImported: number;
   /**
    * Why the import ended before the last row: `aborted` (the signal), `quota_exceeded`,
    * `api_error` (see `error`), or the reason given to `stop()`; null when it read every row.

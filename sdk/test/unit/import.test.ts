@@ -108,7 +108,7 @@ describe("import()", () => {
     const summary = run.summary;
     expect(summary.stopped).toBe("aborted");
     expect(summary.rows).toBeLessThan(1_000);
-    expect(summary.rows).toBe(summary.created + summary.rejected + summary.not_imported);
+    expect(summary.rows).toBe(summary.created + summary.rejected + summary.notImported);
   });
 
   test("atomic: a batch with a refused row writes none; its others are not_imported, the next goes on", async () => {

@@ -9,6 +9,9 @@ import { resolveHost, type ResolvedAddress } from "./resolver.ts";
 
 export const allowPrivateTargets = (): boolean => process.env.WEBHOOK_ALLOW_PRIVATE === "1";
 
+/** How a developer gets a local receiver accepted: the refusals name the setting. */
+const DEVELOPMENT = "a server started with WEBHOOK_ALLOW_PRIVATE=1 (for development) accepts";
+
 /** A URL that may receive webhooks now, and the checked addresses of its host. */
 export interface Target {
   url: URL;
@@ -38,7 +41,12 @@ export async function checkTarget(url: string): Promise<TargetCheck> {
   if (parsed.port === "0") return { refused: PORT_RANGE };
   const allowPrivate = allowPrivateTargets();
   if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && allowPrivate))
-    return { refused: "must be an https URL" };
+    return {
+      refused:
+        parsed.protocol === "http:"
+          ? `must be an https URL; ${DEVELOPMENT} http and private addresses`
+          : "must be an https URL",
+    };
   if (parsed.username || parsed.password)
     return { refused: "must not carry a user name or password" };
   // The URL parser writes IPv6 literals in brackets, and IPv4 in any spelling as a.b.c.d.
@@ -53,7 +61,8 @@ export async function checkTarget(url: string): Promise<TargetCheck> {
   if (!allowPrivate && !addresses.every((entry) => isPublicAddress(entry.address))) {
     return {
       refused:
-        "names a private, loopback, link-local or other special-purpose address; webhooks go to public addresses only",
+        "names a private, loopback, link-local or other special-purpose address; webhooks go to " +
+        `public addresses only (${DEVELOPMENT} them)`,
     };
   }
   return { target: { url: parsed, addresses } };

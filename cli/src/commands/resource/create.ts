@@ -1,17 +1,9 @@
 // `erp <resource> create`: a new record from --data, --file or key=value arguments.
-import { readBody } from "../../body.ts";
-import { clientOf, formatOf } from "../../context.ts";
-import { printOne } from "../../output.ts";
+import { clientOf } from "../../context.ts";
 import { resourceClient } from "../../resources.ts";
 import { createHelp } from "./help.ts";
 import type { ResourceCommand } from "./resource-command.ts";
-import {
-  addBodyOptions,
-  addWriteOptions,
-  noteDryRun,
-  type WriteFlags,
-  writeOptions,
-} from "./write-options.ts";
+import { addBodyOptions, addWriteOptions, sendWrite } from "./write-options.ts";
 
 export const create: ResourceCommand = {
   name: "create",
@@ -23,15 +15,8 @@ export const create: ResourceCommand = {
     addWriteOptions(command);
   },
   help: createHelp,
-  async run(spec, command, [fields], options) {
-    const format = formatOf(command);
-    const body = readBody(options, fields as string[]);
-    const flags = options as WriteFlags;
-    const result = await resourceClient(clientOf(command), spec.name).create(
-      body,
-      writeOptions(flags),
-    );
-    await printOne(format, { ...result });
-    noteDryRun(flags.dryRun);
-  },
+  run: (spec, command, [fields], options) =>
+    sendWrite(command, options, fields as string[], (body, write) =>
+      resourceClient(clientOf(command), spec.name).create(body, write),
+    ),
 };

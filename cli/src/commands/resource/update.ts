@@ -1,18 +1,10 @@
 // `erp <resource> update <id>`: changes only the fields given.
-import { readBody } from "../../body.ts";
-import { clientOf, formatOf } from "../../context.ts";
-import { printOne } from "../../output.ts";
+import { clientOf } from "../../context.ts";
 import { parseId } from "../../parsers.ts";
 import { resourceClient } from "../../resources.ts";
 import { updateHelp } from "./help.ts";
 import type { ResourceCommand } from "./resource-command.ts";
-import {
-  addBodyOptions,
-  addWriteOptions,
-  noteDryRun,
-  type WriteFlags,
-  writeOptions,
-} from "./write-options.ts";
+import { addBodyOptions, addWriteOptions, sendWrite } from "./write-options.ts";
 
 export const update: ResourceCommand = {
   name: "update",
@@ -26,16 +18,8 @@ export const update: ResourceCommand = {
     command.option("--if-match <etag>", "only if the record still has this ETag (else 412)");
   },
   help: updateHelp,
-  async run(spec, command, [id, fields], options) {
-    const format = formatOf(command);
-    const body = readBody(options, fields as string[]);
-    const flags = options as WriteFlags;
-    const result = await resourceClient(clientOf(command), spec.name).update(
-      id as number,
-      body,
-      writeOptions(flags),
-    );
-    await printOne(format, { ...result });
-    noteDryRun(flags.dryRun);
-  },
+  run: (spec, command, [id, fields], options) =>
+    sendWrite(command, options, fields as string[], (body, write) =>
+      resourceClient(clientOf(command), spec.name).update(id as number, body, write),
+    ),
 };

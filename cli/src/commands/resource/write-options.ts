@@ -1,5 +1,9 @@
-// Options every write subcommand shares: where the body comes from, dry-run and the idempotency key.
+// Options every write subcommand shares: where the body comes from, dry-run and the idempotency key;
+// and how create and update send the body those make and print the answer.
 import type { Command } from "commander";
+import { readBody } from "../../body.ts";
+import { formatOf } from "../../context.ts";
+import { printOne } from "../../output.ts";
 
 export function addBodyOptions(command: Command): void {
   command
@@ -33,6 +37,22 @@ export function writeOptions(flags: WriteFlags): {
     ...(flags.idempotencyKey !== undefined ? { idempotencyKey: flags.idempotencyKey } : {}),
     ...(flags.ifMatch !== undefined ? { ifMatch: flags.ifMatch } : {}),
   };
+}
+
+type SdkWriteOptions = ReturnType<typeof writeOptions>;
+
+/** Sends the body the arguments and flags make with `write`, prints the answer, and notes a dry run. */
+export async function sendWrite(
+  command: Command,
+  options: Record<string, unknown>,
+  fields: string[],
+  write: (body: Record<string, unknown>, options: SdkWriteOptions) => Promise<object>,
+): Promise<void> {
+  const format = formatOf(command);
+  const body = readBody(options, fields);
+  const flags = options as WriteFlags;
+  await printOne(format, { ...(await write(body, writeOptions(flags))) });
+  noteDryRun(flags.dryRun);
 }
 
 /** Tells a person that a dry run changed nothing; scripts read `dry_run` in the output. */

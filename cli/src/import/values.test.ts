@@ -1,12 +1,6 @@
 // Cells as spreadsheets write them, read as the API wants the field's value.
 import { describe, expect, test } from "bun:test";
-import {
-  type FieldKind,
-  normalise,
-  parseDateFormat,
-  textOf,
-  type ValueOptions,
-} from "../src/import/values.ts";
+import { type FieldKind, normalise, parseDateFormat, textOf, type ValueOptions } from "./values.ts";
 
 const plain: ValueOptions = { decimalComma: false, dateFormat: undefined };
 const comma: ValueOptions = { decimalComma: true, dateFormat: undefined };

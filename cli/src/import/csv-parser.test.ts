@@ -1,6 +1,6 @@
 // The streaming CSV parser gives the same records however the file is cut into chunks.
 import { describe, expect, test } from "bun:test";
-import { CsvParser, type CsvRecord } from "../src/import/csv-parser.ts";
+import { CsvParser, type CsvRecord, delimiterOf } from "./csv-parser.ts";
 
 function parse(chunks: string[]): Omit<CsvRecord, "size">[] {
   const parser = new CsvParser();
@@ -51,5 +51,23 @@ describe("CsvParser", () => {
     const text = 'h1,h2\n"x\ny",2\n3,4';
     const sizes = [...parser.push(text), ...parser.end()].map((record) => record.size);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(text.length);
+  });
+});
+
+describe("the delimiter, from the header line", () => {
+  test("the one it uses most of , ; and tab, outside quotes; a comma for one column", () => {
+    expect(delimiterOf("name;email;hourly_rate\r\nAnn;a@x.com;1,5")).toBe(";");
+    expect(delimiterOf("name\temail\nAnn\ta@x.com")).toBe("\t");
+    expect(delimiterOf('"a;b;c",d,e\n')).toBe(",");
+    expect(delimiterOf("name\nAnn;Bo;Cy")).toBe(",");
+  });
+
+  test("a semicolon file parses with its delimiter, a comma inside a cell is text", () => {
+    const parser = new CsvParser(";");
+    const records = [...parser.push('name;hourly_rate\r\n"Lee; Ann";37,05\r\n'), ...parser.end()];
+    expect(records.map((record) => record.fields)).toEqual([
+      ["name", "hourly_rate"],
+      ["Lee; Ann", "37,05"],
+    ]);
   });
 });

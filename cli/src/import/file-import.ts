@@ -1,10 +1,12 @@
-// `erp import`'s run: the file's rows read as items and handed to the SDK's import engine
-// (docs/bulk-work.md: batches in file order, item keys, pacing, retries, the journal), its results
-// turned into the summary, the progress bar, the report and the rejects file. Blank rows and
-// repeated rows are the file's business and counted here. A row with cells the CLI cannot read is
-// never written: the engine checks the rest of it in a dry-run, so its report lists the server's
-// objections together with the CLI's. A full quota, a refused token or Ctrl-C stop the import: the
-// rows not sent are "not imported", not rejects, and a file is read to its end to count them.
+// `erp import` of one file (FileImport; the SDK's engine is its ImportRun): the file's rows read as
+// items and handed to the engine (docs/bulk-work.md: batches in file order, item keys, pacing,
+// retries, the journal), its results turned into the summary, the progress bar, the report and the
+// rejects file. Blank rows, repeated rows and unique values given twice are the file's business and
+// told here (a duplicate names the row and line that gave the value first). A row with cells the
+// CLI cannot read is never written: the engine checks the rest of it in a dry-run, so its report
+// lists the server's objections together with the CLI's. A full quota, a refused token, Ctrl-C or
+// a file that cannot be read further stop the import: the rows not sent are "not imported", not
+// rejects, and a file is read to its end to count them.
 import {
   type ErpError,
   type ImportMode,
@@ -18,19 +20,22 @@ import type { AnyResourceClient } from "../resources.ts";
 import type { Journal } from "./journal.ts";
 import type { Progress } from "./progress.ts";
 import type { ReferenceResolver } from "./references.ts";
-import type { RejectsFile } from "./rejects.ts";
-import { RepeatedRows } from "./repeats.ts";
+import type { RejectsSink } from "./rejects.ts";
+import { RepeatedRows, type RowPlace, UniqueValues } from "./repeats.ts";
 import type { Rejection, Report } from "./report.ts";
 import type { RowBody, RowReader } from "./row-body.ts";
 import type { ImportSource, Row } from "./rows.ts";
 import type { UpdateTarget } from "./update-target.ts";
 import { isEmptyCell } from "./values.ts";
+import { UsageError } from "../usage-error.ts";
 
 /** Members of an NDJSON row that an export or a rejects file writes and no create accepts. */
 const READ_ONLY = ["id", "created_at", "updated_at", "deleted_at", "error"];
 
-export interface ImportJob {
+export interface FileJob {
   resource: string;
+  /** The fields whose values are unique per company (a second row with one is named by the first). */
+  unique: readonly string[];
   client: AnyResourceClient;
   source: ImportSource;
   /** Reads a row's cells as its fields (from the header's columns); undefined for NDJSON. */
@@ -48,13 +53,14 @@ export interface ImportJob {
   journal: Journal;
   references: ReferenceResolver;
   report: Report;
-  rejects: RejectsFile;
+  rejects: RejectsSink;
   progress: Progress;
   /** Requests sent so far (the SDK's retries, and the lookups of reference names, included). */
   requests: () => number;
 }
 
-export interface ImportSummary {
+/** What `erp import` prints at the end (snake_case, as the API's own JSON). */
+export interface FileSummary {
   resource: string;
   format: string;
   dry_run: boolean;
@@ -90,14 +96,18 @@ interface Fed {
   read?: RowBody;
 }
 
+/** The values a row gives its fields: what its cells read as, or an NDJSON row's members. */
+const valuesOf = ({ row, read }: Fed): Record<string, unknown> => read?.body ?? row.object ?? {};
+
 /** Rejections shown on stderr before the rest are left to --report / --rejects. */
 const SHOWN_REJECTIONS = 10;
 
-export class ImportRun {
-  readonly #job: ImportJob;
-  readonly #summary: ImportSummary;
+export class FileImport {
+  readonly #job: FileJob;
+  readonly #summary: FileSummary;
   readonly #mode: ImportMode;
   readonly #repeats = new RepeatedRows();
+  readonly #unique: UniqueValues;
   #engine: EngineRun<Fed> | undefined;
   #consumed = 0;
   /** Rows handed to the engine, and the ones it has answered. */
@@ -110,9 +120,12 @@ export class ImportRun {
   stopError: ErpError | undefined;
   /** True when the plan's quota stopped the import (exit 1, with its own message). */
   quotaFull = false;
+  /** Why the file could not be read to its end (a workbook past a limit, or unreadable): exit 2. */
+  sourceError: UsageError | undefined;
 
-  constructor(job: ImportJob) {
+  constructor(job: FileJob) {
     this.#job = job;
+    this.#unique = new UniqueValues(job.unique);
     this.#mode = job.update ? "update" : job.upsert ? "upsert" : "create";
     this.#summary = {
       resource: job.resource,
@@ -143,7 +156,7 @@ export class ImportRun {
   }
 
   /** The summary as it stands; the rows the engine has and has not answered yet count as not imported. */
-  get summary(): ImportSummary {
+  get summary(): FileSummary {
     this.#counts();
     const seconds = (Date.now() - this.#started) / 1000;
     const flying = this.#fed - this.#answered;
@@ -158,7 +171,7 @@ export class ImportRun {
     };
   }
 
-  async run(): Promise<ImportSummary> {
+  async run(): Promise<FileSummary> {
     const started = Date.now();
     this.#started = started;
     const rows = this.#job.source.rows[Symbol.asyncIterator]();
@@ -198,7 +211,7 @@ export class ImportRun {
    */
   async *#feed(rows: AsyncIterator<Row>): AsyncGenerator<Fed> {
     for (;;) {
-      const next = await rows.next();
+      const next = await this.#next(rows);
       if (next.done) return;
       const row = next.value;
       this.#consumed += row.size;
@@ -209,6 +222,18 @@ export class ImportRun {
       }
       this.#fed++;
       yield fed;
+    }
+  }
+
+  /** The next row; a file that cannot be read further (a workbook past a limit) ends the rows there. */
+  async #next(rows: AsyncIterator<Row>): Promise<IteratorResult<Row>> {
+    try {
+      return await rows.next();
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      this.sourceError = error;
+      this.stop("the file cannot be read further");
+      return { done: true, value: undefined };
     }
   }
 
@@ -244,7 +269,9 @@ export class ImportRun {
         return undefined;
       }
     }
-    return read ? { row, read } : { row };
+    const fed = read ? { row, read } : { row };
+    this.#unique.note(row, valuesOf(fed));
+    return fed;
   }
 
   /**
@@ -284,17 +311,20 @@ export class ImportRun {
     };
   }
 
-  #record({ row: { row }, status, error }: ImportResult<Fed>): void {
+  #record({ row: fed, status, error }: ImportResult<Fed>): void {
     this.#answered++;
+    const { row } = fed;
     const { dryRun } = this.#job;
     if (status === "rejected") {
+      const duplicate = error && this.#duplicateOf(fed, error);
       this.#reject(row, {
         row: row.row,
         line: row.line,
         status: error?.status ?? null,
         code: error?.code ?? "rejected",
-        detail: error?.detail ?? "",
+        detail: duplicate?.detail ?? error?.detail ?? "",
         errors: error?.errors ?? [],
+        ...(duplicate ? { duplicate_of: duplicate.first } : {}),
       });
     } else if (status === "not_imported") {
       if (error?.code === "quota_exceeded") this.quotaFull = true;
@@ -304,6 +334,29 @@ export class ImportRun {
     else if (status === "replayed") this.#summary.already_imported++;
     else this.#summary[status]++;
     this.#progress();
+  }
+
+  /**
+   * A value the file gave an earlier row too, told by that row and line: the server can only name
+   * "item 16 of this batch", or the record the first row became.
+   */
+  #duplicateOf(
+    fed: Fed,
+    error: { detail: string; errors: readonly { field: string; code: string }[] },
+  ): { detail: string; first: RowPlace } | undefined {
+    for (const { field, code } of error.errors) {
+      if (code !== "unique_violation") continue;
+      const first = this.#unique.earlier(field, fed.row, valuesOf(fed));
+      if (!first) continue;
+      const place = `row ${first.row} (line ${first.line}) of this file`;
+      const inBatch =
+        / is already used by (?:item \d+ of this batch|a record an earlier batch of this dry-run creates)\.$/;
+      const detail = inBatch.test(error.detail)
+        ? error.detail.replace(inBatch, ` is already given by ${place}.`)
+        : `${error.detail} ${place[0]!.toUpperCase()}${place.slice(1)} gives it first.`;
+      return { detail, first };
+    }
+    return undefined;
   }
 
   /** The summary's sentence for why the engine stopped. */
@@ -349,8 +402,7 @@ export class ImportRun {
     this.#job.report.add(rejection);
     const fields = rejection.errors.map((e) => `${e.field}: ${e.message}`).join("; ");
     const error = `${rejection.code}: ${rejection.detail}${fields ? ` (${fields})` : ""}`;
-    if (row.cells) this.#job.rejects.addCells(row.cells, error);
-    else this.#job.rejects.addObject(row.object ?? {}, error);
+    this.#job.rejects.add(row, error);
     const { rejected } = this.#summary;
     if (rejected <= SHOWN_REJECTIONS) {
       const status = rejection.status === null ? "" : `${rejection.status} `;

@@ -1,9 +1,11 @@
 // The worksheet scanner reads the XML spreadsheet programs write, however it is cut into chunks:
 // namespace prefixes, rows and cells without `r`, self-closing rows, inline strings with entities,
 // escapes and phonetic runs, formulas with and without a saved value, attributes in any order; and
-// the shared strings, their runs joined without phonetic ones.
+// the shared strings, their runs joined without phonetic ones. What no workbook holds is refused:
+// Excel's limits passed, XML cut short, unclosed or nested where it may not be.
 import { expect, test } from "bun:test";
-import { type ScannedRow, SharedStringsScanner, SheetXmlScanner } from "../src/import/sheet-xml.ts";
+import { type ScannedRow, SharedStringsScanner, SheetXmlScanner } from "./sheet-xml.ts";
+import { UnreadableWorkbook, WorkbookLimitError } from "./workbook-limits.ts";
 
 const SHEET = [
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n',
@@ -83,4 +85,62 @@ test("reads every shared string, whatever the chunks", () => {
       strings.push(...scanner.push(part.slice(at, at + size)));
     expect(strings).toEqual(["Ana & Bo é€", "Rich text", "漢字", "", "", "Tab\there"]);
   }
+});
+
+/** The rows of a sheet's XML fed in chunks of `size`, or what stops the scanner. */
+function scan(xml: string, size = 65_536): ScannedRow[] {
+  const scanner = new SheetXmlScanner();
+  const rows: ScannedRow[] = [];
+  for (let at = 0; at < xml.length; at += size)
+    rows.push(...scanner.push(xml.slice(at, at + size)));
+  return [...rows, ...scanner.end()];
+}
+
+const sheet = (rows: string): string =>
+  `<worksheet xmlns="${MAIN}"><sheetData>${rows}</sheetData></worksheet>`;
+const MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+const cell = (ref: string, text: string): string =>
+  `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
+
+test("padding between tags is passed over as it comes, whatever its length", () => {
+  const padded = sheet(`<row r="1">${" ".repeat(20_000_000)}${cell("A1", "x")}</row>`);
+  expect(scan(padded)).toEqual([
+    {
+      number: 1,
+      cells: [{ column: 1, type: "inlineStr", style: undefined, value: "x", formula: false }],
+    },
+  ]);
+});
+
+test("a > inside a quoted attribute does not end the tag", () => {
+  expect(scan(sheet(`<row r="1" x="a>b">${cell("B1", "y")}</row>`))[0]!.cells[0]!.column).toBe(2);
+});
+
+test("Excel's limits: a row past 1,048,576, a column past XFD, a cell past 32,767 characters", () => {
+  expect(() => scan(sheet(`<row r="2000000000">${cell("A2000000000", "x")}</row>`))).toThrow(
+    WorkbookLimitError,
+  );
+  expect(() => scan(sheet(`<row r="2">${cell("FXSHRXW2", "x")}</row>`))).toThrow(
+    "past Excel's limit of 16,384 columns",
+  );
+  expect(() => scan(sheet(`<row r="2">${cell("XFD2", "x")}</row>`))).not.toThrow();
+  expect(() => scan(sheet(`<row r="2">${cell("A2", "x".repeat(32_768))}</row>`))).toThrow(
+    "more than 32,767 characters",
+  );
+  const strings = new SharedStringsScanner();
+  expect(() => strings.push(`<sst><si><t>${"y".repeat(32_768)}</t></si>`)).toThrow(
+    "more than 32,767 characters",
+  );
+});
+
+test("unclosed, nested or cut-short XML is unreadable, not a sheet with fewer rows", () => {
+  expect(() => scan(sheet(`<row r="1">${"<c>".repeat(200_000)}`))).toThrow(UnreadableWorkbook);
+  const cut = sheet(`<row r="1">${cell("A1", "x")}</row><row r="2">${cell("A2", "y")}</row>`);
+  expect(() => scan(cut.slice(0, cut.indexOf("</row>") + 20))).toThrow(UnreadableWorkbook);
+  expect(() => scan(sheet(`<row r="2"/><row r="1">${cell("A1", "x")}</row>`))).toThrow(
+    "row 1 after row 2",
+  );
+  const strings = new SharedStringsScanner();
+  strings.push("<sst><si><t>half");
+  expect(() => strings.end()).toThrow(UnreadableWorkbook);
 });
