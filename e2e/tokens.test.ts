@@ -167,12 +167,14 @@ describe("/v1/tokens", () => {
     async () => {
       const company = await newCompany();
       const token = await newToken(company.companyId, { name: "short-lived", scopes: ["read"] });
-      const expiresAt = Date.now() + 2_500;
-      await testDb().pool.query(
-        "UPDATE api_tokens SET expires_at = ? WHERE company_id = ? AND name = 'short-lived'",
-        [new Date(expiresAt), company.companyId],
-      );
       await withSecondServer(async (other) => {
+        // Its expiry is set once both servers run: a second server slow to start (a loaded
+        // machine) must not let it pass before the first requests.
+        const expiresAt = Date.now() + 2_500;
+        await testDb().pool.query(
+          "UPDATE api_tokens SET expires_at = ? WHERE company_id = ? AND name = 'short-lived'",
+          [new Date(expiresAt), company.companyId],
+        );
         const apis = [suite.api.as(token), other.as(token)];
         for (const api of apis) expect((await api.get("/v1/workers")).status).toBe(200);
         await Bun.sleep(Math.max(0, expiresAt - Date.now()));
