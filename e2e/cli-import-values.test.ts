@@ -279,6 +279,8 @@ describe("against an API that answers each batch slowly", () => {
   let answered = 0;
   let flying = 0;
   let mostFlying = 0;
+  /** How long a batch is held; a test whose signals must land inside one batch raises it. */
+  let holdMs = 250;
   let stub: ReturnType<typeof Bun.serve>;
   beforeAll(() => {
     stub = Bun.serve({
@@ -290,7 +292,7 @@ describe("against an API that answers each batch slowly", () => {
           return Response.json({ data: { quotas: { workers: { used: 0, limit: null } } } });
         const { items } = (await request.json()) as { items: unknown[] };
         mostFlying = Math.max(mostFlying, ++flying);
-        await Bun.sleep(250);
+        await Bun.sleep(holdMs);
         flying--;
         answered++;
         return Response.json({
@@ -355,13 +357,16 @@ describe("against an API that answers each batch slowly", () => {
       ["import", "workers", file, "--batch-size", "100", "--concurrency", "1", "-o", "json"],
       { env: { XDG_STATE_HOME: path.join(dir, "state-second") } },
     );
-    // One batch at a time: once the first is answered, the second is in flight for 250 ms.
+    // One batch at a time: once the first is answered, the second is held for 3 s, long enough
+    // for both signals to land inside it however slowly a loaded machine runs this test.
+    holdMs = 3_000;
     while (answered === before && cli.process.exitCode === null) await Bun.sleep(5);
-    await Bun.sleep(20);
+    while (flying === 0 && cli.process.exitCode === null) await Bun.sleep(5);
     cli.process.kill("SIGINT");
     await Bun.sleep(30);
     cli.process.kill("SIGINT");
     const result = await cli.finished;
+    holdMs = 250;
     expect(result.code).toBe(130);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(
