@@ -168,13 +168,47 @@ export const apiTokens = companyTable(
   ],
 );
 
+/**
+ * A varchar in utf8mb4 under an explicit collation, whatever the database's defaults (as exactText
+ * does for byte-exact values): drizzle has no column charset, so the SQL type states it.
+ */
+function utf8Text<N extends string>(name: N, length: number, collation: string) {
+  const builder = varchar(name, { length });
+  const buildable = builder as unknown as { build(table: unknown): { getSQLType(): string } };
+  const build = buildable.build.bind(builder);
+  buildable.build = (table) => {
+    const column = build(table);
+    const type = column.getSQLType();
+    column.getSQLType = () => `${type} CHARACTER SET utf8mb4 COLLATE ${collation}`;
+    return column;
+  };
+  return builder;
+}
+
+/**
+ * A company's list of names that records point at (trades, equipment categories): seeded for a new
+ * company, then managed by it (docs/concepts.md, "Lookups"). Names are stored trimmed and unique
+ * among the live ones ignoring case: `name_key` is the name in lower case, computed by the database
+ * and compared byte for byte, so accents count (`Électrique` and `Electrique` are two names). A
+ * deleted lookup (`live` NULL) holds neither its name nor its external_id.
+ */
 function lookupTable<N extends string>(name: N) {
   return companyTable(
     name,
     {
-      name: varchar("name", { length: 100 }).notNull(),
+      name: utf8Text("name", 100, "utf8mb4_unicode_ci").notNull(),
+      name_key: utf8Text("name_key", 100, "utf8mb4_bin").generatedAlwaysAs(sql`LOWER(\`name\`)`, {
+        mode: "stored",
+      }),
+      external_id: externalId(),
+      live: live(),
+      ...timestamps,
     },
-    (t) => [uniqueIndex(`${name}_name`).on(t.company_id, t.name)],
+    (t) => [
+      uniqueIndex(`${name}_name_key`).on(t.company_id, t.name_key, t.live),
+      uniqueIndex(`${name}_external_id`).on(t.company_id, t.external_id, t.live),
+      sortIndex(`${name}_by_name`, t, t.name),
+    ],
   );
 }
 

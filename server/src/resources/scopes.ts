@@ -1,10 +1,13 @@
 // The scopes a token may be given (docs/tokens.md): each resource's read and write scope, the
-// feed's, the webhooks', the usage's and the tokens' own, then the shorthands.
+// feed's, the webhooks', the usage's, the tokens' and the lookups' own, then the shorthands.
 import { SHORTHANDS } from "../auth/scopes.ts";
 import { RESOURCES } from "./registry.ts";
 
 /** The read scopes of what is not a resource; with the resources' they are "any read scope". */
 export const OTHER_READ_SCOPES = ["events:read", "webhooks:read", "usage:read"] as const;
+
+/** What writing a lookup (a trade, an equipment category) needs; reading one needs any read scope. */
+export const LOOKUPS_WRITE = "lookups:write";
 
 /** Every scope an operation may need. */
 export const CONCRETE_SCOPES: readonly string[] = [
@@ -12,6 +15,7 @@ export const CONCRETE_SCOPES: readonly string[] = [
   ...OTHER_READ_SCOPES,
   "webhooks:write",
   "tokens:write",
+  LOOKUPS_WRITE,
 ];
 
 /** What a token may be given: every scope, and the shorthands for several. */

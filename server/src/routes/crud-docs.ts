@@ -16,7 +16,7 @@ import { batchBodySchema } from "./batch-schemas.ts";
 import { BODY_REFUSALS, WRITE_REFUSALS } from "./route-context.ts";
 import { MAX_BATCH_ITEMS } from "../writes/batch.ts";
 import { RESOURCES } from "../resources/registry.ts";
-import { OTHER_READ_SCOPES } from "../resources/scopes.ts";
+import { LOOKUPS_WRITE, OTHER_READ_SCOPES } from "../resources/scopes.ts";
 
 function operationIds(def: ResourceDefinition): Record<Operation, string> {
   const owner = def.parent ? pascal(def.parent.resource.name) : "";
@@ -130,13 +130,20 @@ const DRY_RUN_NOTE = "With `X-Dry-Run: 1` (or `dry_run=1`) every rule runs and n
 
 /**
  * The scope an operation of this definition needs: its resource's read or write scope (a
- * sub-resource's is its parent's); a lookup needs any read scope.
+ * sub-resource's is its parent's); a lookup is read with any read scope (or its write scope) and
+ * written with `lookups:write`.
  */
 export function operationScope(def: ResourceDefinition, operation: Operation): string[] {
-  if (def.seed)
-    return [...RESOURCES.map((resource) => `${resource.name}:read`), ...OTHER_READ_SCOPES];
-  const access = operation === "list" || operation === "get" ? "read" : "write";
-  return [`${(def.parent?.resource ?? def).name}:${access}`];
+  const reads = operation === "list" || operation === "get";
+  if (def.lookup)
+    return reads
+      ? [
+          ...RESOURCES.map((resource) => `${resource.name}:read`),
+          ...OTHER_READ_SCOPES,
+          LOOKUPS_WRITE,
+        ]
+      : [LOOKUPS_WRITE];
+  return [`${(def.parent?.resource ?? def).name}:${reads ? "read" : "write"}`];
 }
 
 export function crudDetail(

@@ -16,13 +16,11 @@ import type { Database } from "../db/client.ts";
 import { errorLabel } from "../db/errors.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
 import { readFeed } from "../events/event-feed.ts";
-import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { EVENT_RESOURCES } from "../events/event-types.ts";
 import { subscribes } from "./endpoints.ts";
 import { attemptDelivery } from "./attempt.ts";
 import { signingSecrets } from "./signature.ts";
 
-/** The resources whose records change, so have events: every one but the read-only lookups. */
-const RESOURCES_WITH_EVENTS = [...RESOURCES, ...SUB_RESOURCES].map((def) => def.name);
 const FAN_OUT_PAGE = 200;
 /** Sends in flight at once in one process: per endpoint, per company, in all. */
 const ENDPOINT_SLOTS = 8;
@@ -137,7 +135,7 @@ export class WebhookDispatcher {
         companyId: endpoint.company_id,
         after: endpoint.cursor ?? undefined,
         limit: FAN_OUT_PAGE,
-        resources: RESOURCES_WITH_EVENTS,
+        resources: EVENT_RESOURCES,
       });
       if (page.events.length === 0) continue;
       if (page.events.length === FAN_OUT_PAGE) more = true;

@@ -8,13 +8,12 @@ import type { Executor } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema.ts";
 import { readFeed } from "../events/event-feed.ts";
 import { sequenceOf } from "../events/event-ids.ts";
-import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { EVENT_RESOURCES } from "../events/event-types.ts";
 import { validationFailed } from "../refusals/catalogue.ts";
 import { attemptDelivery } from "./attempt.ts";
 import { findEndpoint, subscribes } from "./endpoints.ts";
 import { signingSecrets } from "./signature.ts";
 
-const FEED_RESOURCES = [...RESOURCES, ...SUB_RESOURCES].map((def) => def.name);
 const REPLAY_PAGE = 500;
 
 export interface TestPing {
@@ -172,7 +171,7 @@ export async function replayEndpoint(
       companyId,
       after,
       limit: REPLAY_PAGE,
-      resources: FEED_RESOURCES,
+      resources: EVENT_RESOURCES,
     });
     const reached = page.events.filter((event) => (sequenceOf(event.id) ?? 0) <= through);
     const wanted = reached.filter((event) => subscribes(patterns, event.type));
