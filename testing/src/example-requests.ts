@@ -74,8 +74,8 @@ function uniqueFieldsOf(collection: string): readonly string[] {
 export class ExampleRunner {
   readonly #records = new Map<string, number>();
   readonly #collections: string[];
-  /** Records made to stand on so far, which numbers the unique values each one is given. */
-  #made = 0;
+  /** Records made to stand on so far, per collection: they number the unique values each is given. */
+  readonly #made = new Map<string, number>();
 
   /** `maker` makes the records the examples point at (by default `api`, which sends them). */
   constructor(
@@ -115,10 +115,11 @@ export class ExampleRunner {
     // A record made to stand on takes unique values of its own, leaving the documented ones free
     // for the documented create itself.
     if (options.ownUniqueValues && typeof body === "object" && body !== null) {
-      this.#made += 1;
+      const made = (this.#made.get(template) ?? 0) + 1;
+      this.#made.set(template, made);
       for (const field of uniqueFieldsOf(template))
         if (typeof (body as Json)[field] === "string")
-          (body as Json)[field] = `${(body as Json)[field]} ${this.#made}`;
+          (body as Json)[field] = `${(body as Json)[field]} ${made}`;
     }
     const secured = !(Array.isArray(operation.security) && operation.security.length === 0);
     const response = await (options.api ?? this.api).request(method.toUpperCase(), path, {
