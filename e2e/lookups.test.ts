@@ -102,50 +102,54 @@ for (const def of LOOKUPS) {
       expect(shouted.body.data.record.name).toBe(to.toUpperCase());
     });
 
-    test("delete and restore, each previewed by a dry-run first, with If-Match; the history tells all four", async () => {
-      const id = await create(api, path, { name: fresh("Demolition") });
-      const tag = (await api.get(`${path}/${id}`)).headers.get("etag")!;
-      const preview = await api.delete(`${path}/${id}`, { headers: { "x-dry-run": "1" } });
-      expect(preview.body.data).toMatchObject({ deleted: false, dry_run: true, mode: "soft" });
-      expect((await api.get(`${path}/${id}`)).status).toBe(200);
-      expectProblem(
-        await api.delete(`${path}/${id}`, { headers: { "if-match": '"stale"' } }),
-        412,
-        "precondition_failed",
-      );
-      const deleted = await api.delete(`${path}/${id}`, { headers: { "if-match": tag } });
-      expect(deleted.body.data).toMatchObject({
-        id,
-        deleted: true,
-        mode: "soft",
-        would_delete: [{ resource: def.name, id }],
-      });
-      expectProblem(await api.get(`${path}/${id}`), 404, "not_found");
-      expectProblem(await api.delete(`${path}/${id}`), 404, "not_found");
-      const listed = await api.get(`${path}?include_deleted=true&limit=100&after_id=${id - 1}`);
-      expect(listed.body.data[0]).toMatchObject({ id, deleted_at: expect.any(String) });
-      const dryRestore = await api.post(`${path}/${id}/restore`, undefined, {
-        headers: { "x-dry-run": "1" },
-      });
-      expect(dryRestore.status).toBe(200);
-      expectProblem(await api.get(`${path}/${id}`), 404, "not_found");
-      const restored = await api.post(`${path}/${id}/restore`);
-      expect(restored.status).toBe(200);
-      expect((await api.get(`${path}/${id}`)).status).toBe(200);
-      expectProblem(await api.post(`${path}/${id}/restore`), 409, "not_deleted");
-      await api.patch(`${path}/${id}`, { name: fresh("Demolition and clearance") });
-      const history = await api.get(`${path}/${id}/events`);
-      expect(history.status).toBe(200);
-      expect(history.body.data.map((event: { type: string }) => event.type)).toEqual(
-        ["created", "deleted", "restored", "updated"].map((action) =>
-          eventType(def.singular, action),
-        ),
-      );
-      const feed = await api.get(`/v1/events?resource=${def.name}&limit=100`);
-      expect(feed.body.data.some((event: { record_id: number }) => event.record_id === id)).toBe(
-        true,
-      );
-    });
+    test(
+      "delete and restore, each previewed by a dry-run first, with If-Match; the history " +
+        "tells all four",
+      async () => {
+        const id = await create(api, path, { name: fresh("Demolition") });
+        const tag = (await api.get(`${path}/${id}`)).headers.get("etag")!;
+        const preview = await api.delete(`${path}/${id}`, { headers: { "x-dry-run": "1" } });
+        expect(preview.body.data).toMatchObject({ deleted: false, dry_run: true, mode: "soft" });
+        expect((await api.get(`${path}/${id}`)).status).toBe(200);
+        expectProblem(
+          await api.delete(`${path}/${id}`, { headers: { "if-match": '"stale"' } }),
+          412,
+          "precondition_failed",
+        );
+        const deleted = await api.delete(`${path}/${id}`, { headers: { "if-match": tag } });
+        expect(deleted.body.data).toMatchObject({
+          id,
+          deleted: true,
+          mode: "soft",
+          would_delete: [{ resource: def.name, id }],
+        });
+        expectProblem(await api.get(`${path}/${id}`), 404, "not_found");
+        expectProblem(await api.delete(`${path}/${id}`), 404, "not_found");
+        const listed = await api.get(`${path}?include_deleted=true&limit=100&after_id=${id - 1}`);
+        expect(listed.body.data[0]).toMatchObject({ id, deleted_at: expect.any(String) });
+        const dryRestore = await api.post(`${path}/${id}/restore`, undefined, {
+          headers: { "x-dry-run": "1" },
+        });
+        expect(dryRestore.status).toBe(200);
+        expectProblem(await api.get(`${path}/${id}`), 404, "not_found");
+        const restored = await api.post(`${path}/${id}/restore`);
+        expect(restored.status).toBe(200);
+        expect((await api.get(`${path}/${id}`)).status).toBe(200);
+        expectProblem(await api.post(`${path}/${id}/restore`), 409, "not_deleted");
+        await api.patch(`${path}/${id}`, { name: fresh("Demolition and clearance") });
+        const history = await api.get(`${path}/${id}/events`);
+        expect(history.status).toBe(200);
+        expect(history.body.data.map((event: { type: string }) => event.type)).toEqual(
+          ["created", "deleted", "restored", "updated"].map((action) =>
+            eventType(def.singular, action),
+          ),
+        );
+        const feed = await api.get(`/v1/events?resource=${def.name}&limit=100`);
+        expect(feed.body.data.some((event: { record_id: number }) => event.record_id === id)).toBe(
+          true,
+        );
+      },
+    );
   });
 
   describe(`${def.name}: names unique ignoring case and surrounding spaces, accents counting`, () => {
