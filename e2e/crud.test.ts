@@ -406,7 +406,13 @@ describe("lookups and health", () => {
     const trades = await api().get("/v1/trades");
     expect(trades.status).toBe(200);
     expect(trades.body.meta.total).toBeGreaterThan(0);
-    expect(Object.keys(trades.body.data[0]).sort()).toEqual(["id", "name"]);
+    expect(Object.keys(trades.body.data[0]).sort()).toEqual([
+      "created_at",
+      "external_id",
+      "id",
+      "name",
+      "updated_at",
+    ]);
     const categories = await api().get("/v1/equipment-categories");
     expect(categories.body.data.length).toBeGreaterThan(0);
     const otherTrades = await suite.api.as((await newCompany()).token).get("/v1/trades");

@@ -4,7 +4,7 @@
 // size, on the first page and 90% deep; every sortable field in both directions, every equality
 // filter, every range (narrow and wide sorted by its field, narrow in id order). A sort or filter that
 // would read the whole company fails. (Rentals are listed per equipment and lookups are a company's
-// few seeded names: neither is a company-sized list.)
+// few names: neither is a company-sized list.)
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { newCompany, testDb } from "@erp/testing/company";

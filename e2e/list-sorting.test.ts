@@ -6,6 +6,8 @@ import type { Api, ApiResponse } from "@erp/testing/api";
 import type { RowDataPacket } from "mysql2";
 import { newCompany, testDb } from "@erp/testing/company";
 import { useServer } from "@erp/testing/suite";
+import { uniqueFields } from "@erp/server/fields";
+import { definitionNamed } from "@erp/server/registry";
 import { ErpClient } from "../sdk/mod.ts";
 
 const suite = useServer();
@@ -46,11 +48,29 @@ function pools(refs: Record<string, number[]>): Record<string, unknown[]> {
 
 const UNIQUE = new Set(["code", "serial_number", "external_id"]);
 
+/**
+ * A required unique name (a lookup's, unique ignoring case) from its pool: capitalised like the
+ * seeded names it is listed with (`Alpha 003`), so any collation orders them alike.
+ */
+const uniqueName = (value: unknown, n: number): string =>
+  `${String(value)[0]}${String(value).slice(1).toLowerCase()} ${String(n).padStart(3, "0")}`;
+
+/** Whether a collection's names are unique: a lookup's (its definition says so). */
+const namesUnique = (path: string): boolean =>
+  uniqueFields(definitionNamed(path.split("/").at(-1)!)).includes("name");
+
 /** The n-th create body of a collection: each field from its pool, unique fields unique (or null). */
-function bodyOf(schema: Json, pool: Record<string, unknown[]>, n: number, tag: string): Json {
+function bodyOf(
+  schema: Json,
+  pool: Record<string, unknown[]>,
+  n: number,
+  tag: string,
+  unique: boolean,
+): Json {
   const body: Json = {};
   for (const [field, property] of Object.entries<Json>(schema.properties)) {
-    if (UNIQUE.has(field))
+    if (field === "name" && unique) body[field] = uniqueName(pool.name![n % pool.name!.length], n);
+    else if (UNIQUE.has(field))
       body[field] = n % 4 === 3 ? null : `U${tag}${String(n).padStart(3, "0")}`;
     else if (field === "status") body[field] = property.enum[n % property.enum.length];
     else if (pool[field]) body[field] = pool[field]![n % pool[field]!.length];
@@ -141,7 +161,8 @@ beforeAll(async () => {
       path: concrete,
       batch: Boolean(document.paths[`${path}/batch`]),
       sortable: (list.schema.items.enum as string[]).filter((value) => !value.startsWith("-")),
-      create: create && ((n) => bodyOf(create, pool, n, concrete.length.toString(36))),
+      create:
+        create && ((n) => bodyOf(create, pool, n, concrete.length.toString(36), namesUnique(path))),
     };
   }
   // 20 records of each collection (refs above included), made at once so their timestamps tie too.
@@ -172,7 +193,7 @@ describe("sort with after cursors", () => {
         if (turn === 1 && topLevel) {
           const title = "title" in collection.create(0) ? "title" : "name";
           const renamed = await api.patch(`${collection.path}/${extra.at(-1)}`, {
-            [title]: "ECHO",
+            [title]: namesUnique(collection.path) ? uniqueName("ECHO", written) : "ECHO",
           });
           expect(renamed.status, renamed.text).toBe(200);
         } else if (turn === 2 && topLevel) {

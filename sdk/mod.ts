@@ -61,7 +61,7 @@ export {
   updateTarget,
 } from "./src/import/item-keys.ts";
 export { type ImportJournal, MemoryJournal } from "./src/import/journal.ts";
-export type { LookupClient, LookupPageQuery, LookupQuery } from "./src/resources/lookup-client.ts";
+export { lookupNameKey } from "./src/lookup-names.ts";
 export type {
   BatchOptions,
   BatchUpdateItem,

@@ -111,8 +111,8 @@ export async function sortAndRangesAreTyped(): Promise<void> {
   erp.workers.list({ sort: ["+name"] });
   // @ts-expect-error hired_on is a worker field, not a client one
   erp.clients.list({ sort: "hired_on" });
-  // @ts-expect-error trades sort by id or name
-  erp.trades.list({ sort: "created_at" });
+  // @ts-expect-error trades have no status to sort by
+  erp.trades.list({ sort: "status" });
   // @ts-expect-error a range's bounds are gte, gt, lt and lte
   erp.workers.list({ hired_on: { after: "2024-01-01" } });
   // @ts-expect-error name has no range
@@ -167,10 +167,15 @@ export async function resultsAreTyped(): Promise<void> {
   const billed: boolean = rental.record.billed;
   // @ts-expect-error rentals cannot be deleted
   erp.equipment.rentals(3).delete(9);
-  // @ts-expect-error trades are read-only
-  erp.trades.create({ name: "Mason" });
-  // @ts-expect-error lookups take no field selection
-  erp.equipmentCategories.list({ fields: ["name"] });
+  const trade = await erp.trades.create({ name: "Scaffolding" }, { dryRun: false });
+  await erp.trades.update(trade.id, { name: "Scaffolding and access" });
+  await erp.trades.restore((await erp.trades.delete(trade.id)).id);
+  // @ts-expect-error lookups are written one at a time: no batches
+  erp.trades.batch([{ name: "Mason" }]);
+  // @ts-expect-error a trade is created with its name
+  erp.trades.create({ external_id: "T-1" });
+  // @ts-expect-error an equipment category has no status
+  erp.equipmentCategories.list({ fields: ["status"] });
   void id, none, maybe, from, billed;
 }
 

@@ -13,7 +13,7 @@ export interface ResourceSpec {
   name: string;
   /** The SDK property (`equipmentCategories` for `equipment-categories`). */
   property: CollectionName;
-  /** `records` have every subcommand; a `lookup` (trades, equipment categories) is only listed. */
+  /** `records` have every subcommand; a `lookup` (trades, equipment categories) is created by its name and renamed. */
   kind: "records" | "lookup";
   /** One record, for help texts: `worker`. */
   singular: string;

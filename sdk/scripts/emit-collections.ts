@@ -24,7 +24,10 @@ export interface CollectionInfo {
   path: string;
   /** CLI command: the path segment, `equipment-categories`. */
   command: string;
-  /** `records` have creates (and so updates or deletes); a `lookup` is only listed. */
+  /**
+   * `records` are written one at a time and in batches (imported, exported); a `lookup` (a
+   * company's list of names its records point at: trades) one at a time only, with no batch.
+   */
   kind: "records" | "lookup";
   /** The list's `*_id` query parameters. */
   idFilters: string[];
@@ -53,8 +56,17 @@ interface ImportColumns {
 
 const NO_IMPORT: ImportColumns = { aliases: {}, unique: [], references: {} };
 
-type Operation = "list" | "listPage" | "get" | "create" | "update" | "delete" | "batch" | "upsert";
-const ALL_OPERATIONS = 8;
+type Operation =
+  | "list"
+  | "listPage"
+  | "get"
+  | "create"
+  | "update"
+  | "delete"
+  | "restore"
+  | "batch"
+  | "upsert";
+const ALL_OPERATIONS = 9;
 
 /** Collections in document order; cursor feeds (lists paged by `after`) are not collections. */
 export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
@@ -72,13 +84,17 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
     if (item.post) operations.push("create");
     if (member.patch) operations.push("update");
     if (member.delete) operations.push("delete");
-    if (document.paths[`${path}/batch`]?.post) operations.push("batch");
+    if (document.paths[`${path}/${memberParameter(document, path)}/restore`]?.post)
+      operations.push("restore");
+    const batch = document.paths[`${path}/batch`]?.post !== undefined;
+    if (batch) operations.push("batch");
     if (document.paths[`${path}/by-external-id/{external_id}`]?.put) operations.push("upsert");
     const info: CollectionInfo = {
       property: camel(command),
       path,
       command,
-      kind: item.post ? "records" : "lookup",
+      // A sub-collection's records are their parent's; a top-level collection without batches is a lookup.
+      kind: batch || (segments.length > 2 && item.post) ? "records" : "lookup",
       idFilters: queryNames(document, item.get, "integer").filter(
         (name) => name.endsWith("_id") && !PAGING_PARAMETERS.has(name),
       ),
@@ -115,7 +131,6 @@ export function emitCollections(document: OpenApiDocument): string {
   const all = collections.flatMap((c) => [c, ...c.children]);
   for (const c of all) for (const name of Object.values(c.types)) typeNames.add(name);
   const out: string[] = [COLLECTIONS_HEADER];
-  out.push(`import type { LookupClient } from "../resources/lookup-client.ts";`);
   out.push(`import type { ResourceClient } from "../resources/resource-client.ts";`);
   out.push(`import type { ${[...typeNames].sort().join(", ")} } from "./types.ts";\n`);
   out.push(`/** What the SDK and the CLI know of each collection. */
@@ -124,7 +139,10 @@ export interface CollectionSpec {
   readonly path: string;
   /** The CLI command: the path's last segment. */
   readonly command: string;
-  /** \`records\` can be created (and changed); a \`lookup\` is only listed. */
+  /**
+   * \`records\` are written one at a time and in batches (imported, exported); a \`lookup\` (a
+   * company's list of names its records point at: trades) one at a time only.
+   */
   readonly kind: "records" | "lookup";
   /** The list's \`*_id\` filters. */
   readonly idFilters: readonly string[];
@@ -190,17 +208,13 @@ function hints(fields: Record<string, string>): string {
 
 function clientType(c: CollectionInfo): string {
   const { record, create, update, filters, embeds } = c.types;
-  let base: string;
-  if (c.kind === "lookup") base = `LookupClient<${record}${filters ? `, ${filters}` : ""}>`;
-  else {
-    const generic =
-      `ResourceClient<${record}, ${create ?? "never"}, ${update ?? "never"}, ` +
-      `${filters ?? "Record<never, never>"}${embeds ? `, ${embeds}` : ""}>`;
-    const full = c.operations.length === ALL_OPERATIONS;
-    base = full
-      ? generic
-      : `Pick<${generic}, ${c.operations.map((o) => JSON.stringify(o)).join(" | ")}>`;
-  }
+  const generic =
+    `ResourceClient<${record}, ${create ?? "never"}, ${update ?? "never"}, ` +
+    `${filters ?? "Record<never, never>"}${embeds ? `, ${embeds}` : ""}>`;
+  const full = c.operations.length === ALL_OPERATIONS;
+  const base = full
+    ? generic
+    : `Pick<${generic}, ${c.operations.map((o) => JSON.stringify(o)).join(" | ")}>`;
   if (c.children.length === 0) return base;
   const methods = c.children
     .map((child) => `${child.property}(id: number): ${clientType(child)}`)

@@ -187,7 +187,7 @@ class Generator {
         );
         if (collection.create)
           declare(`${singular}Create`, bodySchema(this.#document, collection.create));
-        // A lookup's list has no filters of its own, but sorts.
+        // A list-only collection has no filters of its own, but may sort.
         if (collection.create || takesSort(this.#document, collection.list!))
           declare(`${singular}Filters`, filtersSchema(this.#document, collection.list!));
         if (collection.update)

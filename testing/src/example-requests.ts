@@ -1,6 +1,9 @@
 // Every operation of a served OpenAPI document sent as its own documented example: the example
 // body and path values, with the ids of real records (made first, from the documented create
-// examples) wherever a path names a record or a body references one.
+// examples, with unique values of their own) wherever a path names a record or a body references
+// one.
+import { uniqueFields } from "@erp/server/fields";
+import { ALL_DEFINITIONS } from "@erp/server/registry";
 import type { Api } from "./api.ts";
 
 type Json = Record<string, any>;
@@ -59,9 +62,20 @@ export function exampleBody(document: Json, operation: Json): unknown {
   return structuredClone(example);
 }
 
+/**
+ * The unique fields of the resource a collection holds (a lookup's required, unique `name`): a
+ * documented create that names one cannot be sent twice while its record lives.
+ */
+function uniqueFieldsOf(collection: string): readonly string[] {
+  const def = ALL_DEFINITIONS.find((one) => one.name === collection.split("/").at(-1));
+  return def ? uniqueFields(def) : [];
+}
+
 export class ExampleRunner {
   readonly #records = new Map<string, number>();
   readonly #collections: string[];
+  /** Records made to stand on so far, per collection: they number the unique values each is given. */
+  readonly #made = new Map<string, number>();
 
   /** `maker` makes the records the examples point at (by default `api`, which sends them). */
   constructor(
@@ -91,13 +105,22 @@ export class ExampleRunner {
     method: string,
     template: string,
     operation: Json,
-    options: { api?: Api; headers?: Record<string, string> } = {},
+    options: { api?: Api; headers?: Record<string, string>; ownUniqueValues?: boolean } = {},
   ): Promise<ExampleExchange> {
     // A restore needs a deleted record: one made for it, then deleted.
     const restore = method === "post" && template.endsWith("/restore");
     const path = await this.fill(template, operation, method === "delete" || restore);
     if (restore) await this.maker.delete(path.slice(0, -"/restore".length));
     const body = await this.#body(operation);
+    // A record made to stand on takes unique values of its own, leaving the documented ones free
+    // for the documented create itself.
+    if (options.ownUniqueValues && typeof body === "object" && body !== null) {
+      const made = (this.#made.get(template) ?? 0) + 1;
+      this.#made.set(template, made);
+      for (const field of uniqueFieldsOf(template))
+        if (typeof (body as Json)[field] === "string")
+          (body as Json)[field] = `${(body as Json)[field]} ${made}`;
+    }
     const secured = !(Array.isArray(operation.security) && operation.security.length === 0);
     const response = await (options.api ?? this.api).request(method.toUpperCase(), path, {
       body,
@@ -155,6 +178,7 @@ export class ExampleRunner {
     if (known !== undefined && !fresh) return known;
     const created = await this.send("post", collection, this.document.paths[collection].post, {
       api: this.maker,
+      ownUniqueValues: true,
     });
     if (created.status !== 201)
       throw new Error(

@@ -1,20 +1,32 @@
-// Registers `erp <resource> list|get|create|update|delete|restore` for each resource and `erp <lookup> list`
-// for each lookup, from the collections the SDK generates from the API's document.
+// Registers `erp <resource> list|get|create|update|delete|restore` for each resource and
+// `erp <lookup> list|get|create|rename|update|delete|restore` for each lookup (a trade: created by its
+// name), from the collections the SDK generates from the API's document.
 import type { Command } from "commander";
 import { COLLECTION_SPECS } from "../resources.ts";
 import { create } from "./resource/create.ts";
+import { createNamed } from "./resource/create-named.ts";
 import { remove } from "./resource/delete.ts";
 import { get } from "./resource/get.ts";
 import { list } from "./resource/list.ts";
 import type { ResourceCommand } from "./resource/resource-command.ts";
+import { rename } from "./resource/rename.ts";
 import { restore } from "./resource/restore.ts";
 import { update } from "./resource/update.ts";
 
 const SUBCOMMANDS: readonly ResourceCommand[] = [list, get, create, update, remove, restore];
+const LOOKUP_SUBCOMMANDS: readonly ResourceCommand[] = [
+  list,
+  get,
+  createNamed,
+  rename,
+  update,
+  remove,
+  restore,
+];
 
 export function registerResources(program: Command): void {
   for (const spec of COLLECTION_SPECS) {
-    const subcommands = spec.kind === "records" ? SUBCOMMANDS : [list];
+    const subcommands = spec.kind === "records" ? SUBCOMMANDS : LOOKUP_SUBCOMMANDS;
     const group = program
       .command(spec.name)
       .summary(`${spec.name}: ${subcommands.map((sub) => sub.name).join(", ")}`);

@@ -832,39 +832,131 @@ export interface RentalEmbeds {
   "project.budget_estimate": Estimate;
 }
 
-export type TradeSort = "id" | "-id" | "name" | "-name";
+export type TradeSort = "id" | "-id" | "name" | "-name" | "external_id" | "-external_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
 
 export interface Trade {
   /** Record identifier. */
   id: number;
-  /** Text of at most 100 characters. */
+  /** Text of at most 100 characters, stored without surrounding spaces and unique per company among live records ignoring case: `Electrical`, ` electrical` and `ELECTRICAL` are one name; accents count (`Électrique` and `Electrique` are two). */
   name: string;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
+  external_id: string | null;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+  /** RFC 3339 UTC timestamp. */
+  updated_at: string;
+  /** Only in lists with include_deleted=true: when the record was deleted, null while it is live. */
+  deleted_at?: string | null;
+}
+
+export interface TradeCreate {
+  /** Text of at most 100 characters, stored without surrounding spaces and unique per company among live records ignoring case: `Electrical`, ` electrical` and `ELECTRICAL` are one name; accents count (`Électrique` and `Electrique` are two). */
+  name: string;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
+  external_id?: string | null;
 }
 
 export interface TradeFilters {
   /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
-  sort?: TradeSort | ("id" | "-id" | "name" | "-name")[];
+  sort?: TradeSort | ("id" | "-id" | "name" | "-name" | "external_id" | "-external_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
+  /** Case-insensitive substring of name; % and _ match themselves. */
+  q?: string;
+  /** Only the record whose name is this, ignoring case and surrounding spaces (accents count). */
+  name?: string;
+  /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
+  external_id?: string;
+  /** A range of created_at: created_at[gte]=, created_at[gt]=, created_at[lt]=, created_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  created_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of updated_at: updated_at[gte]=, updated_at[gt]=, updated_at[lt]=, updated_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  updated_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  updated_since?: string;
+  /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
+  include_deleted?: boolean;
 }
 
-export type EquipmentCategorySort = "id" | "-id" | "name" | "-name";
+export interface TradeUpdate {
+  /** Text of at most 100 characters, stored without surrounding spaces and unique per company among live records ignoring case: `Electrical`, ` electrical` and `ELECTRICAL` are one name; accents count (`Électrique` and `Electrique` are two). */
+  name?: string;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
+  external_id?: string | null;
+}
+
+export type EquipmentCategorySort = "id" | "-id" | "name" | "-name" | "external_id" | "-external_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
 
 export interface EquipmentCategory {
   /** Record identifier. */
   id: number;
-  /** Text of at most 100 characters. */
+  /** Text of at most 100 characters, stored without surrounding spaces and unique per company among live records ignoring case: `Electrical`, ` electrical` and `ELECTRICAL` are one name; accents count (`Électrique` and `Electrique` are two). */
   name: string;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
+  external_id: string | null;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+  /** RFC 3339 UTC timestamp. */
+  updated_at: string;
+  /** Only in lists with include_deleted=true: when the record was deleted, null while it is live. */
+  deleted_at?: string | null;
+}
+
+export interface EquipmentCategoryCreate {
+  /** Text of at most 100 characters, stored without surrounding spaces and unique per company among live records ignoring case: `Electrical`, ` electrical` and `ELECTRICAL` are one name; accents count (`Électrique` and `Electrique` are two). */
+  name: string;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
+  external_id?: string | null;
 }
 
 export interface EquipmentCategoryFilters {
   /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
-  sort?: EquipmentCategorySort | ("id" | "-id" | "name" | "-name")[];
+  sort?: EquipmentCategorySort | ("id" | "-id" | "name" | "-name" | "external_id" | "-external_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
+  /** Case-insensitive substring of name; % and _ match themselves. */
+  q?: string;
+  /** Only the record whose name is this, ignoring case and surrounding spaces (accents count). */
+  name?: string;
+  /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
+  external_id?: string;
+  /** A range of created_at: created_at[gte]=, created_at[gt]=, created_at[lt]=, created_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  created_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** A range of updated_at: updated_at[gte]=, updated_at[gt]=, updated_at[lt]=, updated_at[lte]= (any of them, together: all hold). A date means its midnight UTC. */
+  updated_at?: {
+    gte?: string;
+    gt?: string;
+    lt?: string;
+    lte?: string;
+  };
+  /** Only records changed at or after this moment (an RFC 3339 date-time, or a date: its midnight UTC): an incremental resync. Pair with include_deleted=true to learn of deletes too. */
+  updated_since?: string;
+  /** `true` lists deleted records too, each with `deleted_at` (null for live records), for a full or incremental resync. */
+  include_deleted?: boolean;
+}
+
+export interface EquipmentCategoryUpdate {
+  /** Text of at most 100 characters, stored without surrounding spaces and unique per company among live records ignoring case: `Electrical`, ` electrical` and `ELECTRICAL` are one name; accents count (`Électrique` and `Electrique` are two). */
+  name?: string;
+  /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
+  external_id?: string | null;
 }
 
 /** `<resource>.<action>`: project.created, rental.updated, equipment.deleted, … */
-export type EventType = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored";
+export type EventType = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored";
 
 /** The resource's path segment: projects, workers, …, rentals. */
-export type EventResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment" | "rentals";
+export type EventResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment" | "rentals" | "trades" | "equipment-categories";
 
 export interface Event {
   /** The event's id; it is also a cursor (`after`). */
@@ -890,7 +982,7 @@ export interface Event {
 }
 
 /** An event type (`project.created`), every action on one resource (`project.*`), or every event (`*`). */
-export type WebhookSubscription = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "project.*" | "worker.*" | "client.*" | "estimate.*" | "subcontractor.*" | "equipment.*" | "rental.*" | "*";
+export type WebhookSubscription = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored" | "project.*" | "worker.*" | "client.*" | "estimate.*" | "subcontractor.*" | "equipment.*" | "rental.*" | "trade.*" | "equipment_category.*" | "*";
 
 export interface WebhookEndpoint {
   id: number;
@@ -950,7 +1042,7 @@ export interface Delivery {
 }
 
 /** `<resource>:read` or `<resource>:write` (a write scope includes the read), `events:read`, `webhooks:read`, `webhooks:write`, `usage:read`, `tokens:write`; `read` or `write` for every resource's, `*` for everything. */
-export type TokenScope = "projects:read" | "projects:write" | "workers:read" | "workers:write" | "clients:read" | "clients:write" | "estimates:read" | "estimates:write" | "subcontractors:read" | "subcontractors:write" | "equipment:read" | "equipment:write" | "events:read" | "webhooks:read" | "usage:read" | "webhooks:write" | "tokens:write" | "read" | "write" | "*";
+export type TokenScope = "projects:read" | "projects:write" | "workers:read" | "workers:write" | "clients:read" | "clients:write" | "estimates:read" | "estimates:write" | "subcontractors:read" | "subcontractors:write" | "equipment:read" | "equipment:write" | "events:read" | "webhooks:read" | "usage:read" | "webhooks:write" | "tokens:write" | "lookups:write" | "read" | "write" | "*";
 
 export interface Token {
   id: number;
@@ -1127,6 +1219,36 @@ export interface DeleteOutcome {
   would_delete: RecordRef[];
   /** Live records that reference it and stay. */
   would_keep: RecordRef[];
+}
+
+/** `record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header). */
+export interface EquipmentCategoryCreated {
+  /** The new record's id; null in a dry-run, which consumes no id. */
+  id: number | null;
+  /** True when the record was written (false in a dry-run). */
+  created: boolean;
+  dry_run: boolean;
+  record?: EquipmentCategory;
+}
+
+export interface EquipmentCategoryRestoreOutcome {
+  id: number;
+  /** True when the record was brought back (false in a dry-run). */
+  restored: boolean;
+  dry_run: boolean;
+  /** What comes back: the record and the records deleted together with it (a piece of equipment's or a project's unbilled rentals). */
+  would_restore: RecordRef[];
+  record: EquipmentCategory;
+}
+
+export interface EquipmentCategoryUpdateOutcome {
+  id: number;
+  /** True when a change was written (false in a dry-run and when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** Each changed field with its stored and its new value. */
+  changes: Record<string, Change>;
+  record: EquipmentCategory;
 }
 
 /** `record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header). */
@@ -1344,6 +1466,36 @@ export interface TokenDryRun {
 export interface TokenRevoked {
   id: number;
   revoked: true;
+}
+
+/** `record` only with `Prefer: return=representation` on a real create: the record as GET returns it (its ETag is the answer's ETag header). */
+export interface TradeCreated {
+  /** The new record's id; null in a dry-run, which consumes no id. */
+  id: number | null;
+  /** True when the record was written (false in a dry-run). */
+  created: boolean;
+  dry_run: boolean;
+  record?: Trade;
+}
+
+export interface TradeRestoreOutcome {
+  id: number;
+  /** True when the record was brought back (false in a dry-run). */
+  restored: boolean;
+  dry_run: boolean;
+  /** What comes back: the record and the records deleted together with it (a piece of equipment's or a project's unbilled rentals). */
+  would_restore: RecordRef[];
+  record: Trade;
+}
+
+export interface TradeUpdateOutcome {
+  id: number;
+  /** True when a change was written (false in a dry-run and when nothing changed). */
+  updated: boolean;
+  dry_run: boolean;
+  /** Each changed field with its stored and its new value. */
+  changes: Record<string, Change>;
+  record: Trade;
 }
 
 export interface WebhookDryRun {

@@ -240,9 +240,28 @@ test(
       "readonly gateHouses: Pick<ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, " +
         'GateHouseFilters>, "list" | "listPage" | "create" | "update" | "batch">;',
     );
-    expect(text).toContain("readonly gateKeys: LookupClient<GateKey>;");
+    expect(text).toContain(
+      'readonly gateKeys: Pick<ResourceClient<GateKey, never, never, Record<never, never>>, "list" | "listPage">;',
+    );
   },
 );
+
+test("a top-level collection written without batches is a lookup, its restore typed", () => {
+  const lookup = structuredClone(document);
+  lookup.paths["/v1/gate-houses"]!.get!.parameters = [
+    ...(lookup.paths["/v1/gate-houses"]!.get!.parameters as unknown[]),
+    { name: "offset", in: "query", schema: { type: "integer" } },
+  ];
+  lookup.paths["/v1/gate-houses/{id}/restore"] = {
+    post: { responses: { 200: json({ type: "object" }) } },
+  };
+  const text = emitCollections(lookup);
+  expect(text).toContain('path: "/v1/gate-houses", command: "gate-houses", kind: "lookup"');
+  expect(text).toContain(
+    "readonly gateHouses: Pick<ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, " +
+      'GateHouseFilters>, "list" | "listPage" | "create" | "update" | "restore">;',
+  );
+});
 
 test(
   "an embed (a record, DeletedRecord or null) is left out of its record, and the embeds table " +

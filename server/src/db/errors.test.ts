@@ -27,7 +27,7 @@ test("the name for logs is the driver's code, never its message", () => {
   expect(databaseErrorName(error)).toBe("ER_LOCK_DEADLOCK 1213");
 });
 
-test("a duplicate on a value a client chose names its field and table; keys of ids, tokens and lookups do not", () => {
+test("a duplicate on a value a client chose names its field and table; keys of ids and tokens do not", () => {
   const duplicate = (key: string) => ({
     errno: 1062,
     sqlMessage: `Duplicate entry '5-x-1' for key '${key}'`,
@@ -44,7 +44,11 @@ test("a duplicate on a value a client chose names its field and table; keys of i
     field: "code",
     table: "projects",
   });
-  for (const key of ["PRIMARY", "projects_id", "api_tokens_hash", "trades_name"])
+  expect(duplicateValueKey(duplicate("trades_name_key"))).toEqual({
+    field: "name",
+    table: "trades",
+  });
+  for (const key of ["PRIMARY", "projects_id", "api_tokens_hash", "trades_id"])
     expect(duplicateValueKey(duplicate(key))).toBeUndefined();
   expect(duplicateValueKey({ errno: 1213 })).toBeUndefined();
 });

@@ -128,8 +128,9 @@ export interface ValueKey {
 }
 
 /**
- * The unique keys on values a client chooses (external_id, code, serial_number), by name. They
- * are the unique keys that include `live`, which ignore deleted records (db/schema.ts).
+ * The unique keys on values a client chooses (external_id, code, serial_number, a lookup's name), by
+ * name. They are the unique keys that include `live`, which ignore deleted records (db/schema.ts); a
+ * lookup's is on `name_key`, the key of its `name`.
  */
 const VALUE_KEYS = new Map(
   Object.values(schema).flatMap((table) => {
@@ -137,9 +138,9 @@ const VALUE_KEYS = new Map(
     const { name: tableName, indexes } = getTableConfig(table);
     return indexes.flatMap(({ config }): [string, ValueKey][] => {
       const columns = config.columns.map((column) => ("name" in column ? column.name : ""));
-      const field = columns.find((name) => name !== "company_id" && name !== "live");
-      if (!config.unique || !columns.includes("live") || !field) return [];
-      return [[config.name, { field, table: tableName }]];
+      const key = columns.find((name) => name !== "company_id" && name !== "live");
+      if (!config.unique || !columns.includes("live") || !key) return [];
+      return [[config.name, { field: key.replace(/_key$/, ""), table: tableName }]];
     });
   }),
 );

@@ -146,13 +146,30 @@ export const apiTokens = companyTable(
   ],
 );
 
+/**
+ * A company's list of names that records point at (trades, equipment categories): seeded for a new
+ * company, then managed by it (docs/concepts.md, "Lookups"). Names are stored trimmed and unique
+ * among the live ones ignoring case: `name_key` is the name in lower case, computed by the database
+ * and compared byte for byte, so accents count (`Électrique` and `Electrique` are two names). A
+ * deleted lookup (`live` NULL) holds neither its name nor its external_id.
+ */
 function lookupTable<N extends string>(name: N) {
   return companyTable(
     name,
     {
       name: varchar("name", { length: 100 }).notNull(),
+      name_key: exactText("name_key", 100).generatedAlwaysAs(sql`LOWER(\`name\`)`, {
+        mode: "stored",
+      }),
+      external_id: externalId(),
+      live: live(),
+      ...timestamps,
     },
-    (t) => [uniqueIndex(`${name}_name`).on(t.company_id, t.name)],
+    (t) => [
+      uniqueIndex(`${name}_name_key`).on(t.company_id, t.name_key, t.live),
+      uniqueIndex(`${name}_external_id`).on(t.company_id, t.external_id, t.live),
+      sortIndex(`${name}_by_name`, t, t.name),
+    ],
   );
 }
 

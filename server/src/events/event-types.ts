@@ -3,15 +3,15 @@
 // (project.*, *). The OpenAPI document lists them as enums, so generated clients type them as unions.
 import type { ChangeAction } from "./changes.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { LOOKUPS, RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
 import { eventType } from "./event-log.ts";
 
 const ACTIONS: readonly ChangeAction[] = ["created", "updated", "deleted", "restored"];
 
-/** Resources whose records have events: every collection a client writes. */
-export const EVENTFUL = [...RESOURCES, ...SUB_RESOURCES];
+/** Resources whose records have events: every collection a client writes, the lookups included. */
+export const EVENTFUL = [...RESOURCES, ...SUB_RESOURCES, ...LOOKUPS];
 
-/** `projects`, `workers`, …, `rentals`: an event's `resource`. */
+/** `projects`, `workers`, …, `rentals`, `trades`: an event's `resource`. */
 export const EVENT_RESOURCES: readonly string[] = EVENTFUL.map((def) => def.name);
 
 /** `project.created`, …, `rental.deleted`: an event's `type`. */

@@ -1,7 +1,7 @@
 // Definitions are checked against their tables when they are defined.
 import { expect, test } from "bun:test";
 import * as schema from "../db/schema.ts";
-import { defineResource } from "./define.ts";
+import { defineResource, LOOKUP } from "./define.ts";
 import { ALL_DEFINITIONS, definitionNamed } from "./registry.ts";
 
 const base = {
@@ -90,4 +90,35 @@ test("the registry links every reference, dependent and parent to a registered d
       expect(ALL_DEFINITIONS).toContain(linked);
     }
   }
+});
+
+test("a lookup is written one at a time, and its caseless name needs the key column of its table", () => {
+  const trades = definitionNamed("trades");
+  expect(trades.operations).toEqual(["list", "get", "create", "update", "delete", "restore"]);
+  expect(trades.fields.name).toMatchObject({
+    type: "text",
+    unique: true,
+    caseless: true,
+    max: 100,
+  });
+  const lookup = {
+    ...LOOKUP,
+    name: "trades",
+    singular: "Trade",
+    description: "",
+    addon: "api" as const,
+  };
+  expect(() =>
+    defineResource(schema.clients, {
+      ...lookup,
+      fields: {
+        name: { type: "text", unique: true, caseless: true },
+        email: { type: "email" },
+        phone: { type: "text" },
+        tax_id: { type: "text" },
+        billing_address: { type: "text" },
+      },
+      lookup: { seed: [] },
+    }),
+  ).toThrow(/trades: its table has no column name_key/);
 });

@@ -73,11 +73,18 @@ function completeAll(
 /** Every contradiction between a definition and its table, as sentences. */
 export function contradictions(def: DeclaredResource): string[] {
   const found: string[] = [];
+  // A caseless unique field's key column is the database's (db/schema.ts, lookupTable).
+  const keys = Object.entries(def.fields).flatMap(([name, spec]) =>
+    spec.type === "text" && spec.caseless && spec.unique ? [`${name}_key`] : [],
+  );
   const declared = new Set([
     ...Object.keys(def.fields),
     ...Object.keys(def.readOnly),
     ...(def.parent ? [def.parent.column] : []),
+    ...keys,
   ]);
+  for (const key of keys)
+    if (!def.table[key]) found.push(`${def.name}: its table has no column ${key}`);
   for (const name of Object.keys(def.table)) {
     if (!SYSTEM_COLUMNS.has(name) && !declared.has(name))
       found.push(`${def.name}: column ${name} is neither a field nor read-only`);
@@ -127,13 +134,22 @@ const EXTERNAL_ID: FieldDeclaration = {
     "U+202A-U+202E, U+2066-U+2069).",
 };
 
-/** What every seeded read-only lookup declares alike: its `name`, listed only, under one tag. */
-export const SEEDED_LOOKUP = {
+/**
+ * What every lookup declares alike: its `name`, unique ignoring case and searched by `q`, read and
+ * written one at a time (a deleted one comes back with restore), under one tag.
+ */
+export const LOOKUP = {
   tag: "lookups",
-  operations: ["list"],
+  operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
-  fields: { name: { type: "text" } },
-  search: [],
+  fields: {
+    name: {
+      type: "text",
+      unique: true,
+      caseless: true,
+    },
+  },
+  search: ["name"],
   filters: [],
 } as const;
 
@@ -163,7 +179,10 @@ export function defineResource<T extends MySqlTable>(
       ...(!declaration.parent && declaration.operations.includes("delete")
         ? (["restore"] as const)
         : []),
-      ...(external && !declaration.parent && declaration.operations.includes("create")
+      ...(external &&
+      !declaration.parent &&
+      !declaration.lookup &&
+      declaration.operations.includes("create")
         ? (["batch", "upsert"] as const)
         : []),
     ],

@@ -21,7 +21,18 @@ export type FieldDeclaration = FieldOf<MySqlTable>;
 type FieldOf<Target> = {
   aliases?: readonly string[];
 } /** `identifier`: an id from another system, 1 character or more, no control characters (identifiers.ts). */ & (
-  | { type: "text"; unique?: boolean; identifier?: boolean; description?: string }
+  | {
+      type: "text";
+      unique?: boolean;
+      identifier?: boolean;
+      /**
+       * Stored without surrounding white space and, when unique, compared ignoring case (a
+       * lookup's name, caseless.ts): the table's `<field>_key` column holds it in lower case
+       * under the unique key.
+       */
+      caseless?: boolean;
+      description?: string;
+    }
   | { type: "email"; description?: string }
   | { type: "money"; default?: string; description?: string }
   | { type: "date"; notBefore?: string; description?: string }
@@ -105,8 +116,12 @@ export interface ResourceDefinition {
   /** The resource's own line of the plans' quotas (auth/plans.ts): its name, when it is limited. */
   quota?: QuotaName;
   parent?: ParentScope;
-  /** Rows every new company starts with (the `name`s of a lookup). */
-  seed?: readonly string[];
+  /**
+   * A lookup (trades, equipment categories): a company's list of names its records point at, read
+   * with any read scope and written with `lookups:write`, one at a time (no batches, upserts or
+   * imports); `seed` names the ones every new company starts with.
+   */
+  lookup?: { seed: readonly string[] };
   /** Rules beyond types and transitions, checked against the stored record on update. */
   updateRule?: (stored: StoredRecord, patch: Record<string, unknown>) => Refusal | undefined;
   /** A stored record that refuses any change (e.g. a billed rental). */

@@ -1,23 +1,28 @@
-// Equipment categories: a read-only lookup seeded for every company, behind the equipment add-on.
+// Equipment categories: a lookup seeded for every company and then managed by it, behind the
+// equipment add-on, named by equipment, which keeps a category that is deleted.
 import * as schema from "../db/schema.ts";
-import { defineResource, SEEDED_LOOKUP } from "./define.ts";
+import { defineResource, LOOKUP } from "./define.ts";
 
 export const equipmentCategories = defineResource(schema.equipmentCategories, {
-  ...SEEDED_LOOKUP,
+  ...LOOKUP,
   name: "equipment-categories",
   singular: "EquipmentCategory",
   description:
-    "Equipment categories (read-only, seeded for every company). Needs the equipment add-on.",
+    "Equipment categories: seeded for every company, then the company's own to add, rename and " +
+    "delete. Needs the equipment add-on.",
   addon: "equipment",
-  seed: [
-    "Excavators",
-    "Loaders",
-    "Cranes",
-    "Aerial lifts",
-    "Generators",
-    "Compressors",
-    "Scaffolding",
-    "Vehicles",
-    "Hand tools",
-  ],
+  lookup: {
+    seed: [
+      "Excavators",
+      "Loaders",
+      "Cranes",
+      "Aerial lifts",
+      "Generators",
+      "Compressors",
+      "Scaffolding",
+      "Vehicles",
+      "Hand tools",
+    ],
+  },
+  dependents: [{ table: schema.equipment, column: "category_id", effect: "keep" }],
 });

@@ -40,7 +40,7 @@ export const recordFields = perDefinition((def): readonly [string, FieldSpec][] 
   ...writableFields(def),
 ]);
 
-/** True when the table keeps created_at and updated_at (lookups do not). */
+/** True when the table keeps created_at and updated_at. */
 export const hasTimestamps = (def: ResourceDefinition): boolean => "created_at" in def.table;
 
 /** Members a record may show and `fields=` may pick, in output order. */

@@ -22,6 +22,7 @@ import type { Executor } from "../db/client.ts";
 import { executePrepared, unsignedInteger } from "../db/sql.ts";
 import type { PageStart, SortPosition } from "../http/paging.ts";
 import type { Range, RangeOperator, SortKey } from "../http/query.ts";
+import { caselessKey, isCaseless } from "./caseless.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
 import { readableFieldNames, recordFields, uniqueFields } from "./fields.ts";
 import { liveTotal } from "./live-total.ts";
@@ -102,6 +103,11 @@ function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCri
   if (criteria.updatedSince !== undefined)
     conditions.push(gte(column(def.table, "updated_at"), criteria.updatedSince));
   for (const [name, value] of Object.entries(criteria.filters)) {
+    // A caseless field (a lookup's name) matches as its unique key does: by its key column.
+    if (isCaseless(def.fields[name]) && typeof value === "string") {
+      conditions.push(eq(column(def.table, `${name}_key`), caselessKey(value)));
+      continue;
+    }
     const target = column(def.table, name);
     if (!Array.isArray(value)) conditions.push(eq(target, value));
     else conditions.push(value.length === 1 ? eq(target, value[0]) : inArray(target, [...value]));

@@ -19,8 +19,8 @@ import { workers } from "./workers.ts";
 const TOP_LEVEL = [projects, workers, clients, estimates, subcontractors, equipment];
 /** Collections under a member of another (a piece of equipment's rentals). */
 const UNDER_A_MEMBER = [rentals];
-/** Read-only lists seeded for every company. */
-const SEEDED = [trades, equipmentCategories];
+/** The lookups: each company's own lists of names its records point at, seeded for a new one. */
+const NAMES = [trades, equipmentCategories];
 
 /**
  * Links every declared definition: each reference (a field's `target`, each dependent's and the
@@ -66,14 +66,14 @@ function link(
   return (def) => linked.get(def)!;
 }
 
-const linked = link([...TOP_LEVEL, ...UNDER_A_MEMBER, ...SEEDED]);
+const linked = link([...TOP_LEVEL, ...UNDER_A_MEMBER, ...NAMES]);
 
 /** The top-level collections of records. */
 export const RESOURCES: readonly ResourceDefinition[] = TOP_LEVEL.map(linked);
 /** The collections of records under a member of another. */
 export const SUB_RESOURCES: readonly ResourceDefinition[] = UNDER_A_MEMBER.map(linked);
-/** The seeded read-only lists. */
-export const LOOKUPS: readonly ResourceDefinition[] = SEEDED.map(linked);
+/** The lookups (trades, equipment categories). */
+export const LOOKUPS: readonly ResourceDefinition[] = NAMES.map(linked);
 
 /** Every definition the API serves: collections of records, sub-collections and lookups. */
 export const ALL_DEFINITIONS: readonly ResourceDefinition[] = [
@@ -96,10 +96,11 @@ export function definitionNamed(name: string): ResourceDefinition {
   return def;
 }
 
-/** Gives a new company the rows every company starts with. */
+/** Gives a new company the lookups every company starts with. */
 export async function seedLookups(db: Executor, companyId: number): Promise<void> {
   for (const def of LOOKUPS) {
-    if (def.seed)
-      await db.insert(def.table).values(def.seed.map((name) => ({ company_id: companyId, name })));
+    const seed = def.lookup?.seed ?? [];
+    if (seed.length > 0)
+      await db.insert(def.table).values(seed.map((name) => ({ company_id: companyId, name })));
   }
 }

@@ -25,12 +25,18 @@ const UNIQUENESS =
   ", unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are " +
   "three values), except that trailing spaces do not count (`abc ` is `abc`)";
 
+/** How a caseless field's values are unique (docs/concepts.md, "Lookups"). */
+const CASELESS_UNIQUENESS =
+  ", stored without surrounding spaces and unique per company among live records ignoring case: " +
+  "`Electrical`, ` electrical` and `ELECTRICAL` are one name; accents count (`Électrique` and " +
+  "`Electrique` are two)";
+
 export function describeField(spec: FieldSpec): string {
   const own = spec.description ? `${spec.description} ` : "";
   switch (spec.type) {
     case "text":
       return `${own}${spec.identifier ? `Text of 1-${spec.max} characters` : `Text of at most ${spec.max} characters`}${
-        spec.unique ? UNIQUENESS : ""
+        spec.unique ? (spec.caseless ? CASELESS_UNIQUENESS : UNIQUENESS) : ""
       }.`;
     case "email":
       return `${own}An email address.`;

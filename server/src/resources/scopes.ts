@@ -1,7 +1,7 @@
 // The scopes a token may be given (docs/tokens.md): each resource's read and write scope, the
-// feed's, the webhooks', the usage's and the tokens' own, then the shorthands; and the scope each
-// operation of a resource needs, which its route declares and every other way its records leave
-// (resources/visibility.ts) reads.
+// feed's, the webhooks', the usage's, the tokens' and the lookups' own, then the shorthands; and the
+// scope each operation of a resource needs, which its route declares and every other way its records
+// leave (resources/visibility.ts) reads.
 import { SHORTHANDS } from "../auth/scopes.ts";
 import type { Operation, ResourceDefinition } from "./definition.ts";
 import { RESOURCES } from "./registry.ts";
@@ -9,12 +9,16 @@ import { RESOURCES } from "./registry.ts";
 /** The read scopes of what is not a resource; with the resources' they are "any read scope". */
 export const OTHER_READ_SCOPES = ["events:read", "webhooks:read", "usage:read"] as const;
 
+/** What writing a lookup (a trade, an equipment category) needs; reading one needs any read scope. */
+export const LOOKUPS_WRITE = "lookups:write";
+
 /** Every scope an operation may need. */
 export const CONCRETE_SCOPES: readonly string[] = [
   ...RESOURCES.flatMap((def) => [`${def.name}:read`, `${def.name}:write`]),
   ...OTHER_READ_SCOPES,
   "webhooks:write",
   "tokens:write",
+  LOOKUPS_WRITE,
 ];
 
 /** What a token may be given: every scope, and the shorthands for several. */
@@ -22,11 +26,18 @@ export const GRANTABLE_SCOPES: readonly string[] = [...CONCRETE_SCOPES, ...SHORT
 
 /**
  * The scopes an operation of this definition accepts, any one of them: its resource's read or
- * write scope (a sub-resource's is its parent's); a lookup needs any read scope.
+ * write scope (a sub-resource's is its parent's); a lookup is read with any read scope (or its
+ * write scope) and written with `lookups:write`.
  */
 export function operationScope(def: ResourceDefinition, operation: Operation): string[] {
-  if (def.seed)
-    return [...RESOURCES.map((resource) => `${resource.name}:read`), ...OTHER_READ_SCOPES];
-  const access = operation === "list" || operation === "get" ? "read" : "write";
-  return [`${(def.parent?.resource ?? def).name}:${access}`];
+  const reads = operation === "list" || operation === "get";
+  if (def.lookup)
+    return reads
+      ? [
+          ...RESOURCES.map((resource) => `${resource.name}:read`),
+          ...OTHER_READ_SCOPES,
+          LOOKUPS_WRITE,
+        ]
+      : [LOOKUPS_WRITE];
+  return [`${(def.parent?.resource ?? def).name}:${reads ? "read" : "write"}`];
 }

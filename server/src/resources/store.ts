@@ -19,7 +19,7 @@ export function column(table: ResourceTable, name: string): MySqlColumn {
   return found;
 }
 
-/** Tables whose records are soft-deleted (lookups are never deleted). */
+/** Tables whose records are soft-deleted: every resource's (rentals, lookups included). */
 export const hasSoftDelete = (table: ResourceTable): boolean => Object.hasOwn(table, "deleted_at");
 
 /** The company, live records only (unless `includeDeleted`), and a sub-collection's parent. */

@@ -2,6 +2,7 @@
 // sentence a person can act on. Values come back normalised for the database (money as a
 // 2-decimal string). Checks that need the database (references, uniqueness) live in writes/.
 import type { FieldError } from "../refusals/refusal.ts";
+import { caselessText } from "./caseless.ts";
 import { CURRENCY_CODES } from "./currencies.ts";
 import type { FieldSpec, ResourceDefinition } from "./definition.ts";
 import { isIdentifierText } from "./identifiers.ts";
@@ -94,7 +95,12 @@ const EMAIL_MESSAGE = (name: string): string =>
 function checkValue(name: string, value: unknown, spec: FieldSpec): Checked {
   switch (spec.type) {
     case "text":
-      return checkText(name, value, spec.max, spec.identifier);
+      return checkText(
+        name,
+        spec.caseless && typeof value === "string" ? caselessText(value) : value,
+        spec.max,
+        spec.identifier,
+      );
     case "email": {
       const text = checkText(name, value, spec.max);
       if ("field" in text)

@@ -14,7 +14,8 @@ import { holdOpen } from "../http/hold-open.ts";
 import { described, integerParam, oneOfParam, parseQuery, textParam } from "../http/query.ts";
 import { readResponse, type ReadCall } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { definitionNamed, RESOURCES } from "../resources/registry.ts";
+import { definitionNamed, LOOKUPS, RESOURCES } from "../resources/registry.ts";
+import { operationScope } from "../resources/scopes.ts";
 import { type ReadView, readView } from "../resources/visibility.ts";
 import {
   EVENT_RESOURCES,
@@ -252,13 +253,13 @@ function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
       detail: operationDetail({
         operationId: `list${def.singular}Events`,
         // A record's history is part of reading the record.
-        scope: `${def.name}:read`,
+        scope: operationScope(def, "get"),
         summary: `History of one ${what}`,
         description:
           `The audit trail of one ${what}: every committed change, oldest first, ` +
           `with the request id and Idempotency-Key of the write. A deleted ${what} keeps its ` +
           `history.`,
-        tags: [def.name],
+        tags: [def.tag ?? def.name],
         query: parsers,
         headers: ["IfNoneMatch"],
         responses: {
@@ -277,6 +278,6 @@ function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
 
 export function eventRoutes(deps: RouteDeps) {
   const app = new Elysia({ name: "events" }).use(feedRoute(deps));
-  for (const def of RESOURCES) app.use(historyRoute(def, deps));
+  for (const def of [...RESOURCES, ...LOOKUPS]) app.use(historyRoute(def, deps));
   return app;
 }

@@ -26,6 +26,7 @@ import {
   sortableFieldNames,
   uniqueFields,
 } from "../resources/fields.ts";
+import { isCaseless } from "../resources/caseless.ts";
 import { hasSoftDelete } from "../resources/store.ts";
 
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
@@ -38,8 +39,21 @@ export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
 
 const CURRENCY = /^[A-Za-z]{3}$/;
 
+/** How a text filter compares, by how its field's values are unique. */
+function textMatch(name: string, unique: "exact" | "caseless" | false): string {
+  if (unique === "caseless")
+    return `Only the record whose ${name} is this, ignoring case and surrounding spaces (accents count).`;
+  return unique
+    ? `Only records whose ${name} is exactly this: case and accents count, trailing spaces do not.`
+    : `Only records whose ${name} is this, in any case.`;
+}
+
 /** The parser of one equality filter, by the kind of field it compares. */
-function filterParser(name: string, filter: FilterKind, unique: boolean): ParamParser<unknown> {
+function filterParser(
+  name: string,
+  filter: FilterKind,
+  unique: "exact" | "caseless" | false,
+): ParamParser<unknown> {
   switch (filter.kind) {
     case "enum":
       return anyOfParam(filter.values);
@@ -49,12 +63,7 @@ function filterParser(name: string, filter: FilterKind, unique: boolean): ParamP
       return described(flagParam, `Only records whose ${name} is this.`);
     case "text":
       // Unique values compare exactly (db/schema.ts); other text as its column's collation does.
-      return described(
-        textParam,
-        unique
-          ? `Only records whose ${name} is exactly this: case and accents count, trailing spaces do not.`
-          : `Only records whose ${name} is this, in any case.`,
-      );
+      return described(textParam, textMatch(name, unique));
     case "currency":
       return documented(
         (value, param) => {
@@ -117,8 +126,11 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
       textParam,
       `Case-insensitive substring of ${def.search.join(", ")}; % and _ match themselves.`,
     );
-  for (const [name, filter] of equalityFilters(def))
-    parsers[name] = filterParser(name, filter, uniqueFields(def).includes(name));
+  for (const [name, filter] of equalityFilters(def)) {
+    const unique =
+      uniqueFields(def).includes(name) && (isCaseless(def.fields[name]) ? "caseless" : "exact");
+    parsers[name] = filterParser(name, filter, unique);
+  }
   for (const [name, kind] of rangeFields(def))
     parsers[name] = described(
       rangeParam(kind),

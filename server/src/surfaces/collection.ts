@@ -8,7 +8,7 @@ import type { AnyElysia } from "elysia";
 import { withArticle } from "../resources/naming.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { createExample, updateExample } from "../resources/examples.ts";
-import { RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
+import { LOOKUPS, RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
 import { pathsOf } from "../routes/route-context.ts";
 import { openApiDocument } from "./openapi-document.ts";
 import { open, specificationRoute } from "./specification-route.ts";
@@ -346,8 +346,8 @@ function eventsFolder(): Json {
 }
 
 /**
- * Parameterless GET operations the resource folders do not cover (lookups, health, this
- * surface…), one folder per tag.
+ * Parameterless GET operations the resource folders do not cover (usage, health, this surface…),
+ * one folder per tag.
  */
 function readFolders(document: Json, covered: Set<string>): Json[] {
   const folders = new Map<string, Json[]>();
@@ -409,7 +409,7 @@ function withScopes(items: Json[], document: Json): Json[] {
 }
 
 export function collectionDocument(document: Json, serverUrl: string): Json {
-  const definitions = [...RESOURCES, ...SUB_RESOURCES];
+  const definitions = [...RESOURCES, ...SUB_RESOURCES, ...LOOKUPS];
   const covered = new Set([
     ...definitions.map((def) => pathsOf(def).collection.replace(/:([^/]+)/g, "{$1}")),
     "/v1/events",

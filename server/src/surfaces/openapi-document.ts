@@ -190,7 +190,10 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     "Webhook endpoints: each matching event POSTed to your URL, signed (ERP-Signature), retried " +
     "for 24 hours; the deliveries log.",
   lookups:
-    "Read-only lists seeded for every company: trades (API add-on) and equipment categories (equipment add-on).",
+    "The company's own lists of names its records point at, seeded for every company and then " +
+    "managed by it: trades (API add-on) and equipment categories (equipment add-on). Names are " +
+    "unique ignoring case and surrounding spaces; reading needs any read scope, writing " +
+    "`lookups:write`.",
   health: "Liveness and database reachability; no token.",
   specification:
     "This document, the interactive reference and the API-client collection; no token, not metered.",

@@ -3,7 +3,19 @@
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../http/paging.ts";
 
 export const OVERVIEW = `A JSON API over a construction company's ERP: projects, workers, clients, estimates,
-subcontractors and equipment (with rentals), all scoped to the company of the token you send.
+subcontractors and equipment (with rentals), all scoped to the company of the token you send, and
+the company's own lookups, the trades and equipment categories its records name.
+
+## Lookups
+Trades and equipment categories are seeded for every company and then managed by it: create,
+rename (PATCH), delete and restore them like records, with dry-run, Idempotency-Key, If-Match and
+events (\`trade.created\`, \`equipment_category.deleted\`, …), one at a time (no batches or
+upserts). Reading them takes any read scope; writing them \`lookups:write\`. A name is stored
+without its surrounding spaces and is unique among the company's live ones ignoring case
+(\`Electrical\` and \` electrical \` are one name, 409 \`unique_violation\`); accents count
+(\`Électrique\` and \`Electrique\` are two). \`name=\` finds a name by that same rule. A
+deleted one stays on the records that name it (\`expand\` shows it as \`{id, deleted: true}\`) but
+new writes cannot name it (422), until it is restored.
 
 ## Authentication and add-ons
 Send \`Authorization: Bearer <token>\` on every data request; a missing, unknown, revoked or expired

@@ -21,6 +21,7 @@ import {
   referenceFields,
   uniqueFields,
 } from "../resources/fields.ts";
+import { caselessKey, isCaseless } from "../resources/caseless.ts";
 import { countedOf } from "../resources/live-total.ts";
 import { column, hasSoftDelete } from "../resources/store.ts";
 import { liveCountRead, startLiveCount } from "../db/company-counters.ts";
@@ -185,21 +186,26 @@ export async function lookUp(tx: Reads, request: LookupRequest): Promise<Lookups
   }
 
   // Live records holding the unique values used; upserts and PATCHes read their records whole.
-  const unique = new UniqueValues();
+  const unique = new UniqueValues(def);
   const records = new Map<string | number, StoredRecord>();
   const conditions: string[] = [];
   const values: unknown[] = [company.id];
   for (const field of uniqueFields(def)) {
+    // A caseless field (a lookup's name) is found by its key column, in its key's form.
+    const caseless = isCaseless(def.fields[field]);
     const used = [
       ...new Set(
         [
           ...bodies.map((body) => body[field]),
           ...(field === "external_id" ? (request.externalIds ?? []) : []),
-        ].filter((value) => typeof value === "string"),
+        ]
+          .filter((value) => typeof value === "string")
+          .map((value) => (caseless ? caselessKey(value) : value)),
       ),
     ];
     if (used.length === 0) continue;
-    conditions.push(`${quote(column(def.table, field).name)} IN (?)`);
+    const compared = column(def.table, caseless ? `${field}_key` : field);
+    conditions.push(`${quote(compared.name)} IN (?)`);
     values.push(used);
   }
   if (request.recordId !== undefined) {

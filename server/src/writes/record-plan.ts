@@ -18,7 +18,7 @@ import {
   updateRecords,
 } from "./record-statements.ts";
 import { rowKey } from "./row-versions.ts";
-import { uniqueKeyOf } from "./unique-values.ts";
+import { uniqueKeyFor } from "./unique-values.ts";
 
 /** The plan of the items decided (`firstId`: the first of the ids taken for the creates). */
 export function planRecords(
@@ -41,13 +41,14 @@ export function planRecords(
 function valuesPassedOn(d: Decisions, changed: readonly ChangedRecord[]): string[] {
   return uniqueFields(d.def).filter((field) => {
     if (column(d.def.table, field).notNull) return false;
+    const keyOf = uniqueKeyFor(d.def, field);
     const held = new Map<string, number>();
     for (const { stored } of changed)
-      if (typeof stored[field] === "string") held.set(uniqueKeyOf(stored[field]), stored.id);
+      if (typeof stored[field] === "string") held.set(keyOf(stored[field]), stored.id);
     return changed.some(({ record, values }) => {
       const value = record[field];
       if (!(field in values) || typeof value !== "string") return false;
-      const holder = held.get(uniqueKeyOf(value));
+      const holder = held.get(keyOf(value));
       return holder !== undefined && holder !== record.id;
     });
   });

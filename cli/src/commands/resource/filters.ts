@@ -19,21 +19,22 @@ export function addFilterOptions(command: Command, spec: ResourceSpec): void {
       "order by these fields, - for descending (e.g. name,-created_at); id breaks ties",
       parseFields,
     );
-  if (spec.kind === "lookup") return;
-  command.option(
-    "--expand <a,b>",
-    "embed the records these references name (client, project.client, …)",
-    parseFields,
-  );
+  // A lookup's records (a trade) name nothing to embed.
+  if (spec.kind === "records")
+    command.option(
+      "--expand <a,b>",
+      "embed the records these references name (client, project.client, …)",
+      parseFields,
+    );
   for (const field of spec.ranges)
     for (const [bound, sign] of Object.entries(BOUNDS))
       command.option(
         `${flagOf(`${field}_${bound}`)} <value>`,
         `only records whose ${field} is ${sign} this`,
       );
-  command
-    .option("--status <status>", "only records in this status (case-insensitive)")
-    .option("--q <text>", "case-insensitive substring search");
+  if (spec.fields.update.status)
+    command.option("--status <status>", "only records in this status (case-insensitive)");
+  command.option("--q <text>", "case-insensitive substring search");
   for (const filter of spec.filters)
     command.option(`${flagOf(filter)} <id>`, `only records with this ${filter}`, parseId);
 }
