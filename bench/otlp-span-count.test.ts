@@ -1,7 +1,7 @@
 // The observability leg's receiver counts every span the server's exporter sends, in either encoding.
 import { expect, test } from "bun:test";
 import { startOtlpExporter } from "../server/src/telemetry/otlp-exporter.ts";
-import type { SpanShape } from "../server/src/telemetry/tracing.ts";
+import type { SpanShape } from "../server/src/telemetry/span-types.ts";
 import { countSpans } from "./otlp-span-count.ts";
 
 const REQUEST: SpanShape = {

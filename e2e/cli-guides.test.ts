@@ -4,9 +4,11 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import path from "node:path";
 import { erp, erpFor, ndjson } from "@erp/testing/cli";
+import { RECORD_COLLECTIONS, segmentOf } from "@erp/testing/collections";
 import { newCompany } from "@erp/testing/company";
 import { ROOT } from "@erp/testing/server";
 import { useServer } from "@erp/testing/suite";
+import { COLLECTIONS } from "../sdk/mod.ts";
 
 setDefaultTimeout(60_000);
 
@@ -19,7 +21,28 @@ beforeAll(async () => {
   document = (await suite.api.get("/v1/openapi.json")).body;
 });
 
-const RESOURCES = ["projects", "workers", "clients", "estimates", "subcontractors", "equipment"];
+/** Every collection of records: the ones `create` and `update` guide. */
+const RESOURCES = RECORD_COLLECTIONS.map(segmentOf);
+
+/** The hint `create --help` shows for a field of this kind (its schema in the document). */
+function hintOf(kind: string, property: Record<string, any>): string | RegExp {
+  switch (kind) {
+    case "date":
+      return "date YYYY-MM-DD";
+    case "email":
+      return "email";
+    case "money":
+      return "amount, e.g. 1250.00";
+    case "reference":
+      return "id";
+    case "boolean":
+      return "true|false";
+    case "enum":
+      return (property.enum as unknown[]).filter((value) => value !== null).join("|");
+    default:
+      return /^text/;
+  }
+}
 
 /** The lines of a help text's EXAMPLES section, without their `# …` notes. */
 const examplesOf = (help: string): string[] =>
@@ -45,26 +68,31 @@ const words = (line: string): string[] =>
 
 describe("help", () => {
   test(
-    "erp workers create --help lists every writable field of the API's WorkerCreate, the " +
-      "required one marked, and examples",
+    "erp <resource> create --help lists every writable field of the API's create body, the " +
+      "required ones marked, each with the hint of its kind, and examples",
     async () => {
-      const help = (await erp(["workers", "create", "--help"])).stdout;
-      const body = document.components.schemas.WorkerCreate;
-      const listed = [
-        ...(help.split("\nFIELDS")[1] ?? "")
-          .split("\nEXAMPLES")[0]!
-          .matchAll(/^ {2}(\w+) +(.+)$/gm),
-      ].map((m) => [m[1], m[2]]);
-      expect(listed.map(([name]) => name)).toEqual(Object.keys(body.properties));
-      expect(
-        listed.filter(([, hint]) => hint!.endsWith(", required")).map(([name]) => name),
-      ).toEqual(body.required);
-      expect(Object.fromEntries(listed)).toMatchObject({
-        email: "email",
-        status: "ACTIVE|INACTIVE",
-        hired_on: "date YYYY-MM-DD",
-      });
-      expect(examplesOf(help)[0]).toStartWith("erp workers create name=");
+      for (const name of RECORD_COLLECTIONS) {
+        const resource = segmentOf(name);
+        const kinds: Readonly<Record<string, string>> = COLLECTIONS[name].kinds;
+        const help = (await erp([resource, "create", "--help"])).stdout;
+        const ref = document.paths[`/v1/${resource}`].post.requestBody.content["application/json"]
+          .schema.$ref as string;
+        const body = document.components.schemas[ref.split("/").at(-1)!];
+        const listed = [
+          ...(help.split("\nFIELDS")[1] ?? "")
+            .split("\nEXAMPLES")[0]!
+            .matchAll(/^ {2}(\w+) +(.+)$/gm),
+        ].map((m) => [m[1]!, m[2]!] as const);
+        expect(listed.map(([field]) => field)).toEqual(Object.keys(body.properties));
+        expect(
+          listed.filter(([, hint]) => hint.endsWith(", required")).map(([field]) => field),
+        ).toEqual(body.required);
+        for (const [field, hint] of listed)
+          expect(hint.replace(/, required$/, ""), `${resource} ${field}`).toMatch(
+            hintOf(kinds[field]!, body.properties[field]),
+          );
+        expect(examplesOf(help)[0]).toStartWith(`erp ${resource} create `);
+      }
     },
   );
 

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { create, eventually } from "@erp/testing/api";
 import { newCompany, newToken, revoke, type TestCompany } from "@erp/testing/company";
 import { SAMPLES } from "@erp/testing/samples";
+import { LOOKUPS } from "@erp/server/registry";
 import { useServer } from "@erp/testing/suite";
 
 const suite = useServer();
@@ -402,21 +403,30 @@ describe("errors", () => {
 });
 
 describe("lookups and health", () => {
-  test("trades and equipment categories are seeded per company in the list shape", async () => {
-    const trades = await api().get("/v1/trades");
-    expect(trades.status).toBe(200);
-    expect(trades.body.meta.total).toBeGreaterThan(0);
-    expect(Object.keys(trades.body.data[0]).sort()).toEqual([
-      "created_at",
-      "external_id",
-      "id",
-      "name",
-      "updated_at",
-    ]);
-    const categories = await api().get("/v1/equipment-categories");
-    expect(categories.body.data.length).toBeGreaterThan(0);
-    const otherTrades = await suite.api.as((await newCompany()).token).get("/v1/trades");
-    expect(otherTrades.body.data[0].id).not.toBe(trades.body.data[0].id);
+  test("every lookup is seeded per company with its definition's names, in the list shape", async () => {
+    const other = suite.api.as((await newCompany()).token);
+    expect(LOOKUPS.length).toBeGreaterThan(0);
+    for (const lookup of LOOKUPS) {
+      const path = `/v1/${lookup.name}?limit=100`;
+      const [mine, theirs] = [await api().get(path), await other.get(path)];
+      expect(mine.status, mine.text).toBe(200);
+      expect(mine.body.meta.total, lookup.name).toBe(lookup.lookup!.seed.length);
+      expect(mine.body.data.map((row: { name: string }) => row.name)).toEqual(lookup.lookup!.seed);
+      for (const row of mine.body.data)
+        expect(Object.keys(row).sort()).toEqual([
+          "created_at",
+          "external_id",
+          "id",
+          "name",
+          "updated_at",
+        ]);
+      // The other company's rows are its own: the same names, none of the same records.
+      expect(theirs.body.data.map((row: { name: string }) => row.name)).toEqual(
+        lookup.lookup!.seed,
+      );
+      const ids = new Set(mine.body.data.map((row: { id: number }) => row.id));
+      expect(theirs.body.data.filter((row: { id: number }) => ids.has(row.id))).toEqual([]);
+    }
   });
 
   test("a trade of another company is not a valid reference", async () => {

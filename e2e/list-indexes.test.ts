@@ -3,14 +3,22 @@
 // and the rows the database reads for a page (its Handler_read counters) stay near the page's
 // size, on the first page and 90% deep; every sortable field in both directions, every equality
 // filter, every range (narrow and wide sorted by its field, narrow in id order). A sort or filter that
-// would read the whole company fails. (Rentals are listed per equipment and lookups are a company's
-// few names: neither is a company-sized list.)
+// would read the whole company fails. The resources, their fields and each field's seed come from the
+// registry and the field's kind, so a field a definition gains is sorted, filtered and ranged here
+// too. (Rentals are listed per equipment and lookups are a company's few names: neither is a
+// company-sized list.)
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { newCompany, testDb } from "@erp/testing/company";
-import { equalityFilters, rangeFields, sortableFieldNames } from "@erp/server/fields";
-import { type ListCriteria, pageQuery } from "@erp/server/lists";
-import { definitionNamed } from "@erp/server/registry";
+import {
+  equalityFilters,
+  type FilterKind,
+  rangeFields,
+  recordFields,
+  sortableFieldNames,
+} from "@erp/server/fields";
+import { type FilterValue, type ListCriteria, pageQuery } from "@erp/server/lists";
+import { definitionNamed, RESOURCES as DEFINITIONS } from "@erp/server/registry";
 
 const SIZE = 5_000;
 const PAGE = 8;
@@ -19,42 +27,63 @@ const MAX_READS = 3 * PAGE + 10;
 const ID_BASE = 900_000_000_000;
 
 type Def = ReturnType<typeof definitionNamed>;
+type Field = ReturnType<typeof recordFields>[number][1];
+
+/** n scattered over 0..5002 and back (5003 is prime): each record its own value, in no id order. */
+const SCATTERED = "n * 7919 % 5003";
+const scattered = (n: number): number => (n * 7919) % 5003;
+
+/**
+ * The SQL value of a field for the n-th seeded record, from the field's kind (a kind without a seed
+ * does not compile), and for text the value record n holds, which an equality filter looks for.
+ */
+function seedOf(field: string, spec: Field): { sql: string; held?: (n: number) => string } {
+  const prefix = field.slice(0, 2).toUpperCase();
+  const quoted = (values: readonly string[]) => values.map((value) => `'${value}'`).join(", ");
+  switch (spec.type) {
+    case "text":
+      return {
+        sql: `CONCAT('${prefix}', LPAD(${SCATTERED}, 4, '0'))`,
+        held: (n) => `${prefix}${String(scattered(n)).padStart(4, "0")}`,
+      };
+    case "email":
+      return {
+        sql: `CONCAT('w', ${SCATTERED}, '@example.com')`,
+        held: (n) => `w${scattered(n)}@example.com`,
+      };
+    case "ref":
+      return { sql: "1 + n % 50" };
+    case "money":
+      return { sql: "n * 31 % 1000" };
+    case "date":
+      return { sql: "DATE('2020-01-01') + INTERVAL (n * 37 % 2000) DAY" };
+    case "enum":
+      return { sql: `ELT(1 + n % ${spec.values.length}, ${quoted(spec.values)})` };
+    case "currency":
+      return { sql: `ELT(1 + n % 2, ${quoted(["USD", "EUR"])})` };
+    case "boolean":
+      return { sql: "n % 2" };
+  }
+}
+
+/** The columns every record table has besides its fields: a tenth of the records deleted. */
+const RECORD_COLUMNS: Record<string, string> = {
+  live: "IF(n % 10 = 9, NULL, 1)",
+  deleted_at: "IF(n % 10 = 9, TIMESTAMP('2026-01-01'), NULL)",
+  created_at: "TIMESTAMP('2025-01-01') + INTERVAL (n * 13 % 4999) MINUTE",
+  updated_at: "TIMESTAMP('2025-06-01') + INTERVAL n MINUTE",
+};
 
 /** The SQL value of each column for the n-th seeded record (n a column of the generated rows). */
-function expressionOf(def: Def, column: string): string | undefined {
-  const statuses = def.status?.values ?? [];
-  const dates = "DATE('2020-01-01') + INTERVAL (n * 37 % 2000) DAY";
-  const expressions: Record<string, string> = {
-    name: "CONCAT('N', LPAD(n * 7919 % 4999, 6, '0'))",
-    title: "CONCAT('N', LPAD(n * 7919 % 4999, 6, '0'))",
-    email: "CONCAT('w', n % 997, '@example.com')",
-    tax_id: "CONCAT('T', n % 991)",
-    code: "CONCAT('C', n)",
-    serial_number: "CONCAT('S', n)",
-    external_id: "CONCAT('X', n)",
-    client_id: "1 + n % 50",
-    trade_id: "1 + n % 9",
-    category_id: "1 + n % 9",
-    billing_mode: "ELT(1 + n % 3, 'FIXED_PRICE', 'COST_PLUS', 'TIME_AND_MATERIALS')",
-    budget_amount: "n % 1000",
-    amount: "n % 1000",
-    hourly_rate: "n % 100",
-    daily_rate: "n % 300",
-    currency: "ELT(1 + n % 2, 'USD', 'EUR')",
-    start_date: dates,
-    end_date: "DATE('2026-01-01') + INTERVAL (n * 41 % 2000) DAY",
-    budget_estimate_id: "1 + n % 40",
-    phone: "CONCAT('555 ', LPAD(n * 31 % 4999, 4, '0'))",
-    hired_on: dates,
-    valid_until: dates,
-    insurance_expires_on: dates,
-    status: `ELT(1 + n % ${statuses.length}, ${statuses.map((s) => `'${s}'`).join(", ")})`,
-    live: "IF(n % 10 = 9, NULL, 1)",
-    deleted_at: "IF(n % 10 = 9, TIMESTAMP('2026-01-01'), NULL)",
-    created_at: "TIMESTAMP('2025-01-01') + INTERVAL (n * 13 % 4999) MINUTE",
-    updated_at: "TIMESTAMP('2025-06-01') + INTERVAL n MINUTE",
-  };
-  return expressions[column];
+function expressions(def: Def): Map<string, string> {
+  const fields = new Map(recordFields(def));
+  const columns = new Map<string, string>();
+  for (const [name, column] of Object.entries(def.table)) {
+    const spec = fields.get(name);
+    const sql = spec ? seedOf(name, spec).sql : RECORD_COLUMNS[name];
+    if (sql !== undefined) columns.set(column.name, sql);
+  }
+  return columns;
 }
 
 const DIGITS =
@@ -63,18 +92,17 @@ const DIGITS =
   "SELECT 9)";
 
 async function seed(def: Def, companyId: number, idBase: number): Promise<void> {
-  const columns = (Object.values(def.table) as { name: string }[])
-    .map((c) => c.name)
-    .filter((name) => name !== "id" && name !== "company_id" && expressionOf(def, name));
+  const columns = expressions(def);
   const n = "(a.d + 10 * b.d + 100 * c.d + 1000 * e.d)";
   await testDb().pool.query(
-    `INSERT INTO \`${def.name}\` (id, company_id, ${columns.map((c) => `\`${c}\``).join(", ")})
-     SELECT ${idBase} + n, ${companyId}, ${columns.map((c) => expressionOf(def, c)).join(", ")}
+    `INSERT INTO \`${def.name}\` (id, company_id, ${[...columns.keys()].map((c) => `\`${c}\``).join(", ")})
+     SELECT ${idBase} + n, ${companyId}, ${[...columns.values()].join(", ")}
      FROM (SELECT ${n} AS n FROM ${DIGITS} a, ${DIGITS} b, ${DIGITS} c, ${DIGITS} e) g WHERE n < ${SIZE}`,
   );
 }
 
-const RESOURCES = ["projects", "workers", "clients", "estimates", "subcontractors", "equipment"];
+/** Every top-level collection of records: rentals are listed per equipment, lookups are a few names. */
+const RESOURCES = DEFINITIONS.map((def) => def.name);
 let companyId: number;
 
 beforeAll(async () => {
@@ -142,16 +170,26 @@ function expectIndexed(cost: Cost, what: string): void {
   ).toBeLessThanOrEqual(MAX_READS);
 }
 
-/** Filter values a few records hold (the seeded email and tax id repeat every 997 and 991 records). */
-const FILTER_VALUES: Record<string, string | number | string[]> = {
-  external_id: "X4321",
-  code: "C4321",
-  serial_number: "S4321",
-  email: "w123@example.com",
-  tax_id: "T123",
-  billing_mode: ["COST_PLUS"],
-  currency: ["EUR"],
-};
+/** The record whose values the equality filters look for (a live one: n % 10 is not 9). */
+const HELD_BY = 4321;
+
+/** A value an equality filter of this kind finds a few of the company's records by. */
+function filterValue(def: Def, filter: string, kind: FilterKind): FilterValue {
+  switch (kind.kind) {
+    case "enum":
+      return [kind.values[1]!];
+    case "currency":
+      return ["EUR"];
+    case "id":
+      return 7;
+    case "boolean":
+      return true;
+    case "text": {
+      const spec = new Map(recordFields(def)).get(filter)!;
+      return seedOf(filter, spec).held!(HELD_BY);
+    }
+  }
+}
 
 describe("lists are served by indexes", () => {
   for (const name of RESOURCES) {
@@ -179,10 +217,12 @@ describe("lists are served by indexes", () => {
 
     test(`${name}: equality filters and updated_since`, async () => {
       const def = definitionNamed(name);
-      for (const [filter, { kind }] of equalityFilters(def)) {
-        const value = filter === "status" ? [def.status!.values[1]!] : (FILTER_VALUES[filter] ?? 7);
+      for (const [filter, filterKind] of equalityFilters(def)) {
+        const { kind } = filterKind;
+        const value = filterValue(def, filter, filterKind);
         const cost = await costOf(name, { filters: { [filter]: value } });
         const what = `${name} ${filter}=${value}`;
+        expect(cost.rows.length, `${what} finds records seeded with it`).toBeGreaterThan(0);
         // A value most records share needs no index: the page comes from the first few in id order.
         if (kind === "enum" && filter !== "status") {
           expect(cost.reads, `${what}: ${JSON.stringify(cost.plan)}`).toBeLessThanOrEqual(

@@ -4,10 +4,12 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { Api, ApiResponse } from "@erp/testing/api";
 import type { RowDataPacket } from "mysql2";
+import { COLLECTION_PATHS } from "@erp/testing/collections";
 import { newCompany, testDb } from "@erp/testing/company";
+import { SAMPLES } from "@erp/testing/samples";
+import { definitionNamed, LOOKUPS, RESOURCES, SUB_RESOURCES } from "@erp/server/registry";
 import { useServer } from "@erp/testing/suite";
 import { uniqueFields } from "@erp/server/fields";
-import { definitionNamed } from "@erp/server/registry";
 import { ErpClient } from "../sdk/mod.ts";
 
 const suite = useServer();
@@ -18,35 +20,41 @@ let api: Api;
 let token: string;
 let document: Json;
 
-/** Values with ties and nulls per field; strings in one case and shape, so any collation orders them alike. */
-function pools(refs: Record<string, number[]>): Record<string, unknown[]> {
-  const dates = [null, "2024-01-15", "2024-06-01", "2024-06-01", "2025-02-28"];
-  return {
-    name: ["DELTA", "ALPHA", "BRAVO", "ALPHA", "CHARLIE", "BRAVO"],
-    title: ["DELTA", "ALPHA", "BRAVO", "ALPHA"],
-    email: [null, "b@example.com", "a@example.com", "b@example.com"],
-    phone: [null, "555 0100", "555 0200"],
-    tax_id: [null, "TX10", "TX20", "TX10"],
-    billing_mode: ["FIXED_PRICE", "COST_PLUS", "TIME_AND_MATERIALS", "COST_PLUS"],
-    budget_amount: [null, "10.00", "9.50", "100.00", "10.00"],
-    amount: ["10.00", "9.50", "100.00", "10.00"],
-    hourly_rate: [null, "25.00", "9.75", "25.00"],
-    daily_rate: [null, "300.00", "45.50", "300.00"],
-    currency: ["USD", "EUR", "USD"],
-    start_date: dates,
-    end_date: [null, "2026-01-01", "2026-03-01", "2026-01-01"],
-    hired_on: dates,
-    valid_until: dates,
-    insurance_expires_on: dates,
-    billed: [false, true, false],
-    client_id: [null, ...refs.clients!],
-    trade_id: [null, ...refs.trades!],
-    category_id: [null, ...refs.categories!],
-    project_id: refs.projects!,
-  };
-}
+type Definition = ReturnType<typeof definitionNamed>;
+type Field = Definition["fields"][string];
 
-const UNIQUE = new Set(["code", "serial_number", "external_id"]);
+const DATES = ["2024-01-15", "2024-06-01", "2024-06-01", "2025-02-28"];
+/** Dates after every one of DATES: a field that may not be before another (end_date) takes these. */
+const LATER_DATES = ["2026-01-01", "2026-03-01", "2026-01-01"];
+
+/**
+ * Values with ties (and nulls, where the field takes null) for a field, by its kind: a field a
+ * definition gains is sorted here without an edit. Strings in one case and shape, so any collation
+ * orders them alike; references from `refs`, the ids of records of each collection.
+ */
+function poolOf(spec: Field, refs: Record<string, number[]>): unknown[] {
+  const values = ((): unknown[] => {
+    switch (spec.type) {
+      case "text":
+        return ["DELTA", "ALPHA", "BRAVO", "ALPHA", "CHARLIE", "BRAVO"];
+      case "email":
+        return ["b@example.com", "a@example.com", "b@example.com"];
+      case "money":
+        return ["10.00", "9.50", "100.00", "10.00"];
+      case "date":
+        return spec.notBefore ? LATER_DATES : DATES;
+      case "enum":
+        return [...spec.values, spec.values[1] ?? spec.values[0]];
+      case "currency":
+        return ["USD", "EUR", "USD"];
+      case "boolean":
+        return [false, true, false];
+      case "ref":
+        return refs[refKey(spec)]!;
+    }
+  })();
+  return spec.nullable ? [null, ...values] : values;
+}
 
 /**
  * A required unique name (a lookup's, unique ignoring case) from its pool: capitalised like the
@@ -61,20 +69,27 @@ const namesUnique = (path: string): boolean =>
 
 /** The n-th create body of a collection: each field from its pool, unique fields unique (or null). */
 function bodyOf(
+  def: Definition,
   schema: Json,
-  pool: Record<string, unknown[]>,
+  refs: Record<string, number[]>,
   n: number,
   tag: string,
-  unique: boolean,
 ): Json {
   const body: Json = {};
   for (const [field, property] of Object.entries<Json>(schema.properties)) {
-    if (field === "name" && unique) body[field] = uniqueName(pool.name![n % pool.name!.length], n);
-    else if (UNIQUE.has(field))
+    const spec = def.fields[field];
+    if (spec?.type === "text" && spec.unique && schema.required?.includes(field)) {
+      const pool = poolOf(spec, refs);
+      body[field] = uniqueName(pool[n % pool.length], n);
+    } else if (spec?.type === "text" && spec.unique)
       body[field] = n % 4 === 3 ? null : `U${tag}${String(n).padStart(3, "0")}`;
     else if (field === "status") body[field] = property.enum[n % property.enum.length];
-    else if (pool[field]) body[field] = pool[field]![n % pool[field]!.length];
-    if (body[field] === null && schema.required?.includes(field)) body[field] = pool[field]![1];
+    else if (spec) {
+      const pool = poolOf(spec, refs);
+      body[field] = pool[n % pool.length];
+    }
+    if (body[field] === null && schema.required?.includes(field))
+      body[field] = poolOf(spec!, refs)[1];
   }
   return body;
 }
@@ -121,6 +136,76 @@ async function walk(path: string, sort: string, writes: () => Promise<void>): Pr
   }
 }
 
+const sampleOf = (resource: string) => SAMPLES.find((sample) => sample.resource === resource)!;
+
+/** The statuses a record goes through from its first to `status`, by the definition's transitions. */
+function pathTo(def: Definition, status: string): string[] {
+  const start = def.status!.initial[0]!;
+  const before = new Map<string, string>([[start, start]]);
+  const queue = [start];
+  while (queue.length > 0 && !before.has(status)) {
+    const at = queue.shift()!;
+    for (const next of def.status!.transitions?.[at] ?? def.status!.values)
+      if (!before.has(next)) {
+        before.set(next, at);
+        queue.push(next);
+      }
+  }
+  const steps: string[] = [];
+  for (let at = status; at !== start; at = before.get(at)!) steps.unshift(at);
+  return steps;
+}
+
+/** Where the records a reference may name are kept in `refs`: by collection, and the status it needs. */
+const refKey = (spec: Field & { type: "ref" }): string =>
+  spec.requiredStatus ? `${spec.target.name}:${spec.requiredStatus}` : spec.target.name;
+
+/**
+ * Two records of each collection a field references: a lookup's seeded ones, the others made from
+ * their samples, with references of their own (a project's client), and moved to the status the
+ * reference needs (a project's budget estimate is CONVERTED).
+ */
+async function referencedRecords(
+  made: (path: string, body: Json) => Promise<number>,
+): Promise<Record<string, number[]>> {
+  const wanted = new Map<string, Field & { type: "ref" }>();
+  for (const def of [...RESOURCES, ...SUB_RESOURCES, ...LOOKUPS])
+    for (const spec of Object.values(def.fields))
+      if (spec.type === "ref") wanted.set(refKey(spec), spec);
+  const refs: Record<string, number[]> = {};
+  const ready = (spec: Field & { type: "ref" }) =>
+    Object.values(spec.target.fields).every(
+      (field) => field.type !== "ref" || refs[refKey(field)] !== undefined,
+    );
+  while (wanted.size > 0) {
+    const [key, spec] = [...wanted].find(([, spec]) => ready(spec)) ?? [...wanted][0]!;
+    wanted.delete(key);
+    const target = spec.target;
+    const path = `/v1/${target.name}`;
+    if (target.lookup?.seed) {
+      const seeded = (await api.get(`${path}?limit=2`)).body.data as Row[];
+      refs[key] = seeded.map((row) => row.id);
+      continue;
+    }
+    const body = (n: number): Json => ({
+      ...sampleOf(target.name).create,
+      ...Object.fromEntries(
+        Object.entries(target.fields).flatMap(([field, own]) =>
+          own.type === "ref" && refs[refKey(own)] ? [[field, refs[refKey(own)]![n]]] : [],
+        ),
+      ),
+    });
+    const ids = [await made(path, body(0)), await made(path, body(1))];
+    for (const id of ids)
+      for (const status of spec.requiredStatus ? pathTo(target, spec.requiredStatus) : []) {
+        const moved = await api.patch(`${path}/${id}`, { status });
+        expect(moved.status, moved.text).toBe(200);
+      }
+    refs[key] = ids;
+  }
+  return refs;
+}
+
 const collections: Record<string, Collection> = {};
 
 beforeAll(async () => {
@@ -128,41 +213,31 @@ beforeAll(async () => {
   token = company.token;
   api = suite.api.as(token);
   document = (await api.get("/v1/openapi.json")).body;
-  const ids = async (path: string) =>
-    ((await api.get(`${path}?limit=2`)).body.data as Row[]).map((row) => row.id);
   const made = async (path: string, body: Json) => {
     const response = await api.post(path, body);
     expect(response.status, response.text).toBe(201);
     return response.body.data.id as number;
   };
-  const refs: Record<string, number[]> = {
-    trades: await ids("/v1/trades"),
-    categories: await ids("/v1/equipment-categories"),
-    clients: [
-      await made("/v1/clients", { name: "REF ONE" }),
-      await made("/v1/clients", { name: "REF TWO" }),
-    ],
-  };
-  refs.projects = [
-    await made("/v1/projects", { name: "REF P1", client_id: refs.clients![0] }),
-    await made("/v1/projects", { name: "REF P2", client_id: refs.clients![1] }),
-  ];
-  const equipment = await made("/v1/equipment", { name: "REF RIG" });
-  const pool = pools(refs);
+  const refs = await referencedRecords(made);
+  // The parent of each sub-collection: one record made from its sample.
+  const parents = new Map<string, number>();
   for (const [path, item] of Object.entries<Json>(document.paths)) {
     const list = item.get?.parameters?.find((p: Json) => p.name === "sort");
     if (!list) continue;
+    const [, , parent, member, name] = path.split("/") as string[];
+    if (member === "{id}" && !parents.has(parent!))
+      parents.set(parent!, await made(`/v1/${parent}`, sampleOf(parent!).create));
+    const def = definitionNamed(name ?? parent!);
     const schema = item.post?.requestBody?.content["application/json"].schema;
     const create = schema?.$ref
       ? document.components.schemas[schema.$ref.split("/").at(-1)]
       : undefined;
-    const concrete = path.replace("{id}", String(equipment));
+    const concrete = path.replace("{id}", String(parents.get(parent!)));
     collections[concrete] = {
       path: concrete,
       batch: Boolean(document.paths[`${path}/batch`]),
       sortable: (list.schema.items.enum as string[]).filter((value) => !value.startsWith("-")),
-      create:
-        create && ((n) => bodyOf(create, pool, n, concrete.length.toString(36), namesUnique(path))),
+      create: create && ((n) => bodyOf(def, create, refs, n, concrete.length.toString(36))),
     };
   }
   // 20 records of each collection (refs above included), made at once so their timestamps tie too.
@@ -178,8 +253,9 @@ beforeAll(async () => {
 
 describe("sort with after cursors", () => {
   test("every sortable field of every collection, both directions, while others write", async () => {
-    // The record collections, rentals and both lookups.
-    expect(Object.keys(collections)).toHaveLength(9);
+    // Every collection of the API: the records', their sub-collections' and the lookups'.
+    const paths = Object.keys(collections).map((path) => path.replace(/\/\d+\//, "/{id}/"));
+    expect(paths.sort()).toEqual([...COLLECTION_PATHS].sort());
     let written = 0;
     for (const collection of Object.values(collections)) {
       const before = (await api.get(`${collection.path}?limit=100`)).body.data as Row[];

@@ -138,11 +138,18 @@ describe("renting equipment", () => {
     });
     const gone = await create(api, "/v1/projects", { name: "Gone site" });
     await api.delete(`/v1/projects/${gone}`);
-    expectProblem(
-      await api.patch(`/v1/equipment/${id}/rentals/${rental}`, { project_id: gone }),
-      422,
-      "validation_failed",
-    );
+    const before = (await api.get(`/v1/equipment/${id}/rentals/${rental}`)).body.data;
+    const response = await api.patch(`/v1/equipment/${id}/rentals/${rental}`, {
+      project_id: gone,
+    });
+    expectProblem(response, 422, "validation_failed");
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({ field: "project_id", code: "unknown_reference" }),
+    ]);
+    // The rental stays on its project, unchanged.
+    const after = (await api.get(`/v1/equipment/${id}/rentals/${rental}`)).body.data;
+    expect(after).toEqual(before);
+    expect(after.project_id).toBe(project);
   });
 
   test("RETIRED equipment takes no new rentals (422 naming equipment_id), and nothing is written", async () => {

@@ -38,6 +38,7 @@ export {
   type CollectionName,
   type CollectionSpec,
   COLLECTIONS,
+  type FieldKind,
 } from "./src/generated/collections.ts";
 // SHA-256 digests with a few numbers each in typed arrays: the import's occurrence counts (the CLI's
 // repeated rows too).

@@ -25,6 +25,8 @@ export interface ResourceSpec {
   ranges: readonly string[];
   /** The fields a create and an update take, each with a hint of what it holds. */
   fields: CollectionSpec["fields"];
+  /** What each of those fields holds (`date`, `money`, …). */
+  kinds: CollectionSpec["kinds"];
 }
 
 const specs: readonly ResourceSpec[] = (
@@ -38,6 +40,7 @@ const specs: readonly ResourceSpec[] = (
   filters: spec.idFilters,
   ranges: spec.ranges,
   fields: spec.fields,
+  kinds: spec.kinds,
 }));
 
 /** Every collection: the resources and the lookups. */

@@ -14,11 +14,9 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** How a column's values are written, from the field's kind in the collection table. */
 type Kind = "money" | "date" | "plain";
 
-function kindOf(spec: Pick<ResourceSpec, "fields">, column: string): Kind {
-  const hint = spec.fields.create[column] ?? spec.fields.update[column] ?? "";
-  if (hint.startsWith("amount")) return "money";
-  if (hint.startsWith("date")) return "date";
-  return "plain";
+function kindOf(spec: Pick<ResourceSpec, "kinds">, column: string): Kind {
+  const kind = spec.kinds[column];
+  return kind === "money" || kind === "date" ? kind : "plain";
 }
 
 /** A cell of a column of that kind: what the API sends as text becomes the number or date it stands for. */
@@ -46,7 +44,7 @@ const FORMATS: Record<Kind, string | undefined> = {
   plain: undefined,
 };
 
-export function xlsxSink(spec: Pick<ResourceSpec, "name" | "fields">, out: Output): RecordSink {
+export function xlsxSink(spec: Pick<ResourceSpec, "name" | "kinds">, out: Output): RecordSink {
   if (out.isTTY)
     throw new UsageError(
       "an .xlsx workbook is binary: send it to a file (erp export … --format xlsx > records.xlsx)",

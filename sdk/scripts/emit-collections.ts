@@ -37,6 +37,8 @@ export interface CollectionInfo {
   required: string[];
   /** The fields a create and an update take, each with a hint of what it holds (`text ≤200, required`). */
   fields: { create: Record<string, string>; update: Record<string, string> };
+  /** What each of those fields holds, for code that reads or writes its values (`date`, `money`). */
+  kinds: Record<string, FieldKind>;
   /** How a spreadsheet's columns map to fields (the batch operation's `x-import`), for importers. */
   import: ImportColumns;
   /** The methods present on the collection and its members. */
@@ -46,6 +48,21 @@ export interface CollectionInfo {
   /** Type names in generated/types.ts (`embeds`: what each `expand` path embeds, when it takes any). */
   types: { record: string; create?: string; update?: string; filters?: string; embeds?: string };
 }
+
+/** What a field holds, read from its schema in the document. */
+const FIELD_KINDS = [
+  "text",
+  "email",
+  "date",
+  "money",
+  "integer",
+  "number",
+  "reference",
+  "boolean",
+  "enum",
+  "array",
+] as const;
+export type FieldKind = (typeof FIELD_KINDS)[number];
 
 /** Other header names of fields, the unique fields, and columns that name a referenced record. */
 interface ImportColumns {
@@ -104,6 +121,10 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
         create: item.post ? fieldHints(document, item.post) : {},
         update: member.patch ? fieldHints(document, member.patch) : {},
       },
+      kinds: {
+        ...(item.post ? fieldKinds(document, item.post) : {}),
+        ...(member.patch ? fieldKinds(document, member.patch) : {}),
+      },
       import:
         ((document.paths[`${path}/batch`]?.post as Json | undefined)?.["x-import"] as
           | ImportColumns
@@ -133,6 +154,9 @@ export function emitCollections(document: OpenApiDocument): string {
   const out: string[] = [COLLECTIONS_HEADER];
   out.push(`import type { ResourceClient } from "../resources/resource-client.ts";`);
   out.push(`import type { ${[...typeNames].sort().join(", ")} } from "./types.ts";\n`);
+  out.push(`/** What a field holds, read from its schema in the document (\`money\`: a decimal string or a number). */
+export type FieldKind = ${FIELD_KINDS.map((kind) => JSON.stringify(kind)).join(" | ")};
+`);
   out.push(`/** What the SDK and the CLI know of each collection. */
 export interface CollectionSpec {
   /** Path of the collection. */
@@ -155,6 +179,8 @@ export interface CollectionSpec {
     readonly create: Readonly<Record<string, string>>;
     readonly update: Readonly<Record<string, string>>;
   };
+  /** What each of those fields holds: what code that reads or writes its values decides by. */
+  readonly kinds: Readonly<Record<string, FieldKind>>;
   /**
    * How an import's columns map to fields: other header names, unique fields, and columns naming
    * a referenced record.
@@ -197,6 +223,7 @@ function specText(c: CollectionInfo): string {
     `idFilters: ${list(c.idFilters)}, ranges: ${list(c.ranges)}, required: ${list(c.required)}, children: ` +
     `{${children ? ` ${children} ` : ""}},\n` +
     `    fields: {\n      create: ${hints(c.fields.create)},\n      update: ${hints(c.fields.update)},\n    },\n` +
+    `    kinds: ${hints(c.kinds)},\n` +
     `    import: ${JSON.stringify(c.import)},\n  }`
   );
 }
@@ -282,22 +309,68 @@ function fieldHints(document: OpenApiDocument, operation: Json): Record<string, 
   );
 }
 
-function hintOf(name: string, schema: Json): string {
-  if (Array.isArray(schema.enum))
-    return (schema.enum as unknown[]).filter((value) => value !== null).join("|");
-  const members = ((schema.anyOf ?? schema.oneOf ?? []) as Json[]).filter(
-    (member) => member.type !== "null",
+/** Each body field's kind. */
+function fieldKinds(document: OpenApiDocument, operation: Json): Record<string, FieldKind> {
+  const schema = bodyOf(document, operation);
+  return Object.fromEntries(
+    Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([name, property]) => [
+      name,
+      kindOf(name, deref(document, property)),
+    ]),
   );
-  if (members.length > 1 && members.some((member) => member.type === "number"))
-    return "amount, e.g. 1250.00";
-  if (members.length === 1) return hintOf(name, members[0]!);
-  const type = ([] as unknown[]).concat(schema.type).find((t) => t !== "null");
-  if (type === "integer") return name.endsWith("_id") ? "id" : "integer";
-  if (type === "number") return "number";
-  if (type === "boolean") return "true|false";
-  if (type === "array") return "JSON array (key:=[…])";
-  if (schema.format === "email") return "email";
-  if (schema.format === "date") return "date YYYY-MM-DD";
+}
+
+/** The members of a union that are not null. */
+const nonNull = (schema: Json): Json[] =>
+  ((schema.anyOf ?? schema.oneOf ?? []) as Json[]).filter((member) => member.type !== "null");
+
+/** The schema a nullable field wraps: its one member that is not null (itself when it has no such one). */
+function unwrapped(schema: Json): Json {
+  if (Array.isArray(schema.enum)) return schema;
+  const members = nonNull(schema);
+  return members.length === 1 ? unwrapped(members[0]!) : schema;
+}
+
+/** What a field holds. A reference is an integer named `*_id`, as the API names every one. */
+function kindOf(name: string, schema: Json): FieldKind {
+  const own = unwrapped(schema);
+  if (Array.isArray(own.enum)) return "enum";
+  const members = nonNull(own);
+  if (members.length > 1 && members.some((member) => member.type === "number")) return "money";
+  const type = ([] as unknown[]).concat(own.type).find((t) => t !== "null");
+  if (type === "integer") return name.endsWith("_id") ? "reference" : "integer";
+  if (type === "number" || type === "boolean" || type === "array") return type;
+  if (own.format === "email") return "email";
+  if (own.format === "date") return "date";
+  return "text";
+}
+
+/** A field's hint for help texts, from its kind and its schema. */
+function hintOf(name: string, schema: Json): string {
+  const own = unwrapped(schema);
+  switch (kindOf(name, schema)) {
+    case "enum":
+      return (own.enum as unknown[]).filter((value) => value !== null).join("|");
+    case "money":
+      return "amount, e.g. 1250.00";
+    case "reference":
+      return "id";
+    case "boolean":
+      return "true|false";
+    case "array":
+      return "JSON array (key:=[…])";
+    case "date":
+      return "date YYYY-MM-DD";
+    case "integer":
+    case "number":
+    case "email":
+      return kindOf(name, schema);
+    case "text":
+      return textHint(own);
+  }
+}
+
+function textHint(schema: Json): string {
   const pattern = typeof schema.pattern === "string" ? schema.pattern : undefined;
   // A pattern of code points (the one that keeps control characters out) reads as noise in help.
   if (pattern && !pattern.includes("\\u")) return `text matching ${pattern}`;

@@ -2,7 +2,8 @@
 // layers: a folder imports only from those its row of the table there allows, and imports between
 // folders never form a cycle, so each folder can be read (and tested) with only the ones below it
 // in mind. Files never import each other in a circle either, in the server, the SDK or the CLI:
-// each file can be understood from the files it imports, type imports included.
+// each file can be understood from the files it imports, type imports and dynamic
+// `import()`s included.
 import { expect, test } from "bun:test";
 import {
   existsSync,
@@ -27,9 +28,12 @@ function sources(dir: string): string[] {
   });
 }
 
-/** The files a file imports by relative path (`import … from`, `export … from`, `import type`). */
+/**
+ * The files a file imports by relative path (`import … from`, `export … from`, `import type`, and a
+ * dynamic `import("…")`: a module loaded later is still one the file depends on).
+ */
 function importsOf(file: string): string[] {
-  return [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s+"(\.[^"]+)"/g)]
+  return [...readFileSync(file, "utf8").matchAll(/(?:from\s+|import\s*\(?\s*)"(\.[^"]+)"/g)]
     .map(([, specifier]) => path.resolve(path.dirname(file), specifier!))
     .filter((target) => existsSync(target));
 }
@@ -49,13 +53,13 @@ function folderGraph(root = ROOT): Map<string, Set<string>> {
   return graph;
 }
 
-/** file → the files it imports, for every source file under `roots`. */
-function fileGraph(roots: readonly string[]): Map<string, Set<string>> {
+/** file → the files it imports, for every source file under `roots` (folders of `base`). */
+function fileGraph(roots: readonly string[], base = REPOSITORY): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
-  for (const file of roots.flatMap((root) => sources(path.join(REPOSITORY, root)))) {
+  for (const file of roots.flatMap((root) => sources(path.join(base, root)))) {
     graph.set(
-      path.relative(REPOSITORY, file),
-      new Set(importsOf(file).map((target) => path.relative(REPOSITORY, target))),
+      path.relative(base, file),
+      new Set(importsOf(file).map((target) => path.relative(base, target))),
     );
   }
   return graph;
@@ -169,6 +173,26 @@ test("no file of the server, the SDK or the CLI imports itself through others", 
     "server/src/routes/create-route.ts",
   );
   expect(findCycle(graph)).toBeUndefined();
+});
+
+test("a circle closed by a dynamic import() is caught (fixture)", () => {
+  const fixture = mkdtempSync(path.join(tmpdir(), "circles-"));
+  try {
+    writeFileSync(
+      path.join(fixture, "loader.ts"),
+      'export const load = () => import("./loaded.ts");\n',
+    );
+    writeFileSync(path.join(fixture, "loaded.ts"), "export const loaded = 1;\n");
+    expect(findCycle(fileGraph(["."], fixture))).toBeUndefined();
+    writeFileSync(
+      path.join(fixture, "loaded.ts"),
+      'import type { load } from "./loader.ts";\nexport const loaded: typeof load | 1 = 1;\n',
+    );
+    const cycle = findCycle(fileGraph(["."], fixture));
+    expect(new Set(cycle)).toEqual(new Set(["loader.ts", "loaded.ts"]));
+  } finally {
+    rmSync(fixture, { recursive: true, force: true });
+  }
 });
 
 test("the cycle finder finds a cycle", () => {

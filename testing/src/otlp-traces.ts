@@ -1,7 +1,7 @@
 // OTLP/HTTP trace requests as a collector reads them: a protobuf body decoded by protobufjs from
-// the protocol's own .proto files (server/src/telemetry/otlp-decode.ts), a JSON body parsed.
+// the protocol's own .proto files (otlp-decode.ts), a JSON body parsed.
 // Either way the spans come out as the JSON encoding has them: ids in hex, 64-bit integers as text.
-import { decodeTraceRequest } from "@erp/server/otlp-decode";
+import { decodeTraceRequest } from "./otlp-decode.ts";
 
 export interface ReceivedSpan {
   traceId: string;

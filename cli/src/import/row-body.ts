@@ -36,7 +36,7 @@ export class RowReader {
   ) {
     const hints = spec.fields.create;
     this.#kinds = columns.map((column) =>
-      column.kind === "field" ? fieldKind(hints[column.field] ?? "text") : undefined,
+      column.kind === "field" ? fieldKind(spec.kinds[column.field]) : undefined,
     );
     this.#hasCurrency = "currency" in hints;
   }

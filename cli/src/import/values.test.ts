@@ -1,6 +1,13 @@
 // Cells as spreadsheets write them, read as the API wants the field's value.
 import { describe, expect, test } from "bun:test";
-import { type FieldKind, normalise, parseDateFormat, textOf, type ValueOptions } from "./values.ts";
+import {
+  type FieldKind,
+  fieldKind,
+  normalise,
+  parseDateFormat,
+  textOf,
+  type ValueOptions,
+} from "./values.ts";
 
 const plain: ValueOptions = { decimalComma: false, dateFormat: undefined };
 const comma: ValueOptions = { decimalComma: true, dateFormat: undefined };
@@ -130,4 +137,16 @@ test("a workbook's number in a currency format: an amount in that currency, a nu
   expect(normalise({ number: 45, symbol: "kr" }, "amount", options)).toEqual({ value: "45" });
   expect(normalise({ number: 7, symbol: "$" }, "integer", options)).toEqual({ value: 7 });
   expect(textOf({ number: 0.1 + 0.2, symbol: "€" })).toBe("€0.3");
+});
+
+describe("kinds", () => {
+  test("a field is read by its kind in the SDK's collection table, not by its hint", () => {
+    expect(fieldKind("date")).toBe("date");
+    expect(fieldKind("money")).toBe("amount");
+    expect(fieldKind("reference")).toBe("id");
+    expect(fieldKind("integer")).toBe("integer");
+    expect(fieldKind("boolean")).toBe("boolean");
+    for (const kind of ["text", "email", "enum", undefined] as const)
+      expect(fieldKind(kind)).toBe("text");
+  });
 });

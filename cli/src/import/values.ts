@@ -2,6 +2,7 @@
 // `15.03.2024` a date when --date-format names its layout, `Yes` a boolean. Day-first and month-first
 // are never guessed: a date that is not ISO needs --date-format. CSV cells are text; a workbook's
 // cells may already be typed (a number, a date, a boolean), and go through the same rules.
+import type { FieldKind as CollectionFieldKind } from "@erp/sdk";
 
 /** A cell: text as written, or a workbook's typed value (a date cell is a Date at UTC midnight of its day). */
 export type Cell = string | number | boolean | Date | MoneyCell;
@@ -19,15 +20,21 @@ export interface MoneyCell {
 const isMoney = (cell: Cell): cell is MoneyCell =>
   typeof cell === "object" && !(cell instanceof Date);
 
-/** What a field holds, from the hint of the SDK's collection table (`amount, e.g. 1250.00`, `date YYYY-MM-DD`). */
+/** How a cell is read for a field: by the field's kind in the SDK's collection table. */
 export type FieldKind = "amount" | "number" | "integer" | "id" | "date" | "boolean" | "text";
 
-export function fieldKind(hint: string): FieldKind {
-  if (hint.startsWith("amount")) return "amount";
-  if (hint.startsWith("date")) return "date";
-  if (hint.startsWith("true|false")) return "boolean";
-  if (/^(id|integer|number)\b/.test(hint)) return hint.split(/\W/)[0] as FieldKind;
-  return "text";
+const READINGS: Partial<Record<CollectionFieldKind, FieldKind>> = {
+  money: "amount",
+  number: "number",
+  integer: "integer",
+  reference: "id",
+  date: "date",
+  boolean: "boolean",
+};
+
+/** A field of this kind (`date`, `money`, …; undefined: not in the table) is read as this; text otherwise. */
+export function fieldKind(kind: CollectionFieldKind | undefined): FieldKind {
+  return (kind && READINGS[kind]) ?? "text";
 }
 
 /** The layout --date-format names: which part comes first, and how many digits the year has. */

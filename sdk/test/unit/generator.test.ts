@@ -188,8 +188,8 @@ test("a narrower value set (a create's initial statuses) gets an alias named aft
 });
 
 test(
-  "collections: path, command, kind, id filters, required and writable fields with hints, " +
-    "import columns, and the typed client of each",
+  "collections: path, command, kind, id filters, required and writable fields with hints and " +
+    "kinds, import columns, and the typed client of each",
   () => {
     const withLookup = structuredClone(document);
     withLookup.paths["/v1/gate-houses"]!.get!.parameters = [
@@ -226,6 +226,7 @@ test(
       create: { name: "text, required", fee: "amount, e.g. 1250.00" },
       update: { status: "OPEN|SHUT" },
     },
+    kinds: { name: "text", fee: "money", status: "enum" },
     import: {"aliases":{"gate_name":"name"},"unique":["name"],"references":{"keeper_id":{"column":"keeper","path":"/v1/keepers","match":["name"]}}},
   },`);
     expect(text).toContain(`  gateKeys: {
@@ -234,6 +235,7 @@ test(
       create: {},
       update: {},
     },
+    kinds: {},
     import: {"aliases":{},"unique":[],"references":{}},
   },`);
     expect(text).toContain(
@@ -310,3 +312,31 @@ test(
     );
   },
 );
+
+test("each field's kind is read from its schema, never from its hint text", () => {
+  const typed = structuredClone(document);
+  typed.paths["/v1/gate-houses"]!.get!.parameters = [
+    ...(typed.paths["/v1/gate-houses"]!.get!.parameters as unknown[]),
+    { name: "offset", in: "query", schema: { type: "integer" } },
+  ];
+  typed.paths["/v1/gate-houses"]!.post!.requestBody = json({
+    type: "object",
+    properties: {
+      name: { type: "string", maxLength: 20 },
+      contact: { type: ["string", "null"], format: "email" },
+      opened_on: { anyOf: [{ type: "string", format: "date" }, { type: "null" }] },
+      keeper_id: { type: ["integer", "null"], minimum: 1 },
+      floors: { type: "integer" },
+      height: { type: "number" },
+      fee: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] },
+      open: { type: "boolean" },
+      tags: { type: "array", items: { type: "string" } },
+      gate: { type: ["string", "null"], enum: ["NORTH", "SOUTH", null] },
+    },
+  });
+  expect(emitCollections(typed)).toContain(
+    '    kinds: { name: "text", contact: "email", opened_on: "date", keeper_id: "reference", ' +
+      'floors: "integer", height: "number", fee: "money", open: "boolean", tags: "array", ' +
+      'gate: "enum", status: "enum" },\n',
+  );
+});

@@ -3,7 +3,8 @@
 import { histogramSeries } from "../telemetry/histogram-series.ts";
 import { statementDuration } from "../telemetry/metrics.ts";
 import { newSpanId } from "../telemetry/trace-context.ts";
-import { recordSpan, type SpanShape, tracing } from "../telemetry/tracing.ts";
+import type { SpanShape } from "../telemetry/span-types.ts";
+import { recordSpan, tracing } from "../telemetry/tracing.ts";
 import { currentUsage } from "./deadline.ts";
 import type { GuardedConnection, GuardedPool } from "./pool.ts";
 

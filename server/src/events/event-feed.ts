@@ -8,21 +8,8 @@ import { withDatabaseBudget } from "../db/deadline.ts";
 import { cursorExpired, invalidQuery } from "../refusals/catalogue.ts";
 import { PURGED_COUNTER, readCounter } from "../db/company-counters.ts";
 import { cursorAt, sequenceOf } from "./event-ids.ts";
+import type { Event } from "./event-schema.ts";
 import type { EventFilter, FeedWaiters } from "./feed-waiters.ts";
-
-export interface Event {
-  id: string;
-  type: string;
-  resource: string;
-  record_id: number;
-  data: {
-    record: Record<string, unknown>;
-    changes?: Record<string, { from: unknown; to: unknown }>;
-  };
-  request_id: string;
-  idempotency_key: string | null;
-  created_at: string;
-}
 
 export interface FeedQuery {
   companyId: number;

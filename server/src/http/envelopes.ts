@@ -1,6 +1,7 @@
 // Response envelopes shared by every resource: list, item, create, update and delete results.
 // Each `title` is the schema's component name in the OpenAPI document (and so in the SDK).
 import { Type, type TSchema } from "@sinclair/typebox";
+import { RecordRefSchema } from "../refusals/problem-schema.ts";
 
 /**
  * An offset page carries `offset`; an after_id page carries `after_id` and `next_after_id` instead;
@@ -45,6 +46,10 @@ export const ListMeta = Type.Object(
 /** `{data: [...], meta}`, named after its item: Project → ProjectList. */
 export const listEnvelope = (item: TSchema, title = `${item.title}List`): TSchema =>
   Type.Object({ data: Type.Array(item), meta: ListMeta }, { additionalProperties: false, title });
+
+/** `{data: [...]}` with no paging: every item at once (a company's tokens, its webhook endpoints). */
+export const arrayEnvelope = (item: TSchema, title: string): TSchema =>
+  Type.Object({ data: Type.Array(item) }, { additionalProperties: false, title });
 
 /** `{data: item}`, named after its item: Project → ProjectItem, unless given a title. */
 export const itemEnvelope = (item: TSchema, title = `${item.title}Item`): TSchema =>
@@ -134,11 +139,6 @@ export const upsertResult = (record: TSchema): TSchema =>
     `${record.title}UpsertResult`,
   );
 
-export const RecordRef = Type.Object(
-  { resource: Type.String(), id: Type.Integer() },
-  { additionalProperties: false, title: "RecordRef" },
-);
-
 export const restoreResult = (record: TSchema): TSchema =>
   itemEnvelope(
     Type.Object(
@@ -148,7 +148,7 @@ export const restoreResult = (record: TSchema): TSchema =>
           description: "True when the record was brought back (false in a dry-run).",
         }),
         dry_run: Type.Boolean(),
-        would_restore: Type.Array(RecordRef, {
+        would_restore: Type.Array(RecordRefSchema, {
           description:
             "What comes back: the record and the records deleted together with it (a piece of " +
             "equipment's or a project's unbilled rentals).",
@@ -170,11 +170,11 @@ export const DeleteResult = itemEnvelope(
         enum: ["soft"],
         description: "Every delete is soft: the record stays for history but is gone from the API.",
       }),
-      would_delete: Type.Array(RecordRef, {
+      would_delete: Type.Array(RecordRefSchema, {
         description:
           "What the delete removes: the record and its dependent records that go with it.",
       }),
-      would_keep: Type.Array(RecordRef, {
+      would_keep: Type.Array(RecordRefSchema, {
         description: "Live records that reference it and stay.",
       }),
     },

@@ -8,7 +8,8 @@ import { companyOf } from "../telemetry/request-facts.ts";
 import { type LogFormat, RequestLog } from "../telemetry/request-log.ts";
 import { routeTemplates } from "../telemetry/route-templates.ts";
 import { sampled } from "../telemetry/trace-context.ts";
-import { recordSpan, type SpanShape, tracing } from "../telemetry/tracing.ts";
+import type { SpanShape } from "../telemetry/span-types.ts";
+import { recordSpan, tracing } from "../telemetry/tracing.ts";
 import { contextOf } from "./request-context.ts";
 
 /** When performance.now() began, epoch milliseconds. */

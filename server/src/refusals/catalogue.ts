@@ -96,6 +96,18 @@ export const validationFailed = (errors: FieldError[]): Refusal =>
     `The request body has ${errors.length} invalid field${errors.length === 1 ? "" : "s"}.`,
     { errors },
   );
+/** A body that is not a JSON object: `shape` says what it must be (`a JSON object, e.g. {…}`). */
+export const bodyNotObject = (shape: string): Refusal =>
+  validationFailed([
+    { field: "body", code: "invalid_type", message: `The body must be ${shape}.` },
+  ]);
+/** Each member of a body that its operation does not take; `instead` says what it takes. */
+export const unknownFields = (names: readonly string[], instead: string): FieldError[] =>
+  names.map((name) => ({
+    field: name,
+    code: "unknown_field",
+    message: `${name} is not ${instead}.`,
+  }));
 export const invalidPathExternalId = (errors: FieldError[]): Refusal =>
   refusal("validation_failed", "The external id in the path is not a valid external_id.", {
     errors,
@@ -196,6 +208,12 @@ export function invalidTransition(
     `${singular} ${id} cannot go from ${String(from)} to ${String(to)}. ${next}`,
   );
 }
+/** The field error of a value already taken: the same, whoever noticed it. */
+const takenField = (field: string, among: string): FieldError => ({
+  field,
+  code: "unique_violation",
+  message: `${field} must be unique among your company's live ${among}.`,
+});
 /** `heldBy` names the holder (`project 7`, `item 2 of this batch`); `among` the resource's records (`projects`). */
 export const uniqueViolation = (
   field: string,
@@ -204,28 +222,14 @@ export const uniqueViolation = (
   among: string,
 ): Refusal =>
   refusal("unique_violation", `${field} "${String(value)}" is already used by ${heldBy}.`, {
-    errors: [
-      {
-        field,
-        code: "unique_violation",
-        message: `${field} must be unique among your company's live ${among}.`,
-      },
-    ],
+    errors: [takenField(field, among)],
   });
 /** A unique value the database's index refused, where the server's own check did not see its holder. */
 export const uniqueValueTaken = (field: string, among: string): Refusal =>
   refusal(
     "unique_violation",
     `${field} is already used by another live record: another write took the same value at the same moment.`,
-    {
-      errors: [
-        {
-          field,
-          code: "unique_violation",
-          message: `${field} must be unique among your company's live ${among}.`,
-        },
-      ],
-    },
+    { errors: [takenField(field, among)] },
   );
 export const billingModeLocked = (id: number, status: unknown): Refusal =>
   refusal(

@@ -1,24 +1,9 @@
 // A refusal: why a request cannot be done, named by a code of the catalogue (catalogue.ts). Every
 // layer throws refusals; the HTTP layer answers them as RFC 9457 problems (http/problem.ts).
+import type { FieldError, Problem } from "./problem-schema.ts";
 
 /** One failing field of a body (422), or the field of a unique value already taken (409). */
-export interface FieldError {
-  field: string;
-  code: string;
-  message: string;
-}
-
-/** A refusal as RFC 9457 problem details: the body of its answer, and of a refused batch item. */
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  request_id: string;
-  errors?: FieldError[];
-  [extension: string]: unknown;
-}
+export type { FieldError } from "./problem-schema.ts";
 
 /** What a catalogue entry fixes for each refusal of its code. */
 export interface RefusalKind {
@@ -60,7 +45,8 @@ export class Refusal extends Error {
     this.extensions = parts.extensions ?? {};
   }
 
-  body(requestId: string): ProblemBody {
+  /** The body of its answer, and of a refused batch item. */
+  body(requestId: string): Problem {
     return {
       type: "about:blank",
       title: this.title,

@@ -8,7 +8,6 @@ export const clients = defineResource(schema.clients, {
   singular: "Client",
   description: "Clients. Included with the API add-on.",
   addon: "api",
-  operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
     name: {

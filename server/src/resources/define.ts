@@ -7,6 +7,7 @@ import type {
   DeclaredResource,
   Dependent,
   FieldDeclaration,
+  Operation,
   ResourceDefinition,
   ResourceTable,
 } from "./definition.ts";
@@ -28,8 +29,18 @@ const SYSTEM_COLUMNS = new Set([
 export interface ResourceDeclaration<T extends MySqlTable>
   extends Omit<
     ResourceDefinition,
-    "table" | "fields" | "readOnly" | "required" | "search" | "filters" | "parent" | "dependents"
+    | "table"
+    | "fields"
+    | "readOnly"
+    | "required"
+    | "search"
+    | "filters"
+    | "parent"
+    | "dependents"
+    | "operations"
   > {
+  /** Absent: every operation of a collection of records (`RECORD_OPERATIONS`). */
+  operations?: readonly Operation[];
   fields: FieldsOf<T>;
   readOnly?: FieldsOf<T>;
   required: readonly ColumnName<T>[];
@@ -38,8 +49,11 @@ export interface ResourceDeclaration<T extends MySqlTable>
   /** A sub-collection's parent, named by its table. */
   parent?: { table: MySqlTable; column: ColumnName<T>; memberParam: string };
   /** Records of other resources that point at this one, named by their tables. */
-  dependents?: readonly (Omit<Dependent, "resource"> & { table: MySqlTable })[];
+  dependents?: readonly DependentDeclaration[];
 }
+
+/** A dependent as a definition declares it: named by its table. */
+export type DependentDeclaration = Omit<Dependent, "resource"> & { table: MySqlTable };
 
 function complete(
   table: ResourceTable,
@@ -153,6 +167,9 @@ export const LOOKUP = {
   filters: [],
 } as const;
 
+/** What a collection of records offers unless its definition names fewer (restore, batch and upsert follow). */
+const RECORD_OPERATIONS: readonly Operation[] = ["list", "get", "create", "update", "delete"];
+
 /** A definition checked against its table; the registry links its references (registry.ts). */
 export function defineResource<T extends MySqlTable>(
   table: T,
@@ -164,6 +181,7 @@ export function defineResource<T extends MySqlTable>(
     table: declaration.parent.table as unknown as ResourceTable,
   };
   const external = Object.hasOwn(resourceTable, "external_id");
+  const operations = declaration.operations ?? RECORD_OPERATIONS;
   const def: DeclaredResource = {
     ...declaration,
     table: resourceTable,
@@ -173,16 +191,11 @@ export function defineResource<T extends MySqlTable>(
     }),
     filters: external ? [...declaration.filters, "external_id"] : declaration.filters,
     operations: [
-      ...declaration.operations,
+      ...operations,
       // A soft-deleted record of a collection comes back by its id; a sub-collection's records come
       // back with their parent (docs/concepts.md, "Deletes").
-      ...(!declaration.parent && declaration.operations.includes("delete")
-        ? (["restore"] as const)
-        : []),
-      ...(external &&
-      !declaration.parent &&
-      !declaration.lookup &&
-      declaration.operations.includes("create")
+      ...(!declaration.parent && operations.includes("delete") ? (["restore"] as const) : []),
+      ...(external && !declaration.parent && !declaration.lookup && operations.includes("create")
         ? (["batch", "upsert"] as const)
         : []),
     ],

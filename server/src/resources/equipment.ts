@@ -1,6 +1,7 @@
 // Equipment: machines and tools; RETIRED is final, billed rentals make it history.
 import * as schema from "../db/schema.ts";
 import { defineResource } from "./define.ts";
+import { rentalDependents } from "./rentals.ts";
 
 const ANY_BUT_RETIRED = ["AVAILABLE", "IN_USE", "MAINTENANCE", "RETIRED"];
 
@@ -9,7 +10,6 @@ export const equipment = defineResource(schema.equipment, {
   singular: "Equipment",
   description: "Equipment. Needs the equipment add-on. RETIRED is a final status.",
   addon: "equipment",
-  operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
     name: { type: "text", aliases: ["equipment", "equipment_name", "machine", "item"] },
@@ -29,14 +29,5 @@ export const equipment = defineResource(schema.equipment, {
   },
   search: ["name", "serial_number"],
   filters: ["category_id"],
-  dependents: [
-    {
-      table: schema.rentals,
-      column: "equipment_id",
-      effect: "block",
-      where: { billed: true },
-      reason: "a billed rental is history",
-    },
-    { table: schema.rentals, column: "equipment_id", effect: "cascade", where: { billed: false } },
-  ],
+  dependents: rentalDependents("equipment_id", "a billed rental is history"),
 });

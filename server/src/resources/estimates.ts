@@ -9,7 +9,6 @@ export const estimates = defineResource(schema.estimates, {
   description:
     "Estimates. Needs the estimates add-on. Only a DRAFT estimate may be edited; otherwise only its status may change.",
   addon: "estimates",
-  operations: ["list", "get", "create", "update", "delete"],
   required: ["title"],
   fields: {
     title: { type: "text", aliases: ["name", "estimate", "estimate_title", "description"] },

@@ -28,7 +28,7 @@ import { readableFieldNames, recordFields, uniqueFields } from "./fields.ts";
 import { liveTotal } from "./live-total.ts";
 import {
   column,
-  fromBinaryRow,
+  recordFromRow,
   hasSoftDelete,
   scopeConditions,
   selection,
@@ -277,7 +277,7 @@ async function pageRows(
       page.text,
       [scope.companyId, afterId, take, offset].map(unsignedInteger),
     );
-    return rows.map((row) => fromBinaryRow(page.fields, row));
+    return rows.map((row) => recordFromRow(page.fields, row));
   }
   const rows = await pageQuery(db, def, scope, criteria, take);
   return rows.map(toRecord);

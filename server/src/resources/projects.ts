@@ -2,6 +2,7 @@
 import * as schema from "../db/schema.ts";
 import { billingModeLocked } from "../refusals/catalogue.ts";
 import { defineResource } from "./define.ts";
+import { rentalDependents } from "./rentals.ts";
 
 export const projects = defineResource(schema.projects, {
   name: "projects",
@@ -10,7 +11,6 @@ export const projects = defineResource(schema.projects, {
     "Construction projects. Included with the API add-on; the plan's quota limits how many live " +
     "projects a company has.",
   addon: "api",
-  operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
     name: { type: "text", aliases: ["project", "project_name", "job", "job_name"] },
@@ -57,14 +57,5 @@ export const projects = defineResource(schema.projects, {
       return undefined;
     return billingModeLocked(stored.id, stored.status);
   },
-  dependents: [
-    {
-      table: schema.rentals,
-      column: "project_id",
-      effect: "block",
-      where: { billed: true },
-      reason: "a billed equipment rental is history",
-    },
-    { table: schema.rentals, column: "project_id", effect: "cascade", where: { billed: false } },
-  ],
+  dependents: rentalDependents("project_id", "a billed equipment rental is history"),
 });

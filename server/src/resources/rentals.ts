@@ -1,7 +1,19 @@
 // Equipment rentals: a sub-collection of one piece of equipment; billed rentals are frozen.
 import * as schema from "../db/schema.ts";
 import { rentalBilled } from "../refusals/catalogue.ts";
-import { defineResource } from "./define.ts";
+import { type DependentDeclaration, defineResource } from "./define.ts";
+
+/**
+ * How the rentals naming a record (by `column`) hold on its delete: a billed rental is history
+ * (`reason`) and blocks it; the unbilled ones go with it.
+ */
+export const rentalDependents = (
+  column: "equipment_id" | "project_id",
+  reason: string,
+): DependentDeclaration[] => [
+  { table: schema.rentals, column, effect: "block", where: { billed: true }, reason },
+  { table: schema.rentals, column, effect: "cascade", where: { billed: false } },
+];
 
 export const rentals = defineResource(schema.rentals, {
   name: "rentals",

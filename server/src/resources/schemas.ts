@@ -1,7 +1,7 @@
 // JSON Schemas of a definition's bodies and records for the OpenAPI document (and from it the
 // SDK): what validation.ts accepts and what store.ts returns, said as schemas. Each `title`
 // names a component.
-import { Type, type TSchema } from "@sinclair/typebox";
+import { Type, type TSchema, type TString } from "@sinclair/typebox";
 import type { FieldSpec, ResourceDefinition } from "./definition.ts";
 import { createExample, updateExample } from "./examples.ts";
 import { expandables, hasTimestamps, recordFields, writableFields } from "./fields.ts";
@@ -12,7 +12,7 @@ const MONEY_MAX = 999_999_999_999.99;
 const TIMESTAMP_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$";
 
 /** An RFC 3339 UTC timestamp as we write them; the example lets mock servers answer valid ones. */
-export function timestampSchema(description = "RFC 3339 UTC timestamp."): TSchema {
+export function timestampSchema(description = "RFC 3339 UTC timestamp."): TString {
   return Type.String({
     pattern: TIMESTAMP_PATTERN,
     description,

@@ -53,10 +53,11 @@ export function toRecord(row: Record<string, unknown>): StoredRecord {
 }
 
 /**
- * A row of a prepared statement (binary protocol) as the API shows it: each value mapped as drizzle
- * maps it (booleans, decimals); dates already arrive as dates.
+ * A row of a whole-record read as the API shows the record, whichever protocol read it (a prepared
+ * statement's binary rows, or the text rows of a write's look-ups): each value mapped as drizzle
+ * maps it (booleans, decimals); dates arrive as dates and become ISO text.
  */
-export function fromBinaryRow(
+export function recordFromRow(
   fields: readonly [string, MySqlColumn][],
   row: Record<string, unknown>,
 ): StoredRecord {
@@ -128,7 +129,7 @@ export async function findRecord(
       options.forUpdate ? read.locking : read.text,
       [scope.companyId, id],
     );
-    return row ? fromBinaryRow(read.fields, row) : undefined;
+    return row ? recordFromRow(read.fields, row) : undefined;
   }
   const query = db
     .select(selection(def, options.fields ?? readableFieldNames(def)))

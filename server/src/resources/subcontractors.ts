@@ -8,7 +8,6 @@ export const subcontractors = defineResource(schema.subcontractors, {
   singular: "Subcontractor",
   description: "Subcontractors. Needs the subcontractors add-on.",
   addon: "subcontractors",
-  operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
     name: { type: "text", aliases: ["subcontractor", "company", "company_name", "firm"] },

@@ -1,6 +1,7 @@
 // Checks a write body against a definition in one pass and says, per field, what is wrong in a
 // sentence a person can act on. Values come back normalised for the database (money as a
 // 2-decimal string). Checks that need the database (references, uniqueness) live in writes/.
+import { bodyNotObject } from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
 import { caselessText } from "./caseless.ts";
 import { CURRENCY_CODES } from "./currencies.ts";
@@ -157,6 +158,11 @@ function checkValue(name: string, value: unknown, spec: FieldSpec): Checked {
   }
 }
 
+/** A body's members, or a 422 when it is not a JSON object (`shape` says what it must be). */
+export function bodyMembers(body: unknown, shape: string): Record<string, unknown> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw bodyNotObject(shape);
+  return body as Record<string, unknown>;
+}
 /**
  * Every problem with a create (`partial` false) or update (`partial` true) body at once:
  * fields it may not send, missing required ones, and each sent field's type, length and format.

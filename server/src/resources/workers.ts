@@ -9,7 +9,6 @@ export const workers = defineResource(schema.workers, {
   description:
     "Workers. Included with the API add-on; the plan's quota limits how many live workers a company has.",
   addon: "api",
-  operations: ["list", "get", "create", "update", "delete"],
   required: ["name"],
   fields: {
     name: {

@@ -2,7 +2,7 @@
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { itemEnvelope } from "../http/envelopes.ts";
-import { ProblemSchema } from "../http/operation-docs.ts";
+import { ProblemSchema } from "../refusals/problem-schema.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { createExample } from "../resources/examples.ts";
 import { createBodySchema, updateBodySchema } from "../resources/schemas.ts";

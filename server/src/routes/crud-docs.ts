@@ -5,17 +5,11 @@ import type { ParamParser } from "../http/query.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import type { RefusalCode } from "../refusals/catalogue.ts";
 import type { Operation, ResourceDefinition } from "../resources/definition.ts";
-import { uniqueFields, writableFields } from "../resources/fields.ts";
-import { pascal, withArticle } from "../resources/naming.ts";
-import { createBodySchema, sparseRecordSchema, updateBodySchema } from "../resources/schemas.ts";
-import type { TSchema } from "@sinclair/typebox";
-import { itemEnvelope, listEnvelope } from "../http/envelopes.ts";
-import { eventType } from "../events/event-log.ts";
-import { SPARSE_MEDIA_TYPE } from "../http/respond.ts";
-import { batchBodySchema } from "./batch-schemas.ts";
-import { BODY_REFUSALS, WRITE_REFUSALS } from "./route-context.ts";
-import { MAX_BATCH_ITEMS } from "../writes/batch.ts";
+import { uniqueFields } from "../resources/fields.ts";
+import { pascal } from "../resources/naming.ts";
 import { operationScope } from "../resources/scopes.ts";
+import { OPERATION_TEXTS } from "./crud-texts.ts";
+import { BODY_REFUSALS, WRITE_REFUSALS } from "./route-context.ts";
 
 function operationIds(def: ResourceDefinition): Record<Operation, string> {
   const owner = def.parent ? pascal(def.parent.resource.name) : "";
@@ -92,235 +86,18 @@ function operationRefusals(def: ResourceDefinition, operation: Operation): Refus
 }
 
 /**
- * How a spreadsheet's columns map to the batch's fields, for importers (the CLI reads it from the
- * document): other header names of fields, the unique fields, and reference columns that name the
- * referenced record (`trade` by its name instead of `trade_id`).
- */
-function importColumns(def: ResourceDefinition) {
-  const fields = writableFields(def);
-  return {
-    aliases: Object.fromEntries(
-      fields.flatMap(([name, spec]) => (spec.aliases ?? []).map((alias) => [alias, name])),
-    ),
-    unique: uniqueFields(def),
-    references: Object.fromEntries(
-      fields.flatMap(([name, spec]) => {
-        if (spec.type !== "ref") return [];
-        const target = spec.target;
-        const match = [
-          target.required[0]!,
-          ...("external_id" in target.fields ? ["external_id"] : []),
-        ];
-        return [[name, { column: name.replace(/_id$/, ""), path: `/v1/${target.name}`, match }]];
-      }),
-    ),
-  };
-}
-
-const SPARSE_NOTE =
-  `Without \`fields\` the answer is \`application/json\` with whole records; ` +
-  `with \`fields\` it is \`${SPARSE_MEDIA_TYPE}\`: the same envelope with only the fields ` +
-  `asked for (and \`id\`). A client whose \`Accept\` names \`application/json\` and not the ` +
-  `sparse type gets those fields as \`application/json\`.`;
-
-const sparseContent = (schema: TSchema) => ({ [SPARSE_MEDIA_TYPE]: { schema } });
-
-const DRY_RUN_NOTE = "With `X-Dry-Run: 1` (or `dry_run=1`) every rule runs and nothing is written.";
-
+/** The `detail` of an operation of a definition: what every operation shares, then its own text. */
 export function crudDetail(
   def: ResourceDefinition,
   operation: Operation,
   query: Record<string, ParamParser<unknown>>,
 ): DocumentDecoration {
-  const what = def.singular.toLowerCase();
-  const tags = [def.tag ?? def.parent?.resource.name ?? def.name];
-  const common = {
+  return operationDetail({
     operationId: operationIds(def)[operation],
-    tags,
+    tags: [def.tag ?? def.parent?.resource.name ?? def.name],
     query,
     refusals: operationRefusals(def, operation),
     scope: operationScope(def, operation),
-  };
-  const notModified = {
-    description: "Not Modified: the ETag sent in If-None-Match still matches; empty body.",
-    headers: ["ETag" as const],
-  };
-  const writeHeaders = ["IdempotencyKey" as const, "XDryRun" as const];
-  switch (operation) {
-    case "list":
-      return operationDetail({
-        ...common,
-        summary: `List ${def.name}`,
-        description:
-          `${def.description} Ordered by id ascending, or by \`sort\` (then page ` +
-          `with offset, or with after set to each page's meta.next_cursor). Two ways visit ` +
-          `every record once in id order: after_id=0, then the meta.next_after_id of each ` +
-          `page until a page has none (each page costs the same however deep it is; the way ` +
-          `for whole collections); or read meta.total, then raise offset by limit until it ` +
-          `reaches total. total=false leaves meta.total out and skips counting.`,
-        headers: ["IfNoneMatch"],
-        responses: {
-          200: {
-            description: `A page of ${def.name}. ${SPARSE_NOTE}`,
-            headers: ["ETag"],
-            content: sparseContent(
-              listEnvelope(sparseRecordSchema(def), `${def.singular}SparseList`),
-            ),
-          },
-          304: notModified,
-        },
-      });
-    case "get":
-      return operationDetail({
-        ...common,
-        summary: `Get one ${what}`,
-        description:
-          `The ${what} with this id, if it is a live record of your company (else ` +
-          `404: another company's ids are unknown here). \`fields\` returns a subset; the ` +
-          `ETag serves If-None-Match (304) and If-Match on writes.`,
-        headers: ["IfNoneMatch"],
-        responses: {
-          200: {
-            description: `The ${what}. ${SPARSE_NOTE}`,
-            headers: ["ETag"],
-            content: sparseContent(
-              itemEnvelope(sparseRecordSchema(def), `${def.singular}SparseItem`),
-            ),
-          },
-          304: notModified,
-        },
-      });
-    case "create":
-      return operationDetail({
-        ...common,
-        summary: `Create ${withArticle(what)}`,
-        description:
-          `Send the ${def.required.join(" and ")} and any other writable field; ` +
-          `unknown or read-only fields are a 422. ${DRY_RUN_NOTE}`,
-        headers: [...writeHeaders, "Prefer"],
-        body: createBodySchema(def),
-        responses: {
-          201: {
-            description:
-              "Created; Location names the new record and ETag is the tag a GET of it sends " +
-              "(the next If-Match). With `Prefer: return=representation`, `data.record` is " +
-              "the record.",
-            headers: ["Location", "ETag", "IdempotentReplayed", "PreferenceApplied"],
-          },
-          200: {
-            description: "Dry-run: the create would succeed; nothing was written (`id` is null).",
-            headers: ["IdempotentReplayed"],
-          },
-        },
-      });
-    case "update":
-      return operationDetail({
-        ...common,
-        summary: `Update ${withArticle(what)} (merge)`,
-        description:
-          `Only the fields sent change; \`null\` clears an optional field. Setting ` +
-          `the current value is a no-op (\`updated: false\`). ${DRY_RUN_NOTE}`,
-        headers: [...writeHeaders, "IfMatch", "Prefer"],
-        body: updateBodySchema(def),
-        responses: {
-          200: {
-            description:
-              "The changes and the record after them (or as it would be, in a dry-run). ETag " +
-              "(absent in a dry-run) is the tag a GET of the record now sends: the next " +
-              "If-Match.",
-            headers: ["ETag", "IdempotentReplayed", "PreferenceApplied"],
-          },
-        },
-      });
-    case "delete":
-      return operationDetail({
-        ...common,
-        summary: `Delete ${withArticle(what)} (soft)`,
-        description:
-          `The record is kept for history but is gone from the API (GET answers 404, ` +
-          `lists skip it, references to it are refused). would_delete lists what goes with ` +
-          `it, would_keep the live records that reference it and stay. ${DRY_RUN_NOTE}`,
-        headers: [...writeHeaders, "IfMatch"],
-        responses: {
-          200: {
-            description: "What was deleted (or would be, in a dry-run).",
-            headers: ["IdempotentReplayed"],
-          },
-        },
-      });
-    case "restore":
-      return operationDetail({
-        ...common,
-        summary: `Restore a deleted ${what}`,
-        description:
-          `Brings a soft-deleted ${what} back as it was: the same id, fields and ` +
-          `external_id, with a \`${eventType(def.name, "restored")}\` event. It is checked ` +
-          `as a create would be: the plan's quota must have room (402 quota_exceeded), no ` +
-          `live record may hold its unique values now (409 unique_violation naming that ` +
-          `record), and the records it references must be live (422). A live ${what} is 409 ` +
-          `not_deleted. Records deleted together with it (unbilled rentals) come back with ` +
-          `it. ${DRY_RUN_NOTE}`,
-        headers: writeHeaders,
-        responses: {
-          200: {
-            description:
-              "The record as it is back (or would be, in a dry-run) and everything restored " +
-              "with it. ETag (absent in a dry-run) is the tag a GET of the record now " +
-              "sends.",
-            headers: ["ETag", "IdempotentReplayed"],
-          },
-        },
-      });
-    case "batch":
-      return operationDetail({
-        ...common,
-        summary: `Create, upsert or update up to ${MAX_BATCH_ITEMS} ${def.name}`,
-        description:
-          `Items are written in order in one transaction, each seeing the ones ` +
-          `before it (quotas, unique fields), at the cost of a few statements whatever the ` +
-          `batch's size. With \`atomic: false\` (default) each item is written or refused on ` +
-          `its own and the answer is 200 with every item's result; with \`atomic: true\` any ` +
-          `refused item refuses the whole batch (422 batch_failed, the results in \`data\`) ` +
-          `and nothing is written. \`on_conflict: "update"\` upserts each item by its ` +
-          `\`external_id\`; \`operation: "update"\` updates the records the items' ids name ` +
-          `(PATCH rules per item, an optional \`if_match\` each, \`unchanged\` items written ` +
-          `nowhere). \`item_keys\` make each item run at most once across batches of any ` +
-          `composition (a re-run of an interrupted import writes nothing twice). A dry-run ` +
-          `runs the whole batch in order (duplicates inside it and quota overruns are found) ` +
-          `and writes nothing. One Idempotency-Key covers the batch; the batch counts as one ` +
-          `request of the rate limit.`,
-        headers: writeHeaders,
-        body: batchBodySchema(def),
-        responses: {
-          200: { description: "Every item's result, in order.", headers: ["IdempotentReplayed"] },
-        },
-        extensions: { "x-import": importColumns(def) },
-      });
-    case "upsert":
-      return operationDetail({
-        ...common,
-        summary: `Create or update ${withArticle(what)} by external id`,
-        description:
-          `When no live ${what} of your company has this external_id, creates one ` +
-          `from the body (201, as a create); else updates it with the fields given (200, as ` +
-          `a PATCH: transition and lock rules apply). The external_id matches exactly (case ` +
-          `and accents count); one that differs from a live record's only in trailing spaces ` +
-          `is that record's value, not a new one: 409 unique_violation. With If-Match, the ` +
-          `record must exist and match. ${DRY_RUN_NOTE}`,
-        headers: [...writeHeaders, "IfMatch", "Prefer"],
-        body: createBodySchema(def),
-        responses: {
-          201: {
-            description:
-              "Created; Location names the new record, ETag is its tag. With `Prefer: " +
-              "return=representation`, `data.record` is the record.",
-            headers: ["Location", "ETag", "IdempotentReplayed", "PreferenceApplied"],
-          },
-          200: {
-            description: "Updated (or, in a dry-run, what a create or update would do).",
-            headers: ["ETag", "IdempotentReplayed", "PreferenceApplied"],
-          },
-        },
-      });
-  }
+    ...OPERATION_TEXTS[operation](def),
+  });
 }

@@ -4,33 +4,17 @@ import { DeleteResult } from "../http/envelopes.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { deleteRecordById } from "../writes/delete.ts";
 import { crudDetail } from "./crud-docs.ts";
-import {
-  memberIdOf,
-  pathsOf,
-  runWrite,
-  scopeOf,
-  writeParsers,
-  type RouteDeps,
-} from "./route-context.ts";
+import { memberWrite, pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
 import { recordAnswer } from "./write-answers.ts";
 
 export function deleteRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
-  const { member } = pathsOf(def);
   app.delete(
-    member,
+    pathsOf(def).member,
     ({ company, request, ctx, set, params }) =>
       runWrite(
         deps,
         { company, request, ctx, set },
-        async (tx) =>
-          deleteRecordById(tx, {
-            def,
-            company,
-            dryRun: ctx.dryRun,
-            id: memberIdOf(def, params),
-            scope: await scopeOf(tx.db, def, company, params, true),
-            ifMatch: ctx.ifMatch,
-          }),
+        async (tx) => deleteRecordById(tx, await memberWrite(tx.db, def, company, params, ctx)),
         (outcome) => recordAnswer(outcome),
         { takesBody: false },
       ),

@@ -5,11 +5,11 @@ import { admitted } from "../auth/admission.ts";
 import { and, eq } from "drizzle-orm";
 import type { Company } from "../auth/company.ts";
 import { latestCursor, readFeed, waitForFeed, type FeedPage } from "../events/event-feed.ts";
+import { EventSchema } from "../events/event-schema.ts";
 import { RETENTION_DAYS } from "../events/retention.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { limitParam, pageWindow } from "../http/paging.ts";
 import { notFound } from "../refusals/catalogue.ts";
-import { timestampSchema } from "../resources/schemas.ts";
 import { holdOpen } from "../http/hold-open.ts";
 import { described, integerParam, oneOfParam, parseQuery, textParam } from "../http/query.ts";
 import { readResponse, type ReadCall } from "../http/respond.ts";
@@ -31,13 +31,6 @@ const typeParam = described(
   oneOfParam([...EVENT_TYPES, ...RESOURCE_WILDCARDS]),
   "Only events of this type (`project.created`), or of every action on one resource (`project.*`).",
 );
-
-/** `project.created`, …: an enum, so generated clients type it as a union. */
-export const EventTypeSchema = Type.String({
-  enum: [...EVENT_TYPES],
-  description: "`<resource>.<action>`: project.created, rental.updated, equipment.deleted, …",
-  title: "EventType",
-});
 
 const afterParam = described(
   textParam,
@@ -64,46 +57,6 @@ const waitParam = described(
     `(1–${MAX_WAIT_SECONDS}) and answer as soon as one commits on any server, else an empty ` +
     `page after that time (same \`next_cursor\`). A follower that sends each next_cursor ` +
     `with \`wait\` sees each new event within a second of its commit, without polling.`,
-);
-
-const EventSchema = Type.Object(
-  {
-    id: Type.String({
-      pattern: "^evt_[0-9a-z]{26}$",
-      description: "The event's id; it is also a cursor (`after`).",
-      examples: ["evt_00000000169k3fz0q8x2m7wd5r"],
-    }),
-    type: EventTypeSchema,
-    resource: Type.String({
-      enum: [...EVENT_RESOURCES],
-      description: "The resource's path segment: projects, workers, …, rentals.",
-      title: "EventResource",
-    }),
-    record_id: Type.Integer(),
-    data: Type.Object(
-      {
-        record: Type.Object(
-          {},
-          {
-            additionalProperties: true,
-            description: "The record after the change (for a delete, as it was).",
-          },
-        ),
-        changes: Type.Optional(
-          Type.Record(Type.String(), Type.Object({ from: Type.Unknown(), to: Type.Unknown() }), {
-            description: "For an update: each changed field.",
-          }),
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    request_id: Type.String({ description: "The X-Request-Id of the write." }),
-    idempotency_key: Type.Union([Type.String(), Type.Null()], {
-      description: "The Idempotency-Key the write carried, if any.",
-    }),
-    created_at: timestampSchema(),
-  },
-  { additionalProperties: false, title: "Event" },
 );
 
 const EventPage = Type.Object(

@@ -22,6 +22,7 @@ import {
 } from "../writes/execute-write.ts";
 import { fingerprintOf } from "../writes/fingerprint.ts";
 import { checkIdempotencyKey } from "../writes/idempotency.ts";
+import { configAnswer } from "./write-answers.ts";
 
 export interface RouteDeps {
   db: Database;
@@ -69,6 +70,22 @@ export function scopeOf(
 ): Scope | Promise<Scope> {
   if (!def.parent) return { companyId: company.id };
   return parentScope(db, def.parent.resource, company, params, lock);
+}
+
+/**
+ * What a write to the member a path names carries: the record's id, its scope (a sub-resource's
+ * live parent, locked until the write commits), the request's dry-run and If-Match.
+ */
+export async function memberWrite(
+  db: Executor,
+  def: ResourceDefinition,
+  company: Company,
+  params: Record<string, string>,
+  ctx: RequestContext,
+) {
+  const id = memberIdOf(def, params);
+  const scope = await scopeOf(db, def, company, params, true);
+  return { def, company, dryRun: ctx.dryRun, id, scope, ifMatch: ctx.ifMatch };
 }
 
 async function parentScope(
@@ -176,4 +193,24 @@ export async function runWrite<O, B>(
   if (ctx.representation && typeof data?.record === "object")
     set.headers["preference-applied"] = "return=representation";
   return answer.body;
+}
+
+/**
+ * Runs `work` as a write of the company's configuration (a webhook endpoint): it answers `status`
+ * with what `work` made, or in a dry-run, rolled back, 200 `{dry_run: true}`.
+ */
+export function configWrite<D>(
+  deps: RouteDeps,
+  call: WriteCall,
+  status: number,
+  work: (db: Executor, body: unknown) => Promise<D>,
+  options?: { takesBody: false },
+) {
+  return runWrite(
+    deps,
+    call,
+    async (tx, body) => ({ outcome: await work(tx.db, body) }),
+    configAnswer<D>(status, call.ctx.dryRun),
+    options,
+  );
 }

@@ -16,6 +16,7 @@ import {
   revokeTokenById,
   type TokenInfo,
 } from "../auth/tokens.ts";
+import { arrayEnvelope, itemEnvelope } from "../http/envelopes.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { parseQuery } from "../http/query.ts";
 import { insufficientScope, notFound, validationFailed } from "../refusals/catalogue.ts";
@@ -98,8 +99,6 @@ const DryRunWrite = Type.Object(
   { dry_run: Type.Literal(true) },
   { additionalProperties: false, title: "TokenDryRun" },
 );
-const item = (schema: TSchema, title: string) =>
-  Type.Object({ data: schema }, { additionalProperties: false, title });
 
 interface TokenRequest {
   name: string;
@@ -226,12 +225,7 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
           refusals: ["invalid_query"],
           responses: { 200: { description: "Every live token." } },
         }),
-        response: {
-          200: Type.Object(
-            { data: Type.Array(TokenSchema) },
-            { additionalProperties: false, title: "TokenList" },
-          ),
-        },
+        response: { 200: arrayEnvelope(TokenSchema, "TokenList") },
       },
     )
     .post(
@@ -274,8 +268,8 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
         }),
         // One schema for both answers: tools check every success against the lowest 2xx (docs/api.md).
         response: {
-          201: item(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
-          200: item(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
+          201: itemEnvelope(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
+          200: itemEnvelope(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
         },
       },
     )
@@ -326,14 +320,14 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
         }),
         response: {
           200: t.Union([
-            item(
+            itemEnvelope(
               Type.Object(
                 { id: Type.Integer(), revoked: Type.Literal(true) },
                 { additionalProperties: false, title: "TokenRevoked" },
               ),
               "TokenRevokeResult",
             ),
-            item(DryRunWrite, "TokenDryRunResult"),
+            itemEnvelope(DryRunWrite, "TokenDryRunResult"),
           ]),
         },
       },

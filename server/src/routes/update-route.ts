@@ -5,14 +5,7 @@ import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { updateRecordById } from "../writes/update.ts";
 import { crudDetail } from "./crud-docs.ts";
-import {
-  memberIdOf,
-  pathsOf,
-  runWrite,
-  scopeOf,
-  writeParsers,
-  type RouteDeps,
-} from "./route-context.ts";
+import { memberWrite, pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
 import { recordAnswer } from "./write-answers.ts";
 
 export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
@@ -25,13 +18,8 @@ export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
         { company, request, ctx, set },
         async (tx, body) =>
           updateRecordById(tx, deps.store, {
-            def,
-            company,
+            ...(await memberWrite(tx.db, def, company, params, ctx)),
             body,
-            dryRun: ctx.dryRun,
-            id: memberIdOf(def, params),
-            scope: await scopeOf(tx.db, def, company, params, true),
-            ifMatch: ctx.ifMatch,
           }),
         (outcome) => recordAnswer(outcome),
       ),

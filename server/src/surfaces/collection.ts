@@ -6,7 +6,7 @@ import { publicOrigin } from "../http/origin.ts";
 import { Type } from "@sinclair/typebox";
 import type { AnyElysia } from "elysia";
 import { withArticle } from "../resources/naming.ts";
-import type { ResourceDefinition } from "../resources/definition.ts";
+import type { Operation, ResourceDefinition } from "../resources/definition.ts";
 import { createExample, updateExample } from "../resources/examples.ts";
 import { LOOKUPS, RESOURCES, SUB_RESOURCES } from "../resources/registry.ts";
 import { pathsOf } from "../routes/route-context.ts";
@@ -142,9 +142,40 @@ function supportingRecord(
   };
 }
 
-function resourceFolder(def: ResourceDefinition): Json {
+/** The names a resource's folder chains its requests through. */
+interface FolderPaths {
+  /** The resource's name as a variable prefix: `equipment_categories`. */
+  prefix: string;
+  /** The variable holding the id of the record the folder made. */
+  idVariable: string;
+  /** The collection's path, a sub-collection's under the member its folder made first. */
+  collection: string;
+  member: string;
+  /** The singular in lower case: `worker`. */
+  what: string;
+}
+
+function folderPaths(def: ResourceDefinition): FolderPaths {
   const prefix = def.name.replace(/-/g, "_");
   const idVariable = `${prefix}_id`;
+  const parent = def.parent?.resource;
+  const collection = parent
+    ? `/v1/${parent.name}/{{${prefix}_${parent.name}_id}}/${def.name}`
+    : `/v1/${def.name}`;
+  return {
+    prefix,
+    idVariable,
+    collection,
+    member: `${collection}/{{${idVariable}}}`,
+    what: def.singular.toLowerCase(),
+  };
+}
+
+/** The records a folder makes first and removes last: the parent, then each required reference. */
+function supportingRecords(
+  def: ResourceDefinition,
+  prefix: string,
+): { before: Json[]; after: Json[] } {
   const before: Json[] = [];
   const after: Json[] = [];
   const support = (target: ResourceDefinition, variable: string) => {
@@ -152,149 +183,167 @@ function resourceFolder(def: ResourceDefinition): Json {
     before.push(create);
     after.unshift(remove);
   };
-  let collection = `/v1/${def.name}`;
-  if (def.parent) {
-    const parent = def.parent.resource;
-    support(parent, `${prefix}_${parent.name}_id`);
-    collection = `/v1/${parent.name}/{{${prefix}_${parent.name}_id}}/${def.name}`;
-  }
+  if (def.parent) support(def.parent.resource, `${prefix}_${def.parent.resource.name}_id`);
   for (const [field, spec] of Object.entries(def.fields)) {
     if (spec.type === "ref" && def.required.includes(field))
       support(spec.target, `${prefix}_${field}`);
   }
-  const member = `${collection}/{{${idVariable}}}`;
-  const what = def.singular.toLowerCase();
-  const steps: Json[] = [];
-  const has = (operation: string) => def.operations.includes(operation as never);
-  if (has("create")) {
-    steps.push(
-      item({
-        name: `Create ${withArticle(what)}`,
-        method: "POST",
-        path: collection,
-        body: bodyText(createBody(def, (field) => `${prefix}_${field}`)),
-        headers: [{ key: "Idempotency-Key", value: "{{$guid}}" }],
-        tests: [
-          expectStatus(201),
-          `pm.test("created", function () { ` +
-            `pm.expect(pm.response.json().data.created).to.eql(true); ` +
-            `pm.response.to.have.header("Location"); });`,
-          `pm.collectionVariables.set("${idVariable}", pm.response.json().data.id);`,
-        ],
-      }),
-    );
-  }
-  if (has("list")) {
-    steps.push(
-      item({
-        name: `List ${def.name}`,
-        method: "GET",
-        path: collection,
-        query: [{ key: "limit", value: "10" }],
-        tests: [
-          expectStatus(200),
-          `pm.test("a page with meta.total", function () { const body = pm.response.json(); ` +
-            `pm.expect(body.data).to.be.an("array"); ` +
-            `pm.expect(body.meta.total).to.be.at.least(1); });`,
-        ],
-      }),
-    );
-    steps.push(
-      item({
-        name: `List ${def.name} by after_id, without the total`,
-        method: "GET",
-        path: collection,
-        query: [
-          { key: "after_id", value: "0" },
-          { key: "limit", value: "10" },
-          { key: "total", value: "false" },
-        ],
-        description:
-          "The first page of seek paging: pass meta.next_after_id as after_id for the next " +
-          "page, until a page has none. Each page costs the same however deep it is.",
-        tests: [
-          expectStatus(200),
-          `pm.test("an after_id page: next_after_id is the last id shown, absent on the last ` +
-            `page", function () { const body = pm.response.json(); ` +
-            `pm.expect(body.data.length).to.be.at.least(1); ` +
-            `pm.expect(body.meta).to.not.have.property("total"); ` +
-            `pm.expect(body.meta.after_id).to.eql(0); if (body.meta.next_after_id !== ` +
-            `undefined) pm.expect(body.meta.next_after_id).to.eql(body.data[body.data.length ` +
-            `- 1].id); });`,
-        ],
-      }),
-    );
-  }
-  if (has("get")) {
-    steps.push(
-      item({
-        name: `Get the ${what}`,
-        method: "GET",
-        path: member,
-        tests: [
-          expectStatus(200),
-          `pm.test("the created record", function () { ` +
-            `pm.expect(pm.response.json().data.id).to.eql(pm.collectionVariables.get("${idVariable}")); ` +
-            `});`,
-          `pm.collectionVariables.set("${prefix}_etag", pm.response.headers.get("ETag"));`,
-        ],
-      }),
-    );
-  }
-  if (has("update")) {
-    steps.push(
-      item({
-        name: `Update the ${what}`,
-        method: "PATCH",
-        path: member,
-        body: bodyText(updateExample(def)),
-        headers: has("get") ? [{ key: "If-Match", value: `{{${prefix}_etag}}` }] : [],
-        tests: [
-          expectStatus(200),
-          `pm.test("updated", function () { pm.expect(pm.response.json().data.updated).to.eql(true); });`,
-        ],
-      }),
-    );
-  }
-  if (has("delete")) {
-    steps.push(
-      item({
-        name: `Dry-run delete the ${what}`,
-        method: "DELETE",
-        path: member,
-        headers: [{ key: "X-Dry-Run", value: "1" }],
-        tests: [
-          expectStatus(200),
-          `pm.test("a soft delete, previewed", function () { const data = ` +
-            `pm.response.json().data; pm.expect(data.dry_run).to.eql(true); ` +
-            `pm.expect(data.deleted).to.eql(false); pm.expect(data.mode).to.eql("soft"); });`,
-        ],
-      }),
-    );
-    steps.push(
-      item({
-        name: `Delete the ${what}`,
-        method: "DELETE",
-        path: member,
-        tests: [
-          expectStatus(200),
-          `pm.test("deleted", function () { pm.expect(pm.response.json().data.deleted).to.eql(true); });`,
-        ],
-      }),
-    );
-  }
-  const items = [...before, ...steps, ...after];
+  return { before, after };
+}
+
+function createSteps(def: ResourceDefinition, paths: FolderPaths): Json[] {
+  return [
+    item({
+      name: `Create ${withArticle(paths.what)}`,
+      method: "POST",
+      path: paths.collection,
+      body: bodyText(createBody(def, (field) => `${paths.prefix}_${field}`)),
+      headers: [{ key: "Idempotency-Key", value: "{{$guid}}" }],
+      tests: [
+        expectStatus(201),
+        `pm.test("created", function () { ` +
+          `pm.expect(pm.response.json().data.created).to.eql(true); ` +
+          `pm.response.to.have.header("Location"); });`,
+        `pm.collectionVariables.set("${paths.idVariable}", pm.response.json().data.id);`,
+      ],
+    }),
+  ];
+}
+
+function listSteps(def: ResourceDefinition, paths: FolderPaths): Json[] {
+  return [
+    item({
+      name: `List ${def.name}`,
+      method: "GET",
+      path: paths.collection,
+      query: [{ key: "limit", value: "10" }],
+      tests: [
+        expectStatus(200),
+        `pm.test("a page with meta.total", function () { const body = pm.response.json(); ` +
+          `pm.expect(body.data).to.be.an("array"); ` +
+          `pm.expect(body.meta.total).to.be.at.least(1); });`,
+      ],
+    }),
+    item({
+      name: `List ${def.name} by after_id, without the total`,
+      method: "GET",
+      path: paths.collection,
+      query: [
+        { key: "after_id", value: "0" },
+        { key: "limit", value: "10" },
+        { key: "total", value: "false" },
+      ],
+      description:
+        "The first page of seek paging: pass meta.next_after_id as after_id for the next " +
+        "page, until a page has none. Each page costs the same however deep it is.",
+      tests: [
+        expectStatus(200),
+        `pm.test("an after_id page: next_after_id is the last id shown, absent on the last ` +
+          `page", function () { const body = pm.response.json(); ` +
+          `pm.expect(body.data.length).to.be.at.least(1); ` +
+          `pm.expect(body.meta).to.not.have.property("total"); ` +
+          `pm.expect(body.meta.after_id).to.eql(0); if (body.meta.next_after_id !== ` +
+          `undefined) pm.expect(body.meta.next_after_id).to.eql(body.data[body.data.length ` +
+          `- 1].id); });`,
+      ],
+    }),
+  ];
+}
+
+function getSteps(_def: ResourceDefinition, paths: FolderPaths): Json[] {
+  return [
+    item({
+      name: `Get the ${paths.what}`,
+      method: "GET",
+      path: paths.member,
+      tests: [
+        expectStatus(200),
+        `pm.test("the created record", function () { ` +
+          `pm.expect(pm.response.json().data.id).to.eql(pm.collectionVariables.get("${paths.idVariable}")); ` +
+          `});`,
+        `pm.collectionVariables.set("${paths.prefix}_etag", pm.response.headers.get("ETag"));`,
+      ],
+    }),
+  ];
+}
+
+function updateSteps(def: ResourceDefinition, paths: FolderPaths): Json[] {
+  return [
+    item({
+      name: `Update the ${paths.what}`,
+      method: "PATCH",
+      path: paths.member,
+      body: bodyText(updateExample(def)),
+      // The ETag of the GET before, when the folder has one.
+      headers: def.operations.includes("get")
+        ? [{ key: "If-Match", value: `{{${paths.prefix}_etag}}` }]
+        : [],
+      tests: [
+        expectStatus(200),
+        `pm.test("updated", function () { pm.expect(pm.response.json().data.updated).to.eql(true); });`,
+      ],
+    }),
+  ];
+}
+
+function deleteSteps(_def: ResourceDefinition, paths: FolderPaths): Json[] {
+  return [
+    item({
+      name: `Dry-run delete the ${paths.what}`,
+      method: "DELETE",
+      path: paths.member,
+      headers: [{ key: "X-Dry-Run", value: "1" }],
+      tests: [
+        expectStatus(200),
+        `pm.test("a soft delete, previewed", function () { const data = ` +
+          `pm.response.json().data; pm.expect(data.dry_run).to.eql(true); ` +
+          `pm.expect(data.deleted).to.eql(false); pm.expect(data.mode).to.eql("soft"); });`,
+      ],
+    }),
+    item({
+      name: `Delete the ${paths.what}`,
+      method: "DELETE",
+      path: paths.member,
+      tests: [
+        expectStatus(200),
+        `pm.test("deleted", function () { pm.expect(pm.response.json().data.deleted).to.eql(true); });`,
+      ],
+    }),
+  ];
+}
+
+/** A folder's steps in the order they run, each there when the resource has its operation. */
+const FOLDER_STEPS: [Operation, (def: ResourceDefinition, paths: FolderPaths) => Json[]][] = [
+  ["create", createSteps],
+  ["list", listSteps],
+  ["get", getSteps],
+  ["update", updateSteps],
+  ["delete", deleteSteps],
+];
+
+/** What a company needs for a folder: its add-ons, and a free quota slot when a quota limits it. */
+function prerequisiteOf(def: ResourceDefinition): string {
   const needs = [...new Set([def.addon, ...(def.parent ? [def.parent.resource.addon] : [])])];
-  const prerequisite =
+  return (
     `needs the ${needs.join(" and ")} ` +
-    `add-on${needs.length > 1 ? "s" : ""}${def.quota ? ` and a free ${def.quota} quota slot` : ""}`;
+    `add-on${needs.length > 1 ? "s" : ""}${def.quota ? ` and a free ${def.quota} quota slot` : ""}`
+  );
+}
+
+function resourceFolder(def: ResourceDefinition): Json {
+  const paths = folderPaths(def);
+  const { before, after } = supportingRecords(def, paths.prefix);
+  const steps = FOLDER_STEPS.flatMap(([operation, steps]) =>
+    def.operations.includes(operation) ? steps(def, paths) : [],
+  );
+  const prerequisite = prerequisiteOf(def);
   return {
     name: def.parent ? `${def.parent.resource.name} ${def.name}` : def.name,
     description:
       `${def.description} Prerequisite: the company ${prerequisite}; without it the ` +
       `folder's requests answer 402 and its tests report them as skipped.`,
-    item: items.map((entry, index) =>
-      guardItem(entry, { flag: `${prefix}_skipped`, prerequisite, reset: index === 0 }),
+    item: [...before, ...steps, ...after].map((entry, index) =>
+      guardItem(entry, { flag: `${paths.prefix}_skipped`, prerequisite, reset: index === 0 }),
     ),
   };
 }

@@ -6,7 +6,8 @@ import { unwrapSchema } from "@elysiajs/openapi/openapi";
 import type { AnyElysia, TSchema } from "elysia";
 import { IDENTIFIER_PATTERN } from "../resources/identifiers.ts";
 import { RESOURCES } from "../resources/registry.ts";
-import { HEADER_PARAMETERS, ProblemSchema, RESPONSE_HEADERS } from "../http/operation-docs.ts";
+import { HEADER_PARAMETERS, RESPONSE_HEADERS } from "../http/operation-docs.ts";
+import { ProblemSchema } from "../refusals/problem-schema.ts";
 import { OVERVIEW } from "./overview.ts";
 
 export const OPENAPI_VERSION = "3.1.1";

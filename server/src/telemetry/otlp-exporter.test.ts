@@ -1,12 +1,12 @@
 // Spans reach an OTLP/HTTP collector as the protocol says: in its protobuf encoding by default,
-// read back here by protobufjs from the protocol's own .proto files (otlp-proto/), not by a decoder
+// read back here by protobufjs from the protocol's own .proto files (testing/otlp-proto/), not by a decoder
 // of ours, and in its JSON encoding when asked; both carry the same spans, field for field.
 import { expect, test } from "bun:test";
-import { decodeTraceRequest, EXPORT_REQUEST } from "./otlp-decode.ts";
+import { decodeTraceRequest, EXPORT_REQUEST } from "../../../testing/src/otlp-decode.ts";
 import { otlpProtocol, startOtlpExporter } from "./otlp-exporter.ts";
 import { otlpProtobufWriter } from "./otlp-protobuf.ts";
 import { newSpanBatch } from "./span-batch.ts";
-import type { RecordSpan, SpanShape } from "./tracing.ts";
+import type { RecordSpan, SpanShape } from "./span-types.ts";
 
 const REQUEST: SpanShape = {
   kind: "server",

@@ -10,7 +10,7 @@ import { log } from "../base/log.ts";
 import { otlpJsonWriter } from "./otlp-json.ts";
 import { otlpProtobufWriter } from "./otlp-protobuf.ts";
 import { BATCH, newSpanBatch, type SpanBatch, VALUES } from "./span-batch.ts";
-import type { RecordSpan } from "./tracing.ts";
+import type { RecordSpan } from "./span-types.ts";
 
 /** Spans kept while the collector does not answer; older ones are dropped first. */
 const MAX_QUEUE = 8_192;

@@ -2,7 +2,7 @@
 // written as pieces pushed into one array and joined once, names and values escaped once each, a
 // time's microseconds from a table (docs/operations.md, "Traces").
 import { type SpanBatch, VALUES } from "./span-batch.ts";
-import type { SpanShape } from "./tracing.ts";
+import type { SpanShape } from "./span-types.ts";
 
 /** SpanKind of the OTLP protocol, as the JSON after a span's name. */
 const KINDS = { internal: `,"kind":1`, server: `,"kind":2`, client: `,"kind":3` } as const;

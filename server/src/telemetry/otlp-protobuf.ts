@@ -1,10 +1,10 @@
 // A batch of spans as OTLP/HTTP's protobuf encoding (`http/protobuf`, the default): one
 // `ExportTraceServiceRequest` written by hand into one buffer, with the field numbers of
 // opentelemetry-proto's collector/trace/v1, trace/v1, resource/v1 and common/v1 (the tests decode it
-// with protobufjs from copies of those files, otlp-proto/). About half the bytes of the JSON: ids as
+// with protobufjs from copies of those files, testing/otlp-proto/). About half the bytes of the JSON: ids as
 // raw bytes, times as fixed64, no key names (docs/operations.md, "Traces").
 import { type SpanBatch, VALUES } from "./span-batch.ts";
-import type { SpanShape } from "./tracing.ts";
+import type { SpanShape } from "./span-types.ts";
 
 /** A field's tag: its number and wire type (0 varint, 1 fixed64, 2 length-delimited). */
 const tag = (field: number, wire: 0 | 1 | 2): number => (field << 3) | wire;

@@ -1,7 +1,7 @@
 // The batch of spans being filled: a span per index across plain arrays, no object per span for
 // the collector to trace. The exporter records into it (otlp-exporter.ts) and an encoder writes it
 // whole when it is sent (otlp-json.ts, otlp-protobuf.ts).
-import type { AttributeValue, SpanShape } from "./tracing.ts";
+import type { AttributeValue, SpanShape } from "./span-types.ts";
 
 /** Spans a batch holds: a full one is sent at once. */
 export const BATCH = 512;

@@ -4,38 +4,7 @@
 // collector in batches. Unset, nothing is loaded, started or sent,
 // and a request costs only its trace ids (docs/operations.md).
 import { log } from "../base/log.ts";
-
-/**
- * What every span of one kind shares: its SpanKind and its attributes' keys, in the order their
- * values are given to recordSpan. Made once per kind, so a span is recorded as plain values, with
- * no object of its own (docs/operations.md: what a span costs).
- */
-export interface SpanShape {
-  readonly kind: "server" | "client" | "internal";
-  readonly keys: readonly string[];
-}
-
-/** An attribute's value; null or undefined leaves the attribute out. */
-export type AttributeValue = string | number | boolean | null | undefined;
-
-export type RecordSpan = (
-  shape: SpanShape,
-  /** The span's name is `name`, or `name detail` when a detail is given: neither is joined per span. */
-  name: string,
-  detail: string | undefined,
-  traceId: string,
-  spanId: string,
-  parentSpanId: string | undefined,
-  /** Epoch milliseconds (fractional). */
-  startMs: number,
-  endMs: number,
-  error: boolean,
-  /** The values of the shape's keys, in order (up to four). */
-  a?: AttributeValue,
-  b?: AttributeValue,
-  c?: AttributeValue,
-  d?: AttributeValue,
-) => void;
+import type { RecordSpan } from "./span-types.ts";
 
 let exporter: RecordSpan | undefined;
 

@@ -2,7 +2,8 @@
 // own (a delivery runs outside any request, so it starts a trace).
 import { webhookAttemptDuration } from "./metrics.ts";
 import { newSpanId, traceOf } from "./trace-context.ts";
-import { recordSpan, type SpanShape, tracing } from "./tracing.ts";
+import type { SpanShape } from "./span-types.ts";
+import { recordSpan, tracing } from "./tracing.ts";
 
 const SEND_SPAN: SpanShape = { kind: "client", keys: ["http.response.status_code"] };
 

@@ -10,7 +10,8 @@ import { webhookAttempts, webhookDeliveries } from "../db/schema.ts";
 import { readFeed } from "../events/event-feed.ts";
 import { sequenceOf } from "../events/event-ids.ts";
 import { EVENT_RESOURCES } from "../events/event-types.ts";
-import { validationFailed } from "../refusals/catalogue.ts";
+import { unknownFields, validationFailed } from "../refusals/catalogue.ts";
+import { bodyMembers } from "../resources/validation.ts";
 import { attemptDelivery } from "./attempt.ts";
 import { deliveredBy, findEndpoint } from "./endpoints.ts";
 import { signingSecrets } from "./secrets.ts";
@@ -93,22 +94,15 @@ type ReplayFrom = { after: string } | { since: Date };
 function replayFrom(body: unknown): ReplayFrom {
   const fail = (field: string, code: string, message: string) =>
     validationFailed([{ field, code, message }]);
-  if (typeof body !== "object" || body === null || Array.isArray(body))
-    throw fail(
-      "body",
-      "invalid_type",
-      'The body must be a JSON object, e.g. {"after": "evt_…"} or {"since": "2026-11-26T08:00:00Z"}.',
-    );
-  const { after, since, ...rest } = body as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0)
-    throw validationFailed(
-      unknown.map((name) => ({
-        field: name,
-        code: "unknown_field",
-        message: `${name} is not a field of a replay; give after (an event id) or since (a time).`,
-      })),
-    );
+  const { after, since, ...rest } = bodyMembers(
+    body,
+    'a JSON object, e.g. {"after": "evt_…"} or {"since": "2026-11-26T08:00:00Z"}',
+  );
+  const unknown = unknownFields(
+    Object.keys(rest),
+    "a field of a replay; give after (an event id) or since (a time)",
+  );
+  if (unknown.length > 0) throw validationFailed(unknown);
   if ((after === undefined) === (since === undefined))
     throw fail(
       "after",

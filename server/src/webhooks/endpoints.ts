@@ -7,22 +7,14 @@ import { selectRows } from "../db/sql.ts";
 import type { Executor } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
 import { EVENT_NOUNS, resourceOfType, SUBSCRIPTIONS } from "../events/event-types.ts";
-import { notFound, validationFailed } from "../refusals/catalogue.ts";
+import { notFound, unknownFields, validationFailed } from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
 import { definitionNamed } from "../resources/registry.ts";
+import { bodyMembers } from "../resources/validation.ts";
 import { type ReadView, storedReadView, storedScopes } from "../resources/visibility.ts";
+import type { Delivery, Endpoint, EndpointWithSecret } from "./endpoint-schemas.ts";
 import { afterRotation, MAX_EARLIER_SECRETS, newSecret } from "./secrets.ts";
 import { checkTarget } from "./targets.ts";
-
-export interface Endpoint {
-  id: number;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  created_at: string;
-  updated_at: string;
-}
 
 type Row = typeof webhookEndpoints.$inferSelect;
 
@@ -68,26 +60,14 @@ async function validate(
   body: unknown,
   partial: boolean,
 ): Promise<Partial<Pick<Row, "url" | "events" | "description" | "enabled">>> {
-  const errors: FieldError[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw validationFailed([
-      {
-        field: "body",
-        code: "invalid_type",
-        message:
-          'The body must be a JSON object, e.g. {"url": "https://example.com/hooks", "events": ["project.*"]}.',
-      },
-    ]);
-  }
-  const { url, events, description, enabled, ...rest } = body as Record<string, unknown>;
-  for (const name of Object.keys(rest))
-    errors.push({
-      field: name,
-      code: "unknown_field",
-      message:
-        `${name} is not a field of webhook endpoints; the writable fields are url, ` +
-        `events, description, enabled.`,
-    });
+  const { url, events, description, enabled, ...rest } = bodyMembers(
+    body,
+    'a JSON object, e.g. {"url": "https://example.com/hooks", "events": ["project.*"]}',
+  );
+  const errors = unknownFields(
+    Object.keys(rest),
+    "a field of webhook endpoints; the writable fields are url, events, description, enabled",
+  );
   const values: Partial<Pick<Row, "url" | "events" | "description" | "enabled">> = {};
   if (url === undefined) {
     if (!partial)
@@ -180,7 +160,7 @@ export async function createEndpoint(
   companyId: number,
   body: unknown,
   view: ReadView,
-): Promise<Endpoint & { secret: string }> {
+): Promise<EndpointWithSecret> {
   const values = await validate(body, false);
   refuseUnreadable(JSON.parse(values.events!) as string[], view);
   // Events from now on: the cursor starts at the company's latest event.
@@ -358,23 +338,6 @@ export async function rotateSecret(
   return { id, secret, previous_secret_expires_at: until?.toISOString() ?? null };
 }
 
-export interface DeliveryView {
-  id: number;
-  event_id: string;
-  event_type: string;
-  status: "pending" | "delivered" | "failed" | "cancelled";
-  attempts: number;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  created_at: string;
-  attempt_log: {
-    attempted_at: string;
-    status_code: number | null;
-    duration_ms: number;
-    error: string | null;
-  }[];
-}
-
 /** The newest deliveries first, each with every attempt. */
 export async function listDeliveries(
   db: Executor,
@@ -382,7 +345,7 @@ export async function listDeliveries(
   endpointId: number,
   limit: number,
   offset: number,
-): Promise<{ data: DeliveryView[]; total: number }> {
+): Promise<{ data: Delivery[]; total: number }> {
   await findEndpoint(db, companyId, endpointId);
   const where = and(
     eq(webhookDeliveries.company_id, companyId),
@@ -418,7 +381,7 @@ export async function listDeliveries(
       id: Number(row.id),
       event_id: row.event_id,
       event_type: row.event_type,
-      status: row.status as DeliveryView["status"],
+      status: row.status as Delivery["status"],
       attempts: row.attempts,
       next_attempt_at: row.status === "pending" ? row.next_attempt_at.toISOString() : null,
       delivered_at: row.delivered_at?.toISOString() ?? null,

@@ -11,10 +11,12 @@
 import type { Company } from "../auth/company.ts";
 import type { IdAllocator } from "../db/ids.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
-import { batchFailed, validationFailed } from "../refusals/catalogue.ts";
-import type { FieldError, ProblemBody } from "../refusals/refusal.ts";
+import { batchFailed, unknownFields, validationFailed } from "../refusals/catalogue.ts";
+import type { Problem } from "../refusals/problem-schema.ts";
+import type { FieldError } from "../refusals/refusal.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Scope } from "../resources/store.ts";
+import { bodyMembers } from "../resources/validation.ts";
 import type { Decided } from "./execute-write.ts";
 import type { ItemAction, ItemKind } from "./item-keys.ts";
 import type { Preceding } from "./record-writes.ts";
@@ -41,7 +43,7 @@ export interface BatchItemResult {
   id: number | null;
   action?: ItemAction;
   replayed?: true;
-  error?: ProblemBody;
+  error?: Problem;
 }
 
 /** What a batch did (or would do, in a dry-run): its counts and every item's result. */
@@ -126,17 +128,6 @@ function precedingErrors(preceding: unknown, dryRun: boolean): FieldError[] {
 
 /** The envelope of a batch: every problem of it at once, like any body. */
 function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
-  const errors: FieldError[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw validationFailed([
-      {
-        field: "body",
-        code: "invalid_type",
-        message:
-          'The body must be an object: {"items": [...], "atomic": false, "on_conflict": "error"}.',
-      },
-    ]);
-  }
   const {
     items,
     atomic = false,
@@ -145,15 +136,11 @@ function parseBatch(body: unknown, dryRun: boolean): BatchOptions {
     item_keys: itemKeys,
     preceding,
     ...rest
-  } = body as Record<string, unknown>;
-  for (const name of Object.keys(rest))
-    errors.push({
-      field: name,
-      code: "unknown_field",
-      message:
-        `${name} is not a batch option; the body has items, operation, atomic, ` +
-        `on_conflict, item_keys and preceding.`,
-    });
+  } = bodyMembers(body, 'an object: {"items": [...], "atomic": false, "on_conflict": "error"}');
+  const errors = unknownFields(
+    Object.keys(rest),
+    "a batch option; the body has items, operation, atomic, on_conflict, item_keys and preceding",
+  );
   if (!Array.isArray(items))
     errors.push({
       field: "items",

@@ -23,7 +23,7 @@ import {
 } from "../resources/fields.ts";
 import { caselessKey, isCaseless } from "../resources/caseless.ts";
 import { countedOf } from "../resources/live-total.ts";
-import { column, hasSoftDelete } from "../resources/store.ts";
+import { column, hasSoftDelete, recordFromRow } from "../resources/store.ts";
 import { liveCountRead, startLiveCount } from "../db/company-counters.ts";
 import { UniqueValues } from "./unique-values.ts";
 import { boundItemKeys, type BoundKey } from "./item-keys.ts";
@@ -112,17 +112,7 @@ function selectRecords(
 
 /** A row of selectRecords as the API shows the record (the text protocol's values mapped as drizzle maps them). */
 export function toStoredRecord(def: ResourceDefinition, row: Row): StoredRecord {
-  const record: Row = {};
-  for (const [name, col] of recordColumns(def)) {
-    const value = row[name];
-    record[name] =
-      value === null || value === undefined
-        ? null
-        : value instanceof Date
-          ? value.toISOString()
-          : col.mapFromDriverValue(value);
-  }
-  return record as StoredRecord;
+  return recordFromRow(recordColumns(def), row);
 }
 
 /**

@@ -1,13 +1,8 @@
 // What a write of one record decided, as a value: routes/write-answers.ts turns each into its HTTP
 // answer. A dry-run decides exactly as the real write would, and its outcome says it was previewed.
 import type { FieldChange } from "../events/changes.ts";
+import type { RecordRef } from "../refusals/problem-schema.ts";
 import type { StoredRecord } from "../resources/definition.ts";
-
-/** A record another one names: a delete's cascade, what a restore brings back with its record. */
-export interface RecordRef {
-  resource: string;
-  id: number;
-}
 
 export type RecordOutcome =
   | { kind: "created"; record: StoredRecord }

@@ -1,8 +1,8 @@
 // An OTLP/HTTP protobuf body read as a collector reads it, for the tests only (the exporter's unit
-// test, and e2e through @erp/testing's otlp-traces.ts; protobufjs is a dev dependency, the server
-// never imports this): decoded by protobufjs from the protocol's own .proto files (otlp-proto/), not
-// by a decoder of ours, and given back as the JSON encoding says it: ids in hex, 64-bit integers as
-// decimal text, enums as numbers.
+// test, server/src/telemetry/otlp-exporter.test.ts, and e2e through otlp-traces.ts; protobufjs is a
+// dependency of the harness, never of the server): decoded by protobufjs from the protocol's own
+// .proto files (testing/otlp-proto/), not by a decoder of ours, and given back as the JSON encoding
+// says it: ids in hex, 64-bit integers as decimal text, enums as numbers.
 import path from "node:path";
 import { Root, type Type } from "protobufjs";
 
@@ -15,7 +15,7 @@ export interface DecodedTraces {
 }
 
 const protos = new Root();
-protos.resolvePath = (_origin, target) => path.join(import.meta.dir, "otlp-proto", target);
+protos.resolvePath = (_origin, target) => path.join(import.meta.dir, "../otlp-proto", target);
 protos.loadSync("opentelemetry/proto/collector/trace/v1/trace_service.proto");
 /** The message type itself, for a test that encodes with protobufjs too. */
 export const EXPORT_REQUEST: Type = protos.lookupType(
