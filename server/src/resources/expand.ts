@@ -12,13 +12,18 @@ import type { ReadView } from "./visibility.ts";
 /** A deleted record, embedded: its id and that it is gone. */
 const deleted = (id: number) => ({ id, deleted: true });
 
+/** Where embedded records come from: one company's records, as far as `view` may read them. */
+interface Source {
+  db: Executor;
+  companyId: number;
+  view: ReadView;
+}
+
 /** The company's records of `def` with these ids, deleted ones as `{id, deleted: true}`: one statement. */
 async function embeddable(
-  db: Executor,
+  { db, companyId, view }: Source,
   def: ResourceDefinition,
-  companyId: number,
   ids: number[],
-  view: ReadView,
 ): Promise<Map<number, StoredRecord | ReturnType<typeof deleted>>> {
   if (ids.length === 0) return new Map();
   const soft = hasSoftDelete(def.table);
@@ -70,16 +75,14 @@ export async function embedReferences(
   view: ReadView,
 ): Promise<void> {
   checkReadable(def, paths, view);
-  await embed(db, def, companyId, records, paths, view);
+  await embed({ db, companyId, view }, def, records, paths);
 }
 
 async function embed(
-  db: Executor,
+  source: Source,
   def: ResourceDefinition,
-  companyId: number,
   records: StoredRecord[],
   paths: readonly (readonly string[])[],
-  view: ReadView,
 ): Promise<void> {
   const byReference = new Map<string, string[][]>();
   for (const [first, ...rest] of paths) {
@@ -96,11 +99,11 @@ async function embed(
             records.map((record) => record[reference.field]).filter((id) => typeof id === "number"),
           ),
         ] as number[];
-        const found = await embeddable(db, reference.target, companyId, ids, view);
+        const found = await embeddable(source, reference.target, ids);
         const nested = byReference.get(reference.name)!;
         if (nested.length > 0) {
           const live = [...found.values()].filter((record) => !("deleted" in record));
-          await embed(db, reference.target, companyId, live as StoredRecord[], nested, view);
+          await embed(source, reference.target, live as StoredRecord[], nested);
         }
         for (const record of records) {
           const id = record[reference.field];
