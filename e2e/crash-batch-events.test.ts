@@ -58,6 +58,15 @@ const itemOf = (name: string): [string, number] => {
   return [batch!, Number(index)];
 };
 
+/** True while the database runs a batch's write text (its workers' or its events' INSERT). */
+async function batchCommitRunning(): Promise<boolean> {
+  const [rows] = await testDb().pool.query<RowDataPacket[]>(
+    "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Query', " +
+      "'Execute') AND (INFO LIKE 'INSERT INTO workers%' OR INFO LIKE 'INSERT INTO events%')",
+  );
+  return Number(rows[0]!.n) > 0;
+}
+
 async function storedWorkers(companyId: number): Promise<Map<number, string>> {
   const [rows] = await testDb().pool.query<RowDataPacket[]>(
     "SELECT id, name FROM workers WHERE company_id = ?",
@@ -89,9 +98,11 @@ describe("the feed across a crash", () => {
             expect(response.body.data.created).toBe(BATCH);
             answered.add(batch);
           }
-          // Killed while the other connections' batches are on their way.
+          // Killed once six are answered, as soon as another batch's text runs in the database.
           if (answered.size === 6 && !killed) {
             killed = true;
+            const deadline = Date.now() + 3_000;
+            while (!(await batchCommitRunning()) && Date.now() < deadline) await Bun.sleep(1);
             first.process.kill("SIGKILL");
           }
         }
