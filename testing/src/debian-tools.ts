@@ -13,8 +13,9 @@ export function ensureDebianTool(
     process.stderr.write(
       `[tools] ${binary} is not installed; installing Debian's ${debianPackage}\n`,
     );
+    // Another process (a test beside this one, unattended upgrades) may hold dpkg's lock: wait for it.
     const install = (args: string[]) =>
-      spawnSync("apt-get", args, {
+      spawnSync("apt-get", ["-o", "DPkg::Lock::Timeout=900", ...args], {
         env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
         stdio: "inherit",
         timeout: 15 * 60_000,
