@@ -2,6 +2,7 @@
 import type { AdmittedApp } from "../auth/admission.ts";
 import { restoreResult } from "../http/envelopes.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import { readView } from "../resources/visibility.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { restoreRecordById } from "../writes/restore.ts";
 import { crudDetail } from "./crud-docs.ts";
@@ -12,7 +13,7 @@ export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: Ro
   const { member } = pathsOf(def);
   app.post(
     `${member}/restore`,
-    ({ company, request, ctx, set, params }) =>
+    ({ company, token, request, ctx, set, params }) =>
       runWrite(
         deps,
         { company, request, ctx, set },
@@ -24,7 +25,7 @@ export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: Ro
             id: memberIdOf(def, params),
             scope: { companyId: company.id },
           }),
-        (outcome) => recordAnswer(outcome),
+        (outcome) => recordAnswer(outcome, { shown: readView(token.scopes).of(def) }),
         { takesBody: false },
       ),
     {

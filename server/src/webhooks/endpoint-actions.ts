@@ -178,7 +178,7 @@ export async function replayEndpoint(
       resources: EVENT_RESOURCES,
     });
     const reached = page.events.filter((event) => (sequenceOf(event.id) ?? 0) <= through);
-    const wanted = reached.filter(delivers);
+    const wanted = reached.filter(delivers.wants);
     if (!dryRun && wanted.length > 0) {
       const rows = wanted.map((event, index) => {
         const due = new Date(now + queued + index);
@@ -187,7 +187,7 @@ export async function replayEndpoint(
           endpoint_id: id,
           event_id: event.id,
           event_type: event.type,
-          payload: JSON.stringify(event),
+          payload: delivers.payload(event),
           status: "pending",
           attempts: 0,
           next_attempt_at: due,
