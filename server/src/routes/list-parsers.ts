@@ -106,6 +106,14 @@ export function expandParsers(def: ResourceDefinition): Record<string, ParamPars
   };
 }
 
+/** What sorting by a sensitive field needs, when the definition has one. */
+function sortsHidden(def: ResourceDefinition): string {
+  const hidden = sensitiveFieldNames(def);
+  return hidden.length === 0
+    ? ""
+    : ` Sorting by ${hidden.join(", ")} needs the ${sensitiveScope(def)} scope (403 insufficient_scope without it).`;
+}
+
 /** A filter on a sensitive field says so: a token without its scope is refused (403). */
 function sensitiveParam(
   def: ResourceDefinition,
@@ -133,7 +141,8 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
       "Order: comma-separated fields, `-` before a field for descending " +
         "(`sort=name,-created_at`); `id` breaks ties in the direction of the last field. " +
         "Without it, id ascending. NULL sorts first ascending, last descending. Page a " +
-        "sorted list with offset, or with after set to each page's meta.next_cursor.",
+        "sorted list with offset, or with after set to each page's meta.next_cursor." +
+        sortsHidden(def),
     ),
   };
   const hidden = sensitiveFieldNames(def);
