@@ -258,6 +258,40 @@ describe("what a token without the scope may not do with a sensitive field", () 
   });
 });
 
+describe("a keyed write's stored answer", () => {
+  test("is replayed only to a token that sees what it shows: another one's retry is 409 idempotency_key_reuse", async () => {
+    const worker = cases.find((one) => one.def.name === "workers")!;
+    const path = `/v1/workers/${worker.id}`;
+    const key = `sensitive-replay-${crypto.randomUUID()}`;
+    const keyed = (api: Api) =>
+      api.patch(
+        path,
+        { name: "Renamed with a key" },
+        { headers: { "idempotency-key": key, prefer: "return=representation" } },
+      );
+    const first = await keyed(wide);
+    expect(first.status).toBe(200);
+    expect(first.text).toContain(worker.value);
+    const replayed = await keyed(wide);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    const other = await keyed(narrow);
+    expect([other.status, other.body.code]).toEqual([409, "idempotency_key_reuse"]);
+    expect(other.text).not.toContain(worker.value);
+    // A narrow token's own key replays to it as before, without the rate.
+    const own = `sensitive-own-${crypto.randomUUID()}`;
+    const narrowKeyed = () =>
+      narrow.patch(
+        path,
+        { name: "Renamed by the narrow token" },
+        { headers: { "idempotency-key": own, prefer: "return=representation" } },
+      );
+    expect((await narrowKeyed()).status).toBe(200);
+    const again = await narrowKeyed();
+    expect([again.status, again.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+    expect(again.text).not.toContain(worker.value);
+  });
+});
+
 describe("the ETag is that of the body the caller sees", () => {
   test("a change to a hidden field leaves a 304 a 304; a visible change does not; If-Match still holds", async () => {
     const worker = cases.find((one) => one.def.name === "workers")!;

@@ -31,7 +31,7 @@ export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
             representation: ctx.representation,
             shown,
           }),
-        { allowed: (body) => shown.refuseWritten(body) },
+        { allowed: (body) => shown.refuseWritten(body), hidden: shown.hidden },
       );
     },
     {

@@ -13,8 +13,9 @@ export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: Ro
   const { member } = pathsOf(def);
   app.post(
     `${member}/restore`,
-    ({ company, token, request, ctx, set, params }) =>
-      runWrite(
+    ({ company, token, request, ctx, set, params }) => {
+      const shown = readView(token.scopes).of(def);
+      return runWrite(
         deps,
         { company, request, ctx, set },
         (tx) =>
@@ -25,9 +26,10 @@ export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: Ro
             id: memberIdOf(def, params),
             scope: { companyId: company.id },
           }),
-        (outcome) => recordAnswer(outcome, { shown: readView(token.scopes).of(def) }),
-        { takesBody: false },
-      ),
+        (outcome) => recordAnswer(outcome, { shown }),
+        { takesBody: false, hidden: shown.hidden },
+      );
+    },
     {
       detail: crudDetail(def, "restore", writeParsers),
       response: { 200: restoreResult(recordSchema(def)) },

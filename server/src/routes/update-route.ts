@@ -25,7 +25,7 @@ export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
             shown,
           }),
         (outcome) => recordAnswer(outcome, { shown }),
-        { allowed: (body) => shown.refuseWritten(body) },
+        { allowed: (body) => shown.refuseWritten(body), hidden: shown.hidden },
       );
     },
     {

@@ -63,7 +63,7 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
             upsert: true,
             shown,
           }),
-        { allowed: (body) => shown.refuseWritten(body) },
+        { allowed: (body) => shown.refuseWritten(body), hidden: shown.hidden },
       );
     },
     {
