@@ -5,7 +5,8 @@ import { definitionNamed } from "../resources/registry.ts";
 import type { ReadView } from "../resources/visibility.ts";
 import type { Event } from "./event-schema.ts";
 
-export function shownEvent(event: Event, view: ReadView): Event {
-  const shown = view.of(definitionNamed(event.resource));
+/** `event` of the company `companyId` as a token with `view` sees it. */
+export function shownEvent(event: Event, view: ReadView, companyId: number): Event {
+  const shown = view.of(definitionNamed(event.resource), companyId);
   return shown.hides ? { ...event, data: shown.data(event.data) } : event;
 }

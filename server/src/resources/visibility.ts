@@ -12,9 +12,10 @@ import { satisfies } from "../auth/scopes.ts";
 import { scopeList } from "../auth/tokens.ts";
 import { insufficientScope } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "./definition.ts";
-import { readableFieldNames, sensitiveFieldNames } from "./fields.ts";
+import { sensitiveFieldNames } from "./fields.ts";
 import { RESOURCES } from "./registry.ts";
 import { operationScope, sensitiveScope } from "./scopes.ts";
+import { sensitiveCustomKeys } from "./sensitive-custom-fields.ts";
 import { Shown } from "./shown.ts";
 
 /** The scopes that let a token read a definition's records, any one of them. */
@@ -24,7 +25,10 @@ export const readScopes = (def: ResourceDefinition): readonly string[] =>
 /** What a token holding some scopes may see. */
 export class ReadView {
   readonly #reads = new Map<ResourceDefinition, boolean>();
-  readonly #shown = new Map<ResourceDefinition, Shown>();
+  readonly #shown = new Map<
+    ResourceDefinition,
+    { companyId: number; custom: readonly string[]; shown: Shown }
+  >();
 
   constructor(
     readonly scopes: ReadonlySet<string>,
@@ -56,26 +60,21 @@ export class ReadView {
   }
 
   /**
-   * What the token sees of the records of `def`: the one decision of which fields are hidden. A
-   * token without the resource's sensitive scope sees none of its sensitive fields: those the
-   * definition marks, and `custom`, the keys of the company's custom fields of `def` defined
-   * `sensitive` (hidden as `custom_fields.<key>`).
+   * What the token sees of the company's records of `def`: the one decision of which fields are
+   * hidden. A token without the resource's sensitive scope sees none of its sensitive fields: those
+   * the definition marks, and the company's custom fields of `def` defined `sensitive`
+   * (sensitive-custom-fields.ts), hidden as `custom_fields.<key>`.
    */
-  of(def: ResourceDefinition, custom: readonly string[] = []): Shown {
-    if (custom.length > 0) return this.#made(def, custom);
-    let shown = this.#shown.get(def);
-    if (!shown) {
-      shown = this.#made(def, []);
-      this.#shown.set(def, shown);
-    }
-    return shown;
-  }
-
-  #made(def: ResourceDefinition, custom: readonly string[]): Shown {
+  of(def: ResourceDefinition, companyId: number): Shown {
+    const custom = sensitiveCustomKeys(companyId, def);
+    const kept = this.#shown.get(def);
+    if (kept && kept.companyId === companyId && kept.custom === custom) return kept.shown;
     const hidden = this.seesSensitive(def)
       ? []
       : [...sensitiveFieldNames(def), ...custom.map((key) => `custom_fields.${key}`)];
-    return new Shown(def, hidden, sensitiveScope(def), this.untimed);
+    const shown = new Shown(def, hidden, sensitiveScope(def), this.untimed);
+    this.#shown.set(def, { companyId, custom, shown });
+    return shown;
   }
 
   #seesEvery: boolean | undefined;
@@ -92,11 +91,6 @@ export class ReadView {
    */
   get untimed(): boolean {
     return !this.seesEverySensitive;
-  }
-
-  /** The fields of a readable definition's records the token sees: every one a record shows but the hidden. */
-  fields(def: ResourceDefinition): readonly string[] {
-    return this.of(def).visible(readableFieldNames(def));
   }
 
   /** The definitions among `defs` whose records the token may read. */

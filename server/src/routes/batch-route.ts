@@ -15,7 +15,7 @@ export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rout
   app.post(
     `${collection}/batch`,
     async ({ company, token, request, ctx, set }) => {
-      const shown = readView(token.scopes).of(def);
+      const shown = readView(token.scopes).of(def, company.id);
       return countBatchItems(
         await runWrite(
           deps,

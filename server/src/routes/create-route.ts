@@ -13,7 +13,7 @@ export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
   app.post(
     pathsOf(def).collection,
     ({ company, token, request, ctx, set, params }) => {
-      const shown = readView(token.scopes).of(def);
+      const shown = readView(token.scopes).of(def, company.id);
       return runWrite(
         deps,
         { company, request, ctx, set },

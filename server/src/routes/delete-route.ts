@@ -12,7 +12,7 @@ export function deleteRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
   app.delete(
     pathsOf(def).member,
     ({ company, token, request, ctx, set, params }) => {
-      const shown = readView(token.scopes).of(def);
+      const shown = readView(token.scopes).of(def, company.id);
       return runWrite(
         deps,
         { company, request, ctx, set },

@@ -79,11 +79,17 @@ const EventPage = Type.Object(
 );
 
 /** A page of events as the token sees them: each record and its changes without what it may not see. */
-const pageOf = (call: ReadCall, page: FeedPage, limit: number, view: ReadView): Response =>
+const pageOf = (
+  call: ReadCall,
+  page: FeedPage,
+  limit: number,
+  view: ReadView,
+  companyId: number,
+): Response =>
   readResponse(
     call,
     {
-      data: page.events.map((event) => shownEvent(event, view)),
+      data: page.events.map((event) => shownEvent(event, view, companyId)),
       meta: { next_cursor: page.nextCursor, limit },
     },
     { untimed: view.untimed },
@@ -135,7 +141,7 @@ function feedRoute(deps: RouteDeps) {
           query.after === "latest"
             ? { events: [], nextCursor: after! }
             : await readFeed(deps.db, feed);
-        return pageOf({ request, set }, page, limit, view);
+        return pageOf({ request, set }, page, limit, view, company.id);
       }
       holdOpen(request, query.wait + ANSWER_SECONDS);
       return pageOf(
@@ -143,6 +149,7 @@ function feedRoute(deps: RouteDeps) {
         await waitForFeed(deps.db, deps.waiters, feed, query.wait, request.signal),
         limit,
         view,
+        company.id,
       );
     },
     {
@@ -211,7 +218,7 @@ function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
         resources: [def.name],
         record: { resource: def.name, id },
       });
-      return pageOf({ request, set }, page, limit, readView(token.scopes));
+      return pageOf({ request, set }, page, limit, readView(token.scopes), company.id);
     },
     {
       detail: operationDetail({

@@ -14,7 +14,7 @@ export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
   app.patch(
     member,
     ({ company, token, request, ctx, set, params }) => {
-      const shown = readView(token.scopes).of(def);
+      const shown = readView(token.scopes).of(def, company.id);
       return runWrite(
         deps,
         { company, request, ctx, set },

@@ -41,7 +41,7 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
   app.put(
     `${collection}/by-external-id/:external_id`,
     ({ company, token, request, ctx, set }) => {
-      const shown = readView(token.scopes).of(def);
+      const shown = readView(token.scopes).of(def, company.id);
       return runWrite(
         deps,
         { company, request, ctx, set },

@@ -53,14 +53,14 @@ export interface Deliveries {
 }
 
 export function deliveredBy(
-  endpoint: Pick<Row, "events" | "scopes" | "include_sensitive">,
+  endpoint: Pick<Row, "company_id" | "events" | "scopes" | "include_sensitive">,
 ): Deliveries {
   const patterns = JSON.parse(endpoint.events) as string[];
   const view = storedReadView(endpoint.scopes, endpoint.include_sensitive);
   return {
     wants: (event) =>
       subscribes(patterns, event.type) && view.reads(definitionNamed(event.resource)),
-    payload: (event) => JSON.stringify(shownEvent(event, view)),
+    payload: (event) => JSON.stringify(shownEvent(event, view, endpoint.company_id)),
   };
 }
 
