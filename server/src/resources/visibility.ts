@@ -29,6 +29,7 @@ export class ReadView {
     ResourceDefinition,
     { companyId: number; custom: readonly string[]; shown: Shown }
   >();
+  #seesEvery: boolean | undefined;
 
   constructor(
     readonly scopes: ReadonlySet<string>,
@@ -76,8 +77,6 @@ export class ReadView {
     this.#shown.set(def, { companyId, custom, shown });
     return shown;
   }
-
-  #seesEvery: boolean | undefined;
 
   /** True when the token sees the sensitive fields of every resource (it holds `sensitive`, or `*`). */
   get seesEverySensitive(): boolean {
