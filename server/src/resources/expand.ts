@@ -22,7 +22,7 @@ async function embeddable(
 ): Promise<Map<number, StoredRecord | ReturnType<typeof deleted>>> {
   if (ids.length === 0) return new Map();
   const soft = hasSoftDelete(def.table);
-  const shown = view.of(def, companyId);
+  const shown = await view.of(def, companyId, db);
   const rows = await db
     .select(
       selection(def, [...shown.visible(readableFieldNames(def)), ...(soft ? ["deleted_at"] : [])]),

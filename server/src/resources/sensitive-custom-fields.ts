@@ -1,13 +1,13 @@
-// The keys of a company's custom fields defined `sensitive`, by resource: what ReadView.of
+// The keys of a company's custom fields of a resource defined `sensitive`: what ReadView.of
 // (visibility.ts) hides besides the fields the definitions mark, as `custom_fields.<key>`. This is
-// where custom fields plug in: they answer it from what they hold of the company's definitions,
-// the same array for as long as those do not change (ReadView keeps what it decided per array).
-// Until a company can define custom fields, it has none.
-import type { ResourceDefinition } from "./definition.ts";
+// where custom fields plug in, answering from the company's definitions as reads hold them. Until a
+// company can define custom fields, it has none.
+import type { Executor } from "../db/client.ts";
 
 const NONE: readonly string[] = Object.freeze([]);
 
-export const sensitiveCustomKeys = (
+export const sensitiveCustomKeys = async (
+  _db: Executor,
   _companyId: number,
-  _def: ResourceDefinition,
-): readonly string[] => NONE;
+  _resource: string,
+): Promise<readonly string[]> => NONE;

@@ -9,6 +9,7 @@
 // in the definitions, and a company's sensitive custom fields) without the resource's sensitive
 // scope; each of those ways shows records through what `of` answers (shown.ts).
 import { satisfies } from "../auth/scopes.ts";
+import type { Executor } from "../db/client.ts";
 import { scopeList } from "../auth/tokens.ts";
 import { insufficientScope } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "./definition.ts";
@@ -27,7 +28,7 @@ export class ReadView {
   readonly #reads = new Map<ResourceDefinition, boolean>();
   readonly #shown = new Map<
     ResourceDefinition,
-    { companyId: number; custom: readonly string[]; shown: Shown }
+    { companyId: number; custom: string; shown: Shown }
   >();
   #seesEvery: boolean | undefined;
 
@@ -66,13 +67,14 @@ export class ReadView {
    * the definition marks, and the company's custom fields of `def` defined `sensitive`
    * (sensitive-custom-fields.ts), hidden as `custom_fields.<key>`.
    */
-  of(def: ResourceDefinition, companyId: number): Shown {
-    const custom = sensitiveCustomKeys(companyId, def);
+  async of(def: ResourceDefinition, companyId: number, db: Executor): Promise<Shown> {
+    const keys = await sensitiveCustomKeys(db, companyId, def.name);
+    const custom = keys.join(" ");
     const kept = this.#shown.get(def);
     if (kept && kept.companyId === companyId && kept.custom === custom) return kept.shown;
     const hidden = this.seesSensitive(def)
       ? []
-      : [...sensitiveFieldNames(def), ...custom.map((key) => `custom_fields.${key}`)];
+      : [...sensitiveFieldNames(def), ...keys.map((key) => `custom_fields.${key}`)];
     const shown = new Shown(def, hidden, sensitiveScope(def), this.untimed);
     this.#shown.set(def, { companyId, custom, shown });
     return shown;

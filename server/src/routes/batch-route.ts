@@ -15,7 +15,7 @@ export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rout
   app.post(
     `${collection}/batch`,
     async ({ company, token, request, ctx, set }) => {
-      const shown = readView(token.scopes).of(def, company.id);
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
       return countBatchItems(
         await runWrite(
           deps,

@@ -12,8 +12,8 @@ import { recordAnswer } from "./write-answers.ts";
 export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   app.post(
     pathsOf(def).collection,
-    ({ company, token, request, ctx, set, params }) => {
-      const shown = readView(token.scopes).of(def, company.id);
+    async ({ company, token, request, ctx, set, params }) => {
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
       return runWrite(
         deps,
         { company, request, ctx, set },

@@ -11,8 +11,8 @@ import { recordAnswer } from "./write-answers.ts";
 export function deleteRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   app.delete(
     pathsOf(def).member,
-    ({ company, token, request, ctx, set, params }) => {
-      const shown = readView(token.scopes).of(def, company.id);
+    async ({ company, token, request, ctx, set, params }) => {
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
       return runWrite(
         deps,
         { company, request, ctx, set },

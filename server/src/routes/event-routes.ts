@@ -4,9 +4,10 @@ import { Elysia } from "elysia";
 import { admitted } from "../auth/admission.ts";
 import { and, eq } from "drizzle-orm";
 import type { Company } from "../auth/company.ts";
+import type { Executor } from "../db/client.ts";
 import { latestCursor, readFeed, waitForFeed, type FeedPage } from "../events/event-feed.ts";
 import { EventSchema } from "../events/event-schema.ts";
-import { shownEvent } from "../events/shown-event.ts";
+import { shownEvents } from "../events/shown-event.ts";
 import { RETENTION_DAYS } from "../events/retention.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { limitParam, pageWindow } from "../http/paging.ts";
@@ -79,21 +80,22 @@ const EventPage = Type.Object(
 );
 
 /** A page of events as the token sees them: each record and its changes without what it may not see. */
-const pageOf = (
+async function pageOf(
   call: ReadCall,
   page: FeedPage,
   limit: number,
-  view: ReadView,
-  companyId: number,
-): Response =>
-  readResponse(
+  seen: { view: ReadView; companyId: number; db: Executor },
+): Promise<Response> {
+  const { view, companyId, db } = seen;
+  return readResponse(
     call,
     {
-      data: page.events.map((event) => shownEvent(event, view, companyId)),
+      data: await shownEvents(page.events, view, companyId, db),
       meta: { next_cursor: page.nextCursor, limit },
     },
     { untimed: view.untimed },
   );
+}
 
 /**
  * The resources whose events a caller sees: those of its company's add-ons that its token may
@@ -141,15 +143,14 @@ function feedRoute(deps: RouteDeps) {
           query.after === "latest"
             ? { events: [], nextCursor: after! }
             : await readFeed(deps.db, feed);
-        return pageOf({ request, set }, page, limit, view, company.id);
+        return pageOf({ request, set }, page, limit, { view, companyId: company.id, db: deps.db });
       }
       holdOpen(request, query.wait + ANSWER_SECONDS);
       return pageOf(
         { request, set },
         await waitForFeed(deps.db, deps.waiters, feed, query.wait, request.signal),
         limit,
-        view,
-        company.id,
+        { view, companyId: company.id, db: deps.db },
       );
     },
     {
@@ -218,7 +219,11 @@ function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
         resources: [def.name],
         record: { resource: def.name, id },
       });
-      return pageOf({ request, set }, page, limit, readView(token.scopes), company.id);
+      return pageOf({ request, set }, page, limit, {
+        view: readView(token.scopes),
+        companyId: company.id,
+        db: deps.db,
+      });
     },
     {
       detail: operationDetail({

@@ -30,7 +30,7 @@ export function getRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteD
       });
       if (!found) throw notFound(what, id);
       const view = readView(token.scopes);
-      view.of(def, company.id).strip([found]);
+      (await view.of(def, company.id, deps.db)).strip([found]);
       if (expand) await embedShown(deps.db, def, company.id, [found], expand, query.fields, view);
       return readResponse(
         { request, set },

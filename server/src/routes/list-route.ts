@@ -23,7 +23,7 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
       const query = parseQuery(request.url, parsers);
       const sort = query.sort as SortKey[] | undefined;
       const view = readView(token.scopes);
-      const shown = view.of(def, company.id);
+      const shown = await view.of(def, company.id, deps.db);
       const fingerprint = listFingerprint(query, company.id);
       const { limit, start } = listWindow(query, {
         fingerprint,

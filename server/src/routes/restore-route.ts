@@ -13,8 +13,8 @@ export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: Ro
   const { member } = pathsOf(def);
   app.post(
     `${member}/restore`,
-    ({ company, token, request, ctx, set, params }) => {
-      const shown = readView(token.scopes).of(def, company.id);
+    async ({ company, token, request, ctx, set, params }) => {
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
       return runWrite(
         deps,
         { company, request, ctx, set },

@@ -13,8 +13,8 @@ export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
   const { member } = pathsOf(def);
   app.patch(
     member,
-    ({ company, token, request, ctx, set, params }) => {
-      const shown = readView(token.scopes).of(def, company.id);
+    async ({ company, token, request, ctx, set, params }) => {
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
       return runWrite(
         deps,
         { company, request, ctx, set },

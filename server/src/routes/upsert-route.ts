@@ -40,8 +40,8 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
   const { collection } = pathsOf(def);
   app.put(
     `${collection}/by-external-id/:external_id`,
-    ({ company, token, request, ctx, set }) => {
-      const shown = readView(token.scopes).of(def, company.id);
+    async ({ company, token, request, ctx, set }) => {
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
       return runWrite(
         deps,
         { company, request, ctx, set },

@@ -141,6 +141,7 @@ export class WebhookDispatcher {
       // The cursor passes every event; only those the endpoint delivers become deliveries.
       const deliveries = deliveredBy(endpoint);
       const wanted = page.events.filter(deliveries.wants);
+      const payloads = await deliveries.payloads(wanted, this.db);
       const now = new Date();
       const inserted = await this.db.transaction(async (tx) => {
         // Compare-and-set: only the process that moves the cursor from where it read it inserts.
@@ -161,12 +162,12 @@ export class WebhookDispatcher {
           .insert(webhookDeliveries)
           .ignore()
           .values(
-            wanted.map((event) => ({
+            wanted.map((event, index) => ({
               company_id: endpoint.company_id,
               endpoint_id: Number(endpoint.id),
               event_id: event.id,
               event_type: event.type,
-              payload: deliveries.payload(event),
+              payload: payloads[index]!,
               status: "pending",
               attempts: 0,
               next_attempt_at: now,

@@ -10,7 +10,7 @@ import type { Executor } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
 import { EVENT_NOUNS, resourceOfType, SUBSCRIPTIONS } from "../events/event-types.ts";
 import type { Event } from "../events/event-schema.ts";
-import { shownEvent } from "../events/shown-event.ts";
+import { shownEvents } from "../events/shown-event.ts";
 import {
   insufficientScope,
   notFound,
@@ -44,12 +44,12 @@ function subscribes(patterns: readonly string[], type: string): boolean {
   return patterns.some((pattern) => pattern === "*" || pattern === type || pattern === `${noun}.*`);
 }
 
-/** What an endpoint delivers: which events, and each one's payload. */
+/** What an endpoint delivers: which events, and their payloads. */
 export interface Deliveries {
   /** A type it subscribes to, of a resource the token that last made or changed it may read. */
   wants(event: { type: string; resource: string }): boolean;
-  /** The event as that token sees it, sensitive fields only with `include_sensitive`. */
-  payload(event: Event): string;
+  /** The events as that token sees them, sensitive fields only with `include_sensitive`. */
+  payloads(events: readonly Event[], db: Executor): Promise<string[]>;
 }
 
 export function deliveredBy(
@@ -60,7 +60,10 @@ export function deliveredBy(
   return {
     wants: (event) =>
       subscribes(patterns, event.type) && view.reads(definitionNamed(event.resource)),
-    payload: (event) => JSON.stringify(shownEvent(event, view, endpoint.company_id)),
+    payloads: async (events, db) =>
+      (await shownEvents(events, view, endpoint.company_id, db)).map((event) =>
+        JSON.stringify(event),
+      ),
   };
 }
 
