@@ -407,6 +407,19 @@ describe("webhooks deliver sensitive fields only when set to include them", () =
   });
 });
 
+describe("erp webhooks create --include-sensitive", () => {
+  test("made by a token holding sensitive; refused, naming the scope, for one without it", async () => {
+    const args = ["webhooks", "create", "http://127.0.0.1:9/cli", "--include-sensitive"];
+    const made = await erpFor(suite.server.baseUrl, wideSecret)([...args, "--output", "json"]);
+    expect(made.code).toBe(0);
+    expect(JSON.parse(made.stdout).include_sensitive).toBe(true);
+    const refusedCli = await erpFor(suite.server.baseUrl, narrowSecret)(args);
+    expect(refusedCli.code).not.toBe(0);
+    expect(refusedCli.stdout).toBe("");
+    expect(refusedCli.stderr).toContain("sensitive");
+  });
+});
+
 describe("tokens: the scopes, and no escalation", () => {
   test("a token without sensitive cannot make one with it, or with a resource's sensitive scope", async () => {
     for (const scopes of [["sensitive"], ["workers:sensitive"], ["*"]]) {
