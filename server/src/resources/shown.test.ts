@@ -83,3 +83,20 @@ test("the ETag of a hiding token's read leaves updated_at out: a hidden change k
   expect(hiding.etag(later)).toBe(hiding.etag(record));
   expect(hiding.etag({ ...later, name: "Ada L." })).not.toBe(hiding.etag(record));
 });
+
+test("an object field's change loses the hidden members on both sides, and goes when nothing else of it changed", () => {
+  const band = { custom_fields: { from: { salary_band: "A" }, to: { salary_band: "B" } } };
+  expect(hiding.changes<Members>(band)).toEqual({});
+  const both = {
+    name: { from: "A", to: "Ada" },
+    custom_fields: {
+      from: { salary_band: "A", union_no: null },
+      to: { salary_band: "B", union_no: "U-1" },
+    },
+  };
+  expect(hiding.changes<Members>(both)).toEqual({
+    name: { from: "A", to: "Ada" },
+    custom_fields: { from: { union_no: null }, to: { union_no: "U-1" } },
+  });
+  expect(both.custom_fields.to.salary_band).toBe("B");
+});

@@ -29,6 +29,18 @@ function without(record: Members, top: readonly string[], nested: readonly [stri
   return copy ?? record;
 }
 
+/** `value` without its member `name`: the same value when it has none. */
+function memberless(value: unknown, name: string): unknown {
+  if (value === null || typeof value !== "object" || !(name in value)) return value;
+  const { [name]: _, ...kept } = value as Members;
+  return kept;
+}
+
+const isEmpty = (value: unknown): boolean =>
+  value === null ||
+  value === undefined ||
+  (typeof value === "object" && Object.keys(value as object).length === 0);
+
 export class Shown {
   /** True when the token does not see every field of the records. */
   readonly hides: boolean;
@@ -73,9 +85,26 @@ export class Shown {
     }
   }
 
-  /** An update's changes as the token sees them: those of hidden paths left out. */
+  /**
+   * An update's changes as the token sees them: those of hidden fields left out. An object field's
+   * change (`custom_fields: {from: {…}, to: {…}}`, the members that changed) loses the hidden
+   * members on both sides, and is left out when nothing else of it changed.
+   */
   changes<C extends Members>(changes: C): C {
-    return this.record(changes);
+    if (!this.hides) return changes;
+    const shown: Members = without(changes, this.#top, []);
+    let copy = shown === changes ? undefined : shown;
+    for (const [outer, inner] of this.#nested) {
+      const change = shown[outer] as { from?: unknown; to?: unknown } | null | undefined;
+      if (change === null || typeof change !== "object") continue;
+      const from = memberless(change.from, inner);
+      const to = memberless(change.to, inner);
+      if (from === change.from && to === change.to) continue;
+      copy ??= { ...changes };
+      if (isEmpty(from) && isEmpty(to)) delete copy[outer];
+      else copy[outer] = { from, to };
+    }
+    return (copy ?? changes) as C;
   }
 
   /** An event's or a write answer's `{record, changes?}` as the token sees it. */
