@@ -11,6 +11,13 @@ import type { ResourceDefinition } from "./definition.ts";
 
 type Members = Record<string, unknown>;
 
+/** `value` without its member `name`: the same value when it has none. */
+function memberless(value: unknown, name: string): unknown {
+  if (value === null || typeof value !== "object" || !(name in value)) return value;
+  const { [name]: _, ...kept } = value as Members;
+  return kept;
+}
+
 /** `record` without the paths: the same object when it has none of them, else a copy. */
 function without(record: Members, top: readonly string[], nested: readonly [string, string][]) {
   let copy: Members | undefined;
@@ -20,20 +27,12 @@ function without(record: Members, top: readonly string[], nested: readonly [stri
       delete copy[name];
     }
   for (const [outer, inner] of nested) {
-    const object = record[outer];
-    if (object === null || typeof object !== "object" || !(inner in object)) continue;
+    const kept = memberless(record[outer], inner);
+    if (kept === record[outer]) continue;
     copy ??= { ...record };
-    const { [inner]: _, ...kept } = copy[outer] as Members;
     copy[outer] = kept;
   }
   return copy ?? record;
-}
-
-/** `value` without its member `name`: the same value when it has none. */
-function memberless(value: unknown, name: string): unknown {
-  if (value === null || typeof value !== "object" || !(name in value)) return value;
-  const { [name]: _, ...kept } = value as Members;
-  return kept;
 }
 
 const isEmpty = (value: unknown): boolean =>
@@ -76,12 +75,8 @@ export class Shown {
     if (!this.hides) return;
     for (const record of records) {
       for (const name of this.#top) delete record[name];
-      for (const [outer, inner] of this.#nested) {
-        const object = record[outer];
-        if (object === null || typeof object !== "object" || !(inner in object)) continue;
-        const { [inner]: _, ...kept } = object as Members;
-        record[outer] = kept;
-      }
+      for (const [outer, inner] of this.#nested)
+        if (outer in record) record[outer] = memberless(record[outer], inner);
     }
   }
 
