@@ -5,6 +5,8 @@
 // metered), with a read-only token (no write of any kind, dry-run or real), and with record ids of
 // another company (404 for every token, never 403).
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { RESOURCES } from "@erp/server/registry";
+import { sensitiveScope } from "@erp/server/scopes";
 import type { Api, ApiResponse } from "@erp/testing/api";
 import { newCompany, newToken, type TestCompany } from "@erp/testing/company";
 import { documentedHostsEnv } from "@erp/testing/documented-hosts";
@@ -75,7 +77,24 @@ function alsoNeeded(operation: Operation): string[] {
     return (exampleBody(document, document.paths["/v1/tokens"].post) as { scopes: string[] })
       .scopes;
   if (write && /^\/v1\/webhook-endpoints(\/\{id\})?$/.test(operation.template)) return ["read"];
-  return [];
+  // An example that sets a sensitive field (a worker's hourly_rate) needs its sensitive scope too.
+  const body = operation.method === "get" ? undefined : exampleBody(document, operation.spec);
+  const text = body === undefined ? "" : JSON.stringify(body);
+  return sensitiveNames().some((name) => text.includes(`"${name}":`)) ? ["sensitive"] : [];
+}
+
+/** The fields the document marks `x-sensitive`, in any schema. */
+function sensitiveNames(): string[] {
+  const schemas = Object.values(document.components.schemas as Record<string, Json>);
+  return [
+    ...new Set(
+      schemas.flatMap((schema) =>
+        Object.entries((schema.properties ?? {}) as Record<string, Json>)
+          .filter(([, property]) => property["x-sensitive"] === true)
+          .map(([name]) => name),
+      ),
+    ),
+  ];
 }
 
 /** Runs `work` over `items`, a few at a time. */
@@ -176,9 +195,10 @@ describe("scopes, from the served document", () => {
     ]);
     expect(concrete).toContain("workers:write");
     expect(concrete).toContain("tokens:write");
-    // What a token may be given is exactly what operations need, and the shorthands.
+    // What a token may be given is exactly what operations need, the resources' sensitive scopes
+    // (which guard fields, not operations), and the shorthands.
     expect([...document.components.schemas.TokenScope.enum].sort()).toEqual(
-      [...concrete, "read", "write", "*"].sort(),
+      [...concrete, ...RESOURCES.map(sensitiveScope), "read", "write", "sensitive", "*"].sort(),
     );
   });
 

@@ -30,6 +30,8 @@ export class OpenApiContract {
       "webhooks",
       "jsonSchemaDialect",
       "externalDocs",
+      // An OpenAPI extension on the schemas of sensitive fields (docs/tokens.md).
+      "x-sensitive",
     ]);
     this.ajv.addSchema(document, DOCUMENT_ID);
     // A concrete path matches a literal one (/v1/projects/batch) before a templated one

@@ -40,6 +40,10 @@ export function registerWebhooks(program: Command): void {
     .summary("add an endpoint; prints its signing secret, this once")
     .option("--events <patterns>", "comma-separated event types: project.*, worker.updated, *", "*")
     .option("--description <text>", "what it is for")
+    .option(
+      "--include-sensitive",
+      "deliver sensitive fields too (hourly_rate, tax ids); needs a token holding `sensitive`",
+    )
     .option("--dry-run", "validate only")
     .addHelpText(
       "after",
@@ -48,7 +52,12 @@ export function registerWebhooks(program: Command): void {
     .action(
       async (
         url: string,
-        options: { events: string; description?: string; dryRun?: boolean },
+        options: {
+          events: string;
+          description?: string;
+          includeSensitive?: boolean;
+          dryRun?: boolean;
+        },
         command: Command,
       ) => {
         const made = await clientOf(command).webhookEndpoints.create(
@@ -56,6 +65,7 @@ export function registerWebhooks(program: Command): void {
             url,
             events: options.events.split(",").map((event) => event.trim()) as never,
             ...(options.description === undefined ? {} : { description: options.description }),
+            ...(options.includeSensitive ? { include_sensitive: true } : {}),
           },
           { dryRun: options.dryRun === true },
         );

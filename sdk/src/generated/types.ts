@@ -187,8 +187,8 @@ export interface Worker {
   phone: string | null;
   /** The id of a live trades record of your company. */
   trade_id: number | null;
-  /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
-  hourly_rate: string | null;
+  /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. Sensitive: read and written only with the workers:sensitive scope (or sensitive); absent for other tokens, and 403 insufficient_scope when they filter, sort or write it. */
+  hourly_rate?: string | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
@@ -212,7 +212,7 @@ export interface WorkerCreate {
   phone?: string | null;
   /** The id of a live trades record of your company. */
   trade_id?: number | null;
-  /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
+  /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. Sensitive: read and written only with the workers:sensitive scope (or sensitive); absent for other tokens, and 403 insufficient_scope when they filter, sort or write it. */
   hourly_rate?: string | number | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on?: string | null;
@@ -223,7 +223,7 @@ export interface WorkerCreate {
 }
 
 export interface WorkerFilters {
-  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. Sorting by hourly_rate needs the workers:sensitive scope (403 insufficient_scope without it). */
   sort?: WorkerSort | ("id" | "-id" | "name" | "-name" | "email" | "-email" | "phone" | "-phone" | "trade_id" | "-trade_id" | "hourly_rate" | "-hourly_rate" | "hired_on" | "-hired_on" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, email; % and _ match themselves. */
   q?: string;
@@ -235,7 +235,7 @@ export interface WorkerFilters {
   external_id?: string;
   /** One or more of ACTIVE, INACTIVE (any case); comma-separated means any of them. */
   status?: WorkerStatus | ("ACTIVE" | "INACTIVE")[];
-  /** A range of hourly_rate: hourly_rate[gte]=, hourly_rate[gt]=, hourly_rate[lt]=, hourly_rate[lte]= (any of them, together: all hold). */
+  /** A range of hourly_rate: hourly_rate[gte]=, hourly_rate[gt]=, hourly_rate[lt]=, hourly_rate[lte]= (any of them, together: all hold). Needs the workers:sensitive scope (403 insufficient_scope without it). */
   hourly_rate?: {
     gte?: string;
     gt?: string;
@@ -278,7 +278,7 @@ export interface WorkerUpdate {
   phone?: string | null;
   /** The id of a live trades record of your company. */
   trade_id?: number | null;
-  /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. */
+  /** Money: a decimal string with 2 decimals on output; input is a string or a number, at least 0, with at most 2 decimals. Sensitive: read and written only with the workers:sensitive scope (or sensitive); absent for other tokens, and 403 insufficient_scope when they filter, sort or write it. */
   hourly_rate?: string | number | null;
   /** A calendar date, YYYY-MM-DD. */
   hired_on?: string | null;
@@ -306,8 +306,8 @@ export interface Client {
   email: string | null;
   /** Text of at most 40 characters. */
   phone: string | null;
-  /** Text of at most 32 characters. */
-  tax_id: string | null;
+  /** Text of at most 32 characters. Sensitive: read and written only with the clients:sensitive scope (or sensitive); absent for other tokens, and 403 insufficient_scope when they filter, sort or write it. */
+  tax_id?: string | null;
   /** Text of at most 500 characters. */
   billing_address: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
@@ -329,7 +329,7 @@ export interface ClientCreate {
   email?: string | null;
   /** Text of at most 40 characters. */
   phone?: string | null;
-  /** Text of at most 32 characters. */
+  /** Text of at most 32 characters. Sensitive: read and written only with the clients:sensitive scope (or sensitive); absent for other tokens, and 403 insufficient_scope when they filter, sort or write it. */
   tax_id?: string | null;
   /** Text of at most 500 characters. */
   billing_address?: string | null;
@@ -340,13 +340,13 @@ export interface ClientCreate {
 }
 
 export interface ClientFilters {
-  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. Sorting by tax_id needs the clients:sensitive scope (403 insufficient_scope without it). */
   sort?: ClientSort | ("id" | "-id" | "name" | "-name" | "email" | "-email" | "phone" | "-phone" | "tax_id" | "-tax_id" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
-  /** Case-insensitive substring of name, email, tax_id; % and _ match themselves. */
+  /** Case-insensitive substring of name, email, tax_id; % and _ match themselves. tax_id only for a token with the clients:sensitive scope. */
   q?: string;
   /** Only records whose email is this, in any case. */
   email?: string;
-  /** Only records whose tax_id is this, in any case. */
+  /** Only records whose tax_id is this, in any case. Needs the clients:sensitive scope (403 insufficient_scope without it). */
   tax_id?: string;
   /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
@@ -379,7 +379,7 @@ export interface ClientUpdate {
   email?: string | null;
   /** Text of at most 40 characters. */
   phone?: string | null;
-  /** Text of at most 32 characters. */
+  /** Text of at most 32 characters. Sensitive: read and written only with the clients:sensitive scope (or sensitive); absent for other tokens, and 403 insufficient_scope when they filter, sort or write it. */
   tax_id?: string | null;
   /** Text of at most 500 characters. */
   billing_address?: string | null;
@@ -521,8 +521,8 @@ export interface Subcontractor {
   email: string | null;
   /** Text of at most 40 characters. */
   phone: string | null;
-  /** Text of at most 32 characters. */
-  tax_id: string | null;
+  /** Text of at most 32 characters. Sensitive: read and written only with the subcontractors:sensitive scope (or sensitive); absent for other tokens, and 403 insufficient_scope when they filter, sort or write it. */
+  tax_id?: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
@@ -546,7 +546,7 @@ export interface SubcontractorCreate {
   email?: string | null;
   /** Text of at most 40 characters. */
   phone?: string | null;
-  /** Text of at most 32 characters. */
+  /** Text of at most 32 characters. Sensitive: read and written only with the subcontractors:sensitive scope (or sensitive); absent for other tokens, and 403 insufficient_scope when they filter, sort or write it. */
   tax_id?: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on?: string | null;
@@ -557,15 +557,15 @@ export interface SubcontractorCreate {
 }
 
 export interface SubcontractorFilters {
-  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. Sorting by tax_id needs the subcontractors:sensitive scope (403 insufficient_scope without it). */
   sort?: SubcontractorSort | ("id" | "-id" | "name" | "-name" | "trade_id" | "-trade_id" | "email" | "-email" | "phone" | "-phone" | "tax_id" | "-tax_id" | "insurance_expires_on" | "-insurance_expires_on" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
-  /** Case-insensitive substring of name, email, tax_id; % and _ match themselves. */
+  /** Case-insensitive substring of name, email, tax_id; % and _ match themselves. tax_id only for a token with the subcontractors:sensitive scope. */
   q?: string;
   /** Only records whose trade_id is this id. */
   trade_id?: number;
   /** Only records whose email is this, in any case. */
   email?: string;
-  /** Only records whose tax_id is this, in any case. */
+  /** Only records whose tax_id is this, in any case. Needs the subcontractors:sensitive scope (403 insufficient_scope without it). */
   tax_id?: string;
   /** Only records whose external_id is exactly this: case and accents count, trailing spaces do not. */
   external_id?: string;
@@ -607,7 +607,7 @@ export interface SubcontractorUpdate {
   email?: string | null;
   /** Text of at most 40 characters. */
   phone?: string | null;
-  /** Text of at most 32 characters. */
+  /** Text of at most 32 characters. Sensitive: read and written only with the subcontractors:sensitive scope (or sensitive); absent for other tokens, and 403 insufficient_scope when they filter, sort or write it. */
   tax_id?: string | null;
   /** A calendar date, YYYY-MM-DD. */
   insurance_expires_on?: string | null;
@@ -992,6 +992,8 @@ export interface WebhookEndpoint {
   events: WebhookSubscription[];
   description: string | null;
   enabled: boolean;
+  /** Whether deliveries carry sensitive fields (workers' hourly_rate, tax ids, sensitive custom fields) that the scopes it keeps read; only a token holding `sensitive` sets it to true. */
+  include_sensitive: boolean;
   /** RFC 3339 UTC timestamp. */
   created_at: string;
   /** RFC 3339 UTC timestamp. */
@@ -1003,6 +1005,8 @@ export interface WebhookEndpointCreate {
   events: WebhookSubscription[];
   description?: string | null;
   enabled?: boolean;
+  /** Deliver sensitive fields (hourly_rate, tax ids, sensitive custom fields) too: only a token holding `sensitive` may set it (else 403 insufficient_scope). A change made by another token turns it off. */
+  include_sensitive?: boolean;
 }
 
 export type WebhookEndpointFilters = Record<never, never>;
@@ -1012,6 +1016,8 @@ export interface WebhookEndpointUpdate {
   events?: WebhookSubscription[];
   description?: string | null;
   enabled?: boolean;
+  /** Deliver sensitive fields (hourly_rate, tax ids, sensitive custom fields) too: only a token holding `sensitive` may set it (else 403 insufficient_scope). A change made by another token turns it off. */
+  include_sensitive?: boolean;
 }
 
 export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled";
@@ -1042,7 +1048,7 @@ export interface Delivery {
 }
 
 /** `<resource>:read` or `<resource>:write` (a write scope includes the read), `events:read`, `webhooks:read`, `webhooks:write`, `usage:read`, `tokens:write`; `read` or `write` for every resource's, `*` for everything. */
-export type TokenScope = "projects:read" | "projects:write" | "workers:read" | "workers:write" | "clients:read" | "clients:write" | "estimates:read" | "estimates:write" | "subcontractors:read" | "subcontractors:write" | "equipment:read" | "equipment:write" | "events:read" | "webhooks:read" | "usage:read" | "webhooks:write" | "tokens:write" | "lookups:write" | "read" | "write" | "*";
+export type TokenScope = "projects:read" | "projects:write" | "projects:sensitive" | "workers:read" | "workers:write" | "workers:sensitive" | "clients:read" | "clients:write" | "clients:sensitive" | "estimates:read" | "estimates:write" | "estimates:sensitive" | "subcontractors:read" | "subcontractors:write" | "subcontractors:sensitive" | "equipment:read" | "equipment:write" | "equipment:sensitive" | "events:read" | "webhooks:read" | "usage:read" | "webhooks:write" | "tokens:write" | "lookups:write" | "read" | "write" | "sensitive" | "*";
 
 export interface Token {
   id: number;
@@ -1515,6 +1521,8 @@ export interface WebhookEndpointWithSecret {
   events: WebhookSubscription[];
   description: string | null;
   enabled: boolean;
+  /** Whether deliveries carry sensitive fields (workers' hourly_rate, tax ids, sensitive custom fields) that the scopes it keeps read; only a token holding `sensitive` sets it to true. */
+  include_sensitive: boolean;
   /** RFC 3339 UTC timestamp. */
   created_at: string;
   /** RFC 3339 UTC timestamp. */

@@ -42,3 +42,14 @@ test("a shorthand expands to every known scope it grants", () => {
   expect(expandScope("*", known)).toEqual(known);
   expect(expandScope("events:read", known)).toEqual(["events:read"]);
 });
+
+test("sensitive scopes: granted by `sensitive` and `*` alone, never by read, write or a resource's write", () => {
+  expect(grants(held("sensitive"), "workers:sensitive")).toBe(true);
+  expect(grants(held("workers:sensitive"), "workers:sensitive")).toBe(true);
+  expect(grants(held("*"), "clients:sensitive")).toBe(true);
+  expect(grants(held("workers:sensitive"), "clients:sensitive")).toBe(false);
+  expect(grants(held("read", "write", "workers:write"), "workers:sensitive")).toBe(false);
+  expect(grants(held("sensitive"), "workers:read")).toBe(false);
+  const known = ["workers:read", "workers:sensitive", "clients:sensitive"];
+  expect(expandScope("sensitive", known)).toEqual(["workers:sensitive", "clients:sensitive"]);
+});

@@ -1,12 +1,13 @@
 // Scopes (docs/tokens.md): what a token may do. An operation needs one scope, or any one of a few
 // (a lookup: any read scope), or none (any token); a token holds a few scopes, each granting
 // itself and what it implies: `<name>:write` grants `<name>:read`; `read` and `write` grant every
-// resource's read or write scope; `*` grants everything.
+// resource's read or write scope, `sensitive` every resource's sensitive scope (its pay and tax
+// fields, which no read or write scope reaches); `*` grants everything.
 
 /** Scope families that are not resources: `read` and `write` do not reach them. */
 const NOT_RESOURCES: ReadonlySet<string> = new Set(["events", "webhooks", "usage", "tokens"]);
 
-export const SHORTHANDS = ["read", "write", "*"] as const;
+export const SHORTHANDS = ["read", "write", "sensitive", "*"] as const;
 
 /** The scopes an operation accepts, any one of them; empty: any token. */
 export type ScopeRequirement = readonly string[];
@@ -19,6 +20,7 @@ export function grants(held: ReadonlySet<string>, needed: string): boolean {
   const access = needed.slice(colon + 1);
   if (access === "read" && held.has(`${family}:write`)) return true;
   if (NOT_RESOURCES.has(family)) return false;
+  if (access === "sensitive") return held.has("sensitive");
   return held.has("write") || (access === "read" && held.has("read"));
 }
 

@@ -471,6 +471,9 @@ export const webhookEndpoints = companyTable("webhook_endpoints", {
   // The scopes of the token that last made or changed the endpoint, as api_tokens.scopes: it
   // delivers only events of the resources they read (resources/visibility.ts).
   scopes: varchar("scopes", { length: 1000 }).notNull().default("*"),
+  // Whether it delivers the sensitive fields those scopes read (docs/tokens.md): set only by a
+  // token that holds `sensitive`.
+  include_sensitive: boolean("include_sensitive").notNull().default(false),
   ...timestamps,
 });
 

@@ -16,7 +16,7 @@ export const clients = defineResource(schema.clients, {
     },
     email: { type: "email", aliases: EMAIL },
     phone: { type: "text", aliases: PHONE },
-    tax_id: { type: "text", aliases: TAX_ID },
+    tax_id: { type: "text", sensitive: true, aliases: TAX_ID },
     billing_address: { type: "text", aliases: ["address", "billing"] },
   },
   status: { values: ["ACTIVE", "INACTIVE"], initial: ["ACTIVE", "INACTIVE"] },

@@ -20,6 +20,11 @@ export type FieldDeclaration = FieldOf<MySqlTable>;
 /** A field whose reference names its target by `Target`: a table when declared, a definition once linked. */
 type FieldOf<Target> = {
   aliases?: readonly string[];
+  /**
+   * Pay or tax data: read and written only with the resource's sensitive scope, hidden from every
+   * other token wherever records leave (visibility.ts, docs/tokens.md).
+   */
+  sensitive?: boolean;
 } /** `identifier`: an id from another system, 1 character or more, no control characters (identifiers.ts). */ & (
   | {
       type: "text";

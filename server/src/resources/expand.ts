@@ -5,7 +5,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
-import { expandables } from "./fields.ts";
+import { expandables, readableFieldNames } from "./fields.ts";
 import { column, hasSoftDelete, selection, toRecord } from "./store.ts";
 import type { ReadView } from "./visibility.ts";
 
@@ -27,8 +27,11 @@ async function embeddable(
 ): Promise<Map<number, StoredRecord | ReturnType<typeof deleted>>> {
   if (ids.length === 0) return new Map();
   const soft = hasSoftDelete(def.table);
+  const shown = await view.of(def, companyId, db);
   const rows = await db
-    .select(selection(def, [...view.fields(def), ...(soft ? ["deleted_at"] : [])]))
+    .select(
+      selection(def, [...shown.visible(readableFieldNames(def)), ...(soft ? ["deleted_at"] : [])]),
+    )
     .from(def.table)
     .where(
       and(eq(column(def.table, "company_id"), companyId), inArray(column(def.table, "id"), ids)),
@@ -36,6 +39,7 @@ async function embeddable(
   return new Map(
     rows.map((row) => {
       const { deleted_at, ...record } = toRecord(row);
+      shown.strip([record]);
       return [
         record.id as number,
         deleted_at ? deleted(record.id as number) : (record as StoredRecord),

@@ -40,6 +40,16 @@ export const recordFields = perDefinition((def): readonly [string, FieldSpec][] 
   ...writableFields(def),
 ]);
 
+/**
+ * The fields a definition marks `sensitive` (pay, tax data): read and written only with its
+ * resource's sensitive scope (visibility.ts).
+ */
+export const sensitiveFieldNames = perDefinition((def): readonly string[] =>
+  recordFields(def)
+    .filter(([, spec]) => spec.sensitive === true)
+    .map(([name]) => name),
+);
+
 /** True when the table keeps created_at and updated_at. */
 export const hasTimestamps = (def: ResourceDefinition): boolean => "created_at" in def.table;
 

@@ -45,6 +45,8 @@ export interface ListCriteria {
   /** Count the matching records (meta.total); false skips the count. */
   total: boolean;
   q?: string;
+  /** The fields `q` searches: the definition's `search` fields the caller sees; all of them when absent. */
+  search?: readonly string[];
   /** Equality filters; a list of values means any of them. */
   filters: Record<string, FilterValue>;
   /** Ranges on dates, money and timestamps: every bound given holds. */
@@ -116,16 +118,17 @@ function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCri
   for (const [name, range] of Object.entries(criteria.ranges ?? {}))
     for (const [operator, bound] of Object.entries(range) as [RangeOperator, unknown][])
       conditions.push(compare[operator](column(def.table, name), bound));
+  const search = criteria.search ?? def.search;
   if (criteria.q !== undefined && def.search.length > 0) {
     const pattern = `%${escapeLike(criteria.q)}%`;
     // Unique values compare bytes (db/schema.ts), searches do not: each column is compared
     // under one case- and accent-insensitive collation, whatever its own.
     conditions.push(
       or(
-        ...def.search.map(
+        ...search.map(
           (name) => sql`${column(def.table, name)} COLLATE utf8mb4_unicode_ci LIKE ${pattern}`,
         ),
-      )!,
+      ) ?? sql`FALSE`,
     );
   }
   return conditions;

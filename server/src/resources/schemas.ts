@@ -6,6 +6,7 @@ import type { FieldSpec, ResourceDefinition } from "./definition.ts";
 import { createExample, updateExample } from "./examples.ts";
 import { expandables, hasTimestamps, recordFields, writableFields } from "./fields.ts";
 import { IDENTIFIER_PATTERN } from "./identifiers.ts";
+import { sensitiveScope } from "./scopes.ts";
 
 const MONEY_PATTERN = "^[0-9]{1,12}(\\.[0-9]{1,2})?$";
 const MONEY_MAX = 999_999_999_999.99;
@@ -122,6 +123,24 @@ function outputSchema(spec: FieldSpec): TSchema {
 
 const nullable = (schema: TSchema): TSchema => Type.Union([schema, Type.Null()]);
 
+/**
+ * A sensitive field's schema (docs/tokens.md): marked `x-sensitive`, its description naming the
+ * scope that reads and writes it; on records it is optional, absent for a token without it.
+ */
+function sensitive(def: ResourceDefinition, spec: FieldSpec, schema: TSchema): TSchema {
+  if (!spec.sensitive) return schema;
+  const scope = sensitiveScope(def);
+  const description =
+    `${describeField(spec)} Sensitive: read and written only with the ${scope} scope (or ` +
+    `sensitive); absent for other tokens, and 403 insufficient_scope when they filter, sort ` +
+    `or write it.`;
+  // A nullable field's members carry the field's description too: the document keeps theirs.
+  const members = (schema.anyOf as TSchema[] | undefined)?.map((member) =>
+    member.description === undefined ? member : { ...member, description },
+  );
+  return { ...schema, ...(members ? { anyOf: members } : {}), "x-sensitive": true, description };
+}
+
 /** The status a create may send: only the statuses a record can start in. */
 function creatable(def: ResourceDefinition, name: string, spec: FieldSpec): FieldSpec {
   return name === "status" && def.status && spec.type === "enum"
@@ -135,7 +154,8 @@ export function createBodySchema(def: ResourceDefinition): TSchema {
     const spec = creatable(def, name, declared);
     const required = def.required.includes(name);
     const schema = inputSchema(spec, required);
-    properties[name] = required ? schema : Type.Optional(spec.nullable ? nullable(schema) : schema);
+    const field = sensitive(def, spec, spec.nullable && !required ? nullable(schema) : schema);
+    properties[name] = required ? field : Type.Optional(field);
   }
   return Type.Object(properties, {
     additionalProperties: false,
@@ -148,7 +168,9 @@ export function updateBodySchema(def: ResourceDefinition): TSchema {
   const properties: Record<string, TSchema> = {};
   for (const [name, spec] of writableFields(def)) {
     const schema = inputSchema(spec, def.required.includes(name));
-    properties[name] = Type.Optional(spec.nullable ? nullable(schema) : schema);
+    properties[name] = Type.Optional(
+      sensitive(def, spec, spec.nullable ? nullable(schema) : schema),
+    );
   }
   return Type.Object(properties, {
     additionalProperties: false,
@@ -185,8 +207,10 @@ export function recordSchema(def: ResourceDefinition): TSchema {
   const properties: Record<string, TSchema> = {
     id: Type.Integer({ description: "Record identifier." }),
   };
-  for (const [name, spec] of recordFields(def))
-    properties[name] = spec.nullable ? nullable(outputSchema(spec)) : outputSchema(spec);
+  for (const [name, spec] of recordFields(def)) {
+    const schema = spec.nullable ? nullable(outputSchema(spec)) : outputSchema(spec);
+    properties[name] = spec.sensitive ? Type.Optional(sensitive(def, spec, schema)) : schema;
+  }
   // Only with `expand=`: the record a reference names (docs/api.md).
   for (const reference of expandables(def)) properties[reference.name] = embedded(reference);
   if (hasTimestamps(def)) {

@@ -1,5 +1,5 @@
-// The scopes a token may be given (docs/tokens.md): each resource's read and write scope, the
-// feed's, the webhooks', the usage's, the tokens' and the lookups' own, then the shorthands; and the
+// The scopes a token may be given (docs/tokens.md): each resource's read, write and sensitive scope,
+// the feed's, the webhooks', the usage's, the tokens' and the lookups' own, then the shorthands; and the
 // scope each operation of a resource needs, which its route declares and every other way its records
 // leave (resources/visibility.ts) reads.
 import { SHORTHANDS } from "../auth/scopes.ts";
@@ -12,9 +12,16 @@ export const OTHER_READ_SCOPES = ["events:read", "webhooks:read", "usage:read"] 
 /** What writing a lookup (a trade, an equipment category) needs; reading one needs any read scope. */
 export const LOOKUPS_WRITE = "lookups:write";
 
+/**
+ * What reading or writing a definition's sensitive fields needs besides its read or write scope:
+ * its resource's sensitive scope (a sub-resource's is its parent's).
+ */
+export const sensitiveScope = (def: ResourceDefinition): string =>
+  `${(def.parent?.resource ?? def).name}:sensitive`;
+
 /** Every scope an operation may need. */
 export const CONCRETE_SCOPES: readonly string[] = [
-  ...RESOURCES.flatMap((def) => [`${def.name}:read`, `${def.name}:write`]),
+  ...RESOURCES.flatMap((def) => [`${def.name}:read`, `${def.name}:write`, sensitiveScope(def)]),
   ...OTHER_READ_SCOPES,
   "webhooks:write",
   "tokens:write",

@@ -14,7 +14,7 @@ export const subcontractors = defineResource(schema.subcontractors, {
     trade_id: { type: "ref", target: schema.trades },
     email: { type: "email", aliases: EMAIL },
     phone: { type: "text", aliases: PHONE },
-    tax_id: { type: "text", aliases: TAX_ID },
+    tax_id: { type: "text", sensitive: true, aliases: TAX_ID },
     insurance_expires_on: {
       type: "date",
       aliases: ["insurance_expiry", "insurance_expires", "insurance_expiration"],

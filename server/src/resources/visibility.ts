@@ -4,15 +4,20 @@
 // routes' own scopes; `expand` embeds a record only for a token that may read its resource
 // (resources/expand.ts); the change feed and record histories show only events of resources the
 // token may read (routes/event-routes.ts), and a webhook endpoint delivers only those of the token
-// that last made or changed it (webhooks/endpoints.ts). What a token may see of a readable record
-// (`fields`: what an embedded record shows) is this module's to decide as well, so that a rule on
-// fields applies wherever records leave.
+// that last made or changed it (webhooks/endpoints.ts). What a token sees of a readable record is
+// decided here too (`of`): every field but the sensitive ones (pay, tax data, marked `sensitive`
+// in the definitions, and a company's sensitive custom fields) without the resource's sensitive
+// scope; each of those ways shows records through what `of` answers (shown.ts).
 import { satisfies } from "../auth/scopes.ts";
+import type { Executor } from "../db/client.ts";
 import { scopeList } from "../auth/tokens.ts";
 import { insufficientScope } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "./definition.ts";
-import { readableFieldNames } from "./fields.ts";
-import { operationScope } from "./scopes.ts";
+import { sensitiveFieldNames } from "./fields.ts";
+import { RESOURCES } from "./registry.ts";
+import { operationScope, sensitiveScope } from "./scopes.ts";
+import { sensitiveCustomKeys } from "./sensitive-custom-fields.ts";
+import { Shown } from "./shown.ts";
 
 /** The scopes that let a token read a definition's records, any one of them. */
 export const readScopes = (def: ResourceDefinition): readonly string[] =>
@@ -21,8 +26,20 @@ export const readScopes = (def: ResourceDefinition): readonly string[] =>
 /** What a token holding some scopes may see. */
 export class ReadView {
   readonly #reads = new Map<ResourceDefinition, boolean>();
+  readonly #shown = new Map<
+    ResourceDefinition,
+    { companyId: number; custom: string; shown: Shown }
+  >();
+  #seesEvery: boolean | undefined;
 
-  constructor(readonly scopes: ReadonlySet<string>) {}
+  constructor(
+    readonly scopes: ReadonlySet<string>,
+    /**
+     * False for a view that never shows sensitive fields, whatever its scopes: a webhook endpoint
+     * not set to `include_sensitive`.
+     */
+    readonly sensitive = true,
+  ) {}
 
   /** True when the token may read the definition's records. */
   reads(def: ResourceDefinition): boolean {
@@ -39,9 +56,42 @@ export class ReadView {
     if (!this.reads(def)) throw insufficientScope(readScopes(def));
   }
 
-  /** The fields of a readable definition's records the token sees: every one a record shows. */
-  fields(def: ResourceDefinition): readonly string[] {
-    return readableFieldNames(def);
+  /** True when the token sees the sensitive fields of `def` (its resource's sensitive scope). */
+  seesSensitive(def: ResourceDefinition): boolean {
+    return this.sensitive && satisfies(this.scopes, [sensitiveScope(def)]);
+  }
+
+  /**
+   * What the token sees of the company's records of `def`: the one decision of which fields are
+   * hidden. A token without the resource's sensitive scope sees none of its sensitive fields: those
+   * the definition marks, and the company's custom fields of `def` defined `sensitive`
+   * (sensitive-custom-fields.ts), hidden as `custom_fields.<key>`.
+   */
+  async of(def: ResourceDefinition, companyId: number, db: Executor): Promise<Shown> {
+    const keys = await sensitiveCustomKeys(db, companyId, def.name);
+    const custom = keys.join(" ");
+    const kept = this.#shown.get(def);
+    if (kept && kept.companyId === companyId && kept.custom === custom) return kept.shown;
+    const hidden = this.seesSensitive(def)
+      ? []
+      : [...sensitiveFieldNames(def), ...keys.map((key) => `custom_fields.${key}`)];
+    const shown = new Shown(def, hidden, sensitiveScope(def), this.untimed);
+    this.#shown.set(def, { companyId, custom, shown });
+    return shown;
+  }
+
+  /** True when the token sees the sensitive fields of every resource (it holds `sensitive`, or `*`). */
+  get seesEverySensitive(): boolean {
+    this.#seesEvery ??= RESOURCES.every((def) => this.seesSensitive(def));
+    return this.#seesEvery;
+  }
+
+  /**
+   * True when the token does not see the sensitive fields of some resource: the ETags of its reads
+   * leave out `updated_at` (http/etag.ts), embedded records' included.
+   */
+  get untimed(): boolean {
+    return !this.seesEverySensitive;
   }
 
   /** The definitions among `defs` whose records the token may read. */
@@ -63,9 +113,12 @@ export function readView(scopes: ReadonlySet<string>): ReadView {
   return view;
 }
 
-/** What a token held when it made something that reads on its behalf (a webhook endpoint), as stored. */
-export const storedReadView = (scopes: string): ReadView =>
-  new ReadView(new Set(scopeList(scopes)));
+/**
+ * What a token held when it made something that reads on its behalf (a webhook endpoint), as
+ * stored; `sensitive`: whether it shows sensitive fields the scopes allow (`include_sensitive`).
+ */
+export const storedReadView = (scopes: string, sensitive: boolean): ReadView =>
+  new ReadView(new Set(scopeList(scopes)), sensitive);
 
 /** How `storedReadView` reads them back. */
 export const storedScopes = (view: ReadView): string => [...view.scopes].join(" ");

@@ -18,7 +18,11 @@ export const workers = defineResource(schema.workers, {
     email: { type: "email", aliases: EMAIL },
     phone: { type: "text", aliases: PHONE },
     trade_id: { type: "ref", target: schema.trades },
-    hourly_rate: { type: "money", aliases: ["rate", "hourly", "pay_rate", "wage"] },
+    hourly_rate: {
+      type: "money",
+      sensitive: true,
+      aliases: ["rate", "hourly", "pay_rate", "wage"],
+    },
     hired_on: { type: "date", aliases: ["hire_date", "hired", "date_hired", "start_date"] },
   },
   status: { values: ["ACTIVE", "INACTIVE"], initial: ["ACTIVE", "INACTIVE"] },

@@ -1,6 +1,8 @@
 // POST /v1/{resource}/batch: many creates, upserts or updates by id in one request and one transaction.
 import type { AdmittedApp } from "../auth/admission.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import type { Shown } from "../resources/shown.ts";
+import { readView } from "../resources/visibility.ts";
 import { batchItems } from "../telemetry/metrics.ts";
 import { type BatchSummary, runBatch } from "../writes/batch.ts";
 import { BatchResult } from "./batch-schemas.ts";
@@ -12,8 +14,9 @@ export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rout
   const { collection } = pathsOf(def);
   app.post(
     `${collection}/batch`,
-    async ({ company, request, ctx, set }) =>
-      countBatchItems(
+    async ({ company, token, request, ctx, set }) => {
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
+      return countBatchItems(
         await runWrite(
           deps,
           { company, request, ctx, set },
@@ -26,16 +29,24 @@ export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rout
               requestId: ctx.requestId,
               itemKeysRead,
               scope: { companyId: company.id },
+              shown,
             }),
           dataAnswer,
-          { batch: true },
+          { batch: true, allowed: (body) => refuseWrittenItems(shown, body) },
         ),
-      ),
+      );
+    },
     {
       detail: crudDetail(def, "batch", writeParsers),
       response: { 200: BatchResult },
     },
   );
+}
+
+/** 403 when an item of the batch sets a field the token may not write (a sensitive one). */
+function refuseWrittenItems(shown: Shown, body: unknown): void {
+  const items = (body as { items?: unknown } | null)?.items;
+  if (Array.isArray(items)) for (const item of items) shown.refuseWritten(item);
 }
 
 /** Counts a batch's answered items by outcome (a replayed batch's answer counts again). */

@@ -3,6 +3,7 @@ import type { AdmittedApp } from "../auth/admission.ts";
 import { createdResult } from "../http/envelopes.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import { readView } from "../resources/visibility.ts";
 import { createRecord } from "../writes/create.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { pathsOf, runWrite, scopeOf, writeParsers, type RouteDeps } from "./route-context.ts";
@@ -11,8 +12,9 @@ import { recordAnswer } from "./write-answers.ts";
 export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   app.post(
     pathsOf(def).collection,
-    ({ company, request, ctx, set, params }) =>
-      runWrite(
+    async ({ company, token, request, ctx, set, params }) => {
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
+      return runWrite(
         deps,
         { company, request, ctx, set },
         async (tx, body) =>
@@ -27,8 +29,11 @@ export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
           recordAnswer(outcome, {
             collection: new URL(request.url).pathname,
             representation: ctx.representation,
+            shown,
           }),
-      ),
+        { allowed: (body) => shown.refuseWritten(body), hidden: shown.hidden },
+      );
+    },
     {
       detail: crudDetail(def, "create", writeParsers),
       // One schema for both answers (docs/api.md: tools check every success against the lowest 2xx).

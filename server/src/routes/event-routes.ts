@@ -4,8 +4,10 @@ import { Elysia } from "elysia";
 import { admitted } from "../auth/admission.ts";
 import { and, eq } from "drizzle-orm";
 import type { Company } from "../auth/company.ts";
+import type { Executor } from "../db/client.ts";
 import { latestCursor, readFeed, waitForFeed, type FeedPage } from "../events/event-feed.ts";
 import { EventSchema } from "../events/event-schema.ts";
+import { shownEvents } from "../events/shown-event.ts";
 import { RETENTION_DAYS } from "../events/retention.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { limitParam, pageWindow } from "../http/paging.ts";
@@ -77,8 +79,23 @@ const EventPage = Type.Object(
   { additionalProperties: false, title: "EventPage" },
 );
 
-const pageOf = (call: ReadCall, page: FeedPage, limit: number): Response =>
-  readResponse(call, { data: page.events, meta: { next_cursor: page.nextCursor, limit } });
+/** A page of events as the token sees them: each record and its changes without what it may not see. */
+async function pageOf(
+  call: ReadCall,
+  page: FeedPage,
+  limit: number,
+  seen: { view: ReadView; companyId: number; db: Executor },
+): Promise<Response> {
+  const { view, companyId, db } = seen;
+  return readResponse(
+    call,
+    {
+      data: await shownEvents(page.events, view, companyId, db),
+      meta: { next_cursor: page.nextCursor, limit },
+    },
+    { untimed: view.untimed },
+  );
+}
 
 /**
  * The resources whose events a caller sees: those of its company's add-ons that its token may
@@ -112,7 +129,8 @@ function feedRoute(deps: RouteDeps) {
     async ({ request, set, company, token }) => {
       const query = parseQuery(request.url, parsers);
       const { limit } = pageWindow(query);
-      const visible = visibleResources(company, readView(token.scopes), query);
+      const view = readView(token.scopes);
+      const visible = visibleResources(company, view, query);
       const resources = query.resource
         ? visible.filter((name) => name === query.resource)
         : visible;
@@ -125,13 +143,14 @@ function feedRoute(deps: RouteDeps) {
           query.after === "latest"
             ? { events: [], nextCursor: after! }
             : await readFeed(deps.db, feed);
-        return pageOf({ request, set }, page, limit);
+        return pageOf({ request, set }, page, limit, { view, companyId: company.id, db: deps.db });
       }
       holdOpen(request, query.wait + ANSWER_SECONDS);
       return pageOf(
         { request, set },
         await waitForFeed(deps.db, deps.waiters, feed, query.wait, request.signal),
         limit,
+        { view, companyId: company.id, db: deps.db },
       );
     },
     {
@@ -188,7 +207,7 @@ function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
   const what = def.singular.toLowerCase();
   return admitted(`events:${def.name}`, def.addon, deps.admission).get(
     `/v1/${def.name}/:id/events`,
-    async ({ request, set, company, params }) => {
+    async ({ request, set, company, token, params }) => {
       const query = parseQuery(request.url, parsers);
       const { limit } = pageWindow(query);
       const id = parseId(params.id, what);
@@ -200,7 +219,11 @@ function historyRoute(def: ResourceDefinition, deps: RouteDeps) {
         resources: [def.name],
         record: { resource: def.name, id },
       });
-      return pageOf({ request, set }, page, limit);
+      return pageOf({ request, set }, page, limit, {
+        view: readView(token.scopes),
+        companyId: company.id,
+        db: deps.db,
+      });
     },
     {
       detail: operationDetail({

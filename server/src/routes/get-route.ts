@@ -29,20 +29,13 @@ export function getRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteD
         fields: query.fields && expand ? withReferences(def, query.fields, expand) : query.fields,
       });
       if (!found) throw notFound(what, id);
-      if (expand)
-        await embedShown(
-          deps.db,
-          def,
-          company.id,
-          [found],
-          expand,
-          query.fields,
-          readView(token.scopes),
-        );
+      const view = readView(token.scopes);
+      (await view.of(def, company.id, deps.db)).strip([found]);
+      if (expand) await embedShown(deps.db, def, company.id, [found], expand, query.fields, view);
       return readResponse(
         { request, set },
         { data: found },
-        { sparse: query.fields !== undefined },
+        { sparse: query.fields !== undefined, untimed: view.untimed },
       );
     },
     {

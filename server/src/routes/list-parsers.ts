@@ -23,10 +23,12 @@ import {
   hasTimestamps,
   rangeFields,
   readableFieldNames,
+  sensitiveFieldNames,
   sortableFieldNames,
   uniqueFields,
 } from "../resources/fields.ts";
 import { isCaseless } from "../resources/caseless.ts";
+import { sensitiveScope } from "../resources/scopes.ts";
 import { hasSoftDelete } from "../resources/store.ts";
 
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
@@ -104,6 +106,27 @@ export function expandParsers(def: ResourceDefinition): Record<string, ParamPars
   };
 }
 
+/** What sorting by a sensitive field needs, when the definition has one. */
+function sortsHidden(def: ResourceDefinition): string {
+  const hidden = sensitiveFieldNames(def);
+  return hidden.length === 0
+    ? ""
+    : ` Sorting by ${hidden.join(", ")} needs the ${sensitiveScope(def)} scope (403 insufficient_scope without it).`;
+}
+
+/** A filter on a sensitive field says so: a token without its scope is refused (403). */
+function sensitiveParam(
+  def: ResourceDefinition,
+  name: string,
+  parser: ParamParser<unknown>,
+): ParamParser<unknown> {
+  if (!sensitiveFieldNames(def).includes(name)) return parser;
+  return described(
+    parser,
+    `${parser.doc.description ?? ""} Needs the ${sensitiveScope(def)} scope (403 insufficient_scope without it).`.trim(),
+  );
+}
+
 export function listParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {
   const parsers: Record<string, ParamParser<unknown>> = {
     limit: limitParam,
@@ -118,25 +141,35 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
       "Order: comma-separated fields, `-` before a field for descending " +
         "(`sort=name,-created_at`); `id` breaks ties in the direction of the last field. " +
         "Without it, id ascending. NULL sorts first ascending, last descending. Page a " +
-        "sorted list with offset, or with after set to each page's meta.next_cursor.",
+        "sorted list with offset, or with after set to each page's meta.next_cursor." +
+        sortsHidden(def),
     ),
   };
+  const hidden = sensitiveFieldNames(def);
+  const searched = def.search.filter((name) => hidden.includes(name));
   if (def.search.length > 0)
     parsers.q = described(
       textParam,
-      `Case-insensitive substring of ${def.search.join(", ")}; % and _ match themselves.`,
+      `Case-insensitive substring of ${def.search.join(", ")}; % and _ match themselves.` +
+        (searched.length > 0
+          ? ` ${searched.join(", ")} only for a token with the ${sensitiveScope(def)} scope.`
+          : ""),
     );
   for (const [name, filter] of equalityFilters(def)) {
     const unique =
       uniqueFields(def).includes(name) && (isCaseless(def.fields[name]) ? "caseless" : "exact");
-    parsers[name] = filterParser(name, filter, unique);
+    parsers[name] = sensitiveParam(def, name, filterParser(name, filter, unique));
   }
   for (const [name, kind] of rangeFields(def))
-    parsers[name] = described(
-      rangeParam(kind),
-      `A range of ${name}: ${name}[gte]=, ${name}[gt]=, ${name}[lt]=, ${name}[lte]= (any of ` +
-        `them, together: all ` +
-        `hold).${kind === "timestamp" ? " A date means its midnight UTC." : ""}`,
+    parsers[name] = sensitiveParam(
+      def,
+      name,
+      described(
+        rangeParam(kind),
+        `A range of ${name}: ${name}[gte]=, ${name}[gt]=, ${name}[lt]=, ${name}[lte]= (any of ` +
+          `them, together: all ` +
+          `hold).${kind === "timestamp" ? " A date means its midnight UTC." : ""}`,
+      ),
     );
   if (hasTimestamps(def))
     parsers.updated_since = described(

@@ -22,6 +22,8 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
     async ({ request, set, company, token, params }) => {
       const query = parseQuery(request.url, parsers);
       const sort = query.sort as SortKey[] | undefined;
+      const view = readView(token.scopes);
+      const shown = await view.of(def, company.id, deps.db);
       const fingerprint = listFingerprint(query, company.id);
       const { limit, start } = listWindow(query, {
         fingerprint,
@@ -34,6 +36,12 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
         );
       const filters = given<FilterValue>(equalityFilters(def).map(([name]) => name));
       const ranges = given<Range>(rangeFields(def).map(([name]) => name));
+      // A filter, range or sort on a field the token does not see would tell its values: 403.
+      shown.refuseNamed([
+        ...Object.keys(filters),
+        ...Object.keys(ranges),
+        ...(sort ?? []).map((key) => key.field),
+      ]);
       const fields = query.fields as string[] | undefined;
       const expand = query.expand as string[][] | undefined;
       const scope = await scopeOf(deps.db, def, company, params);
@@ -44,6 +52,7 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
         total: query.total !== false,
         ranges,
         q: query.q as string | undefined,
+        search: shown.hides ? shown.visible(def.search) : undefined,
         fields:
           fields && expand
             ? withReferences(def, fields, expand)
@@ -52,16 +61,8 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
         includeDeleted: query.include_deleted as boolean | undefined,
         sort,
       });
-      if (expand)
-        await embedShown(
-          deps.db,
-          def,
-          company.id,
-          page.rows,
-          expand,
-          fields,
-          readView(token.scopes),
-        );
+      shown.strip(page.rows);
+      if (expand) await embedShown(deps.db, def, company.id, page.rows, expand, fields, view);
       const meta = {
         ...(page.total === undefined ? {} : { total: page.total }),
         limit,
@@ -78,7 +79,7 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
       return readResponse(
         { request, set },
         { data: page.rows, meta },
-        { sparse: query.fields !== undefined },
+        { sparse: query.fields !== undefined, untimed: view.untimed },
       );
     },
     {

@@ -2,6 +2,7 @@
 import type { AdmittedApp } from "../auth/admission.ts";
 import { restoreResult } from "../http/envelopes.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import { readView } from "../resources/visibility.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { restoreRecordById } from "../writes/restore.ts";
 import { crudDetail } from "./crud-docs.ts";
@@ -12,8 +13,9 @@ export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: Ro
   const { member } = pathsOf(def);
   app.post(
     `${member}/restore`,
-    ({ company, request, ctx, set, params }) =>
-      runWrite(
+    async ({ company, token, request, ctx, set, params }) => {
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
+      return runWrite(
         deps,
         { company, request, ctx, set },
         (tx) =>
@@ -24,9 +26,10 @@ export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: Ro
             id: memberIdOf(def, params),
             scope: { companyId: company.id },
           }),
-        (outcome) => recordAnswer(outcome),
-        { takesBody: false },
-      ),
+        (outcome) => recordAnswer(outcome, { shown }),
+        { takesBody: false, hidden: shown.hidden },
+      );
+    },
     {
       detail: crudDetail(def, "restore", writeParsers),
       response: { 200: restoreResult(recordSchema(def)) },

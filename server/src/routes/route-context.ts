@@ -151,7 +151,13 @@ export async function runWrite<O, B>(
   call: WriteCall,
   operation: (tx: WriteTransaction, body: unknown, attempt: WriteAttempt) => Promise<Decided<O>>,
   respond: (outcome: O) => Answer<B>,
-  options: { takesBody?: boolean; allowed?: (body: unknown) => void; batch?: boolean } = {},
+  options: {
+    takesBody?: boolean;
+    allowed?: (body: unknown) => void;
+    batch?: boolean;
+    /** The fields the caller does not see: its key's answer is replayed only to one who sees the same. */
+    hidden?: readonly string[];
+  } = {},
 ): Promise<B> {
   const { company, request, ctx, set } = call;
   const read = (await readJsonBody(request)) ?? null;
@@ -173,7 +179,13 @@ export async function runWrite<O, B>(
       fingerprint:
         key === undefined
           ? undefined
-          : fingerprintOf(request.method, new URL(request.url).pathname, ctx.dryRun, body),
+          : fingerprintOf(
+              request.method,
+              new URL(request.url).pathname,
+              ctx.dryRun,
+              body,
+              options.hidden,
+            ),
       batch: options.batch,
     },
     async (tx, attempt) => {

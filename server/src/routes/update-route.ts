@@ -2,6 +2,7 @@
 import type { AdmittedApp } from "../auth/admission.ts";
 import { updateResult } from "../http/envelopes.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import { readView } from "../resources/visibility.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { updateRecordById } from "../writes/update.ts";
 import { crudDetail } from "./crud-docs.ts";
@@ -12,17 +13,21 @@ export function updateRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
   const { member } = pathsOf(def);
   app.patch(
     member,
-    ({ company, request, ctx, set, params }) =>
-      runWrite(
+    async ({ company, token, request, ctx, set, params }) => {
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
+      return runWrite(
         deps,
         { company, request, ctx, set },
         async (tx, body) =>
           updateRecordById(tx, deps.store, {
             ...(await memberWrite(tx.db, def, company, params, ctx)),
             body,
+            shown,
           }),
-        (outcome) => recordAnswer(outcome),
-      ),
+        (outcome) => recordAnswer(outcome, { shown }),
+        { allowed: (body) => shown.refuseWritten(body), hidden: shown.hidden },
+      );
+    },
     {
       detail: crudDetail(def, "update", writeParsers),
       response: { 200: updateResult(recordSchema(def)) },

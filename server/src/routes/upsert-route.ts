@@ -3,6 +3,7 @@ import type { AdmittedApp } from "../auth/admission.ts";
 import { upsertResult } from "../http/envelopes.ts";
 import { invalidPathExternalId } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import { readView } from "../resources/visibility.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { validateBody } from "../resources/validation.ts";
 import { upsertByExternalId } from "../writes/upsert.ts";
@@ -39,8 +40,9 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
   const { collection } = pathsOf(def);
   app.put(
     `${collection}/by-external-id/:external_id`,
-    ({ company, request, ctx, set }) =>
-      runWrite(
+    async ({ company, token, request, ctx, set }) => {
+      const shown = await readView(token.scopes).of(def, company.id, deps.db);
+      return runWrite(
         deps,
         { company, request, ctx, set },
         (tx, body) =>
@@ -52,10 +54,18 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
             externalId: externalIdOf(def, request),
             scope: { companyId: company.id },
             ifMatch: ctx.ifMatch,
+            shown,
           }),
         (outcome) =>
-          recordAnswer(outcome, { collection, representation: ctx.representation, upsert: true }),
-      ),
+          recordAnswer(outcome, {
+            collection,
+            representation: ctx.representation,
+            upsert: true,
+            shown,
+          }),
+        { allowed: (body) => shown.refuseWritten(body), hidden: shown.hidden },
+      );
+    },
     {
       detail: crudDetail(def, "upsert", writeParsers),
       // Created (201), updated or previewed (200): one schema, as for a create.

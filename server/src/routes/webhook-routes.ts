@@ -58,6 +58,15 @@ const EndpointInput = Type.Object(
     }),
     description: Type.Optional(t.Union([Type.String({ maxLength: 500 }), t.Null()])),
     enabled: Type.Optional(Type.Boolean({ default: true })),
+    include_sensitive: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "Deliver sensitive fields (hourly_rate, tax ids, sensitive custom fields) too: only a " +
+          "token holding `sensitive` may set it (else 403 insufficient_scope). A change made by " +
+          "another token turns it off.",
+      }),
+    ),
   },
   {
     additionalProperties: false,

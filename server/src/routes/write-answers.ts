@@ -3,6 +3,7 @@
 // keyed write in the write's own commit: a replay sends those bytes again (docs/writes-and-retries.md).
 import { etagOf } from "../http/etag.ts";
 import type { StoredRecord } from "../resources/definition.ts";
+import type { Shown } from "../resources/shown.ts";
 import type { Answer } from "../writes/execute-write.ts";
 import type { RecordOutcome } from "../writes/outcomes.ts";
 import { recordDocument } from "../writes/preconditions.ts";
@@ -15,10 +16,17 @@ export interface RecordAnswering {
   representation?: boolean;
   /** An upsert's answer says both `created` and `updated`: one schema serves its 201 and its 200. */
   upsert?: boolean;
+  /**
+   * What the writing token sees of the record: the answer's `record`, `changes` and ETag are of
+   * that (docs/tokens.md, sensitive fields); all of it when absent.
+   */
+  shown?: Shown;
 }
 
 /** The tag a GET would now send, so a client can chain If-Match updates without reading again. */
-const etagHeader = (record: StoredRecord) => ({ etag: etagOf(recordDocument(record)) });
+const etagHeader = (record: StoredRecord, shown?: Shown) => ({
+  etag: shown ? shown.etag(record) : etagOf(recordDocument(record)),
+});
 
 /**
  * A create is 201 with Location and ETag (its preview 200 without a record); an update, a delete and
@@ -38,12 +46,12 @@ export function recordAnswer(outcome: RecordOutcome, how: RecordAnswering = {}):
             created: true,
             ...upsertCreated,
             dry_run: false,
-            ...(how.representation ? { record } : {}),
+            ...(how.representation ? { record: how.shown?.record(record) ?? record } : {}),
           },
         },
         headers: {
           ...(how.collection === undefined ? {} : { location: `${how.collection}/${record.id}` }),
-          ...etagHeader(record),
+          ...etagHeader(record, how.shown),
         },
       };
     }
@@ -59,7 +67,13 @@ export function recordAnswer(outcome: RecordOutcome, how: RecordAnswering = {}):
         outcome.record,
         outcome.kind === "update_previewed",
         { ...upsertUpdated, updated: outcome.kind === "updated" },
-        { changes: outcome.kind === "unchanged" ? {} : outcome.changes },
+        {
+          changes:
+            outcome.kind === "unchanged"
+              ? {}
+              : (how.shown?.changes(outcome.changes) ?? outcome.changes),
+        },
+        how.shown,
       );
     case "deleted":
     case "delete_previewed":
@@ -83,6 +97,7 @@ export function recordAnswer(outcome: RecordOutcome, how: RecordAnswering = {}):
         outcome.kind === "restore_previewed",
         { restored: outcome.kind === "restored" },
         { would_restore: outcome.wouldRestore },
+        how.shown,
       );
   }
 }
@@ -96,11 +111,20 @@ function withRecord(
   dryRun: boolean,
   before: Record<string, unknown>,
   after: Record<string, unknown>,
+  shown?: Shown,
 ): Answer {
   return {
     status: 200,
-    headers: dryRun ? undefined : etagHeader(record),
-    body: { data: { id: record.id, ...before, dry_run: dryRun, ...after, record } },
+    headers: dryRun ? undefined : etagHeader(record, shown),
+    body: {
+      data: {
+        id: record.id,
+        ...before,
+        dry_run: dryRun,
+        ...after,
+        record: shown?.record(record) ?? record,
+      },
+    },
   };
 }
 

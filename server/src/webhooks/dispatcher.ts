@@ -139,7 +139,9 @@ export class WebhookDispatcher {
       if (page.events.length === 0) continue;
       if (page.events.length === FAN_OUT_PAGE) more = true;
       // The cursor passes every event; only those the endpoint delivers become deliveries.
-      const wanted = page.events.filter(deliveredBy(endpoint));
+      const deliveries = deliveredBy(endpoint);
+      const wanted = page.events.filter(deliveries.wants);
+      const payloads = await deliveries.payloads(wanted, this.db);
       const now = new Date();
       const inserted = await this.db.transaction(async (tx) => {
         // Compare-and-set: only the process that moves the cursor from where it read it inserts.
@@ -160,12 +162,12 @@ export class WebhookDispatcher {
           .insert(webhookDeliveries)
           .ignore()
           .values(
-            wanted.map((event) => ({
+            wanted.map((event, index) => ({
               company_id: endpoint.company_id,
               endpoint_id: Number(endpoint.id),
               event_id: event.id,
               event_type: event.type,
-              payload: JSON.stringify(event),
+              payload: payloads[index]!,
               status: "pending",
               attempts: 0,
               next_attempt_at: now,

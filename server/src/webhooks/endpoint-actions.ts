@@ -178,8 +178,9 @@ export async function replayEndpoint(
       resources: EVENT_RESOURCES,
     });
     const reached = page.events.filter((event) => (sequenceOf(event.id) ?? 0) <= through);
-    const wanted = reached.filter(delivers);
+    const wanted = reached.filter(delivers.wants);
     if (!dryRun && wanted.length > 0) {
+      const payloads = await delivers.payloads(wanted, db);
       const rows = wanted.map((event, index) => {
         const due = new Date(now + queued + index);
         return {
@@ -187,7 +188,7 @@ export async function replayEndpoint(
           endpoint_id: id,
           event_id: event.id,
           event_type: event.type,
-          payload: JSON.stringify(event),
+          payload: payloads[index]!,
           status: "pending",
           attempts: 0,
           next_attempt_at: due,

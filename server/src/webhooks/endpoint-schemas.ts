@@ -26,6 +26,11 @@ const endpointProperties = {
   }),
   description: Type.Union([Type.String(), Type.Null()]),
   enabled: Type.Boolean(),
+  include_sensitive: Type.Boolean({
+    description:
+      "Whether deliveries carry sensitive fields (workers' hourly_rate, tax ids, sensitive custom " +
+      "fields) that the scopes it keeps read; only a token holding `sensitive` sets it to true.",
+  }),
   created_at: timestamp,
   updated_at: timestamp,
 };

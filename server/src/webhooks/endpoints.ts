@@ -1,13 +1,22 @@
 // Webhook endpoints of a company: validated input, the stored rows as the API shows them, the
 // secret returned only when it is made, and each endpoint's deliveries with their attempts. An
 // endpoint delivers what the token that last made or changed it may read: it keeps that token's
-// scopes, and a subscription that names a resource the token may not read is refused (403).
+// scopes, and a subscription that names a resource the token may not read is refused (403). Its
+// deliveries carry sensitive fields only when it is set to `include_sensitive`, which only a token
+// holding `sensitive` may do (403 otherwise); a change by any other token turns it off.
 import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { selectRows } from "../db/sql.ts";
 import type { Executor } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema.ts";
 import { EVENT_NOUNS, resourceOfType, SUBSCRIPTIONS } from "../events/event-types.ts";
-import { notFound, unknownFields, validationFailed } from "../refusals/catalogue.ts";
+import type { Event } from "../events/event-schema.ts";
+import { shownEvents } from "../events/shown-event.ts";
+import {
+  insufficientScope,
+  notFound,
+  unknownFields,
+  validationFailed,
+} from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
 import { definitionNamed } from "../resources/registry.ts";
 import { bodyMembers } from "../resources/validation.ts";
@@ -24,6 +33,7 @@ const present = (row: Row): Endpoint => ({
   events: JSON.parse(row.events) as string[],
   description: row.description ?? null,
   enabled: Boolean(row.enabled),
+  include_sensitive: Boolean(row.include_sensitive),
   created_at: row.created_at.toISOString(),
   updated_at: row.updated_at.toISOString(),
 });
@@ -34,17 +44,40 @@ function subscribes(patterns: readonly string[], type: string): boolean {
   return patterns.some((pattern) => pattern === "*" || pattern === type || pattern === `${noun}.*`);
 }
 
-/**
- * What the endpoint delivers, as a test of one event: a type it subscribes to, of a resource the
- * token that last made or changed it may read.
- */
-export function deliveredBy(endpoint: {
-  events: string;
-  scopes: string;
-}): (event: { type: string; resource: string }) => boolean {
+/** What an endpoint delivers: which events, and their payloads. */
+export interface Deliveries {
+  /** A type it subscribes to, of a resource the token that last made or changed it may read. */
+  wants(event: { type: string; resource: string }): boolean;
+  /** The events as that token sees them, sensitive fields only with `include_sensitive`. */
+  payloads(events: readonly Event[], db: Executor): Promise<string[]>;
+}
+
+export function deliveredBy(
+  endpoint: Pick<Row, "company_id" | "events" | "scopes" | "include_sensitive">,
+): Deliveries {
   const patterns = JSON.parse(endpoint.events) as string[];
-  const view = storedReadView(endpoint.scopes);
-  return (event) => subscribes(patterns, event.type) && view.reads(definitionNamed(event.resource));
+  const view = storedReadView(endpoint.scopes, endpoint.include_sensitive);
+  return {
+    wants: (event) =>
+      subscribes(patterns, event.type) && view.reads(definitionNamed(event.resource)),
+    payloads: async (events, db) =>
+      (await shownEvents(events, view, endpoint.company_id, db)).map((event) =>
+        JSON.stringify(event),
+      ),
+  };
+}
+
+/**
+ * `include_sensitive` as the writing token may set it: true only from a token holding `sensitive`
+ * (403 naming it otherwise); a token without it leaves the endpoint without sensitive fields.
+ */
+function sensitiveSetting(
+  sent: boolean | undefined,
+  view: ReadView,
+): { include_sensitive?: boolean } {
+  if (sent === true && !view.seesEverySensitive) throw insufficientScope(["sensitive"]);
+  if (!view.seesEverySensitive) return { include_sensitive: false };
+  return sent === undefined ? {} : { include_sensitive: sent };
 }
 
 /** 403 insufficient_scope for a subscription naming a resource `view` may not read (`*` is all it reads). */
@@ -59,16 +92,18 @@ function refuseUnreadable(patterns: readonly string[], view: ReadView): void {
 async function validate(
   body: unknown,
   partial: boolean,
-): Promise<Partial<Pick<Row, "url" | "events" | "description" | "enabled">>> {
-  const { url, events, description, enabled, ...rest } = bodyMembers(
+): Promise<Partial<Pick<Row, "url" | "events" | "description" | "enabled" | "include_sensitive">>> {
+  const { url, events, description, enabled, include_sensitive, ...rest } = bodyMembers(
     body,
     'a JSON object, e.g. {"url": "https://example.com/hooks", "events": ["project.*"]}',
   );
   const errors = unknownFields(
     Object.keys(rest),
-    "a field of webhook endpoints; the writable fields are url, events, description, enabled",
+    "a field of webhook endpoints; the writable fields are url, events, description, enabled, include_sensitive",
   );
-  const values: Partial<Pick<Row, "url" | "events" | "description" | "enabled">> = {};
+  const values: Partial<
+    Pick<Row, "url" | "events" | "description" | "enabled" | "include_sensitive">
+  > = {};
   if (url === undefined) {
     if (!partial)
       errors.push({
@@ -137,6 +172,15 @@ async function validate(
       });
     else values.enabled = enabled;
   }
+  if (include_sensitive !== undefined) {
+    if (typeof include_sensitive !== "boolean")
+      errors.push({
+        field: "include_sensitive",
+        code: "invalid_type",
+        message: "include_sensitive must be true or false.",
+      });
+    else values.include_sensitive = include_sensitive;
+  }
   if (errors.length > 0) throw validationFailed(errors);
   return values;
 }
@@ -163,6 +207,7 @@ export async function createEndpoint(
 ): Promise<EndpointWithSecret> {
   const values = await validate(body, false);
   refuseUnreadable(JSON.parse(values.events!) as string[], view);
+  const sensitive = sensitiveSetting(values.include_sensitive, view);
   // Events from now on: the cursor starts at the company's latest event.
   const latest = await selectRows<{ id: string }>(
     db,
@@ -178,6 +223,7 @@ export async function createEndpoint(
     enabled: values.enabled ?? true,
     secret,
     scopes: storedScopes(view),
+    include_sensitive: sensitive.include_sensitive ?? false,
     cursor: latest[0]?.id ?? null,
     created_at: now,
     updated_at: now,
@@ -212,10 +258,11 @@ export async function updateEndpoint(
   const stored = await findEndpoint(db, companyId, id);
   const values = await validate(body, true);
   refuseUnreadable(JSON.parse(values.events ?? stored.events) as string[], view);
+  const sensitive = sensitiveSetting(values.include_sensitive, view);
   if (Object.keys(values).length > 0)
     await db
       .update(webhookEndpoints)
-      .set({ ...values, scopes: storedScopes(view), updated_at: new Date() })
+      .set({ ...values, ...sensitive, scopes: storedScopes(view), updated_at: new Date() })
       .where(live(companyId, id));
   return present(await findEndpoint(db, companyId, id));
 }

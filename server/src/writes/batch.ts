@@ -15,6 +15,7 @@ import { batchFailed, unknownFields, validationFailed } from "../refusals/catalo
 import type { Problem } from "../refusals/problem-schema.ts";
 import type { FieldError } from "../refusals/refusal.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import type { Shown } from "../resources/shown.ts";
 import type { Scope } from "../resources/store.ts";
 import { bodyMembers } from "../resources/validation.ts";
 import type { Decided } from "./execute-write.ts";
@@ -35,6 +36,8 @@ export interface BatchRequest {
   requestId: string;
   /** Read the item keys before deciding the items (writes/execute-write.ts); read when absent. */
   itemKeysRead?: boolean;
+  /** What the writing token sees of the records: its items' if_match tags are those its GETs send. */
+  shown?: Shown;
 }
 
 export interface BatchItemResult {
@@ -212,6 +215,7 @@ export async function runBatch(
     kind,
     itemKeys,
     itemKeysRead: request.itemKeysRead,
+    shown: request.shown,
     atomic,
     preceding,
   });

@@ -8,6 +8,7 @@ import type { Decided } from "./execute-write.ts";
 import type { RecordRef } from "../refusals/problem-schema.ts";
 import type { RecordOutcome } from "./outcomes.ts";
 import { WritePlan } from "./plan.ts";
+import type { Shown } from "../resources/shown.ts";
 import { checkIfMatch } from "./preconditions.ts";
 import { softDeleteRecords } from "./record-statements.ts";
 
@@ -18,6 +19,8 @@ export interface DeleteRequest {
   id: number;
   dryRun: boolean;
   ifMatch: string | null;
+  /** What the deleting token sees of the record: its If-Match tag is the one its GET sends. */
+  shown?: Shown;
 }
 
 export async function deleteRecordById(
@@ -28,7 +31,7 @@ export async function deleteRecordById(
   const db = tx.db;
   const stored = await findRecord(db, def, scope, id, { forUpdate: true });
   if (!stored) throw notFound(def.singular.toLowerCase(), id);
-  checkIfMatch(request.ifMatch, stored);
+  checkIfMatch(request.ifMatch, stored, request.shown);
 
   // Lock every live row that decides the delete (a rental being billed right now) in one
   // ordered read, so a concurrent change to one of them is either waited for and seen here,

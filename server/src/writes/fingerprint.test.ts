@@ -37,3 +37,10 @@ test("a body nested 5,000 deep does not exhaust the stack", () => {
   const deep = JSON.parse(`${"[".repeat(5000)}${"]".repeat(5000)}`);
   expect(fingerprintOf("POST", "/v1/x", false, deep)).toMatch(/^[0-9a-f]{64}$/);
 });
+
+test("the fields a caller does not see bind a key too; none leaves the fingerprint as it was", () => {
+  const body = { name: "a" };
+  const base = fingerprintOf("PATCH", "/v1/workers/1", false, body);
+  expect(fingerprintOf("PATCH", "/v1/workers/1", false, body, [])).toBe(base);
+  expect(fingerprintOf("PATCH", "/v1/workers/1", false, body, ["hourly_rate"])).not.toBe(base);
+});

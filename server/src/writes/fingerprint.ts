@@ -38,8 +38,12 @@ export function fingerprintOf(
   path: string,
   dryRun: boolean,
   body: unknown,
+  hidden: readonly string[] = [],
 ): string {
+  // `hidden`: the fields the caller does not see (docs/tokens.md). A key's stored answer shows the
+  // record as its first caller saw it, so it is replayed only to a caller that sees the same.
+  const bound = [method.toUpperCase(), path, dryRun, body ?? null];
   return createHash("sha256")
-    .update(canonicalJson([method.toUpperCase(), path, dryRun, body ?? null]))
+    .update(canonicalJson(hidden.length === 0 ? bound : [...bound, hidden]))
     .digest("hex");
 }

@@ -262,7 +262,7 @@ function decideUpdateById(d: Decisions, item: unknown, index: number): Step {
   const named = updateItem(d.def, item);
   const found = known(d, named.id);
   if (!found) throw notFound(d.def.singular.toLowerCase(), named.id);
-  checkItemIfMatch(named.ifMatch, found.record);
+  checkItemIfMatch(named.ifMatch, found.record, d.writes.shown);
   return decideUpdate(d, found, named.fields, index);
 }
 
@@ -270,7 +270,7 @@ function decideUpdateById(d: Decisions, item: unknown, index: number): Step {
 function decidePatch(d: Decisions, id: number, item: unknown, index: number): Step {
   const found = known(d, id);
   if (!found) throw notFound(d.def.singular.toLowerCase(), id);
-  checkIfMatch(d.writes.ifMatch ?? null, found.record);
+  checkIfMatch(d.writes.ifMatch ?? null, found.record, d.writes.shown);
   return decideUpdate(d, found, item, index);
 }
 
@@ -292,7 +292,8 @@ function decideUpsert(d: Decisions, item: unknown, index: number): Step {
   }
   const found = known(d, externalId);
   if (found) {
-    if (d.writes.ifMatch !== undefined) checkIfMatch(d.writes.ifMatch, found.record);
+    if (d.writes.ifMatch !== undefined)
+      checkIfMatch(d.writes.ifMatch, found.record, d.writes.shown);
     return decideUpdate(d, found, item, index);
   }
   // An earlier batch of this dry-run creates the record: the real run updates it. Only the very

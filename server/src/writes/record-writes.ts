@@ -7,6 +7,7 @@ import type { ResourceDefinition, StoredRecord } from "../resources/definition.t
 import type { Scope } from "../resources/store.ts";
 import type { ItemAction, ItemKind } from "./item-keys.ts";
 import type { Reads } from "./outside-reads.ts";
+import type { Shown } from "../resources/shown.ts";
 import type { WritePlan } from "./plan.ts";
 
 export interface RecordWrites {
@@ -40,6 +41,8 @@ export interface RecordWrites {
    * transaction, which then joins its company's group commit. Given by single writes.
    */
   outside?: Reads;
+  /** What the writing token sees of the records: its If-Match tags are those its GETs send. */
+  shown?: Shown;
   /** A single upsert's or PATCH's If-Match: it must match the record found (an upsert's: and there must be one). */
   ifMatch?: string | null;
   /** All or nothing: one refused item and nothing is written. */

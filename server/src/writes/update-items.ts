@@ -5,6 +5,7 @@ import { validationFailed, changedSince } from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
 import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
 import { validateBody } from "../resources/validation.ts";
+import type { Shown } from "../resources/shown.ts";
 import { checkIfMatch } from "./preconditions.ts";
 
 export interface UpdateItem {
@@ -64,10 +65,14 @@ export function updateItem(def: ResourceDefinition, item: unknown): UpdateItem {
  * now; a timestamp must be its updated_at, at the precision sent (a spreadsheet that drops the
  * milliseconds still names the second).
  */
-export function checkItemIfMatch(ifMatch: string | undefined, record: StoredRecord): void {
+export function checkItemIfMatch(
+  ifMatch: string | undefined,
+  record: StoredRecord,
+  shown?: Shown,
+): void {
   if (ifMatch === undefined) return;
   if (isEtag(ifMatch)) {
-    checkIfMatch(ifMatch, record);
+    checkIfMatch(ifMatch, record, shown);
     return;
   }
   const sent = Date.parse(ifMatch.replace(" ", "T"));

@@ -9,6 +9,7 @@ import type { Company } from "../auth/company.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
 import { validationFailed } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import type { Shown } from "../resources/shown.ts";
 import type { Scope } from "../resources/store.ts";
 import type { Decided, WriteStore } from "./execute-write.ts";
 import { createOutcome, type RecordOutcome, updateOutcome } from "./outcomes.ts";
@@ -22,6 +23,7 @@ export interface UpsertRequest {
   body: unknown;
   dryRun: boolean;
   ifMatch: string | null;
+  shown?: Shown;
 }
 
 /** The body with the path's external id in it; a different one in the body is a 422. */

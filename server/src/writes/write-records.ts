@@ -11,6 +11,7 @@ import type { Company } from "../auth/company.ts";
 import type { IdAllocator } from "../db/ids.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
+import type { Shown } from "../resources/shown.ts";
 import type { Scope } from "../resources/store.ts";
 import { type Decisions, decideItems, externalIdOf, recordIdOf } from "./item-decisions.ts";
 import { boundItemKeys, type ItemKind } from "./item-keys.ts";
@@ -38,6 +39,8 @@ export interface SingleWrite {
   company: Company;
   scope: Scope;
   dryRun: boolean;
+  /** What the writing token sees of the records (its If-Match tags). */
+  shown?: Shown;
 }
 
 /**
@@ -46,13 +49,13 @@ export interface SingleWrite {
  */
 export function singleWrite(
   outside: Reads,
-  { def, company, scope, dryRun }: SingleWrite,
+  { def, company, scope, dryRun, shown }: SingleWrite,
   item: unknown,
   kind: ItemKind,
   ifMatch?: string | null,
   recordId?: number,
 ): RecordWrites {
-  return { outside, def, company, scope, dryRun, items: [item], kind, ifMatch, recordId };
+  return { outside, def, company, scope, dryRun, shown, items: [item], kind, ifMatch, recordId };
 }
 
 export async function writeRecords(
