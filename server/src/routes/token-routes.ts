@@ -3,7 +3,7 @@
 // itself and tokens whose scopes it holds; any token may list them. Writes run like every other
 // write (Idempotency-Key, X-Dry-Run); a create's stored answer, which a retry with its key is
 // sent again, holds no secret (`token: null`), and is sent only to a token that could have made it.
-import { Type, type TSchema } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { admitted } from "../auth/admission.ts";
 import { expandScope, grants } from "../auth/scopes.ts";

@@ -17,7 +17,6 @@ import {
   unknownFields,
   validationFailed,
 } from "../refusals/catalogue.ts";
-import type { FieldError } from "../refusals/refusal.ts";
 import { definitionNamed } from "../resources/registry.ts";
 import { bodyMembers } from "../resources/validation.ts";
 import { type ReadView, storedReadView, storedScopes } from "../resources/visibility.ts";
