@@ -13,6 +13,7 @@ import {
   sortParam,
   textParam,
   type ParamParser,
+  type Range,
 } from "../http/query.ts";
 import { invalidQuery } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
@@ -27,6 +28,7 @@ import {
   uniqueFields,
 } from "../resources/fields.ts";
 import { isCaseless } from "../resources/caseless.ts";
+import type { FilterValue, ListFilters } from "../resources/lists.ts";
 import { hasSoftDelete } from "../resources/store.ts";
 
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
@@ -121,6 +123,19 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
         "sorted list with offset, or with after set to each page's meta.next_cursor.",
     ),
   };
+  Object.assign(parsers, filterParsers(def));
+  if (hasSoftDelete(def.table))
+    parsers.include_deleted = described(
+      flagParam,
+      "`true` lists deleted records too, each with `deleted_at` (null for live records), for a " +
+        "full or incremental resync.",
+    );
+  return parsers;
+}
+
+/** The parameters that select which records a list (and a report of them) covers: q, equality filters, ranges, updated_since. */
+export function filterParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {
+  const parsers: Record<string, ParamParser<unknown>> = {};
   if (def.search.length > 0)
     parsers.q = described(
       textParam,
@@ -145,11 +160,19 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
         "midnight UTC): an incremental resync. Pair with include_deleted=true to learn of " +
         "deletes too.",
     );
-  if (hasSoftDelete(def.table))
-    parsers.include_deleted = described(
-      flagParam,
-      "`true` lists deleted records too, each with `deleted_at` (null for live records), for a " +
-        "full or incremental resync.",
-    );
   return parsers;
+}
+
+/** The records a parsed query selects (filterParsers' parameters), as lists and reports read them. */
+export function selectedBy(def: ResourceDefinition, query: Record<string, unknown>): ListFilters {
+  const given = <T>(names: readonly string[]): Record<string, T> =>
+    Object.fromEntries(
+      names.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as T]),
+    );
+  return {
+    filters: given<FilterValue>(equalityFilters(def).map(([name]) => name)),
+    ranges: given<Range>(rangeFields(def).map(([name]) => name)),
+    q: query.q as string | undefined,
+    updatedSince: query.updated_since as Date | undefined,
+  };
 }
