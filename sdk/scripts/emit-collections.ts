@@ -248,10 +248,21 @@ function hints(fields: Record<string, string>): string {
 
 function clientType(c: CollectionInfo): string {
   const { record, create, update, filters, embeds, groupKey, metric } = c.types;
-  const generic =
-    `ResourceClient<${record}, ${create ?? "never"}, ${update ?? "never"}, ` +
-    `${filters ?? "Record<never, never>"}, ${embeds ?? "Record<never, never>"}, ` +
-    `${groupKey ?? "never"}, ${metric ?? "never"}>`;
+  // The optional arguments (embeds, group keys, metrics) are written up to the last one given.
+  const optional = [
+    [embeds, "Record<never, never>"],
+    [groupKey, "never"],
+    [metric, "never"],
+  ] as const;
+  let given = optional.length;
+  while (given > 0 && optional[given - 1]![0] === undefined) given -= 1;
+  const generic = `ResourceClient<${[
+    record,
+    create ?? "never",
+    update ?? "never",
+    filters ?? "Record<never, never>",
+    ...optional.slice(0, given).map(([name, absent]) => name ?? absent),
+  ].join(", ")}>`;
   const full = c.operations.length === ALL_OPERATIONS;
   const base = full
     ? generic

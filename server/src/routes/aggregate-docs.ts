@@ -73,7 +73,10 @@ export function reportRowSchema(def: ResourceDefinition): TSchema {
       Type.Optional(valueSchema(fields.groupable.get(name), name, def)),
     ]),
   );
-  const money = Type.Union([Type.String({ pattern: "^[0-9]+\\.[0-9]{2}$" }), Type.Null()]);
+  const money = Type.Union([
+    Type.String({ pattern: "^[0-9]+\\.[0-9]{2}$", examples: ["125000.00"] }),
+    Type.Null(),
+  ]);
   const metrics = Object.fromEntries(
     vocabulary.metrics
       .filter((name) => name !== "count")
