@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { Api } from "@erp/testing/api";
 import { create } from "@erp/testing/api";
+import { erpFor } from "@erp/testing/cli";
 import { newCompany } from "@erp/testing/company";
 import { useServer } from "@erp/testing/suite";
 import { ErpClient } from "../sdk/mod.ts";
@@ -14,6 +15,7 @@ type Row = Record<string, any>;
 
 let api: Api;
 let erp: ErpClient;
+let token: string;
 let projects: Row[];
 let workers: Row[];
 
@@ -46,6 +48,7 @@ async function seed(path: string, items: Row[]): Promise<void> {
 beforeAll(async () => {
   console.log(`aggregates: AGGREGATES_SEED=${SEED}`);
   const company = await newCompany();
+  token = company.token;
   api = suite.api.as(company.token);
   erp = new ErpClient({ baseUrl: suite.server.baseUrl, token: company.token });
   await seed(
@@ -359,5 +362,57 @@ describe("the mean of money", () => {
     expect(await mean("Evenlow")).toBe("0.00");
     expect(await mean("Evenhigh")).toBe("0.02");
     expect(await mean("Quarter")).toBe("0.02");
+  });
+});
+
+describe("erp <resource> aggregate", () => {
+  const args = ["--group-by", "status,trade_id", "--metrics", "count,sum(hourly_rate)"];
+
+  test("prints the report as JSON, as CSV with the group keys as the first columns, and as a table", async () => {
+    const cli = erpFor(suite.server.baseUrl, token);
+    const answer = await report(
+      "workers",
+      `group_by=status,trade_id&metrics=count,sum(hourly_rate)&status=ACTIVE`,
+    );
+    const json = await cli([
+      "workers",
+      "aggregate",
+      ...args,
+      "--status",
+      "ACTIVE",
+      "--output",
+      "json",
+    ]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(answer);
+    const csv = await cli([
+      "workers",
+      "aggregate",
+      ...args,
+      "--status",
+      "ACTIVE",
+      "--output",
+      "csv",
+    ]);
+    expect(csv.code, csv.stderr).toBe(0);
+    const lines = csv.stdout.trim().split("\r\n");
+    expect(lines[0]).toBe("status,trade_id,count,sum(hourly_rate)");
+    expect(lines.slice(1)).toEqual(
+      answer.map((row) =>
+        [row.group.status, row.group.trade_id ?? "", row.count, row["sum(hourly_rate)"]].join(","),
+      ),
+    );
+    const table = await cli(["workers", "aggregate", ...args, "--output", "table"]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain("SUM(HOURLY_RATE)");
+  });
+
+  test("a name the report does not take exits with the API's invalid_query", async () => {
+    const bad = await erpFor(
+      suite.server.baseUrl,
+      token,
+    )(["workers", "aggregate", "--group-by", "name"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("name");
   });
 });
