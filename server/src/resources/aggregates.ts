@@ -224,18 +224,17 @@ function shown(kind: Column["kind"], value: unknown): unknown {
 export type ReportRow = { group: Record<string, unknown> } & Record<string, unknown>;
 
 /**
- * The report: one row per group, ordered by the group keys (NULL first), of the records `filters`
- * selects. Live records are told by `live`, as the sort indexes (company_id, live, key) hold them,
- * so a count grouped by an indexed field reads that index alone. Refused with 400 too_many_groups
- * past MAX_GROUPS.
+ * The statement of a report: one row per group, ordered by the group keys (NULL first), of the
+ * records `filters` selects, one row more than MAX_GROUPS at most. Live records are told by `live`,
+ * as the sort indexes (company_id, live, key) hold them, so a count grouped by an indexed field
+ * reads that index alone.
  */
-export async function runReport(
-  db: Executor,
+function reportStatement(
   def: ResourceDefinition,
   scope: Scope,
   plan: ReportPlan,
   filters: ListFilters,
-): Promise<ReportRow[]> {
+): SQL {
   const live = Object.hasOwn(def.table, "live") ? "live" : "deleted_at";
   const conditions = filterConditions(def, scope, filters, live);
   if (live === "live") conditions.push(sql`${column(def.table, "live")} = 1`);
@@ -249,9 +248,30 @@ export async function runReport(
     sql`, `,
   );
   const grouped = plan.groups.length > 0 ? sql` GROUP BY ${keys} ORDER BY ${keys}` : sql``;
+  return sql`SELECT ${sql.join(selected, sql`, `)} FROM ${def.table} WHERE ${and(...conditions)}${grouped} LIMIT ${MAX_GROUPS + 1}`;
+}
+
+/** The plan the database chooses for a report (EXPLAIN's rows): the bench names it (bench/README.md). */
+export const explainReport = (
+  db: Executor,
+  def: ResourceDefinition,
+  scope: Scope,
+  plan: ReportPlan,
+  filters: ListFilters,
+): Promise<Record<string, unknown>[]> =>
+  selectRows(db, sql`EXPLAIN ${reportStatement(def, scope, plan, filters)}`);
+
+/** The report's groups as the API shows them; 400 too_many_groups past MAX_GROUPS. */
+export async function runReport(
+  db: Executor,
+  def: ResourceDefinition,
+  scope: Scope,
+  plan: ReportPlan,
+  filters: ListFilters,
+): Promise<ReportRow[]> {
   const rows = await selectRows<Record<string, unknown>>(
     db,
-    sql`SELECT ${sql.join(selected, sql`, `)} FROM ${def.table} WHERE ${and(...conditions)}${grouped} LIMIT ${MAX_GROUPS + 1}`,
+    reportStatement(def, scope, plan, filters),
   );
   if (rows.length > MAX_GROUPS) throw tooManyGroups(MAX_GROUPS);
   return rows.map((row) => {
