@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import type { Api } from "@erp/testing/api";
 import { create } from "@erp/testing/api";
 import { erpFor } from "@erp/testing/cli";
-import { newCompany } from "@erp/testing/company";
+import { newCompany, newToken } from "@erp/testing/company";
 import { useServer } from "@erp/testing/suite";
 import { ErpClient } from "../sdk/mod.ts";
 
@@ -16,6 +16,7 @@ type Row = Record<string, any>;
 let api: Api;
 let erp: ErpClient;
 let token: string;
+let companyId: number;
 let projects: Row[];
 let workers: Row[];
 
@@ -49,6 +50,7 @@ beforeAll(async () => {
   console.log(`aggregates: AGGREGATES_SEED=${SEED}`);
   const company = await newCompany();
   token = company.token;
+  companyId = company.companyId;
   api = suite.api.as(company.token);
   erp = new ErpClient({ baseUrl: suite.server.baseUrl, token: company.token });
   await seed(
@@ -321,6 +323,19 @@ describe("what a report refuses", () => {
 });
 
 describe("a report as a read", () => {
+  test("it needs the resource's read scope; a lookup's any read scope; a missing parent is 404", async () => {
+    const narrow = api.as(await newToken(companyId, { scopes: ["workers:read"] }));
+    expect((await narrow.get("/v1/workers/aggregate?group_by=status")).status).toBe(200);
+    const refused = await narrow.get("/v1/projects/aggregate");
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("insufficient_scope");
+    const trades = await narrow.get("/v1/trades/aggregate");
+    expect(trades.status).toBe(200);
+    expect(trades.body.data[0].count).toBe((await api.get("/v1/trades?limit=1")).body.meta.total);
+    const orphan = await api.get("/v1/equipment/999999999/rentals/aggregate");
+    expect(orphan.status).toBe(404);
+  });
+
   test("its ETag answers If-None-Match with 304 until a record changes", async () => {
     const path = "/v1/workers/aggregate?group_by=status&metrics=count,sum(hourly_rate)";
     const first = await api.get(path);
