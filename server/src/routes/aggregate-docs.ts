@@ -46,10 +46,10 @@ export function aggregateParsers(def: ResourceDefinition): Record<string, ParamP
 }
 
 /** The schema of a group key's or metric's value, by what it reads. */
-function valueSchema(field: ReportField | undefined, name: string, def: ResourceDefinition) {
+function valueSchema(read: ReportField | undefined, name: string, def: ResourceDefinition) {
   const spec = recordFields(def).find(([field]) => field === name)?.[1];
   const nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
-  switch (field?.kind) {
+  switch (read?.kind) {
     case "enum":
       return nullable(
         Type.Union((spec?.type === "enum" ? spec.values : []).map((v) => Type.Literal(v))),
