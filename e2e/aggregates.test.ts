@@ -422,6 +422,32 @@ describe("erp <resource> aggregate", () => {
     expect(table.stdout).toContain("SUM(HOURLY_RATE)");
   });
 
+  test("erp rentals aggregate reports one piece of equipment's rentals", async () => {
+    const equipment = await create(api, "/v1/equipment", { name: "Hoist", daily_rate: "90.00" });
+    for (const daily_rate of ["10.00", "20.50"])
+      await create(api, `/v1/equipment/${equipment}/rentals`, {
+        project_id: projects[0]!.id,
+        start_date: "2026-05-01",
+        daily_rate,
+      });
+    const cli = erpFor(suite.server.baseUrl, token);
+    const out = await cli([
+      "rentals",
+      "aggregate",
+      String(equipment),
+      "--group-by",
+      "billed",
+      "--metrics",
+      "count,sum(daily_rate)",
+      "--output",
+      "json",
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual([
+      { group: { billed: false }, count: 2, "sum(daily_rate)": "30.50" },
+    ]);
+  });
+
   test("a name the report does not take exits with the API's invalid_query", async () => {
     const bad = await erpFor(
       suite.server.baseUrl,

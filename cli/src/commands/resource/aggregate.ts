@@ -1,7 +1,7 @@
 // `erp <resource> aggregate`: counts and totals of the records the filters select, in groups
 // (docs/cli.md): one row per group, its keys then its metrics, as a table, CSV or JSON.
 import { clientOf, formatOf } from "../../context.ts";
-import { printMany } from "../../output.ts";
+import { type OutputFormat, printMany } from "../../output.ts";
 import { parseFields } from "../../parsers.ts";
 import { resourceClient } from "../../resources.ts";
 import { addSelectionOptions, selectionQuery } from "./filters.ts";
@@ -36,12 +36,19 @@ export const aggregate: ResourceCommand = {
       groupBy,
       metrics,
     });
-    const format = formatOf(command);
-    // JSON as the API answers it; a table or CSV with the group's keys as the first columns.
-    const rows =
-      format === "json" || format === "ndjson"
-        ? report.data
-        : report.data.map(({ group, ...values }) => ({ ...group, ...values }));
-    await printMany(format, rows);
+    await printReport(formatOf(command), report.data);
   },
 };
+
+/** A report's groups: JSON as the API answers them; a table or CSV with each group's keys first. */
+export function printReport(
+  format: OutputFormat,
+  rows: readonly ({ group: Record<string, unknown> } & Record<string, unknown>)[],
+): Promise<void> {
+  return printMany(
+    format,
+    format === "json" || format === "ndjson"
+      ? rows
+      : rows.map(({ group, ...values }) => ({ ...group, ...values })),
+  );
+}
