@@ -69,6 +69,11 @@ function checkResults(code: number, stdout: string): void {
     expect(company.deepPageP99Ms).toBeGreaterThanOrEqual(company.deepPageMs);
   }
   expect(stdout).toContain("Scale: large/small first page");
+  for (const report of results.reports.reports) {
+    expect(report.groups).toBeGreaterThan(0);
+    expect(report.p99Ms).toBeGreaterThanOrEqual(report.medianMs);
+  }
+  expect(stdout).toContain("Reports, ");
   expect(results.long_polls.errors).toBe(0);
   expect(results.long_polls.holding.rss_mb).toBeGreaterThan(0);
   expect(results.filtered_long_polls.errors).toBe(0);

@@ -29,6 +29,7 @@ export type {
   UpdateResult,
   UpsertResult,
 } from "./src/core/results.ts";
+export type { GroupValue, Report, ReportQuery, ReportRow } from "./src/core/report.ts";
 export type { FetchLike } from "./src/core/transport.ts";
 // The client's own retry policy, for callers that retry on their own terms (the CLI's import).
 export { isRetryable, retryDelayMs } from "./src/core/retries.ts";

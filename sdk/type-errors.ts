@@ -187,3 +187,27 @@ export function errorsAreTyped(error: unknown): void {
     void status;
   }
 }
+
+export async function reportsAreTypedByTheirGroupKeysAndMetrics(): Promise<void> {
+  const report = await erp.projects.aggregate({
+    groupBy: ["status", "month(start_date)"],
+    metrics: ["count", "sum(budget_amount)"],
+    status: ["ACTIVE", "ON_HOLD"],
+  });
+  const row = report.data[0]!;
+  const count: number = row.count;
+  const sum: string | null = row["sum(budget_amount)"];
+  const status = row.group.status;
+  const currency: string | undefined = row.group.currency;
+  const groups: number = report.meta.groups;
+  // @ts-expect-error avg(budget_amount) was not asked for
+  row["avg(budget_amount)"];
+  // @ts-expect-error name is free text: no report groups by it
+  await erp.projects.aggregate({ groupBy: ["name"] });
+  // @ts-expect-error hired_on is a worker field
+  await erp.projects.aggregate({ metrics: ["min(hired_on)"] });
+  // @ts-expect-error a report has no sort
+  await erp.projects.aggregate({ sort: "name" });
+  const counted: number = (await erp.workers.aggregate()).data[0]!.count;
+  void count, sum, status, currency, groups, counted;
+}

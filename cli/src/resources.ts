@@ -61,7 +61,15 @@ export function specOf(name: string): CollectionSpec {
 type Json = Record<string, unknown>;
 
 /** A resource client without the per-resource types: the CLI passes user-typed JSON straight through. */
-export type AnyResourceClient = ResourceClient<Json, Json, Json, Json>;
+export type AnyResourceClient = ResourceClient<
+  Json,
+  Json,
+  Json,
+  Json,
+  Record<never, never>,
+  string,
+  string
+>;
 
 export function resourceClient(erp: ErpClient, name: string): AnyResourceClient {
   const spec = specs.find((candidate) => candidate.name === name);

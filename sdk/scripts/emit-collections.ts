@@ -46,7 +46,16 @@ export interface CollectionInfo {
   /** Sub-collections under one member: `rentals` → `/v1/equipment/{id}/rentals`. */
   children: CollectionInfo[];
   /** Type names in generated/types.ts (`embeds`: what each `expand` path embeds, when it takes any). */
-  types: { record: string; create?: string; update?: string; filters?: string; embeds?: string };
+  types: {
+    record: string;
+    create?: string;
+    update?: string;
+    filters?: string;
+    embeds?: string;
+    /** What its report groups by and computes. */
+    groupKey?: string;
+    metric?: string;
+  };
 }
 
 /** What a field holds, read from its schema in the document. */
@@ -82,8 +91,9 @@ type Operation =
   | "delete"
   | "restore"
   | "batch"
-  | "upsert";
-const ALL_OPERATIONS = 9;
+  | "upsert"
+  | "aggregate";
+const ALL_OPERATIONS = 10;
 
 /** Collections in document order; cursor feeds (lists paged by `after`) are not collections. */
 export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
@@ -106,6 +116,8 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
     const batch = document.paths[`${path}/batch`]?.post !== undefined;
     if (batch) operations.push("batch");
     if (document.paths[`${path}/by-external-id/{external_id}`]?.put) operations.push("upsert");
+    const report = document.paths[`${path}/aggregate`]?.get !== undefined;
+    if (report) operations.push("aggregate");
     const info: CollectionInfo = {
       property: camel(command),
       path,
@@ -137,6 +149,7 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
         ...(item.post || takesSort(document, item.get) ? { filters: `${record}Filters` } : {}),
         ...(member.patch ? { update: `${record}Update` } : {}),
         ...(item.post && expands(document, item.get) ? { embeds: `${record}Embeds` } : {}),
+        ...(report ? { groupKey: `${record}GroupKey`, metric: `${record}Metric` } : {}),
       },
     };
     if (segments.length === 2) top.set(path, info);
@@ -234,10 +247,22 @@ function hints(fields: Record<string, string>): string {
 }
 
 function clientType(c: CollectionInfo): string {
-  const { record, create, update, filters, embeds } = c.types;
-  const generic =
-    `ResourceClient<${record}, ${create ?? "never"}, ${update ?? "never"}, ` +
-    `${filters ?? "Record<never, never>"}${embeds ? `, ${embeds}` : ""}>`;
+  const { record, create, update, filters, embeds, groupKey, metric } = c.types;
+  // The optional arguments (embeds, group keys, metrics) are written up to the last one given.
+  const optional = [
+    [embeds, "Record<never, never>"],
+    [groupKey, "never"],
+    [metric, "never"],
+  ] as const;
+  let given = optional.length;
+  while (given > 0 && optional[given - 1]![0] === undefined) given -= 1;
+  const generic = `ResourceClient<${[
+    record,
+    create ?? "never",
+    update ?? "never",
+    filters ?? "Record<never, never>",
+    ...optional.slice(0, given).map(([name, absent]) => name ?? absent),
+  ].join(", ")}>`;
   const full = c.operations.length === ALL_OPERATIONS;
   const base = full
     ? generic

@@ -21,6 +21,8 @@ interface Collection {
   list?: Json;
   create?: Json;
   update?: Json;
+  /** Its report (`GET {path}/aggregate`). */
+  aggregate?: Json;
 }
 
 /**
@@ -52,9 +54,15 @@ export const HEADER =
 export function emitTypes(document: OpenApiDocument): string {
   const collections = new Map<string, Collection>();
   const singletons: [string, JsonSchema][] = [];
+  const reports = new Map<string, Json>();
   for (const [path, item] of Object.entries(document.paths)) {
     const segments = path.split("/").filter(Boolean);
     if (segments[0] !== "v1") continue;
+    // A collection's report is typed with the collection (its group keys and metrics), not as one.
+    if (segments.at(-1) === "aggregate" && item.get) {
+      reports.set(segments.filter((segment) => !segment.startsWith("{")).at(-2)!, item.get);
+      continue;
+    }
     const member = segments.at(-1)!.startsWith("{");
     const name = segments.filter((segment) => !segment.startsWith("{")).at(-1)!;
     const collection = collections.get(name) ?? { name };
@@ -76,7 +84,8 @@ export function emitTypes(document: OpenApiDocument): string {
         declare("DeletedRecord", { $ref: DELETED_RECORD }),
       ),
     );
-  for (const collection of collections.values()) out.push(generator.collection(collection));
+  for (const collection of collections.values())
+    out.push(generator.collection({ ...collection, aggregate: reports.get(collection.name) }));
   for (const [name, schema] of singletons)
     out.push(generator.block(pascal(name), (declare) => declare(pascal(name), schema)));
   out.push(
@@ -192,6 +201,14 @@ class Generator {
           declare(`${singular}Filters`, filtersSchema(this.#document, collection.list!));
         if (collection.update)
           declare(`${singular}Update`, bodySchema(this.#document, collection.update));
+        // What its report groups by and computes: the items of `group_by` and `metrics`.
+        if (collection.aggregate) {
+          declare(
+            `${singular}GroupKey`,
+            listItems(this.#document, collection.aggregate, "group_by"),
+          );
+          declare(`${singular}Metric`, listItems(this.#document, collection.aggregate, "metrics"));
+        }
       }) + this.#embeds(singular, collection.list!)
     );
   }
@@ -335,6 +352,16 @@ function embeddedAt(document: OpenApiDocument, record: JsonSchema, path: string[
   return rest.length === 0
     ? pascal(ref.slice(COMPONENT_SCHEMA.length))
     : embeddedAt(document, { $ref: ref }, rest);
+}
+
+/** The item schema of an operation's list parameter (`group_by=a,b`): one of the values it takes. */
+function listItems(document: OpenApiDocument, operation: Json, name: string): JsonSchema {
+  const parameter = ((operation.parameters ?? []) as Json[])
+    .map((one) => resolve(document, one) as Json)
+    .find((one) => one.in === "query" && one.name === name);
+  const items = (parameter?.schema as Json | undefined)?.items as Json | undefined;
+  // A collection with nothing to group by takes no value: never.
+  return Array.isArray(items?.enum) && items.enum.length > 0 ? items : false;
 }
 
 /** Whether a list takes `sort`. */

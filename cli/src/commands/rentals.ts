@@ -1,22 +1,43 @@
-// `erp rentals list|create|update <equipment-id>`: the rentals of one piece of equipment.
+// `erp rentals list|create|update|aggregate <equipment-id>`: the rentals of one piece of equipment.
 import type { Command } from "commander";
 import { clientOf, formatOf } from "../context.ts";
 import { readBody } from "../body.ts";
 import { printMany, printOne } from "../output.ts";
-import { parseId } from "../parsers.ts";
+import { parseFields, parseId } from "../parsers.ts";
+import { printReport } from "./resource/aggregate.ts";
 
 type Json = Record<string, unknown>;
 
 export function registerRentals(program: Command): void {
   const rentals = program
     .command("rentals")
-    .summary("rentals of one piece of equipment: list, create, update");
+    .summary("rentals of one piece of equipment: list, create, update, aggregate");
   const client = (command: Command, equipment: number) =>
     clientOf(command).equipment.rentals(equipment) as unknown as {
       listPage(query: Json): Promise<{ data: Json[] }>;
       create(body: Json, options: Json): Promise<Json>;
       update(id: number, body: Json, options: Json): Promise<Json>;
+      aggregate(query: Json): Promise<{ data: ({ group: Json } & Json)[] }>;
     };
+
+  rentals
+    .command("aggregate")
+    .argument("<equipment-id>", "the equipment's id", parseId)
+    .summary("count and total one piece of equipment's rentals in groups")
+    .option(
+      "--group-by <a,b>",
+      "fields to group by: billed, project_id, month(start_date), …",
+      parseFields,
+    )
+    .option("--metrics <a,b>", "count (default), sum(daily_rate), max(end_date), …", parseFields)
+    .addHelpText(
+      "after",
+      "\nEXAMPLES\n  erp rentals aggregate 12 --group-by billed --metrics count,sum(daily_rate)\n",
+    )
+    .action(async (equipment: number, options: Json, command: Command) => {
+      const report = await client(command, equipment).aggregate(options);
+      await printReport(formatOf(command), report.data);
+    });
 
   rentals
     .command("list")

@@ -1,8 +1,9 @@
-// Registers `erp <resource> list|get|create|update|delete|restore` for each resource and
-// `erp <lookup> list|get|create|rename|update|delete|restore` for each lookup (a trade: created by its
-// name), from the collections the SDK generates from the API's document.
+// Registers `erp <resource> list|get|create|update|delete|restore|aggregate` for each resource
+// and `erp <lookup> list|get|create|rename|update|delete|restore|aggregate` for each lookup (a
+// trade: created by its name), from the collections the SDK generates from the API's document.
 import type { Command } from "commander";
 import { COLLECTION_SPECS } from "../resources.ts";
+import { aggregate } from "./resource/aggregate.ts";
 import { create } from "./resource/create.ts";
 import { createNamed } from "./resource/create-named.ts";
 import { remove } from "./resource/delete.ts";
@@ -13,7 +14,15 @@ import { rename } from "./resource/rename.ts";
 import { restore } from "./resource/restore.ts";
 import { update } from "./resource/update.ts";
 
-const SUBCOMMANDS: readonly ResourceCommand[] = [list, get, create, update, remove, restore];
+const SUBCOMMANDS: readonly ResourceCommand[] = [
+  list,
+  get,
+  create,
+  update,
+  remove,
+  restore,
+  aggregate,
+];
 const LOOKUP_SUBCOMMANDS: readonly ResourceCommand[] = [
   list,
   get,
@@ -22,6 +31,7 @@ const LOOKUP_SUBCOMMANDS: readonly ResourceCommand[] = [
   update,
   remove,
   restore,
+  aggregate,
 ];
 
 export function registerResources(program: Command): void {

@@ -165,6 +165,10 @@ export interface ProjectUpdate {
   status?: ProjectStatus;
 }
 
+export type ProjectGroupKey = "client_id" | "billing_mode" | "budget_estimate_id" | "currency" | "status" | "day(start_date)" | "week(start_date)" | "month(start_date)" | "year(start_date)" | "day(end_date)" | "week(end_date)" | "month(end_date)" | "year(end_date)" | "day(created_at)" | "week(created_at)" | "month(created_at)" | "year(created_at)" | "day(updated_at)" | "week(updated_at)" | "month(updated_at)" | "year(updated_at)";
+
+export type ProjectMetric = "count" | "sum(budget_amount)" | "avg(budget_amount)" | "min(budget_amount)" | "max(budget_amount)" | "min(start_date)" | "max(start_date)" | "min(end_date)" | "max(end_date)" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
+
 /** The record at the end of each `expand` path of Project records (`a.b`: b's, embedded in a's). */
 export interface ProjectEmbeds {
   client: Client;
@@ -288,6 +292,10 @@ export interface WorkerUpdate {
   status?: WorkerStatus;
 }
 
+export type WorkerGroupKey = "trade_id" | "status" | "day(hired_on)" | "week(hired_on)" | "month(hired_on)" | "year(hired_on)" | "day(created_at)" | "week(created_at)" | "month(created_at)" | "year(created_at)" | "day(updated_at)" | "week(updated_at)" | "month(updated_at)" | "year(updated_at)";
+
+export type WorkerMetric = "count" | "sum(hourly_rate)" | "avg(hourly_rate)" | "min(hourly_rate)" | "max(hourly_rate)" | "min(hired_on)" | "max(hired_on)" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
+
 /** The record at the end of each `expand` path of Worker records (`a.b`: b's, embedded in a's). */
 export interface WorkerEmbeds {
   trade: Trade;
@@ -388,6 +396,10 @@ export interface ClientUpdate {
   /** One of ACTIVE, INACTIVE. */
   status?: ClientStatus;
 }
+
+export type ClientGroupKey = "status" | "day(created_at)" | "week(created_at)" | "month(created_at)" | "year(created_at)" | "day(updated_at)" | "week(updated_at)" | "month(updated_at)" | "year(updated_at)";
+
+export type ClientMetric = "count" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
 
 export type EstimateStatus = "DRAFT" | "SENT" | "ACCEPTED" | "REJECTED" | "CONVERTED";
 
@@ -500,6 +512,10 @@ export interface EstimateUpdate {
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED. */
   status?: EstimateStatus;
 }
+
+export type EstimateGroupKey = "client_id" | "currency" | "status" | "day(valid_until)" | "week(valid_until)" | "month(valid_until)" | "year(valid_until)" | "day(created_at)" | "week(created_at)" | "month(created_at)" | "year(created_at)" | "day(updated_at)" | "week(updated_at)" | "month(updated_at)" | "year(updated_at)";
+
+export type EstimateMetric = "count" | "sum(amount)" | "avg(amount)" | "min(amount)" | "max(amount)" | "min(valid_until)" | "max(valid_until)" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
 
 /** The record at the end of each `expand` path of Estimate records (`a.b`: b's, embedded in a's). */
 export interface EstimateEmbeds {
@@ -617,6 +633,10 @@ export interface SubcontractorUpdate {
   status?: SubcontractorStatus;
 }
 
+export type SubcontractorGroupKey = "trade_id" | "status" | "day(insurance_expires_on)" | "week(insurance_expires_on)" | "month(insurance_expires_on)" | "year(insurance_expires_on)" | "day(created_at)" | "week(created_at)" | "month(created_at)" | "year(created_at)" | "day(updated_at)" | "week(updated_at)" | "month(updated_at)" | "year(updated_at)";
+
+export type SubcontractorMetric = "count" | "min(insurance_expires_on)" | "max(insurance_expires_on)" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
+
 /** The record at the end of each `expand` path of Subcontractor records (`a.b`: b's, embedded in a's). */
 export interface SubcontractorEmbeds {
   trade: Trade;
@@ -718,6 +738,10 @@ export interface EquipmentUpdate {
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status?: EquipmentStatus;
 }
+
+export type EquipmentGroupKey = "category_id" | "status" | "day(created_at)" | "week(created_at)" | "month(created_at)" | "year(created_at)" | "day(updated_at)" | "week(updated_at)" | "month(updated_at)" | "year(updated_at)";
+
+export type EquipmentMetric = "count" | "sum(daily_rate)" | "avg(daily_rate)" | "min(daily_rate)" | "max(daily_rate)" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
 
 /** The record at the end of each `expand` path of Equipment records (`a.b`: b's, embedded in a's). */
 export interface EquipmentEmbeds {
@@ -823,6 +847,10 @@ export interface RentalUpdate {
   billed?: boolean;
 }
 
+export type RentalGroupKey = "project_id" | "billed" | "day(start_date)" | "week(start_date)" | "month(start_date)" | "year(start_date)" | "day(end_date)" | "week(end_date)" | "month(end_date)" | "year(end_date)" | "day(created_at)" | "week(created_at)" | "month(created_at)" | "year(created_at)" | "day(updated_at)" | "week(updated_at)" | "month(updated_at)" | "year(updated_at)";
+
+export type RentalMetric = "count" | "sum(daily_rate)" | "avg(daily_rate)" | "min(daily_rate)" | "max(daily_rate)" | "min(start_date)" | "max(start_date)" | "min(end_date)" | "max(end_date)" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
+
 /** The record at the end of each `expand` path of Rental records (`a.b`: b's, embedded in a's). */
 export interface RentalEmbeds {
   equipment: Equipment;
@@ -892,6 +920,10 @@ export interface TradeUpdate {
   external_id?: string | null;
 }
 
+export type TradeGroupKey = "day(created_at)" | "week(created_at)" | "month(created_at)" | "year(created_at)" | "day(updated_at)" | "week(updated_at)" | "month(updated_at)" | "year(updated_at)";
+
+export type TradeMetric = "count" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
+
 export type EquipmentCategorySort = "id" | "-id" | "name" | "-name" | "external_id" | "-external_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
 
 export interface EquipmentCategory {
@@ -951,6 +983,10 @@ export interface EquipmentCategoryUpdate {
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
 }
+
+export type EquipmentCategoryGroupKey = "day(created_at)" | "week(created_at)" | "month(created_at)" | "year(created_at)" | "day(updated_at)" | "week(updated_at)" | "month(updated_at)" | "year(updated_at)";
+
+export type EquipmentCategoryMetric = "count" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
 
 /** `<resource>.<action>`: project.created, rental.updated, equipment.deleted, … */
 export type EventType = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored";
@@ -1601,7 +1637,7 @@ export interface WorkerUpsertOutcome {
 }
 
 /** Every problem `code` the API's operations declare. */
-export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_deleted" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
+export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_deleted" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "too_many_groups" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
 
 /** The codes of 409 Conflict answers. */
 export type ConflictCode = "billing_mode_locked" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "not_deleted" | "rental_billed" | "unique_violation";

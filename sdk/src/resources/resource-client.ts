@@ -17,6 +17,7 @@ import type {
   UpsertResult,
 } from "../core/results.ts";
 import { newIdempotencyKey } from "../core/idempotency-key.ts";
+import type { Report, ReportQuery } from "../core/report.ts";
 import type { ApiRequest, QueryValues, Transport } from "../core/transport.ts";
 import type { Usage } from "../generated/types.ts";
 import { ImportRun } from "../import/import-run.ts";
@@ -95,10 +96,19 @@ export interface ImportSpec {
 }
 
 /**
- * list, listPage, get, create, update, delete, restore, batch, upsert and import for one
- * collection of records `R`; `X` is what each of its `expand` paths embeds (`ProjectEmbeds`).
+ * list, listPage, get, create, update, delete, restore, batch, upsert, import and aggregate for
+ * one collection of records `R`; `X` is what each of its `expand` paths embeds (`ProjectEmbeds`),
+ * `G` and `M` what its report groups by and computes (`ProjectGroupKey`, `ProjectMetric`).
  */
-export class ResourceClient<R, C, U, F, X = Record<never, never>> {
+export class ResourceClient<
+  R,
+  C,
+  U,
+  F,
+  X = Record<never, never>,
+  G extends string = never,
+  M extends string = never,
+> {
   readonly #transport: Transport;
   readonly #path: string;
   readonly #importSpec: ImportSpec;
@@ -153,6 +163,27 @@ export class ResourceClient<R, C, U, F, X = Record<never, never>> {
       query: query as QueryValues | undefined,
       options,
       envelope: "page",
+    });
+  }
+
+  /**
+   * Counts and totals of the records the filters select, in groups (docs/api.md, "Reports"):
+   * `aggregate({ groupBy: ["status"], metrics: ["count", "sum(budget_amount)"], status: "ACTIVE" })`.
+   * Money comes as exact decimal text; revalidated with its remembered ETag, so an unchanged
+   * report costs an empty 304.
+   */
+  aggregate<const K extends G = never, const N extends M = never>(
+    query?: ReportQuery<F, K, N>,
+    options?: RequestOptions,
+  ): ApiPromise<Report<K, [N] extends [never] ? Extract<M, "count"> : N>> {
+    const { groupBy, metrics, ...filters } = query ?? ({} as ReportQuery<F, K, N>);
+    return this.#call({
+      method: "GET",
+      path: `${this.#path}/aggregate`,
+      query: { ...(filters as QueryValues), group_by: groupBy, metrics },
+      options,
+      envelope: "page",
+      revalidate: true,
     });
   }
 

@@ -340,3 +340,33 @@ test("each field's kind is read from its schema, never from its hint text", () =
       'gate: "enum", status: "enum" },\n',
   );
 });
+
+test("a collection's report types its group keys and metrics from the enums of group_by and metrics", () => {
+  const reporting = structuredClone(document);
+  reporting.paths["/v1/gate-houses"]!.get!.parameters = [
+    ...(reporting.paths["/v1/gate-houses"]!.get!.parameters as unknown[]),
+    { name: "offset", in: "query", schema: { type: "integer" } },
+  ];
+  const names = (values: string[]) => ({
+    type: "array",
+    items: { type: "string", enum: values },
+  });
+  reporting.paths["/v1/gate-houses/aggregate"] = {
+    get: {
+      parameters: [
+        { name: "group_by", in: "query", schema: names(["status", "month(opened_on)"]) },
+        { name: "metrics", in: "query", schema: names(["count", "sum(fee)"]) },
+      ],
+      responses: { 200: json({ type: "object", properties: { data: { type: "array" } } }) },
+    },
+  };
+  const types = emitTypes(reporting);
+  expect(types).toContain('export type GateHouseGroupKey = "status" | "month(opened_on)";');
+  expect(types).toContain('export type GateHouseMetric = "count" | "sum(fee)";');
+  // The report is the collection's, not a collection of its own.
+  expect(types).not.toContain("export interface Aggregate");
+  expect(emitCollections(reporting)).toContain(
+    "ResourceClient<GateHouse, GateHouseCreate, GateHouseUpdate, GateHouseFilters, " +
+      'Record<never, never>, GateHouseGroupKey, GateHouseMetric>, "list" | "listPage" | "create" | "update" | "aggregate">',
+  );
+});

@@ -263,6 +263,8 @@ export const workers = recordTable(
     sortIndex("workers_by_email", t, t.email),
     sortIndex("workers_by_trade", t, t.trade_id),
     sortIndex("workers_by_hourly_rate", t, t.hourly_rate),
+    // A report of pay by trade (docs/api.md, "Reports") reads this index alone, never the rows.
+    index("workers_rates_by_trade").on(t.company_id, t.live, t.trade_id, t.hourly_rate),
   ],
 );
 

@@ -27,6 +27,7 @@ const TITLES = {
 export const CATALOGUE = {
   malformed_json: 400,
   invalid_query: 400,
+  too_many_groups: 400,
   invalid_idempotency_key: 400,
   unauthorized: 401,
   insufficient_scope: 403,
@@ -70,6 +71,12 @@ function refusal(code: RefusalCode, detail: string, parts?: RefusalParts): Refus
 export const malformedJson = (detail = "The request body is not valid JSON (UTF-8)."): Refusal =>
   refusal("malformed_json", detail);
 export const invalidQuery = (detail: string): Refusal => refusal("invalid_query", detail);
+export const tooManyGroups = (limit: number): Refusal =>
+  refusal(
+    "too_many_groups",
+    `The report has more than ${limit} groups: group by fewer or coarser fields ` +
+      `(month instead of day), or filter the records it covers.`,
+  );
 export const invalidIdempotencyKey = (): Refusal =>
   refusal(
     "invalid_idempotency_key",

@@ -94,7 +94,15 @@ test("the registry links every reference, dependent and parent to a registered d
 
 test("a lookup is written one at a time, and its caseless name needs the key column of its table", () => {
   const trades = definitionNamed("trades");
-  expect(trades.operations).toEqual(["list", "get", "create", "update", "delete", "restore"]);
+  expect(trades.operations).toEqual([
+    "list",
+    "get",
+    "create",
+    "update",
+    "delete",
+    "aggregate",
+    "restore",
+  ]);
   expect(trades.fields.name).toMatchObject({
     type: "text",
     unique: true,

@@ -192,6 +192,8 @@ export function defineResource<T extends MySqlTable>(
     filters: external ? [...declaration.filters, "external_id"] : declaration.filters,
     operations: [
       ...operations,
+      // Whatever a list selects, a report counts and totals (docs/api.md, "Reports").
+      ...(operations.includes("list") ? (["aggregate"] as const) : []),
       // A soft-deleted record of a collection comes back by its id; a sub-collection's records come
       // back with their parent (docs/concepts.md, "Deletes").
       ...(!declaration.parent && operations.includes("delete") ? (["restore"] as const) : []),

@@ -90,9 +90,13 @@ export interface ParentScope {
   memberParam: string;
 }
 
-/** `batch` and `upsert` come with `create` on every top-level resource with an `external_id` column. */
+/**
+ * `batch` and `upsert` come with `create` on every top-level resource with an `external_id` column;
+ * `aggregate` (a report: counts and totals in groups) with `list`.
+ */
 export type Operation =
   | "list"
+  | "aggregate"
   | "get"
   | "create"
   | "update"

@@ -98,8 +98,26 @@ function liveSaid(def: ResourceDefinition, criteria: ListCriteria): "deleted_at"
   return ranged || unique ? "both" : "deleted_at";
 }
 
+/** What narrows a list besides its paging and order: what a report (aggregates.ts) selects by too. */
+export type ListFilters = Pick<
+  ListCriteria,
+  "q" | "search" | "filters" | "ranges" | "updatedSince" | "includeDeleted"
+>;
+
 function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCriteria): SQL[] {
-  const live = liveSaid(def, criteria);
+  return filterConditions(def, scope, criteria, liveSaid(def, criteria));
+}
+
+/**
+ * The conditions of a list's filters, within the company (and a sub-collection's parent); `live`
+ * says how live records are told apart (liveSaid): a statement names the one its index holds.
+ */
+export function filterConditions(
+  def: ResourceDefinition,
+  scope: Scope,
+  criteria: ListFilters,
+  live: "deleted_at" | "live" | "both",
+): SQL[] {
   const conditions = scopeConditions(def, scope, criteria.includeDeleted || live === "live");
   if (live !== "deleted_at") conditions.push(eq(column(def.table, "live"), 1));
   if (criteria.updatedSince !== undefined)

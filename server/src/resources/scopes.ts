@@ -37,7 +37,7 @@ export const GRANTABLE_SCOPES: readonly string[] = [...CONCRETE_SCOPES, ...SHORT
  * write scope) and written with `lookups:write`.
  */
 export function operationScope(def: ResourceDefinition, operation: Operation): string[] {
-  const reads = operation === "list" || operation === "get";
+  const reads = operation === "list" || operation === "get" || operation === "aggregate";
   if (def.lookup)
     return reads
       ? [

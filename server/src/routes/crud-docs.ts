@@ -15,6 +15,7 @@ function operationIds(def: ResourceDefinition): Record<Operation, string> {
   const owner = def.parent ? pascal(def.parent.resource.name) : "";
   return {
     list: `list${owner}${pascal(def.name)}`,
+    aggregate: `aggregate${owner}${pascal(def.name)}`,
     get: `get${owner}${def.singular}`,
     create: `create${owner}${def.singular}`,
     update: `update${owner}${def.singular}`,
@@ -34,6 +35,8 @@ function operationRefusals(def: ResourceDefinition, operation: Operation): Refus
   switch (operation) {
     case "list":
       return ["invalid_query", ...parentMissing];
+    case "aggregate":
+      return ["invalid_query", "too_many_groups", ...parentMissing];
     case "get":
       return ["invalid_query", "not_found"];
     case "create":

@@ -11,6 +11,7 @@ import { uniqueFields, writableFields } from "../resources/fields.ts";
 import { withArticle } from "../resources/naming.ts";
 import { createBodySchema, sparseRecordSchema, updateBodySchema } from "../resources/schemas.ts";
 import { MAX_BATCH_ITEMS } from "../writes/batch.ts";
+import { aggregateText } from "./aggregate-docs.ts";
 import { batchBodySchema } from "./batch-schemas.ts";
 
 /** An operation's documentation without what crudDetail adds to every one. */
@@ -255,6 +256,7 @@ function upsertText(def: ResourceDefinition): OperationText {
 /** Each operation's text, by operation. */
 export const OPERATION_TEXTS: Record<Operation, (def: ResourceDefinition) => OperationText> = {
   list: listText,
+  aggregate: aggregateText,
   get: getText,
   create: createText,
   update: updateText,

@@ -13,6 +13,7 @@ import {
   sortParam,
   textParam,
   type ParamParser,
+  type Range,
 } from "../http/query.ts";
 import { invalidQuery } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
@@ -29,6 +30,7 @@ import {
 } from "../resources/fields.ts";
 import { isCaseless } from "../resources/caseless.ts";
 import { sensitiveScope } from "../resources/scopes.ts";
+import type { FilterValue, ListFilters } from "../resources/lists.ts";
 import { hasSoftDelete } from "../resources/store.ts";
 
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
@@ -145,6 +147,19 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
         sortsHidden(def),
     ),
   };
+  Object.assign(parsers, filterParsers(def));
+  if (hasSoftDelete(def.table))
+    parsers.include_deleted = described(
+      flagParam,
+      "`true` lists deleted records too, each with `deleted_at` (null for live records), for a " +
+        "full or incremental resync.",
+    );
+  return parsers;
+}
+
+/** The parameters that select which records a list (and a report of them) covers: q, equality filters, ranges, updated_since. */
+export function filterParsers(def: ResourceDefinition): Record<string, ParamParser<unknown>> {
+  const parsers: Record<string, ParamParser<unknown>> = {};
   const hidden = sensitiveFieldNames(def);
   const searched = def.search.filter((name) => hidden.includes(name));
   if (def.search.length > 0)
@@ -178,11 +193,19 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
         "midnight UTC): an incremental resync. Pair with include_deleted=true to learn of " +
         "deletes too.",
     );
-  if (hasSoftDelete(def.table))
-    parsers.include_deleted = described(
-      flagParam,
-      "`true` lists deleted records too, each with `deleted_at` (null for live records), for a " +
-        "full or incremental resync.",
-    );
   return parsers;
+}
+
+/** The records a parsed query selects (filterParsers' parameters), as lists and reports read them. */
+export function selectedBy(def: ResourceDefinition, query: Record<string, unknown>): ListFilters {
+  const given = <T>(names: readonly string[]): Record<string, T> =>
+    Object.fromEntries(
+      names.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as T]),
+    );
+  return {
+    filters: given<FilterValue>(equalityFilters(def).map(([name]) => name)),
+    ranges: given<Range>(rangeFields(def).map(([name]) => name)),
+    q: query.q as string | undefined,
+    updatedSince: query.updated_since as Date | undefined,
+  };
 }

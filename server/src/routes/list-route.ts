@@ -2,17 +2,17 @@
 import type { AdmittedApp } from "../auth/admission.ts";
 import { listEnvelope } from "../http/envelopes.ts";
 import { encodeCursor, listFingerprint, listWindow } from "../http/paging.ts";
-import type { Range, SortKey } from "../http/query.ts";
+import type { SortKey } from "../http/query.ts";
 import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { readView } from "../resources/visibility.ts";
-import { equalityFilters, rangeFields, readableFieldNames } from "../resources/fields.ts";
+import { readableFieldNames } from "../resources/fields.ts";
 import { recordSchema } from "../resources/schemas.ts";
-import { type FilterValue, listRecords, sortValuesFit } from "../resources/lists.ts";
+import { listRecords, sortValuesFit } from "../resources/lists.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { embedShown, withReferences } from "./expand-records.ts";
-import { listParsers } from "./list-parsers.ts";
+import { listParsers, selectedBy } from "./list-parsers.ts";
 import { pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
 
 export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
@@ -30,34 +30,26 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
         keys: sort?.length ?? 0,
         fits: sortValuesFit(def, sort ?? []),
       });
-      const given = <T>(names: readonly string[]): Record<string, T> =>
-        Object.fromEntries(
-          names.filter((name) => query[name] !== undefined).map((name) => [name, query[name] as T]),
-        );
-      const filters = given<FilterValue>(equalityFilters(def).map(([name]) => name));
-      const ranges = given<Range>(rangeFields(def).map(([name]) => name));
+      const selected = selectedBy(def, query);
       // A filter, range or sort on a field the token does not see would tell its values: 403.
       shown.refuseNamed([
-        ...Object.keys(filters),
-        ...Object.keys(ranges),
+        ...Object.keys(selected.filters),
+        ...Object.keys(selected.ranges ?? {}),
         ...(sort ?? []).map((key) => key.field),
       ]);
       const fields = query.fields as string[] | undefined;
       const expand = query.expand as string[][] | undefined;
       const scope = await scopeOf(deps.db, def, company, params);
       const page = await listRecords(deps.db, def, scope, {
+        ...selected,
         limit,
         start,
-        filters,
         total: query.total !== false,
-        ranges,
-        q: query.q as string | undefined,
         search: shown.hides ? shown.visible(def.search) : undefined,
         fields:
           fields && expand
             ? withReferences(def, fields, expand)
             : (fields ?? readableFieldNames(def)),
-        updatedSince: query.updated_since as Date | undefined,
         includeDeleted: query.include_deleted as boolean | undefined,
         sort,
       });

@@ -1,5 +1,6 @@
 // The routes of one resource, built from its definition: one implementation, every resource.
 import { admitted, type AdmittedApp } from "../auth/admission.ts";
+import { aggregateRoute } from "./aggregate-route.ts";
 import type { Operation, ResourceDefinition } from "../resources/definition.ts";
 import { batchRoute } from "./batch-route.ts";
 import { createRoute } from "./create-route.ts";
@@ -16,6 +17,7 @@ const OPERATION_ROUTES: Record<
   (app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps) => void
 > = {
   list: listRoute,
+  aggregate: aggregateRoute,
   get: getRoute,
   create: createRoute,
   update: updateRoute,

@@ -5,6 +5,7 @@
 import { publicOrigin } from "../http/origin.ts";
 import { Type } from "@sinclair/typebox";
 import type { AnyElysia } from "elysia";
+import { reportFields, reportVocabulary } from "../resources/aggregates.ts";
 import { withArticle } from "../resources/naming.ts";
 import type { Operation, ResourceDefinition } from "../resources/definition.ts";
 import { createExample, updateExample } from "../resources/examples.ts";
@@ -312,10 +313,30 @@ function deleteSteps(_def: ResourceDefinition, paths: FolderPaths): Json[] {
   ];
 }
 
+/** A report of the folder's records: counted in groups by its first groupable field, if it has one. */
+function aggregateSteps(def: ResourceDefinition, paths: FolderPaths): Json[] {
+  const [key] = reportVocabulary(reportFields(def)).groupBy;
+  return [
+    item({
+      name: `Count ${def.name}${key ? ` by ${key}` : ""}`,
+      method: "GET",
+      path: `${paths.collection}/aggregate`,
+      query: key ? [{ key: "group_by", value: key }] : [],
+      tests: [
+        expectStatus(200),
+        `pm.test("groups with their count", function () { const body = pm.response.json(); ` +
+          `pm.expect(body.data).to.be.an("array"); ` +
+          `pm.expect(body.meta.groups).to.eql(body.data.length); });`,
+      ],
+    }),
+  ];
+}
+
 /** A folder's steps in the order they run, each there when the resource has its operation. */
 const FOLDER_STEPS: [Operation, (def: ResourceDefinition, paths: FolderPaths) => Json[]][] = [
   ["create", createSteps],
   ["list", listSteps],
+  ["aggregate", aggregateSteps],
   ["get", getSteps],
   ["update", updateSteps],
   ["delete", deleteSteps],

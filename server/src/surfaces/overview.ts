@@ -70,6 +70,22 @@ every media type of a response can be told to use \`application/json\` (openapi-
 suffix (Prism 5's proxy) check a \`fields\` answer against the whole-record schema and report
 the missing fields; every other answer validates there.
 
+## Reports: totals and groups
+\`GET /v1/{resource}/aggregate\` counts and totals the records a list's filters select (the same
+parameters: \`q\`, equality filters, ranges, \`updated_since\`; deleted records never count), in
+groups, so a dashboard needs one request instead of paging through every record.
+\`group_by\` takes up to 3 of the resource's enums (\`status\`), references (\`trade_id\`) and
+booleans, and dates or timestamps by \`day(f)\`, \`week(f)\` (ISO 8601, \`2026-W11\`), \`month(f)\` or
+\`year(f)\`; \`metrics\` takes \`count\` (the default), \`sum(f)\`, \`avg(f)\`, \`min(f)\`, \`max(f)\` of
+money and \`min(f)\`, \`max(f)\` of dates. Each group is \`{"group": {…keys in group_by order},
+"count": 12, "sum(budget_amount)": "125000.00"}\`, sorted by its keys (null first), and
+\`meta.groups\` counts them. Money is exact decimal text added by the database, never through
+floating point: \`sum\` of no values is \`"0.00"\`, and \`avg\` of money is the exact mean rounded
+half to even (banker's rounding) to 2 decimals. Where the resource has a \`currency\`, money
+metrics are grouped by it too (its last key): amounts in different currencies are never added.
+More than 1,000 groups is 400 \`too_many_groups\`; a name \`group_by\` or \`metrics\` does not take
+is 400 \`invalid_query\` naming it. A report carries an ETag like a list (304 when unchanged).
+
 ## Conditional requests
 Reads carry a strong \`ETag\` computed from the exact body, so it changes whenever the body would.
 Send it back in \`If-None-Match\` to get 304 Not Modified with an empty body. On PATCH and DELETE,

@@ -1,5 +1,5 @@
-// The list filters shared by `<resource> list` and `export`: --status, --q, the resource's own id
-// filters, its ranges (`--hired-on-gte 2024-01-01`), --sort and --expand.
+// The list filters shared by `<resource> list`, `export` and `aggregate`: --status, --q, the
+// resource's own id filters, its ranges (`--hired-on-gte 2024-01-01`); lists also --sort and --expand.
 import type { Command } from "commander";
 import { flagOf, type ResourceSpec } from "../../resources.ts";
 import { parseFields, parseId } from "../../parsers.ts";
@@ -26,6 +26,11 @@ export function addFilterOptions(command: Command, spec: ResourceSpec): void {
       "embed the records these references name (client, project.client, …)",
       parseFields,
     );
+  addSelectionOptions(command, spec);
+}
+
+/** The options that select records (status, q, id filters, ranges): a list's and a report's. */
+export function addSelectionOptions(command: Command, spec: ResourceSpec): void {
   for (const field of spec.ranges)
     for (const [bound, sign] of Object.entries(BOUNDS))
       command.option(
@@ -44,13 +49,20 @@ export function filterQuery(
   spec: ResourceSpec,
   options: Record<string, unknown>,
 ): Record<string, unknown> {
-  const query: Record<string, unknown> = {
-    status: options.status,
-    q: options.q,
+  return {
+    ...selectionQuery(spec, options),
     fields: options.fields,
     sort: options.sort,
     expand: options.expand,
   };
+}
+
+/** The API query for the selection options given (addSelectionOptions); unset ones are left out. */
+export function selectionQuery(
+  spec: ResourceSpec,
+  options: Record<string, unknown>,
+): Record<string, unknown> {
+  const query: Record<string, unknown> = { status: options.status, q: options.q };
   // `--hired-on-gte 2024-01-01 --hired-on-lt 2025-01-01` → `hired_on: {gte, lt}` (hired_on[gte]=…).
   for (const field of spec.ranges) {
     const range = Object.fromEntries(
