@@ -1,6 +1,7 @@
 // The work of `erp import` (its flags are import.ts's): check the flags, open the file and plan its
 // columns before anything is sent, run the FileImport under Ctrl-C, then print the summary and say
 // the exit code. Every stream, the API client and Ctrl-C come in the options.
+import type { CollectionSpec, ErpClient } from "@erp/sdk";
 import { EXIT, type ExitCode } from "../exit-codes.ts";
 import { planColumns } from "../import/columns.ts";
 import { CtrlC } from "../import/ctrl-c.ts";
@@ -51,6 +52,25 @@ function checkFlags(opts: ImportOptions): void {
   if (opts.ifUnmodified && !opts.update) throw new UsageError("--if-unmodified goes with --update");
 }
 
+/** The resolver of the file's reference columns, creating the missing lookup values --create-missing names. */
+function referencesFor(
+  opts: ImportOptions,
+  erp: ErpClient,
+  spec: CollectionSpec,
+  progress: Progress,
+): ReferenceResolver {
+  if (!opts.createMissing) return new ReferenceResolver(erp, spec);
+  const dryRun = opts.dryRun === true;
+  return new ReferenceResolver(erp, spec, {
+    columns: new Set(opts.createMissing),
+    dryRun,
+    onCreate: ({ column, name, id }) =>
+      progress.log(
+        dryRun ? `would create ${column} "${name}"` : `created ${column} "${name}" (id ${id})`,
+      ),
+  });
+}
+
 /** The file opened and its header checked, and everything the run writes to: nothing is sent yet. */
 async function prepare(opts: ImportOptions): Promise<Prepared> {
   const spec = specOf(opts.resource);
@@ -62,6 +82,11 @@ async function prepare(opts: ImportOptions): Promise<Prepared> {
   });
   const missing = opts.update && missingUpdateColumns(source.header, opts.ifUnmodified === true);
   if (missing) throw new UsageError(missing);
+  if (opts.createMissing && !source.header)
+    throw new UsageError(
+      "--create-missing creates the trades and categories a CSV or XLSX file names in its " +
+        "columns; NDJSON rows give their ids (trade_id, category_id)",
+    );
   const plan = source.header
     ? planColumns(spec, source.header, {
         map: opts.map,
@@ -101,7 +126,7 @@ async function prepare(opts: ImportOptions): Promise<Prepared> {
     batchSize: opts.batchSize,
     concurrency: opts.concurrency,
     journal: Journal.for(baseUrl, token, opts.resource, opts.env),
-    references: new ReferenceResolver(erp, spec),
+    references: referencesFor(opts, erp, spec, progress),
     requests: () => requests,
   });
   return { run, rejects, report, progress };

@@ -7,6 +7,7 @@
 // named with the closest field, unless it is skipped on purpose.
 import type { CollectionSpec } from "@erp/sdk";
 import { UsageError } from "../usage-error.ts";
+import { editDistance, isClose } from "./closest.ts";
 
 /** Columns an export writes that no create accepts. */
 const READ_ONLY = new Set(["id", "created_at", "updated_at", "deleted_at"]);
@@ -39,21 +40,6 @@ export function normalizeHeader(header: string): string {
     .replace(/[^\p{L}\p{N}_]/gu, "")
     .replace(/_+/g, "_")
     .replace(/^_|_$/g, "");
-}
-
-/** The edit distance between two names, for suggesting the closest field. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
 }
 
 /** What the file's columns become, and the warnings to say once. */
@@ -133,11 +119,11 @@ export function planColumns(
     const lines = unknown.map((header) => {
       const name = normalizeHeader(header);
       const closest = candidates.reduce(
-        (best, candidate) => (distance(name, candidate) < distance(name, best) ? candidate : best),
+        (best, candidate) =>
+          editDistance(name, candidate) < editDistance(name, best) ? candidate : best,
         candidates[0]!,
       );
-      // A name a few typos away is suggested; one that shares a few letters by chance is not.
-      if (distance(name, closest) > Math.max(2, Math.floor(name.length / 3))) {
+      if (!isClose(name, closest)) {
         return (
           `  "${header}": no field of ${spec.command} is called that or anything close ` +
           `(the fields: ${[...fields, ...references.keys()].join(", ")})`
