@@ -7,6 +7,7 @@ import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { readView } from "../resources/visibility.ts";
+import { showRecords } from "../resources/custom-fields.ts";
 import { equalityFilters, rangeFields, readableFieldNames } from "../resources/fields.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { type FilterValue, listRecords, sortValuesFit } from "../resources/lists.ts";
@@ -52,6 +53,7 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
         includeDeleted: query.include_deleted as boolean | undefined,
         sort,
       });
+      await showRecords(deps.db, company.id, def, page.rows);
       if (expand)
         await embedShown(
           deps.db,
