@@ -5,8 +5,9 @@ import { CompanyCache } from "./auth/company-cache.ts";
 import { RateLimiter } from "./auth/rate-limit.ts";
 import { RouteScopes, type RecordOwner } from "./auth/route-scopes.ts";
 import { companyRowExists } from "./db/company-rows.ts";
-import { apiTokens, webhookEndpoints } from "./db/schema.ts";
+import { apiTokens, customFields, webhookEndpoints } from "./db/schema.ts";
 import { tokenRoutes } from "./routes/token-routes.ts";
+import { customFieldRoutes } from "./routes/custom-field-routes.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { IdAllocator } from "./db/ids.ts";
 import { GroupCommits } from "./writes/group-commits.ts";
@@ -76,6 +77,7 @@ export function buildApp(deps: AppDeps) {
   for (const def of ALL_DEFINITIONS) app.use(resourceRoutes(def, routeDeps));
   app.use(eventRoutes(routeDeps));
   app.use(webhookRoutes(routeDeps));
+  app.use(customFieldRoutes(routeDeps));
   app.use(tokenRoutes(routeDeps, companies));
   // The spec surfaces read the whole app's routes when asked, so they always match what is served.
   app.use(openApiRoutes(app)).use(docsRoutes()).use(collectionRoutes(app));
@@ -95,6 +97,7 @@ function recordOwners(db: AppDeps["database"]["db"]): Record<string, RecordOwner
       ALL_DEFINITIONS.map((def) => [def.name, owner(def.singular.toLowerCase(), def.table)]),
     ),
     "webhook-endpoints": owner("webhook endpoint", webhookEndpoints),
+    "custom-fields": owner("custom field", customFields),
     tokens: owner("token", apiTokens),
   };
 }

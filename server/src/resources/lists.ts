@@ -23,6 +23,16 @@ import { executePrepared, unsignedInteger } from "../db/sql.ts";
 import type { PageStart, SortPosition } from "../http/paging.ts";
 import type { Range, RangeOperator, SortKey } from "../http/query.ts";
 import { caselessKey, isCaseless } from "./caseless.ts";
+import type { CustomField } from "./custom-fields.ts";
+import {
+  CUSTOM_SORT,
+  type CustomFilter,
+  customConditions,
+  fitsSort,
+  sortColumn,
+  sortedValues,
+  sortJoin,
+} from "./custom-lists.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
 import { readableFieldNames, recordFields, uniqueFields } from "./fields.ts";
 import { liveTotal } from "./live-total.ts";
@@ -56,6 +66,8 @@ export interface ListCriteria {
   includeDeleted?: boolean;
   /** The order (id ascending when absent); `id` breaks ties in the direction of the last key. */
   sort?: readonly SortKey[];
+  /** Filters on custom fields, and the custom field a `cf.<key>` sort key names (custom-lists.ts). */
+  custom?: { filters: readonly CustomFilter[]; sort?: CustomField };
 }
 
 export interface ListPage {
@@ -75,7 +87,8 @@ const isUnfiltered = (def: ResourceDefinition, criteria: ListCriteria): boolean 
   Object.keys(criteria.filters).length === 0 &&
   Object.keys(criteria.ranges ?? {}).length === 0 &&
   criteria.updatedSince === undefined &&
-  !criteria.includeDeleted;
+  !criteria.includeDeleted &&
+  (criteria.custom?.filters.length ?? 0) === 0;
 
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
@@ -112,6 +125,10 @@ function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCri
     if (!Array.isArray(value)) conditions.push(eq(target, value));
     else conditions.push(value.length === 1 ? eq(target, value[0]) : inArray(target, [...value]));
   }
+  if (criteria.custom)
+    conditions.push(
+      ...customConditions(scope.companyId, column(def.table, "id"), criteria.custom.filters),
+    );
   const compare = { gte, gt, lt, lte };
   for (const [name, range] of Object.entries(criteria.ranges ?? {}))
     for (const [operator, bound] of Object.entries(range) as [RangeOperator, unknown][])
@@ -162,6 +179,7 @@ function orderKeys(criteria: ListCriteria): SortKey[] {
 
 /** The value a record's field is compared by in SQL: a timestamp as a Date, as drizzle binds it. */
 function sqlValue(def: ResourceDefinition, field: string, value: unknown): unknown {
+  if (CUSTOM_SORT.test(field)) return value;
   return value !== null && column(def.table, field).columnType === "MySqlDateTime"
     ? new Date(value as string)
     : value;
@@ -205,10 +223,22 @@ function fitsField(def: ResourceDefinition, field: string, value: unknown): bool
 export function sortValuesFit(
   def: ResourceDefinition,
   sort: readonly SortKey[],
+  custom?: CustomField,
 ): (values: readonly unknown[]) => boolean {
   return (values) =>
     values.length === sort.length &&
-    sort.every((key, index) => fitsField(def, key.field, values[index]));
+    sort.every((key, index) =>
+      CUSTOM_SORT.test(key.field)
+        ? custom !== undefined && fitsSort(custom, values[index])
+        : fitsField(def, key.field, values[index]),
+    );
+}
+
+/** The column a list orders by for a sort key: the table's, or a custom field's value (custom-lists.ts). */
+function keyColumn(def: ResourceDefinition, criteria: ListCriteria, field: string): MySqlColumn {
+  return CUSTOM_SORT.test(field) && criteria.custom?.sort
+    ? sortColumn(criteria.custom.sort)
+    : column(def.table, field);
 }
 
 /**
@@ -216,13 +246,18 @@ export function sortValuesFit(
  * descending, as MySQL orders): the first key's bound, which the index's range starts at, and the
  * exact lexicographic condition on (keys, id).
  */
-function afterPosition(def: ResourceDefinition, keys: SortKey[], position: SortPosition): SQL[] {
+function afterPosition(
+  def: ResourceDefinition,
+  criteria: ListCriteria,
+  keys: SortKey[],
+  position: SortPosition,
+): SQL[] {
   // The cursor holds a value per sort key the list was given; the id that breaks ties follows them.
   const values = keys.map((key, index) =>
     sqlValue(def, key.field, index < position.values.length ? position.values[index] : position.id),
   );
   const at = keys.map((key, index) => ({
-    column: column(def.table, key.field),
+    column: keyColumn(def, criteria, key.field),
     descending: key.descending,
     value: values[index],
   }));
@@ -299,17 +334,32 @@ export function pageQuery(
   const keys = orderKeys(criteria);
   const conditions = listConditions(def, scope, criteria);
   if (afterId > 0) conditions.push(gt(column(def.table, "id"), afterId));
-  if ("after" in criteria.start) conditions.push(...afterPosition(def, keys, criteria.start.after));
+  if ("after" in criteria.start)
+    conditions.push(...afterPosition(def, criteria, keys, criteria.start.after));
   // A sorted page reads its keys whatever `fields` picks: the next page's cursor is made of them.
   const shown = criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields;
-  const read = [...new Set([...shown, ...keys.map((key) => key.field)])];
-  return db
-    .select(selection(def, read))
-    .from(def.table)
+  const read = [
+    ...new Set([...shown, ...keys.map((key) => key.field)].filter((f) => !CUSTOM_SORT.test(f))),
+  ];
+  const sortField = criteria.custom?.sort;
+  const selected = {
+    ...selection(def, read),
+    ...(sortField ? { [`cf.${sortField.key}`]: sortColumn(sortField) } : {}),
+  };
+  const from = db.select(selected).from(def.table);
+  const joined = sortField
+    ? from.leftJoin(
+        sortedValues,
+        sortJoin(sortField, column(def.table, "company_id"), column(def.table, "id")),
+      )
+    : from;
+  return joined
     .where(and(...conditions))
     .orderBy(
       ...keys.map((key) =>
-        key.descending ? desc(column(def.table, key.field)) : asc(column(def.table, key.field)),
+        key.descending
+          ? desc(keyColumn(def, criteria, key.field))
+          : asc(keyColumn(def, criteria, key.field)),
       ),
     )
     .limit(take)

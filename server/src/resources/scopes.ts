@@ -12,6 +12,15 @@ export const OTHER_READ_SCOPES = ["events:read", "webhooks:read", "usage:read"] 
 /** What writing a lookup (a trade, an equipment category) needs; reading one needs any read scope. */
 export const LOOKUPS_WRITE = "lookups:write";
 
+/** What writing a company's custom field definitions needs; reading them needs any read scope. */
+export const CUSTOM_FIELDS_WRITE = "custom_fields:write";
+
+/** Any read scope: each resource's, the other read scopes', or a write scope that implies reading. */
+export const ANY_READ_SCOPES: readonly string[] = [
+  ...RESOURCES.map((resource) => `${resource.name}:read`),
+  ...OTHER_READ_SCOPES,
+];
+
 /** Every scope an operation may need. */
 export const CONCRETE_SCOPES: readonly string[] = [
   ...RESOURCES.flatMap((def) => [`${def.name}:read`, `${def.name}:write`]),
@@ -19,6 +28,7 @@ export const CONCRETE_SCOPES: readonly string[] = [
   "webhooks:write",
   "tokens:write",
   LOOKUPS_WRITE,
+  CUSTOM_FIELDS_WRITE,
 ];
 
 /** What a token may be given: every scope, and the shorthands for several. */

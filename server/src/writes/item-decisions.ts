@@ -17,6 +17,7 @@ import type { ResourceDefinition, StoredRecord } from "../resources/definition.t
 import { readableFieldNames, uniqueFields } from "../resources/fields.ts";
 import { itemFingerprint, type ItemAction } from "./item-keys.ts";
 import {
+  customUniqueValues,
   createRules,
   restoreRules,
   unseenUpdateRules,
@@ -250,6 +251,8 @@ function decideRestore(d: Decisions, item: unknown, index: number): Step {
   if (!found.deleted) throw notDeleted(d.def.singular, id);
   restoreRules(d.rules, found.record, d.quota);
   for (const field of uniqueFields(d.def)) d.rules.unique.take(field, found.record[field], { id });
+  for (const [name, value] of customUniqueValues(d.rules, found.record.custom_fields))
+    d.rules.unique.take(name, value, { id });
   // Restored: a later item naming it again finds it live.
   found.deleted = false;
   d.restored.push(found.record);
@@ -320,6 +323,8 @@ function decideCreate(d: Decisions, item: unknown, index: number): Step {
   const values = createRules(d.rules, item, d.fixed, d.quota);
   for (const field of uniqueFields(d.def))
     d.rules.unique.take(field, values[field], { item: index });
+  for (const [name, value] of customUniqueValues(d.rules, values.custom_fields))
+    d.rules.unique.take(name, value, { item: index });
   const target: NewRecord = { values, id: null };
   d.created.push(target);
   const record = newRecord(d.def, values, stampOf(d));
@@ -355,6 +360,13 @@ function leaveUpdated(d: Decisions, found: Known, { merged, changed }: Update): 
     d.rules.unique.free(field, stored[field]);
     const holder = found.createdBy !== undefined ? { item: found.createdBy } : { id: record.id };
     d.rules.unique.take(field, changed[field], holder);
+  }
+  if ("custom_fields" in changed) {
+    const holder = found.createdBy !== undefined ? { item: found.createdBy } : { id: record.id };
+    for (const [name, value] of customUniqueValues(d.rules, stored.custom_fields))
+      d.rules.unique.free(name, value);
+    for (const [name, value] of customUniqueValues(d.rules, changed.custom_fields))
+      d.rules.unique.take(name, value, holder);
   }
   found.record = record;
   if (found.created) Object.assign(found.created.values, changed);

@@ -1,0 +1,196 @@
+// Lists by custom fields (docs/custom-fields.md): `cf.<key>=` filters (a select's any-of), ranges,
+// `sort=cf.<key>` paged on cursors visiting every record once in order (records without a value
+// first ascending, last descending), `fields=…,custom_fields`, bad parameters as 400, and the
+// statements read the typed index (EXPLAIN).
+import { beforeAll, describe, expect, test } from "bun:test";
+import type { RowDataPacket } from "mysql2";
+import { pageQuery } from "@erp/server/lists";
+import { definitionNamed } from "@erp/server/registry";
+import { type Api, create } from "@erp/testing/api";
+import { newCompany, testDb, type TestCompany } from "@erp/testing/company";
+import { expectProblem } from "@erp/testing/rules";
+import { useServer } from "@erp/testing/suite";
+
+const suite = useServer();
+let company: TestCompany;
+let api: Api;
+const fields: Record<string, any> = {};
+const SIZES = ["S", "M", "L", null];
+const records: { id: number; size: string | null; due: string | null; rate: string | null }[] = [];
+
+beforeAll(async () => {
+  company = await newCompany();
+  api = suite.api.as(company.token);
+  for (const [key, type, options] of [
+    ["size", "select", { choices: ["S", "M", "L"] }],
+    ["due", "date", undefined],
+    ["rate", "decimal", undefined],
+  ] as const) {
+    const made = await api.post("/v1/custom-fields", {
+      resource: "workers",
+      key,
+      label: key,
+      type,
+      ...(options ? { options } : {}),
+    });
+    fields[key] = made.body.data.record;
+  }
+  for (let n = 0; n < 23; n++) {
+    const size = SIZES[n % 4]!;
+    const due = n % 5 === 0 ? null : `2027-0${1 + (n % 3)}-1${n % 7}`;
+    const rate = n % 6 === 0 ? null : String((n * 7) % 11) + ".5";
+    const id = await create(api, "/v1/workers", {
+      name: `W${n}`,
+      custom_fields: { size, due, rate },
+    });
+    records.push({ id, size, due, rate });
+  }
+});
+
+/** Every page of a list, following meta.next_cursor. */
+async function allPages(query: string): Promise<any[]> {
+  const seen: any[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await api.get(
+      `/v1/workers?${query}&limit=4${after ? `&after=${encodeURIComponent(after)}` : ""}`,
+    );
+    expect(page.status).toBe(200);
+    seen.push(...page.body.data);
+    after = page.body.meta.next_cursor;
+    if (!after) return seen;
+  }
+}
+
+const compare = (a: string | null, b: string | null, numeric: boolean): number => {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return numeric ? Number(a) - Number(b) : a < b ? -1 : 1;
+};
+
+describe("filters and ranges", () => {
+  test("cf.<key>= finds the records holding the value; a select takes any of a,b", async () => {
+    const m = await api.get("/v1/workers?cf.size=M&limit=100");
+    expect(m.body.data.map((w: any) => w.id)).toEqual(
+      records.filter((r) => r.size === "M").map((r) => r.id),
+    );
+    expect(m.body.meta.total).toBe(records.filter((r) => r.size === "M").length);
+    const any = await api.get("/v1/workers?cf.size=S,L&limit=100");
+    expect(any.body.data.map((w: any) => w.id)).toEqual(
+      records.filter((r) => r.size === "S" || r.size === "L").map((r) => r.id),
+    );
+  });
+
+  test("ranges on dates and decimals; combined with built-in filters", async () => {
+    const due = await api.get("/v1/workers?cf.due[gte]=2027-02-01&cf.due[lt]=2027-03-01&limit=100");
+    expect(due.body.data.map((w: any) => w.id)).toEqual(
+      records
+        .filter((r) => r.due && r.due >= "2027-02-01" && r.due < "2027-03-01")
+        .map((r) => r.id),
+    );
+    const rate = await api.get("/v1/workers?cf.rate[gt]=5&q=W1&limit=100");
+    expect(rate.body.data.map((w: any) => w.id)).toEqual(
+      records
+        .filter((r, n) => r.rate !== null && Number(r.rate) > 5 && `W${n}`.includes("W1"))
+        .map((r) => r.id),
+    );
+  });
+
+  test("unknown keys, bad values and ranges on a select are 400 invalid_query", async () => {
+    expectProblem(await api.get("/v1/workers?cf.nope=1"), 400, "invalid_query");
+    expectProblem(await api.get("/v1/workers?cf.size=XL"), 400, "invalid_query");
+    expectProblem(await api.get("/v1/workers?cf.due[gte]=2027-02-30"), 400, "invalid_query");
+    expectProblem(await api.get("/v1/workers?cf.size[gte]=S"), 400, "invalid_query");
+    expectProblem(await api.get("/v1/workers?sort=cf.nope"), 400, "invalid_query");
+    expectProblem(await api.get("/v1/workers?sort=cf.due,name"), 400, "invalid_query");
+    expectProblem(await api.get("/v1/trades?cf.size=S"), 400, "invalid_query");
+    const other = suite.api.as((await newCompany()).token);
+    expectProblem(await other.get("/v1/workers?cf.size=S"), 400, "invalid_query");
+  });
+
+  test("fields=name,custom_fields shows the values", async () => {
+    const list = await api.get("/v1/workers?fields=name,custom_fields&limit=1");
+    expect(Object.keys(list.body.data[0]).sort()).toEqual(["custom_fields", "id", "name"]);
+    expect(Object.keys(list.body.data[0].custom_fields)).toEqual(["size", "due", "rate"]);
+  });
+});
+
+describe("sorts on cursors", () => {
+  for (const [key, numeric] of [
+    ["due", false],
+    ["rate", true],
+    ["size", false],
+  ] as const)
+    for (const descending of [false, true])
+      test(`sort=${descending ? "-" : ""}cf.${key} visits every record once, in order`, async () => {
+        const seen = await allPages(`sort=${descending ? "-" : ""}cf.${key}`);
+        const expected = [...records].sort((a, b) => {
+          const order = compare(a[key], b[key], numeric) || a.id - b.id;
+          return descending ? -order : order;
+        });
+        expect(seen.map((w) => w.id)).toEqual(expected.map((r) => r.id));
+        expect(seen.map((w) => w.custom_fields[key])).toEqual(expected.map((r) => r[key]));
+      });
+
+  test("a sorted and filtered list pages too; a cursor of another sort is 400", async () => {
+    const seen = await allPages("sort=-cf.due&cf.size=S,M");
+    const expected = records
+      .filter((r) => r.size === "S" || r.size === "M")
+      .sort((a, b) => -(compare(a.due, b.due, false) || a.id - b.id));
+    expect(seen.map((w) => w.id)).toEqual(expected.map((r) => r.id));
+    const first = await api.get("/v1/workers?sort=cf.due&limit=2");
+    const cursor = first.body.meta.next_cursor;
+    expectProblem(
+      await api.get(`/v1/workers?sort=cf.rate&limit=2&after=${cursor}`),
+      400,
+      "invalid_query",
+    );
+  });
+});
+
+describe("the statements read the index", () => {
+  async function explain(criteria: Record<string, unknown>): Promise<RowDataPacket[]> {
+    const def = definitionNamed("workers");
+    const { sql, params } = pageQuery(
+      testDb().db,
+      def,
+      { companyId: company.companyId },
+      {
+        limit: 10,
+        start: { offset: 0 },
+        total: false,
+        filters: {},
+        fields: ["id"],
+        ...criteria,
+      } as never,
+      11,
+    ).toSQL();
+    const [plan] = await testDb().pool.query<RowDataPacket[]>(`EXPLAIN ${sql}`, params);
+    return plan;
+  }
+
+  test("a filter and a range read custom_field_values by an index of (company_id, field_id, value)", async () => {
+    const filter = await explain({
+      custom: { filters: [{ field: fields.size, values: ["M"] }] },
+    });
+    const read = filter.find((row) => row.table === "custom_field_values");
+    expect(read?.key, JSON.stringify(filter)).toMatch(/custom_field_values_text|PRIMARY/);
+    const range = await explain({
+      custom: { filters: [{ field: fields.due, range: { gte: "2027-02-01" } }] },
+    });
+    expect(JSON.stringify(range)).toContain("custom_field_values");
+    expect(range.every((row) => row.key !== null || row.table !== "custom_field_values")).toBe(
+      true,
+    );
+  });
+
+  test("a sort joins each record's value by the index's primary key", async () => {
+    const plan = await explain({
+      sort: [{ field: "cf.due", descending: false }],
+      custom: { filters: [], sort: fields.due },
+    });
+    const joined = plan.find((row) => row.table === "cf_sort");
+    expect(joined?.key, JSON.stringify(plan)).not.toBeNull();
+  });
+});
