@@ -78,6 +78,14 @@ export type {
 export { verifyWebhook, type VerifyWebhookOptions } from "./src/webhooks.ts";
 export type { TokensClient } from "./src/resources/tokens-client.ts";
 export type {
+  CustomField,
+  CustomFieldCreate,
+  CustomFieldsClient,
+  CustomFieldType,
+  CustomFieldUpdate,
+  CustomFieldWritten,
+} from "./src/resources/custom-fields-client.ts";
+export type {
   EventPage,
   EventQuery,
   EventsClient,

@@ -2,6 +2,7 @@
 // columns before anything is sent, run the FileImport under Ctrl-C, then print the summary and say
 // the exit code. Every stream, the API client and Ctrl-C come in the options.
 import type { CollectionSpec, ErpClient } from "@erp/sdk";
+import { customFieldsOf } from "../custom-fields.ts";
 import { EXIT, type ExitCode } from "../exit-codes.ts";
 import { planColumns } from "../import/columns.ts";
 import { CtrlC } from "../import/ctrl-c.ts";
@@ -87,12 +88,15 @@ async function prepare(opts: ImportOptions): Promise<Prepared> {
       "--create-missing creates the trades and categories a CSV or XLSX file names in its " +
         "columns; NDJSON rows give their ids (trade_id, category_id)",
     );
+  let requests = 0;
+  const erp = opts.client({ maxRetries: BATCH_RETRIES, onRequest: () => void requests++ });
   const plan = source.header
     ? planColumns(spec, source.header, {
         map: opts.map,
         skip: opts.skipColumn,
         skipUnknown: opts.skipUnknownColumns === true,
         read: opts.update ? ["id", ...(opts.ifUnmodified ? ["updated_at"] : [])] : [],
+        customFields: await customFieldsOf(erp, opts.resource),
       })
     : undefined;
   const report = new Report(opts.report);
@@ -100,8 +104,6 @@ async function prepare(opts: ImportOptions): Promise<Prepared> {
   const label = `${opts.resource} ← ${opts.file === "-" ? "stdin" : opts.file}`;
   const progress = new Progress(label, source.totalSize, opts.io.stderr);
   for (const warning of plan?.warnings ?? []) progress.log(warning);
-  let requests = 0;
-  const erp = opts.client({ maxRetries: BATCH_RETRIES, onRequest: () => void requests++ });
   const { baseUrl, token } = opts.connection;
   const run = new FileImport({
     resource: opts.resource,

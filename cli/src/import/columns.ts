@@ -1,11 +1,17 @@
 // How a file's columns map to a resource's fields, settled from the header before anything is sent:
 // a header cell matches a field after trimming, case folding and turning spaces and hyphens into
 // `_` (`Phone Number` → `phone_number`), directly or through an alias the resource declares
-// (`phone_number` → `phone`), or through `--map "Phone Number=phone"`. Reference columns name the
+// (`phone_number` → `phone`), or through `--map "Phone Number=phone"`. The company's custom fields
+// match by their label or their key, folded the same way (a built-in field's name comes first). Reference columns name the
 // record (`trade` instead of `trade_id`). The read-only columns of an export and a rejects file's
 // `error` column are skipped with one warning each; any other column stops the import (exit 2),
 // named with the closest field, unless it is skipped on purpose.
 import type { CollectionSpec } from "@erp/sdk";
+import {
+  type CustomFieldDefinition,
+  type CustomFieldType,
+  customMember,
+} from "../custom-fields.ts";
 import { UsageError } from "../usage-error.ts";
 import { editDistance, isClose } from "./closest.ts";
 
@@ -18,6 +24,8 @@ export type Column =
   | { kind: "field"; field: string }
   /** Names the referenced record: `field` is the `*_id` field it stands for. */
   | { kind: "reference"; field: string }
+  /** A custom field: `field` is `custom_fields.<key>`. */
+  | { kind: "custom"; field: string; type: CustomFieldType }
   | { kind: "skipped" };
 
 export interface ColumnOptions {
@@ -29,6 +37,8 @@ export interface ColumnOptions {
   skipUnknown: boolean;
   /** Read-only columns the import reads itself (an update's id and updated_at): no warning. */
   read?: readonly string[];
+  /** The company's custom fields of the resource. */
+  customFields?: readonly CustomFieldDefinition[];
 }
 
 /** `" Phone-Number "` → `phone_number`: trimmed, case-folded, spaces and hyphens as `_`, other punctuation dropped. */
@@ -62,6 +72,14 @@ export function planColumns(
   for (const [alias, field] of Object.entries(spec.import.aliases))
     names.set(alias, { kind: "field", field });
   for (const [column, field] of references) names.set(column, { kind: "reference", field });
+  const custom: string[] = [];
+  for (const { key, label, type } of options.customFields ?? []) {
+    const column: Column = { kind: "custom", field: customMember(key), type };
+    for (const name of [normalizeHeader(label), key])
+      if (name !== "" && !names.has(name)) names.set(name, column);
+    custom.push(key);
+  }
+  const known = [...fields, ...references.keys(), ...custom];
 
   const mapped = new Map<string, Column>();
   for (const pair of options.map) {
@@ -69,8 +87,7 @@ export function planColumns(
     const target = at > 0 ? names.get(normalizeHeader(pair.slice(at + 1))) : undefined;
     if (!target)
       throw new UsageError(
-        `--map "${pair}": expected "Header=field" with one of the fields ` +
-          `${[...fields, ...references.keys()].join(", ")}`,
+        `--map "${pair}": expected "Header=field" with one of the fields ${known.join(", ")}`,
       );
     mapped.set(normalizeHeader(pair.slice(0, at)), target);
   }
@@ -84,7 +101,7 @@ export function planColumns(
     const name = normalizeHeader(header);
     if (skipped.has(name)) return { kind: "skipped" };
     const column = mapped.get(name) ?? names.get(name);
-    if (column?.kind === "field" || column?.kind === "reference") {
+    if (column && column.kind !== "skipped") {
       const earlier = taken.get(column.field);
       if (earlier !== undefined)
         throw new UsageError(
@@ -126,12 +143,12 @@ export function planColumns(
       if (!isClose(name, closest)) {
         return (
           `  "${header}": no field of ${spec.command} is called that or anything close ` +
-          `(the fields: ${[...fields, ...references.keys()].join(", ")})`
+          `(the fields: ${known.join(", ")})`
         );
       }
       const target = names.get(closest)!;
       const meant =
-        target.kind === "field" && target.field !== closest
+        target.kind !== "skipped" && target.kind !== "reference" && target.field !== closest
           ? `${closest} (${target.field})`
           : closest;
       return `  "${header}": no field of ${spec.command} is called that; the closest is ${meant}`;

@@ -16,6 +16,7 @@ import {
   rowBody,
   rowContent,
 } from "@erp/sdk";
+import { nestCustomFields } from "../custom-fields.ts";
 import type { AnyResourceClient } from "../resources.ts";
 import type { Journal } from "./journal.ts";
 import type { Progress } from "./progress.ts";
@@ -304,7 +305,8 @@ export class FileImport {
       content: target ? { ...cells.content, target } : cells.content,
       item: () => {
         const errors = cells.errors;
-        const body = target ? { ...target, ...update!.emptied(row), ...cells.body } : cells.body;
+        const flat = target ? { ...target, ...update!.emptied(row), ...cells.body } : cells.body;
+        const body = nestCustomFields(flat);
         if (Object.keys(cells.names).length === 0)
           return errors.length > 0 ? { body, errors } : { body };
         // Names of referenced records: their ids looked up (each collection read once).
