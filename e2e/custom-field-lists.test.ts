@@ -10,6 +10,7 @@ import { type Api, create } from "@erp/testing/api";
 import { newCompany, testDb, type TestCompany } from "@erp/testing/company";
 import { expectProblem } from "@erp/testing/rules";
 import { useServer } from "@erp/testing/suite";
+import { ErpClient } from "../sdk/mod.ts";
 
 const suite = useServer();
 let company: TestCompany;
@@ -192,5 +193,42 @@ describe("the statements read the index", () => {
     });
     const joined = plan.find((row) => row.table === "cf_sort");
     expect(joined?.key, JSON.stringify(plan)).not.toBeNull();
+  });
+});
+
+describe("the SDK", () => {
+  test("erp.customFields, custom_fields on records and inputs, cf filters and a cf sort in list()", async () => {
+    const erp = new ErpClient({ baseUrl: suite.server.baseUrl, token: company.token });
+    const made = await erp.customFields.create({
+      resource: "workers",
+      key: "shirt",
+      label: "Shirt size",
+      type: "select",
+      options: { choices: ["S", "M"] },
+    });
+    expect(made.record?.key).toBe("shirt");
+    expect((await erp.customFields.list({ resource: "workers" })).map((f) => f.key)).toContain(
+      "shirt",
+    );
+    const updated = await erp.customFields.update(made.id!, { label: "Shirt" });
+    expect(updated.changes).toEqual({ label: { from: "Shirt size", to: "Shirt" } });
+    const created = await erp.workers.create({ name: "Sdk", custom_fields: { shirt: "M" } });
+    const worker = await erp.workers.get(created.id!);
+    expect(worker.custom_fields.shirt).toBe("M");
+    const found = await erp.workers.list({ cf: { shirt: ["M"], rate: { gte: 0 } } }).toArray();
+    expect(found.map((w) => w.id)).toEqual([]);
+    const byShirt = await erp.workers.list({ cf: { shirt: "M" } }).toArray();
+    expect(byShirt.map((w) => w.id)).toEqual([created.id]);
+    const sorted = await erp.workers
+      .list({ sort: ["-cf.due" as never], limit: 5, cf: { size: ["S", "L"] } })
+      .toArray();
+    expect(sorted.map((w) => w.id)).toEqual(
+      records
+        .filter((r) => r.size === "S" || r.size === "L")
+        .sort((a, b) => -(compare(a.due, b.due, false) || a.id - b.id))
+        .map((r) => r.id),
+    );
+    const removed = await erp.customFields.delete(made.id!);
+    expect(removed.values_cleared).toBe(1);
   });
 });
