@@ -3,12 +3,16 @@
 // first ascending, last descending), `fields=…,custom_fields`, bad parameters as 400, and the
 // statements read the typed index (EXPLAIN).
 import { beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import type { RowDataPacket } from "mysql2";
 import { pageQuery } from "@erp/server/lists";
 import { definitionNamed } from "@erp/server/registry";
 import { type Api, create } from "@erp/testing/api";
 import { newCompany, testDb, type TestCompany } from "@erp/testing/company";
 import { expectProblem } from "@erp/testing/rules";
+import { ROOT } from "@erp/testing/server";
+import { runTool } from "@erp/testing/spec-tools";
 import { useServer } from "@erp/testing/suite";
 import { ErpClient } from "../sdk/mod.ts";
 
@@ -230,5 +234,75 @@ describe("the SDK", () => {
     );
     const removed = await erp.customFields.delete(made.id!);
     expect(removed.values_cleared).toBe(1);
+  });
+});
+
+describe("the company's own document", () => {
+  test("with a token /v1/openapi.json types the company's fields; without one it is unchanged", async () => {
+    const anonymous = await suite.api.get("/v1/openapi.json", { token: null });
+    const typed = await api.get("/v1/openapi.json");
+    expect(anonymous.headers.get("vary")).toContain("Authorization");
+    expect(typed.headers.get("vary")).toContain("Authorization");
+    const open = anonymous.body.components.schemas.Worker.properties.custom_fields;
+    expect(open.patternProperties).toBeDefined();
+    const own = typed.body.components.schemas.Worker.properties.custom_fields;
+    expect(Object.keys(own.properties)).toEqual(["size", "due", "rate"]);
+    expect(own.properties.size.enum).toEqual(["S", "M", "L", null]);
+    expect(own.required).toEqual(["size", "due", "rate"]);
+    const names = typed.body.paths["/v1/workers"].get.parameters.map((p: any) => p.name);
+    expect(names).toEqual(expect.arrayContaining(["cf.size", "cf.due[gte]", "cf.rate[lt]"]));
+    expectProblem(
+      await suite.api.get("/v1/openapi.json", { token: "erp_nope" }),
+      401,
+      "unauthorized",
+    );
+  });
+
+  test("openapi-typescript makes a client that types a custom value (tsc --strict)", async () => {
+    const dir = mkdtempSync(path.join(ROOT, "testing", "tmp-company-doc-"));
+    try {
+      writeFileSync(path.join(dir, "openapi.json"), (await api.get("/v1/openapi.json")).text);
+      const run = await runTool("openapi-typescript", [
+        path.join(dir, "openapi.json"),
+        "-o",
+        path.join(dir, "company.d.ts"),
+      ]);
+      expect(run.exitCode).toBe(0);
+      writeFileSync(
+        path.join(dir, "use.ts"),
+        `import type { components } from "./company";
+type Worker = components["schemas"]["Worker"];
+type Size = Worker["custom_fields"]["size"];
+const size: Size = "M";
+// @ts-expect-error not one of the choices
+const wrong: Size = "XL";
+const due: string | null = ({} as Worker).custom_fields.due;
+// @ts-expect-error a decimal is shown as text
+const rate: number = ({} as Worker).custom_fields.rate;
+export { size, wrong, due, rate };
+`,
+      );
+      writeFileSync(
+        path.join(dir, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, target: "ES2022" },
+          include: ["*.ts"],
+        }),
+      );
+      const result = Bun.spawnSync(
+        [
+          process.execPath,
+          path.join(ROOT, "node_modules/.bin/tsc"),
+          "-p",
+          path.join(dir, "tsconfig.json"),
+        ],
+        { cwd: dir },
+      );
+      const output = result.stdout.toString() + result.stderr.toString();
+      expect(output).toBe("");
+      expect(result.exitCode).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

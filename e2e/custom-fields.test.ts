@@ -110,10 +110,24 @@ describe("definitions", () => {
     expect((await api.get(`/v1/workers/${worker}`)).body.data.custom_fields[key]).toBeUndefined();
     expectProblem(await api.get(`/v1/custom-fields/${field.id}`), 404, "not_found");
 
-    const events = await api.get("/v1/events?limit=100");
-    const types = events.body.data.map((event: { type: string }) => event.type);
+    const events = await api.get("/v1/events?limit=100&resource=custom-fields");
     expect(events.status).toBe(200);
-    void types;
+    const mine = events.body.data.filter((event: any) => event.record_id === field.id);
+    expect(mine.map((event: any) => event.type)).toEqual([
+      "custom_field.created",
+      "custom_field.updated",
+      "custom_field.deleted",
+    ]);
+    expect(mine[1].data.changes).toEqual({ label: { from: `Union ${key}`, to: "Union number" } });
+    const narrow = await suite.api.post(
+      "/v1/tokens",
+      { name: "events only", scopes: ["events:read"] },
+      { token: company.token },
+    );
+    const feed = await suite.api.get("/v1/events?limit=100&resource=custom-fields", {
+      token: narrow.body.data.token,
+    });
+    expect(feed.body.data.map((event: any) => event.type)).toContain("custom_field.created");
   });
 
   test("bad definitions are one 422 naming each member; key and label are unique per resource", async () => {
