@@ -331,6 +331,15 @@ describe("values on every write path", () => {
     expect(batch.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 409]);
     await api.delete(`/v1/subcontractors/${first}`);
     await create(api, "/v1/subcontractors", { name: "F", custom_fields: { [key]: "ABC" } });
+    // Restored, the deleted record would hold the value again: 409 naming it; its values came back.
+    expectProblem(await api.post(`/v1/subcontractors/${first}/restore`), 409, "unique_violation");
+    const d = batch.body.data.results[0].id;
+    await api.delete(`/v1/subcontractors/${d}`);
+    const restored = await api.post(`/v1/subcontractors/${d}/restore`, undefined, {
+      headers: { prefer: "return=representation" },
+    });
+    expect(restored.status).toBe(200);
+    expect((await api.get(`/v1/subcontractors/${d}`)).body.data.custom_fields[key]).toBe("X1");
   });
 
   test("required: a create without it is 422; making a field required with records lacking it is 409", async () => {
