@@ -3,13 +3,18 @@
 // first ascending, last descending), `fields=…,custom_fields`, bad parameters as 400, and the
 // statements read the typed index (EXPLAIN).
 import { beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import type { RowDataPacket } from "mysql2";
-import { pageQuery } from "@erp/server/lists";
+import { customSortPhases, pageQuery } from "@erp/server/lists";
 import { definitionNamed } from "@erp/server/registry";
 import { type Api, create } from "@erp/testing/api";
 import { newCompany, testDb, type TestCompany } from "@erp/testing/company";
 import { expectProblem } from "@erp/testing/rules";
+import { ROOT } from "@erp/testing/server";
+import { runTool } from "@erp/testing/spec-tools";
 import { useServer } from "@erp/testing/suite";
+import { ErpClient } from "../sdk/mod.ts";
 
 const suite = useServer();
 let company: TestCompany;
@@ -185,6 +190,68 @@ describe("the statements read the index", () => {
     );
   });
 
+  test("a cursor page of a custom sort reads each phase in an index's order, without sorting", async () => {
+    const seeded = await newCompany();
+    const seededApi = suite.api.as(seeded.token);
+    const due = (
+      await seededApi.post("/v1/custom-fields", {
+        resource: "workers",
+        key: "due",
+        label: "Due",
+        type: "date",
+      })
+    ).body.data.record;
+    const base = 900_000_000;
+    const digits =
+      "(SELECT 0 d UNION SELECT 1 UNION SELECT 2 UNION SELECT 3 UNION SELECT 4 UNION SELECT 5 UNION SELECT 6 UNION SELECT 7 UNION SELECT 8 UNION SELECT 9)";
+    const n = "(a.d + 10 * b.d + 100 * c.d + 1000 * e.d)";
+    const from = `FROM ${digits} a, ${digits} b, ${digits} c, ${digits} e`;
+    await testDb().pool.query(
+      `INSERT INTO workers (id, company_id, name, status, live) SELECT ${base} + ${n}, ${seeded.companyId}, CONCAT('W', ${n}), 'ACTIVE', 1 ${from}`,
+    );
+    await testDb().pool.query(
+      `INSERT INTO custom_field_values (company_id, field_id, record_id, value_date) SELECT ${seeded.companyId}, ${due.id}, ${base} + ${n}, DATE('2020-01-01') + INTERVAL (${n} * 37 % 2000) DAY ${from} WHERE ${n} % 3 <> 0`,
+    );
+    await testDb().pool.query("ANALYZE TABLE workers, custom_field_values");
+    const def = definitionNamed("workers");
+    for (const descending of [false, true])
+      for (const after of [
+        undefined,
+        { id: base + 5000, values: ["2022-01-01"] },
+        { id: base + 4000, values: [null] },
+      ]) {
+        const phases = customSortPhases(
+          testDb().db,
+          def,
+          { companyId: seeded.companyId },
+          {
+            limit: 10,
+            start: after ? { after } : { offset: 0 },
+            total: false,
+            filters: {},
+            fields: ["id", "name"],
+            sort: [{ field: "cf.due", descending }],
+            custom: { filters: [], sort: due },
+          },
+        );
+        for (const phase of phases) {
+          const { sql, params } = (phase(11) as any).toSQL();
+          const [plan] = await testDb().pool.query<RowDataPacket[]>(`EXPLAIN ${sql}`, params);
+          const what = `${descending ? "-" : ""}cf.due after ${JSON.stringify(after)}: ${JSON.stringify(plan)}`;
+          expect(plan.map((row) => String(row.Extra ?? "")).join(";"), what).not.toContain(
+            "filesort",
+          );
+          expect(plan[0]!.key, what).not.toBeNull();
+        }
+      }
+    await testDb().pool.query(
+      `DELETE FROM custom_field_values WHERE company_id = ${seeded.companyId}`,
+    );
+    await testDb().pool.query(`DELETE FROM workers WHERE company_id = ${seeded.companyId}`);
+    // InnoDB made its largest id plus one the next: suites that run later read it (list-indexes).
+    await testDb().pool.query("ALTER TABLE workers AUTO_INCREMENT = 1");
+  });
+
   test("a sort joins each record's value by the index's primary key", async () => {
     const plan = await explain({
       sort: [{ field: "cf.due", descending: false }],
@@ -192,5 +259,112 @@ describe("the statements read the index", () => {
     });
     const joined = plan.find((row) => row.table === "cf_sort");
     expect(joined?.key, JSON.stringify(plan)).not.toBeNull();
+  });
+});
+
+describe("the SDK", () => {
+  test("erp.customFields, custom_fields on records and inputs, cf filters and a cf sort in list()", async () => {
+    const erp = new ErpClient({ baseUrl: suite.server.baseUrl, token: company.token });
+    const made = await erp.customFields.create({
+      resource: "workers",
+      key: "shirt",
+      label: "Shirt size",
+      type: "select",
+      options: { choices: ["S", "M"] },
+    });
+    expect(made.record?.key).toBe("shirt");
+    expect((await erp.customFields.list({ resource: "workers" })).map((f) => f.key)).toContain(
+      "shirt",
+    );
+    const updated = await erp.customFields.update(made.id!, { label: "Shirt" });
+    expect(updated.changes).toEqual({ label: { from: "Shirt size", to: "Shirt" } });
+    const created = await erp.workers.create({ name: "Sdk", custom_fields: { shirt: "M" } });
+    const worker = await erp.workers.get(created.id!);
+    expect(worker.custom_fields.shirt).toBe("M");
+    const found = await erp.workers.list({ cf: { shirt: ["M"], rate: { gte: 0 } } }).toArray();
+    expect(found.map((w) => w.id)).toEqual([]);
+    const byShirt = await erp.workers.list({ cf: { shirt: "M" } }).toArray();
+    expect(byShirt.map((w) => w.id)).toEqual([created.id]);
+    const sorted = await erp.workers
+      .list({ sort: ["-cf.due" as never], limit: 5, cf: { size: ["S", "L"] } })
+      .toArray();
+    expect(sorted.map((w) => w.id)).toEqual(
+      records
+        .filter((r) => r.size === "S" || r.size === "L")
+        .sort((a, b) => -(compare(a.due, b.due, false) || a.id - b.id))
+        .map((r) => r.id),
+    );
+    const removed = await erp.customFields.delete(made.id!);
+    expect(removed.values_cleared).toBe(1);
+  });
+});
+
+describe("the company's own document", () => {
+  test("with a token /v1/openapi.json types the company's fields; without one it is unchanged", async () => {
+    const anonymous = await suite.api.get("/v1/openapi.json", { token: null });
+    const typed = await api.get("/v1/openapi.json");
+    expect(anonymous.headers.get("vary")).toContain("Authorization");
+    expect(typed.headers.get("vary")).toContain("Authorization");
+    const open = anonymous.body.components.schemas.Worker.properties.custom_fields;
+    expect(open.patternProperties).toBeDefined();
+    const own = typed.body.components.schemas.Worker.properties.custom_fields;
+    expect(Object.keys(own.properties)).toEqual(["size", "due", "rate"]);
+    expect(own.properties.size.enum).toEqual(["S", "M", "L", null]);
+    expect(own.required).toEqual(["size", "due", "rate"]);
+    const names = typed.body.paths["/v1/workers"].get.parameters.map((p: any) => p.name);
+    expect(names).toEqual(expect.arrayContaining(["cf.size", "cf.due[gte]", "cf.rate[lt]"]));
+    expectProblem(
+      await suite.api.get("/v1/openapi.json", { token: "erp_nope" }),
+      401,
+      "unauthorized",
+    );
+  });
+
+  test("openapi-typescript makes a client that types a custom value (tsc --strict)", async () => {
+    const dir = mkdtempSync(path.join(ROOT, "testing", "tmp-company-doc-"));
+    try {
+      writeFileSync(path.join(dir, "openapi.json"), (await api.get("/v1/openapi.json")).text);
+      const run = await runTool("openapi-typescript", [
+        path.join(dir, "openapi.json"),
+        "-o",
+        path.join(dir, "company.d.ts"),
+      ]);
+      expect(run.exitCode).toBe(0);
+      writeFileSync(
+        path.join(dir, "use.ts"),
+        `import type { components } from "./company";
+type Worker = components["schemas"]["Worker"];
+type Size = Worker["custom_fields"]["size"];
+const size: Size = "M";
+// @ts-expect-error not one of the choices
+const wrong: Size = "XL";
+const due: string | null = ({} as Worker).custom_fields.due;
+// @ts-expect-error a decimal is shown as text
+const rate: number = ({} as Worker).custom_fields.rate;
+export { size, wrong, due, rate };
+`,
+      );
+      writeFileSync(
+        path.join(dir, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, target: "ES2022" },
+          include: ["*.ts"],
+        }),
+      );
+      const result = Bun.spawnSync(
+        [
+          process.execPath,
+          path.join(ROOT, "node_modules/.bin/tsc"),
+          "-p",
+          path.join(dir, "tsconfig.json"),
+        ],
+        { cwd: dir },
+      );
+      const output = result.stdout.toString() + result.stderr.toString();
+      expect(output).toBe("");
+      expect(result.exitCode).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

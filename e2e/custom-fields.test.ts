@@ -110,10 +110,24 @@ describe("definitions", () => {
     expect((await api.get(`/v1/workers/${worker}`)).body.data.custom_fields[key]).toBeUndefined();
     expectProblem(await api.get(`/v1/custom-fields/${field.id}`), 404, "not_found");
 
-    const events = await api.get("/v1/events?limit=100");
-    const types = events.body.data.map((event: { type: string }) => event.type);
+    const events = await api.get("/v1/events?limit=100&resource=custom-fields");
     expect(events.status).toBe(200);
-    void types;
+    const mine = events.body.data.filter((event: any) => event.record_id === field.id);
+    expect(mine.map((event: any) => event.type)).toEqual([
+      "custom_field.created",
+      "custom_field.updated",
+      "custom_field.deleted",
+    ]);
+    expect(mine[1].data.changes).toEqual({ label: { from: `Union ${key}`, to: "Union number" } });
+    const narrow = await suite.api.post(
+      "/v1/tokens",
+      { name: "events only", scopes: ["events:read"] },
+      { token: company.token },
+    );
+    const feed = await suite.api.get("/v1/events?limit=100&resource=custom-fields", {
+      token: narrow.body.data.token,
+    });
+    expect(feed.body.data.map((event: any) => event.type)).toContain("custom_field.created");
   });
 
   test("bad definitions are one 422 naming each member; key and label are unique per resource", async () => {
@@ -317,6 +331,15 @@ describe("values on every write path", () => {
     expect(batch.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 409]);
     await api.delete(`/v1/subcontractors/${first}`);
     await create(api, "/v1/subcontractors", { name: "F", custom_fields: { [key]: "ABC" } });
+    // Restored, the deleted record would hold the value again: 409 naming it; its values came back.
+    expectProblem(await api.post(`/v1/subcontractors/${first}/restore`), 409, "unique_violation");
+    const d = batch.body.data.results[0].id;
+    await api.delete(`/v1/subcontractors/${d}`);
+    const restored = await api.post(`/v1/subcontractors/${d}/restore`, undefined, {
+      headers: { prefer: "return=representation" },
+    });
+    expect(restored.status).toBe(200);
+    expect((await api.get(`/v1/subcontractors/${d}`)).body.data.custom_fields[key]).toBe("X1");
   });
 
   test("required: a create without it is 422; making a field required with records lacking it is 409", async () => {

@@ -12,8 +12,8 @@ import type { Usage } from "./generated/types.ts";
 import { EventsClient } from "./resources/events-client.ts";
 import { WebhookEndpointsClient } from "./resources/webhook-endpoints-client.ts";
 import { ResourceClient } from "./resources/resource-client.ts";
-import { CustomFieldsClient } from "./resources/custom-fields-client.ts";
 import { TokensClient } from "./resources/tokens-client.ts";
+import { CustomFieldsClient } from "./resources/custom-fields-client.ts";
 
 /** How to reach the API and how hard to try. */
 export interface ClientOptions {
@@ -48,7 +48,7 @@ export class ErpClient {
   readonly webhookEndpoints: WebhookEndpointsClient;
   /** The company's API tokens: `list()`, `create({name, scopes, expires_in_days})`, `revoke(id)`. */
   readonly tokens: TokensClient;
-  /** The company's own fields: `list({resource})`, `get`, `create`, `update`, `delete`. */
+  /** The company's own fields: `list({resource})`, `create`, `update`, `delete`. */
   readonly customFields: CustomFieldsClient;
 
   constructor(options: ClientOptions) {

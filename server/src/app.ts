@@ -8,6 +8,8 @@ import { companyRowExists } from "./db/company-rows.ts";
 import { apiTokens, customFields, webhookEndpoints } from "./db/schema.ts";
 import { tokenRoutes } from "./routes/token-routes.ts";
 import { customFieldRoutes } from "./routes/custom-field-routes.ts";
+import { authenticate } from "./auth/bearer.ts";
+import { type CustomField, readCustomFields } from "./resources/custom-fields.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { IdAllocator } from "./db/ids.ts";
 import { GroupCommits } from "./writes/group-commits.ts";
@@ -80,7 +82,10 @@ export function buildApp(deps: AppDeps) {
   app.use(customFieldRoutes(routeDeps));
   app.use(tokenRoutes(routeDeps, companies));
   // The spec surfaces read the whole app's routes when asked, so they always match what is served.
-  app.use(openApiRoutes(app)).use(docsRoutes()).use(collectionRoutes(app));
+  app
+    .use(openApiRoutes(app, (request) => companyFieldsOf(companies, db, request)))
+    .use(docsRoutes())
+    .use(collectionRoutes(app));
   methods.load(app.routes);
   scopes.load(app.routes as never, recordOwners(db));
   return app;
@@ -103,3 +108,14 @@ function recordOwners(db: AppDeps["database"]["db"]): Record<string, RecordOwner
 }
 
 export type App = ReturnType<typeof buildApp>;
+
+/** The custom fields of the company whose token a request carries; none without a token (401 for a bad one). */
+async function companyFieldsOf(
+  companies: CompanyCache,
+  db: AppDeps["database"]["db"],
+  request: Request,
+): Promise<CustomField[] | undefined> {
+  if (!request.headers.has("authorization")) return undefined;
+  const caller = await authenticate(companies, request);
+  return readCustomFields(db, caller.company.id);
+}

@@ -135,6 +135,10 @@ export const sortJoin = (field: CustomField, companyColumn: MySqlColumn, idColum
 export const sortColumn = (field: CustomField): MySqlColumn =>
   sortedValues[indexColumnOf(field.type)] as MySqlColumn;
 
+/** The index column a field's values are read from (custom_field_values). */
+export const indexColumn = (field: CustomField): MySqlColumn =>
+  customFieldValues[indexColumnOf(field.type)] as MySqlColumn;
+
 /** Whether a cursor's value can be one a page sorted by `field` ended on (it reaches SQL). */
 export function fitsSort(field: CustomField, value: unknown): boolean {
   if (value === null) return true;

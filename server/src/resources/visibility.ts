@@ -12,7 +12,8 @@ import { scopeList } from "../auth/tokens.ts";
 import { insufficientScope } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "./definition.ts";
 import { readableFieldNames } from "./fields.ts";
-import { operationScope } from "./scopes.ts";
+import { definitionNamed } from "./registry.ts";
+import { ANY_READ_SCOPES, CUSTOM_FIELDS_WRITE, operationScope } from "./scopes.ts";
 
 /** The scopes that let a token read a definition's records, any one of them. */
 export const readScopes = (def: ResourceDefinition): readonly string[] =>
@@ -21,6 +22,7 @@ export const readScopes = (def: ResourceDefinition): readonly string[] =>
 /** What a token holding some scopes may see. */
 export class ReadView {
   readonly #reads = new Map<ResourceDefinition, boolean>();
+  #configuration: boolean | undefined;
 
   constructor(readonly scopes: ReadonlySet<string>) {}
 
@@ -42,6 +44,19 @@ export class ReadView {
   /** The fields of a readable definition's records the token sees: every one a record shows. */
   fields(def: ResourceDefinition): readonly string[] {
     return readableFieldNames(def);
+  }
+
+  /** True when the token may read the company's configuration (custom fields): any read scope does. */
+  readsConfiguration(): boolean {
+    this.#configuration ??= satisfies(this.scopes, [...ANY_READ_SCOPES, CUSTOM_FIELDS_WRITE]);
+    return this.#configuration;
+  }
+
+  /** True when the token may read events of `resource` (a resource's name, or `custom-fields`). */
+  readsEventsOf(resource: string): boolean {
+    return resource === "custom-fields"
+      ? this.readsConfiguration()
+      : this.reads(definitionNamed(resource));
   }
 
   /** The definitions among `defs` whose records the token may read. */

@@ -102,7 +102,7 @@ const Written = (title: string, members: Record<string, TSchema>) =>
       id: t.Union([Type.Integer(), t.Null()]),
       dry_run: Type.Boolean(),
       ...members,
-      record: Type.Optional(t.Union([CustomFieldSchema, t.Null()])),
+      record: Type.Optional(CustomFieldSchema),
     },
     { additionalProperties: false, title },
   );

@@ -14,6 +14,7 @@ import {
 } from "../refusals/catalogue.ts";
 import { Refusal } from "../refusals/refusal.ts";
 import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
+import { shownValues } from "../resources/custom-fields.ts";
 import { readableFieldNames, uniqueFields } from "../resources/fields.ts";
 import { itemFingerprint, type ItemAction } from "./item-keys.ts";
 import {
@@ -249,6 +250,12 @@ function decideRestore(d: Decisions, item: unknown, index: number): Step {
   const found = d.restorable!.records.get(id);
   if (!found) throw notFound(d.def.singular.toLowerCase(), id);
   if (!found.deleted) throw notDeleted(d.def.singular, id);
+  // Its custom values as the company's fields show them now.
+  if ("custom_fields" in found.record)
+    found.record.custom_fields = shownValues(
+      d.rules.lookups.customFields,
+      found.record.custom_fields,
+    );
   restoreRules(d.rules, found.record, d.quota);
   for (const field of uniqueFields(d.def)) d.rules.unique.take(field, found.record[field], { id });
   for (const [name, value] of customUniqueValues(d.rules, found.record.custom_fields))
