@@ -4,6 +4,7 @@
 // `custom_fields` in the body the API takes.
 import {
   type CustomField,
+  type CustomFieldResource,
   type CustomFieldType,
   type ErpClient,
   ErpError,
@@ -102,7 +103,7 @@ export async function customFieldsOf(
   options: RequestOptions = {},
 ): Promise<CustomFieldDefinition[]> {
   try {
-    return await erp.customFields.list({ resource }, options);
+    return await erp.customFields.list({ resource: resource as CustomFieldResource }, options);
   } catch (error) {
     // A refused token is told by the command's own request (an import's summary says what was not
     // sent); an API without custom fields has none.

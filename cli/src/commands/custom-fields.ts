@@ -3,7 +3,7 @@
 // show, and `erp import` and `erp export` head its column by it.
 import { type Command, InvalidArgumentError } from "commander";
 import { clientOf, formatOf } from "../context.ts";
-import type { CustomFieldType, CustomFieldUpdate } from "@erp/sdk";
+import type { CustomFieldResource, CustomFieldType, CustomFieldUpdate } from "@erp/sdk";
 import { printMany, printOne } from "../output.ts";
 import { oneOf, parseId } from "../parsers.ts";
 import { RESOURCE_NAMES } from "../resources.ts";
@@ -115,7 +115,9 @@ export function registerCustomFields(program: Command): void {
     .addHelpText("after", EXAMPLES.list)
     .action(async (flags: { resource?: string }, command: Command) => {
       const erp = clientOf(command);
-      const list = await erp.customFields.list(flags.resource ? { resource: flags.resource } : {});
+      const list = await erp.customFields.list(
+        flags.resource ? { resource: flags.resource as CustomFieldResource } : {},
+      );
       await printMany(
         formatOf(command),
         list.map((field) => ({ ...field, options: JSON.stringify(field.options) })),
@@ -151,7 +153,7 @@ export function registerCustomFields(program: Command): void {
           throw new UsageError("--label is required: what spreadsheets show");
         const body = {
           ...definitionBody(flags),
-          resource,
+          resource: resource as CustomFieldResource,
           key,
           type: flags.type as CustomFieldType,
           label: flags.label,
