@@ -4,7 +4,7 @@
 import type { CollectionSpec, ErpClient } from "@erp/sdk";
 import { customFieldsOf } from "../custom-fields.ts";
 import { EXIT, type ExitCode } from "../exit-codes.ts";
-import { planColumns } from "../import/columns.ts";
+import { type ColumnOptions, type ColumnPlan, planColumns } from "../import/columns.ts";
 import { CtrlC } from "../import/ctrl-c.ts";
 import { FileImport } from "../import/file-import.ts";
 import { Journal } from "../import/journal.ts";
@@ -72,6 +72,27 @@ function referencesFor(
   });
 }
 
+/**
+ * The header's columns. The company's custom fields are read only when a column (or a --map) names
+ * no built-in field: a file of the API's own fields costs no request before its rows.
+ */
+async function columnsOf(
+  spec: CollectionSpec,
+  header: readonly string[],
+  erp: ErpClient,
+  opts: ImportOptions,
+  options: ColumnOptions,
+): Promise<ColumnPlan> {
+  try {
+    planColumns(spec, header, { ...options, skipUnknown: false });
+    return planColumns(spec, header, options);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    const customFields = await customFieldsOf(erp, opts.resource);
+    return planColumns(spec, header, { ...options, customFields });
+  }
+}
+
 /** The file opened and its header checked, and everything the run writes to: nothing is sent yet. */
 async function prepare(opts: ImportOptions): Promise<Prepared> {
   const spec = specOf(opts.resource);
@@ -91,12 +112,11 @@ async function prepare(opts: ImportOptions): Promise<Prepared> {
   let requests = 0;
   const erp = opts.client({ maxRetries: BATCH_RETRIES, onRequest: () => void requests++ });
   const plan = source.header
-    ? planColumns(spec, source.header, {
+    ? await columnsOf(spec, source.header, erp, opts, {
         map: opts.map,
         skip: opts.skipColumn,
         skipUnknown: opts.skipUnknownColumns === true,
         read: opts.update ? ["id", ...(opts.ifUnmodified ? ["updated_at"] : [])] : [],
-        customFields: await customFieldsOf(erp, opts.resource),
       })
     : undefined;
   const report = new Report(opts.report);
