@@ -2,7 +2,7 @@
 // each trade or equipment category the file names and the company lacks is created once, before
 // the first row that needs it, in the same exactly-once run: a dry-run lists what it would create,
 // re-runs, Ctrl-C, kill -9, a lost journal and two imports of one file at once create nothing
-// twice. Without the flag, a row naming an unknown value is rejected with the closest names.
+// twice (neither trades nor rows, whose custom column goes in with them). Without the flag, a row naming an unknown value is rejected with the closest names.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { rmSync, writeFileSync } from "node:fs";
@@ -244,10 +244,38 @@ describe("--create-missing exactly once, whatever happens", () => {
     `Worker ${k}`,
     `worker${k}@example.com`,
     k % 100 === 0 ? `new TRADE ${k / 100}` : tradeOf(k),
+    `U-${k}`,
   ]);
+  const HEADER = ["name", "email", "trade", "Union number"];
   const NEW_TRADES = ROWS / 100;
 
-  async function expectEachOnce(companyId: number): Promise<void> {
+  /** A company with the custom field the files' fourth column is headed by. */
+  async function companyWithUnionNumbers(): Promise<{ token: string; companyId: number }> {
+    const { token, companyId } = await newCompany();
+    const defined = await suite.api.as(token).post("/v1/custom-fields", {
+      resource: "workers",
+      key: "union_no",
+      label: "Union number",
+      type: "text",
+    });
+    expect(defined.status).toBe(201);
+    return { token, companyId };
+  }
+
+  /** Every worker's union number, by email, read through the API on after_id. */
+  async function unionNumbers(token: string): Promise<Map<string, unknown>> {
+    const api = suite.api.as(token);
+    const found = new Map<string, unknown>();
+    for (let after = 0; ; ) {
+      const page = await api.get(`/v1/workers?limit=100&after_id=${after}`);
+      const data = page.body.data as { id: number; email: string; custom_fields: any }[];
+      for (const worker of data) found.set(worker.email, worker.custom_fields.union_no);
+      if (data.length < 100) return found;
+      after = data.at(-1)!.id;
+    }
+  }
+
+  async function expectEachOnce(companyId: number, token: string): Promise<void> {
     const names = await namesOf("trades", companyId);
     for (let n = 0; n < NEW_TRADES; n++) expect(names.get(`new trade ${n}`)).toBe(1);
     const workers = await workersOf(companyId);
@@ -256,11 +284,14 @@ describe("--create-missing exactly once, whatever happens", () => {
     expect(new Map(workers)).toEqual(
       new Map(rows.map(([, email, trade]) => [email!, trade!.trim().toLowerCase()])),
     );
+    expect(await unionNumbers(token)).toEqual(
+      new Map(rows.map(([, email, , union]) => [email!, union])),
+    );
   }
 
-  test("Ctrl-C, kill -9 and a lost journal between runs: every row and every created trade once", async () => {
-    const { token, companyId } = await newCompany();
-    const file = csv("interrupted.csv", ["name", "email", "trade"], rows);
+  test("Ctrl-C, kill -9 and a lost journal between runs: every row (its custom value too) and every created trade once", async () => {
+    const { token, companyId } = await companyWithUnionNumbers();
+    const file = csv("interrupted.csv", HEADER, rows);
     const state = ownState();
     const args = [
       "import",
@@ -302,12 +333,12 @@ describe("--create-missing exactly once, whatever happens", () => {
     expect(summary.rejected).toBe(0);
     expect(summary.created + summary.already_imported).toBe(ROWS);
     expect(summary.created_lookups.length).toBeLessThan(NEW_TRADES);
-    await expectEachOnce(companyId);
+    await expectEachOnce(companyId, token);
   });
 
-  test("two imports of one file at once: every row and every created trade once", async () => {
-    const { token, companyId } = await newCompany();
-    const file = csv("twice.csv", ["name", "email", "trade"], rows);
+  test("two imports of one file at once: every row (its custom value too) and every created trade once", async () => {
+    const { token, companyId } = await companyWithUnionNumbers();
+    const file = csv("twice.csv", HEADER, rows);
     const start = startErpFor(suite.server.baseUrl, token);
     const args = ["import", "workers", file, "--create-missing", "trade", "--batch-size", "50"];
     const results = await Promise.all([
@@ -318,6 +349,6 @@ describe("--create-missing exactly once, whatever happens", () => {
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout).rejected).toBe(0);
     }
-    await expectEachOnce(companyId);
+    await expectEachOnce(companyId, token);
   });
 });
