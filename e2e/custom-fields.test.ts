@@ -295,6 +295,48 @@ describe("values on every write path", () => {
     );
   });
 
+  test("each type in a batch (create, update, upsert) and a by-external-id write: invalid values are each item's 422", async () => {
+    const types = Object.entries(TYPES);
+    const created = await api.post("/v1/equipment/batch", {
+      items: types.map(([type, spec]) => ({
+        name: `Bad ${type}`,
+        custom_fields: { [keys[type]!]: spec.invalid },
+      })),
+    });
+    expect(created.body.data.results.map((r: any) => r.error?.errors?.[0]?.field)).toEqual(
+      types.map(([type]) => `custom_fields.${keys[type]}`),
+    );
+    expect(created.body.data.results.map((r: any) => r.error?.errors?.[0]?.code)).toEqual(
+      types.map(([, spec]) => spec.code),
+    );
+    const id = await create(api, "/v1/equipment", { name: "Target" });
+    const updated = await api.post("/v1/equipment/batch", {
+      operation: "update",
+      items: types.map(([type, spec]) => ({ id, custom_fields: { [keys[type]!]: spec.invalid } })),
+    });
+    expect(updated.body.data.results.map((r: any) => r.status)).toEqual(types.map(() => 422));
+    const external = `x-${fresh()}`;
+    const upserted = await api.post("/v1/equipment/batch", {
+      on_conflict: "update",
+      items: [
+        { name: "Up", external_id: external, custom_fields: all((spec) => spec.valid) },
+        { name: "Up", external_id: external, custom_fields: { [keys.integer!]: "x" } },
+      ],
+    });
+    expect(upserted.body.data.results.map((r: any) => r.status)).toEqual([201, 422]);
+    const put = await api.request("PUT", `/v1/equipment/by-external-id/${external}`, {
+      body: { name: "Up", custom_fields: { [keys.date!]: "soon" } },
+    });
+    expectProblem(put, 422, "validation_failed");
+    expect(put.body.errors[0].field).toBe(`custom_fields.${keys.date}`);
+    const missing = await api.request("PUT", `/v1/equipment/by-external-id/new-${external}`, {
+      body: { name: "New" },
+    });
+    expect(missing.status).toBe(201);
+    const shown = (await api.get(`/v1/equipment/${missing.body.data.id}`)).body.data;
+    expect(shown.custom_fields).toEqual(all(() => null));
+  });
+
   test("a unique field's duplicate is 409 unique_violation, exactly (case counts), on create, PATCH and in a batch", async () => {
     const key = `serial_${fresh()}`;
     await defineField(api, {
