@@ -88,8 +88,13 @@ describe("erp custom-fields", () => {
   test("list shows the definitions; update and delete have dry-runs; a bad type is exit 2", async () => {
     const listed = await cli(["custom-fields", "list", "--resource", "workers", "-o", "json"]);
     expect(listed.code).toBe(0);
-    const definitions = JSON.parse(listed.stdout) as { id: number; key: string; label: string }[];
+    const definitions = JSON.parse(listed.stdout) as Record<string, unknown>[];
     expect(definitions.map((one) => one.key)).toEqual(FIELDS.map(([key]) => key));
+    expect(definitions.find((one) => one.key === "shirt")).toMatchObject({
+      label: "Shirt size",
+      type: "select",
+      options: { choices: ["S", "M", "L", "XL"] },
+    });
     expect(JSON.parse((await cli(["custom-fields", "list", "-o", "json"])).stdout)).toHaveLength(
       FIELDS.length,
     );

@@ -120,7 +120,7 @@ export function registerCustomFields(program: Command): void {
       );
       await printMany(
         formatOf(command),
-        list.map((field) => ({ ...field, options: JSON.stringify(field.options) })),
+        list.map((field) => ({ ...field })),
       );
     });
 
