@@ -179,7 +179,9 @@ describe("erp custom-fields", () => {
       "custom_fields.card_expires=31.05.2027",
     ]);
     expect(unreadable.code).toBe(2);
-    expect(unreadable.stderr).toContain("custom_fields.card_expires");
+    expect(unreadable.stderr).toContain(
+      'custom_fields.card_expires: "31.05.2027" is not a date as YYYY-MM-DD',
+    );
   });
 
   test("a resource's --help lists the company's custom fields when connected", async () => {

@@ -137,8 +137,14 @@ export async function typedCustomValues(
       decimalComma: false,
       dateFormat: undefined,
     });
-    if ("error" in read) problems.push(`${member}: ${read.error}`);
-    else typed[member] = read.value;
+    if (!("error" in read)) {
+      typed[member] = read.value;
+      continue;
+    }
+    // An argument has no --date-format: a date is YYYY-MM-DD.
+    const why =
+      field.type === "date" ? `${JSON.stringify(value)} is not a date as YYYY-MM-DD` : read.error;
+    problems.push(`${member}: ${why}`);
   }
   if (problems.length > 0) throw new UsageError(problems.join("\n"));
   return nestCustomFields(typed);
