@@ -170,12 +170,8 @@ function renderTable(columns: readonly string[], rows: readonly string[][]): str
 /** Nested objects become dotted columns (`changes.status.to`), so tables and CSV stay two-dimensional. */
 export function flatten(value: Row, prefix = "", into: Row = {}): Row {
   for (const [key, cell] of Object.entries(value)) {
-    if (
-      cell !== null &&
-      typeof cell === "object" &&
-      !Array.isArray(cell) &&
-      Object.keys(cell).length > 0
-    ) {
+    if (cell !== null && typeof cell === "object" && !Array.isArray(cell)) {
+      // An empty object (the custom fields of a company that defined none) has no column.
       flatten(cell as Row, `${prefix}${key}.`, into);
     } else {
       into[prefix + key] = cell;
