@@ -64,17 +64,6 @@ export function hintOf(definition: CustomFieldDefinition): string {
 type Json = Record<string, unknown>;
 
 /**
- * A record as a spreadsheet's row: its custom values are columns of their own, so a company with
- * none has no `custom_fields` column (an empty object would be one, which no import reads).
- */
-export function spreadsheetRecord(record: Readonly<Json>): Json {
-  const { custom_fields: custom, ...rest } = record;
-  return custom !== null && typeof custom === "object" && Object.keys(custom).length === 0
-    ? rest
-    : { ...record };
-}
-
-/**
  * A flat row's `custom_fields.<key>` members moved under `custom_fields` (merged with one the row
  * already has); a row without any is returned as it is.
  */

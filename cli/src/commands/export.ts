@@ -4,12 +4,7 @@
 import { Command } from "commander";
 import type { ErpClient } from "@erp/sdk";
 import { clientFor, globalOptions } from "../context.ts";
-import {
-  collectionKindOf,
-  customFieldsOf,
-  customMember,
-  spreadsheetRecord,
-} from "../custom-fields.ts";
+import { collectionKindOf, customFieldsOf, customMember } from "../custom-fields.ts";
 import { EXIT, type ExitCode } from "../exit-codes.ts";
 import type { Factory, IOStreams } from "../factory.ts";
 import { recordSink } from "../output.ts";
@@ -101,8 +96,7 @@ export async function exportRun(opts: ExportOptions): Promise<ExitCode> {
   for await (const page of client
     .list({ ...opts.query, limit: PAGE_SIZE, total: terminal })
     .pages()) {
-    for (const record of page.data)
-      await sink.write(opts.format === "ndjson" ? record : spreadsheetRecord(record));
+    for (const record of page.data) await sink.write(record);
     count += page.data.length;
     total ??= page.meta.total;
     if (terminal) io.stderr.write(`\r\x1b[2K${spec.name}: ${count} of ${total}`);
