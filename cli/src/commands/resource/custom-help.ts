@@ -39,6 +39,9 @@ export async function loadCustomFieldsHelp(f: Factory, argv: readonly string[]):
   const resource = args.find((arg) => COLLECTION_SPECS.some((spec) => spec.name === arg));
   const spec = COLLECTION_SPECS.find((candidate) => candidate.name === resource);
   if (spec?.kind !== "records") return;
+  // Only the helps that show them: the resource's own, its create's and its update's.
+  const sub = args[args.indexOf(spec.name) + 1];
+  if (sub !== undefined && !sub.startsWith("-") && sub !== "create" && sub !== "update") return;
   // The global flags alone (--base-url, --token, --profile), as the real parse will read them.
   const globals = new Command()
     .allowUnknownOption()
