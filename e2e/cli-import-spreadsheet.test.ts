@@ -234,9 +234,7 @@ describe("erp import of a spreadsheet's CSV", () => {
         ["Ned", "ned@example.com", "", "12.345", "MASONRY", "2024-13-01"],
       ]);
       expect(written[1]!.at(-1)).toContain("email");
-      expect(written[2]!.at(-1)).toMatch(
-        /trade: no record of trades has the name( or external_id)? "Plumbng"/,
-      );
+      expect(written[2]!.at(-1)).toContain('trade: no trade "Plumbng"; did you mean Plumbing?');
       expect(written[3]!.at(-1)).toContain("hourly_rate");
       expect(written[3]!.at(-1)).toContain("hired_on");
 

@@ -290,6 +290,7 @@ describe("against an API that answers each batch slowly", () => {
         const url = new URL(request.url);
         if (url.pathname === "/v1/usage")
           return Response.json({ data: { quotas: { workers: { used: 0, limit: null } } } });
+        if (url.pathname === "/v1/custom-fields") return Response.json({ data: [] });
         const { items } = (await request.json()) as { items: unknown[] };
         mostFlying = Math.max(mostFlying, ++flying);
         await Bun.sleep(holdMs);

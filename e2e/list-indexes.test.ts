@@ -63,6 +63,8 @@ function seedOf(field: string, spec: Field): { sql: string; held?: (n: number) =
       return { sql: `ELT(1 + n % 2, ${quoted(["USD", "EUR"])})` };
     case "boolean":
       return { sql: "n % 2" };
+    case "custom":
+      return { sql: "NULL" };
   }
 }
 

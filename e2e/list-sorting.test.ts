@@ -51,6 +51,8 @@ function poolOf(spec: Field, refs: Record<string, number[]>): unknown[] {
         return [false, true, false];
       case "ref":
         return refs[refKey(spec)]!;
+      case "custom":
+        return [{}];
     }
   })();
   return spec.nullable ? [null, ...values] : values;

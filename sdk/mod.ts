@@ -70,6 +70,8 @@ export type {
   GetOptions,
   ImportRows,
   ImportSpec,
+  CustomFieldFilter,
+  CustomFieldFilters,
   ListParams,
   ListQuery,
   PageParams,
@@ -78,6 +80,7 @@ export type {
 } from "./src/resources/resource-client.ts";
 export { verifyWebhook, type VerifyWebhookOptions } from "./src/webhooks.ts";
 export type { TokensClient } from "./src/resources/tokens-client.ts";
+export type { CustomFieldsClient } from "./src/resources/custom-fields-client.ts";
 export type {
   EventPage,
   EventQuery,

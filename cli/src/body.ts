@@ -17,9 +17,13 @@ export function coerce(field: string, value: string): unknown {
   return value;
 }
 
-const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(:?)=(.*)$/s;
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)(:?)=(.*)$/s;
 
-/** `name=Depot client_id=3 code=` → `{name: "Depot", client_id: 3, code: null}`; `key:=JSON` sends the JSON as is. */
+/**
+ * `name=Depot client_id=3 code=` → `{name: "Depot", client_id: 3, code: null}`; `key:=JSON` sends
+ * the JSON as is. A custom field's value is given as `custom_fields.<key>=value` and stays a flat
+ * member here (its type is the company's: see custom-fields.ts).
+ */
 export function parseAssignments(assignments: readonly string[]): Body {
   const body: Body = {};
   for (const assignment of assignments) {
@@ -28,7 +32,9 @@ export function parseAssignments(assignments: readonly string[]): Body {
       throw new UsageError(`expected key=value (or key:=JSON), got ${JSON.stringify(assignment)}`);
     const [, key = "", raw, value = ""] = match;
     if (Object.hasOwn(body, key)) throw new UsageError(`${key} is given twice`);
-    body[key] = raw ? parseJson(value, key) : value === "" ? null : coerce(key, value);
+    // A custom field's text is read by its type once the company's fields are known.
+    const typed = key.includes(".") ? value : coerce(key, value);
+    body[key] = raw ? parseJson(value, key) : value === "" ? null : typed;
   }
   return body;
 }

@@ -120,6 +120,7 @@ export function batchApi(
   let id = 0;
   return ({ method, path: route, body }) => {
     if (method === "GET" && route === "/v1/usage") return { body: { data: { quotas: {} } } };
+    if (method === "GET" && route === "/v1/custom-fields") return { body: { data: [] } };
     if (method !== "POST" || !route.endsWith("/batch")) return { status: 404, body: {} };
     const items = (body?.items ?? []) as Record<string, unknown>[];
     const results = items.map((item, index) => {

@@ -58,6 +58,8 @@ export interface SinkOptions {
   out?: Output;
   /** Where a table says it has no records. */
   err?: Output;
+  /** A CSV's header cell of a (flattened) column: an export heads a custom field's by its label. */
+  header?: (column: string) => string;
 }
 
 export function recordSink(format: OutputFormat, options: SinkOptions = {}): RecordSink {
@@ -69,7 +71,7 @@ export function recordSink(format: OutputFormat, options: SinkOptions = {}): Rec
     case "ndjson":
       return { write: (record) => write(`${JSON.stringify(record)}\n`), end: async () => {} };
     case "csv":
-      return csvSink(write, options.bom === true);
+      return csvSink(write, options.bom === true, options.header ?? ((column) => column));
     case "table":
       return tableSink(write, options.err ?? process.stderr);
   }
@@ -99,7 +101,7 @@ function jsonArraySink(write: Write): RecordSink {
   };
 }
 
-function csvSink(write: Write, bom: boolean): RecordSink {
+function csvSink(write: Write, bom: boolean, headerOf: (column: string) => string): RecordSink {
   let columns: string[] | undefined;
   return {
     write(record) {
@@ -107,7 +109,7 @@ function csvSink(write: Write, bom: boolean): RecordSink {
       let header = "";
       if (columns === undefined) {
         columns = Object.keys(flat);
-        header = (bom ? "\uFEFF" : "") + csvLine(columns);
+        header = (bom ? "\uFEFF" : "") + csvLine(columns.map(headerOf));
       }
       return write(header + csvLine(columns.map((column) => flat[column])));
     },
@@ -168,12 +170,8 @@ function renderTable(columns: readonly string[], rows: readonly string[][]): str
 /** Nested objects become dotted columns (`changes.status.to`), so tables and CSV stay two-dimensional. */
 export function flatten(value: Row, prefix = "", into: Row = {}): Row {
   for (const [key, cell] of Object.entries(value)) {
-    if (
-      cell !== null &&
-      typeof cell === "object" &&
-      !Array.isArray(cell) &&
-      Object.keys(cell).length > 0
-    ) {
+    if (cell !== null && typeof cell === "object" && !Array.isArray(cell)) {
+      // An empty object (the custom fields of a company that defined none) has no column.
       flatten(cell as Row, `${prefix}${key}.`, into);
     } else {
       into[prefix + key] = cell;

@@ -4,11 +4,13 @@
 import { Command, CommanderError, Option } from "commander";
 import { registerAuth } from "./commands/auth.ts";
 import { registerCompletion } from "./commands/completion.ts";
+import { registerCustomFields } from "./commands/custom-fields.ts";
 import { registerEvents } from "./commands/events.ts";
 import { newCmdExport } from "./commands/export.ts";
 import { newCmdImport } from "./commands/import.ts";
 import { newCmdLogin } from "./commands/login.ts";
 import { registerRentals } from "./commands/rentals.ts";
+import { loadCustomFieldsHelp } from "./commands/resource/custom-help.ts";
 import { registerResources } from "./commands/resources.ts";
 import { registerTokens } from "./commands/tokens.ts";
 import { registerUsage } from "./commands/usage.ts";
@@ -63,6 +65,7 @@ export function buildProgram(f: Factory): Command {
     .exitOverride();
 
   registerResources(program);
+  registerCustomFields(program);
   adopt(program, newCmdImport(f));
   adopt(program, newCmdExport(f));
   registerUsage(program);
@@ -92,6 +95,7 @@ function adopt(parent: Command, command: Command): void {
 /** Runs the command line `argv` (as process.argv: the runtime and script first); its exit code. */
 export async function runProgram(f: Factory, argv: readonly string[]): Promise<number> {
   const program = buildProgram(f);
+  await loadCustomFieldsHelp(f, argv);
   try {
     await program.parseAsync([...argv]);
     return f.exitCode;

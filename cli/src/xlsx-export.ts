@@ -44,7 +44,11 @@ const FORMATS: Record<Kind, string | undefined> = {
   plain: undefined,
 };
 
-export function xlsxSink(spec: Pick<ResourceSpec, "name" | "kinds">, out: Output): RecordSink {
+export function xlsxSink(
+  spec: Pick<ResourceSpec, "name" | "kinds">,
+  out: Output,
+  headerOf: (column: string) => string = (column) => column,
+): RecordSink {
   if (out.isTTY)
     throw new UsageError(
       "an .xlsx workbook is binary: send it to a file (erp export … --format xlsx > records.xlsx)",
@@ -64,7 +68,7 @@ export function xlsxSink(spec: Pick<ResourceSpec, "name" | "kinds">, out: Output
       const flat = flatten(record);
       if (!columns) {
         columns = Object.keys(flat).map((name) => ({ name, kind: kindOf(spec, name) }));
-        sheet.addRow(columns.map((column) => column.name)).commit();
+        sheet.addRow(columns.map((column) => headerOf(column.name))).commit();
       }
       const row = sheet.addRow(columns.map((column) => cellOf(column.kind, flat[column.name])));
       columns.forEach((column, index) => {

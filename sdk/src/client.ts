@@ -13,6 +13,7 @@ import { EventsClient } from "./resources/events-client.ts";
 import { WebhookEndpointsClient } from "./resources/webhook-endpoints-client.ts";
 import { ResourceClient } from "./resources/resource-client.ts";
 import { TokensClient } from "./resources/tokens-client.ts";
+import { CustomFieldsClient } from "./resources/custom-fields-client.ts";
 
 /** How to reach the API and how hard to try. */
 export interface ClientOptions {
@@ -47,6 +48,8 @@ export class ErpClient {
   readonly webhookEndpoints: WebhookEndpointsClient;
   /** The company's API tokens: `list()`, `create({name, scopes, expires_in_days})`, `revoke(id)`. */
   readonly tokens: TokensClient;
+  /** The company's own fields: `list({resource})`, `create`, `update`, `delete`. */
+  readonly customFields: CustomFieldsClient;
 
   constructor(options: ClientOptions) {
     this.#transport = new Transport({
@@ -61,6 +64,7 @@ export class ErpClient {
     this.events = new EventsClient(this.#transport);
     this.webhookEndpoints = new WebhookEndpointsClient(this.#transport);
     this.tokens = new TokensClient(this.#transport);
+    this.customFields = new CustomFieldsClient(this.#transport);
     for (const [property, spec] of Object.entries(COLLECTIONS)) {
       Object.defineProperty(this, property, {
         value: collectionClient(this.#transport, spec),

@@ -5,8 +5,11 @@ import { CompanyCache } from "./auth/company-cache.ts";
 import { RateLimiter } from "./auth/rate-limit.ts";
 import { RouteScopes, type RecordOwner } from "./auth/route-scopes.ts";
 import { companyRowExists } from "./db/company-rows.ts";
-import { apiTokens, webhookEndpoints } from "./db/schema.ts";
+import { apiTokens, customFields, webhookEndpoints } from "./db/schema.ts";
 import { tokenRoutes } from "./routes/token-routes.ts";
+import { customFieldRoutes } from "./routes/custom-field-routes.ts";
+import { authenticate } from "./auth/bearer.ts";
+import { type CustomField, readCustomFields } from "./resources/custom-fields.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { IdAllocator } from "./db/ids.ts";
 import { GroupCommits } from "./writes/group-commits.ts";
@@ -76,9 +79,13 @@ export function buildApp(deps: AppDeps) {
   for (const def of ALL_DEFINITIONS) app.use(resourceRoutes(def, routeDeps));
   app.use(eventRoutes(routeDeps));
   app.use(webhookRoutes(routeDeps));
+  app.use(customFieldRoutes(routeDeps));
   app.use(tokenRoutes(routeDeps, companies));
   // The spec surfaces read the whole app's routes when asked, so they always match what is served.
-  app.use(openApiRoutes(app)).use(docsRoutes()).use(collectionRoutes(app));
+  app
+    .use(openApiRoutes(app, (request) => companyFieldsOf(companies, db, request)))
+    .use(docsRoutes())
+    .use(collectionRoutes(app));
   methods.load(app.routes);
   scopes.load(app.routes as never, recordOwners(db));
   return app;
@@ -95,8 +102,20 @@ function recordOwners(db: AppDeps["database"]["db"]): Record<string, RecordOwner
       ALL_DEFINITIONS.map((def) => [def.name, owner(def.singular.toLowerCase(), def.table)]),
     ),
     "webhook-endpoints": owner("webhook endpoint", webhookEndpoints),
+    "custom-fields": owner("custom field", customFields),
     tokens: owner("token", apiTokens),
   };
 }
 
 export type App = ReturnType<typeof buildApp>;
+
+/** The custom fields of the company whose token a request carries; none without a token (401 for a bad one). */
+async function companyFieldsOf(
+  companies: CompanyCache,
+  db: AppDeps["database"]["db"],
+  request: Request,
+): Promise<CustomField[] | undefined> {
+  if (!request.headers.has("authorization")) return undefined;
+  const caller = await authenticate(companies, request);
+  return readCustomFields(db, caller.company.id);
+}

@@ -67,7 +67,10 @@ export function exampleBody(document: Json, operation: Json): unknown {
  * documented create that names one cannot be sent twice while its record lives.
  */
 function uniqueFieldsOf(collection: string): readonly string[] {
-  const def = ALL_DEFINITIONS.find((one) => one.name === collection.split("/").at(-1));
+  const name = collection.split("/").at(-1)!;
+  // A company's custom fields are no resource: their key and label are unique per resource.
+  if (name === "custom-fields") return ["key", "label"];
+  const def = ALL_DEFINITIONS.find((one) => one.name === name);
   return def ? uniqueFields(def) : [];
 }
 
@@ -119,7 +122,9 @@ export class ExampleRunner {
       this.#made.set(template, made);
       for (const field of uniqueFieldsOf(template))
         if (typeof (body as Json)[field] === "string")
-          (body as Json)[field] = `${(body as Json)[field]} ${made}`;
+          // `_`: a custom field's key takes no spaces.
+          (body as Json)[field] =
+            `${(body as Json)[field]}${template.endsWith("custom-fields") ? "_" : " "}${made}`;
     }
     const secured = !(Array.isArray(operation.security) && operation.security.length === 0);
     const response = await (options.api ?? this.api).request(method.toUpperCase(), path, {

@@ -1,5 +1,7 @@
 // A stand-in API that counts what reaches it, for tests of refusals that must come before the CLI
-// sends anything: every request is answered 500 and counted.
+// sends anything: every request is answered 500 and counted, but the one read an import makes
+// before it sends anything (the company's custom fields, which a header is checked against),
+// answered as a company without any.
 import { afterAll, beforeAll } from "bun:test";
 
 export interface UnexpectedApi {
@@ -17,7 +19,9 @@ export function useUnexpectedApi(): UnexpectedApi {
     server = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
-      fetch: () => {
+      fetch: (request) => {
+        if (request.method === "GET" && new URL(request.url).pathname === "/v1/custom-fields")
+          return Response.json({ data: [] });
         requests++;
         return new Response("not expected", { status: 500 });
       },

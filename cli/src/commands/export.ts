@@ -4,6 +4,7 @@
 import { Command } from "commander";
 import type { ErpClient } from "@erp/sdk";
 import { clientFor, globalOptions } from "../context.ts";
+import { collectionKindOf, customFieldsOf, customMember } from "../custom-fields.ts";
 import { EXIT, type ExitCode } from "../exit-codes.ts";
 import type { Factory, IOStreams } from "../factory.ts";
 import { recordSink } from "../output.ts";
@@ -71,12 +72,23 @@ export async function exportRun(opts: ExportOptions): Promise<ExitCode> {
   const { spec, io } = opts;
   if (opts.bom && opts.format !== "csv")
     throw new UsageError("--bom is for CSV read by spreadsheet programs: add --format csv");
-  const client = resourceClient(opts.client(), spec.name);
+  const erp = opts.client();
+  const client = resourceClient(erp, spec.name);
+  // A spreadsheet heads a custom field's column by its label, and types its cells by its type: the
+  // sinks ask when the first record comes, after the definitions are read.
+  const labels = new Map<string, string>();
+  const header = (column: string): string => labels.get(column) ?? column;
+  const kinds = { ...spec.kinds };
   const sink =
     opts.format === "xlsx"
       ? // The workbook library takes some 30 MB to load: only a workbook export loads it.
-        (await import("../xlsx-export.ts")).xlsxSink(spec, io.stdout)
-      : recordSink(opts.format, { bom: opts.bom, out: io.stdout, err: io.stderr });
+        (await import("../xlsx-export.ts")).xlsxSink({ name: spec.name, kinds }, io.stdout, header)
+      : recordSink(opts.format, { bom: opts.bom, out: io.stdout, err: io.stderr, header });
+  if (opts.format !== "ndjson")
+    for (const field of await customFieldsOf(erp, spec.name)) {
+      labels.set(customMember(field.key), field.label);
+      Object.assign(kinds, { [customMember(field.key)]: collectionKindOf(field.type) });
+    }
   const terminal = io.stderr.isTTY === true;
   let count = 0;
   // Paged on after_id: every page costs the server the same, however deep; only the first carries the total.

@@ -15,7 +15,10 @@ export const IMPORT_DESCRIPTION = [
     "any other. The header is checked before anything is sent: a column that matches nothing " +
     "stops the import (exit 2) naming the closest field, unless it is left out by " +
     "--skip-column or --skip-unknown-columns. The columns trade, category, client, project (any " +
-    "*_id field without _id) may name the record, by name or external_id. The id, created_at, " +
+    "*_id field without _id) may name the record, by name or external_id (a name that names " +
+    "nothing is a rejected row naming the closest names); --create-missing trade,category " +
+    "creates the trades and categories the company lacks, each once, before the first row that " +
+    "needs it (a dry-run lists them). The id, created_at, " +
     "updated_at and deleted_at columns of an export and a rejects file's error column are " +
     "skipped.",
   "--update: each row updates the record its id column names (an export's file, edited), " +
@@ -63,6 +66,7 @@ EXAMPLES
   erp import workers staff.xlsx --sheet Crew --rejects fix-me.xlsx
   erp import workers fix-me.csv     # after fixing the rows; its error column is ignored
   erp import workers hr.csv --date-format DD.MM.YYYY --decimal-comma   # ; as saved in Germany
+  erp import workers crew.xlsx --create-missing trade --dry-run   # lists the trades it would create
   erp import workers hr-export.csv --map "Employee No=external_id" --skip-column Notes
   erp export projects --format csv > p.csv && erp import projects p.csv --upsert
   erp export workers --format csv > w.csv   # edit it in a spreadsheet, then:

@@ -28,6 +28,8 @@ export interface ImportFlags {
   map: string[];
   skipColumn: string[];
   skipUnknownColumns?: boolean;
+  /** The reference columns whose missing names are created (--create-missing trade,category). */
+  createMissing?: string[];
 }
 
 /** Everything an import runs with: the flags, and what it takes from outside. */

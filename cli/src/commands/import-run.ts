@@ -1,8 +1,10 @@
 // The work of `erp import` (its flags are import.ts's): check the flags, open the file and plan its
 // columns before anything is sent, run the FileImport under Ctrl-C, then print the summary and say
 // the exit code. Every stream, the API client and Ctrl-C come in the options.
+import type { CollectionSpec, ErpClient } from "@erp/sdk";
+import { customFieldsOf } from "../custom-fields.ts";
 import { EXIT, type ExitCode } from "../exit-codes.ts";
-import { planColumns } from "../import/columns.ts";
+import { type ColumnOptions, type ColumnPlan, planColumns } from "../import/columns.ts";
 import { CtrlC } from "../import/ctrl-c.ts";
 import { FileImport } from "../import/file-import.ts";
 import { Journal } from "../import/journal.ts";
@@ -51,6 +53,46 @@ function checkFlags(opts: ImportOptions): void {
   if (opts.ifUnmodified && !opts.update) throw new UsageError("--if-unmodified goes with --update");
 }
 
+/** The resolver of the file's reference columns, creating the missing lookup values --create-missing names. */
+function referencesFor(
+  opts: ImportOptions,
+  erp: ErpClient,
+  spec: CollectionSpec,
+  progress: Progress,
+): ReferenceResolver {
+  if (!opts.createMissing) return new ReferenceResolver(erp, spec);
+  const dryRun = opts.dryRun === true;
+  return new ReferenceResolver(erp, spec, {
+    columns: new Set(opts.createMissing),
+    dryRun,
+    onCreate: ({ column, name, id }) =>
+      progress.log(
+        dryRun ? `would create ${column} "${name}"` : `created ${column} "${name}" (id ${id})`,
+      ),
+  });
+}
+
+/**
+ * The header's columns. The company's custom fields are read only when a column (or a --map) names
+ * no built-in field: a file of the API's own fields costs no request before its rows.
+ */
+async function columnsOf(
+  spec: CollectionSpec,
+  header: readonly string[],
+  erp: ErpClient,
+  opts: ImportOptions,
+  options: ColumnOptions,
+): Promise<ColumnPlan> {
+  try {
+    planColumns(spec, header, { ...options, skipUnknown: false });
+    return planColumns(spec, header, options);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    const customFields = await customFieldsOf(erp, opts.resource);
+    return planColumns(spec, header, { ...options, customFields });
+  }
+}
+
 /** The file opened and its header checked, and everything the run writes to: nothing is sent yet. */
 async function prepare(opts: ImportOptions): Promise<Prepared> {
   const spec = specOf(opts.resource);
@@ -62,8 +104,15 @@ async function prepare(opts: ImportOptions): Promise<Prepared> {
   });
   const missing = opts.update && missingUpdateColumns(source.header, opts.ifUnmodified === true);
   if (missing) throw new UsageError(missing);
+  if (opts.createMissing && !source.header)
+    throw new UsageError(
+      "--create-missing creates the trades and categories a CSV or XLSX file names in its " +
+        "columns; NDJSON rows give their ids (trade_id, category_id)",
+    );
+  let requests = 0;
+  const erp = opts.client({ maxRetries: BATCH_RETRIES, onRequest: () => void requests++ });
   const plan = source.header
-    ? planColumns(spec, source.header, {
+    ? await columnsOf(spec, source.header, erp, opts, {
         map: opts.map,
         skip: opts.skipColumn,
         skipUnknown: opts.skipUnknownColumns === true,
@@ -75,8 +124,6 @@ async function prepare(opts: ImportOptions): Promise<Prepared> {
   const label = `${opts.resource} ← ${opts.file === "-" ? "stdin" : opts.file}`;
   const progress = new Progress(label, source.totalSize, opts.io.stderr);
   for (const warning of plan?.warnings ?? []) progress.log(warning);
-  let requests = 0;
-  const erp = opts.client({ maxRetries: BATCH_RETRIES, onRequest: () => void requests++ });
   const { baseUrl, token } = opts.connection;
   const run = new FileImport({
     resource: opts.resource,
@@ -101,7 +148,7 @@ async function prepare(opts: ImportOptions): Promise<Prepared> {
     batchSize: opts.batchSize,
     concurrency: opts.concurrency,
     journal: Journal.for(baseUrl, token, opts.resource, opts.env),
-    references: new ReferenceResolver(erp, spec),
+    references: referencesFor(opts, erp, spec, progress),
     requests: () => requests,
   });
   return { run, rejects, report, progress };

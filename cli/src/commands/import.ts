@@ -7,6 +7,7 @@ import { clientFor, globalOptions } from "../context.ts";
 import type { ExitCode } from "../exit-codes.ts";
 import type { Factory } from "../factory.ts";
 import { DELIMITERS, type Delimiter } from "../import/csv-parser.ts";
+import { LOOKUP_COLUMNS } from "../import/references.ts";
 import { IMPORT_FORMATS } from "../import/rows.ts";
 import { type DateFormat, parseDateFormat } from "../import/values.ts";
 import { outputFormat } from "../output.ts";
@@ -88,6 +89,12 @@ function addImportFlags(command: Command): void {
       "leave out every column that matches no field, with a warning each",
     )
     .option(
+      "--create-missing <columns>",
+      `create the ${LOOKUP_COLUMNS.join(" and ")} values the file names and the company lacks ` +
+        `(${LOOKUP_COLUMNS.join(",")}), once, before the first row that needs each`,
+      parseLookupColumns,
+    )
+    .option(
       "--date-format <layout>",
       "read dates that are not YYYY-MM-DD in this layout: DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, " +
         "YYYY/MM/DD, YY for two-digit years",
@@ -122,6 +129,18 @@ function parseLayout(value: string): DateFormat {
         "DD/MM/YYYY, MM/DD/YYYY, YYYY/MM/DD, DD.MM.YY",
     );
   return layout;
+}
+
+/** `trade,category`: the reference columns whose missing names are created. */
+function parseLookupColumns(value: string): string[] {
+  const columns = value.split(",").map((column) => column.trim().toLowerCase());
+  const unknown = columns.filter((column) => !LOOKUP_COLUMNS.includes(column));
+  if (unknown.length > 0 || columns.length === 0)
+    throw new InvalidArgumentError(
+      `a comma-separated list of ${LOOKUP_COLUMNS.join(", ")} (the company-managed lookups)` +
+        (unknown.length > 0 ? `, not ${unknown.join(", ")}` : ""),
+    );
+  return columns;
 }
 
 function parseBatchSize(value: string): number {

@@ -6,6 +6,7 @@ import { COLLECTION_SPECS } from "../resources.ts";
 import { aggregate } from "./resource/aggregate.ts";
 import { create } from "./resource/create.ts";
 import { createNamed } from "./resource/create-named.ts";
+import { customFieldsHelp } from "./resource/custom-help.ts";
 import { remove } from "./resource/delete.ts";
 import { get } from "./resource/get.ts";
 import { list } from "./resource/list.ts";
@@ -39,7 +40,8 @@ export function registerResources(program: Command): void {
     const subcommands = spec.kind === "records" ? SUBCOMMANDS : LOOKUP_SUBCOMMANDS;
     const group = program
       .command(spec.name)
-      .summary(`${spec.name}: ${subcommands.map((sub) => sub.name).join(", ")}`);
+      .summary(`${spec.name}: ${subcommands.map((sub) => sub.name).join(", ")}`)
+      .addHelpText("after", () => customFieldsHelp(spec.name));
     for (const sub of subcommands) {
       const command = group
         .command(sub.name)
@@ -47,6 +49,8 @@ export function registerResources(program: Command): void {
         .description(sub.summary(spec));
       sub.configure(command, spec);
       if (sub.help) command.addHelpText("after", sub.help(spec));
+      if (sub.name === "create" || sub.name === "update")
+        command.addHelpText("after", () => customFieldsHelp(spec.name));
       command.action((...params: unknown[]) => {
         // commander passes the arguments, then the options, then the command itself.
         const args = params.slice(0, -2);

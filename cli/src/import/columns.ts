@@ -1,12 +1,19 @@
 // How a file's columns map to a resource's fields, settled from the header before anything is sent:
 // a header cell matches a field after trimming, case folding and turning spaces and hyphens into
 // `_` (`Phone Number` → `phone_number`), directly or through an alias the resource declares
-// (`phone_number` → `phone`), or through `--map "Phone Number=phone"`. Reference columns name the
+// (`phone_number` → `phone`), or through `--map "Phone Number=phone"`. The company's custom fields
+// match by their label or their key, folded the same way (a built-in field's name comes first). Reference columns name the
 // record (`trade` instead of `trade_id`). The read-only columns of an export and a rejects file's
 // `error` column are skipped with one warning each; any other column stops the import (exit 2),
 // named with the closest field, unless it is skipped on purpose.
 import type { CollectionSpec } from "@erp/sdk";
+import {
+  type CustomFieldDefinition,
+  type CustomFieldType,
+  customMember,
+} from "../custom-fields.ts";
 import { UsageError } from "../usage-error.ts";
+import { editDistance, isClose } from "./closest.ts";
 
 /** Columns an export writes that no create accepts. */
 const READ_ONLY = new Set(["id", "created_at", "updated_at", "deleted_at"]);
@@ -17,6 +24,8 @@ export type Column =
   | { kind: "field"; field: string }
   /** Names the referenced record: `field` is the `*_id` field it stands for. */
   | { kind: "reference"; field: string }
+  /** A custom field: `field` is `custom_fields.<key>`. */
+  | { kind: "custom"; field: string; type: CustomFieldType }
   | { kind: "skipped" };
 
 export interface ColumnOptions {
@@ -28,6 +37,8 @@ export interface ColumnOptions {
   skipUnknown: boolean;
   /** Read-only columns the import reads itself (an update's id and updated_at): no warning. */
   read?: readonly string[];
+  /** The company's custom fields of the resource. */
+  customFields?: readonly CustomFieldDefinition[];
 }
 
 /** `" Phone-Number "` → `phone_number`: trimmed, case-folded, spaces and hyphens as `_`, other punctuation dropped. */
@@ -39,21 +50,6 @@ export function normalizeHeader(header: string): string {
     .replace(/[^\p{L}\p{N}_]/gu, "")
     .replace(/_+/g, "_")
     .replace(/^_|_$/g, "");
-}
-
-/** The edit distance between two names, for suggesting the closest field. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
 }
 
 /** What the file's columns become, and the warnings to say once. */
@@ -76,6 +72,14 @@ export function planColumns(
   for (const [alias, field] of Object.entries(spec.import.aliases))
     names.set(alias, { kind: "field", field });
   for (const [column, field] of references) names.set(column, { kind: "reference", field });
+  const custom: string[] = [];
+  for (const { key, label, type } of options.customFields ?? []) {
+    const column: Column = { kind: "custom", field: customMember(key), type };
+    for (const name of [normalizeHeader(label), key])
+      if (name !== "" && !names.has(name)) names.set(name, column);
+    custom.push(key);
+  }
+  const known = [...fields, ...references.keys(), ...custom];
 
   const mapped = new Map<string, Column>();
   for (const pair of options.map) {
@@ -83,8 +87,7 @@ export function planColumns(
     const target = at > 0 ? names.get(normalizeHeader(pair.slice(at + 1))) : undefined;
     if (!target)
       throw new UsageError(
-        `--map "${pair}": expected "Header=field" with one of the fields ` +
-          `${[...fields, ...references.keys()].join(", ")}`,
+        `--map "${pair}": expected "Header=field" with one of the fields ${known.join(", ")}`,
       );
     mapped.set(normalizeHeader(pair.slice(0, at)), target);
   }
@@ -98,7 +101,7 @@ export function planColumns(
     const name = normalizeHeader(header);
     if (skipped.has(name)) return { kind: "skipped" };
     const column = mapped.get(name) ?? names.get(name);
-    if (column?.kind === "field" || column?.kind === "reference") {
+    if (column && column.kind !== "skipped") {
       const earlier = taken.get(column.field);
       if (earlier !== undefined)
         throw new UsageError(
@@ -133,19 +136,19 @@ export function planColumns(
     const lines = unknown.map((header) => {
       const name = normalizeHeader(header);
       const closest = candidates.reduce(
-        (best, candidate) => (distance(name, candidate) < distance(name, best) ? candidate : best),
+        (best, candidate) =>
+          editDistance(name, candidate) < editDistance(name, best) ? candidate : best,
         candidates[0]!,
       );
-      // A name a few typos away is suggested; one that shares a few letters by chance is not.
-      if (distance(name, closest) > Math.max(2, Math.floor(name.length / 3))) {
+      if (!isClose(name, closest)) {
         return (
           `  "${header}": no field of ${spec.command} is called that or anything close ` +
-          `(the fields: ${[...fields, ...references.keys()].join(", ")})`
+          `(the fields: ${known.join(", ")})`
         );
       }
       const target = names.get(closest)!;
       const meant =
-        target.kind === "field" && target.field !== closest
+        target.kind !== "skipped" && target.kind !== "reference" && target.field !== closest
           ? `${closest} (${target.field})`
           : closest;
       return `  "${header}": no field of ${spec.command} is called that; the closest is ${meant}`;

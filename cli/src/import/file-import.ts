@@ -16,10 +16,11 @@ import {
   rowBody,
   rowContent,
 } from "@erp/sdk";
+import { nestCustomFields } from "../custom-fields.ts";
 import type { AnyResourceClient } from "../resources.ts";
 import type { Journal } from "./journal.ts";
 import type { Progress } from "./progress.ts";
-import type { ReferenceResolver } from "./references.ts";
+import type { CreatedLookup, ReferenceResolver } from "./references.ts";
 import type { RejectsSink } from "./rejects.ts";
 import { RepeatedRows, type RowPlace, UniqueValues } from "./repeats.ts";
 import type { Rejection, Report } from "./report.ts";
@@ -82,6 +83,11 @@ export interface FileSummary {
   repeated: number;
   /** Repeated rows left out (--skip-repeated). */
   skipped_repeated: number;
+  /**
+   * Trades and equipment categories created for rows that named them (--create-missing); in a
+   * dry-run, the ones the real run would create (id null).
+   */
+  created_lookups: CreatedLookup[];
   /** Requests sent, retries included. */
   requests: number;
   /** Why the import ended before the last row, if it did. */
@@ -142,6 +148,7 @@ export class FileImport {
       blank: 0,
       repeated: 0,
       skipped_repeated: 0,
+      created_lookups: job.references.created,
       requests: 0,
       stopped: null,
       seconds: 0,
@@ -298,7 +305,8 @@ export class FileImport {
       content: target ? { ...cells.content, target } : cells.content,
       item: () => {
         const errors = cells.errors;
-        const body = target ? { ...target, ...update!.emptied(row), ...cells.body } : cells.body;
+        const flat = target ? { ...target, ...update!.emptied(row), ...cells.body } : cells.body;
+        const body = nestCustomFields(flat);
         if (Object.keys(cells.names).length === 0)
           return errors.length > 0 ? { body, errors } : { body };
         // Names of referenced records: their ids looked up (each collection read once).

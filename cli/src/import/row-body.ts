@@ -2,6 +2,7 @@
 // reference columns' names kept for the resolver, and every cell the CLI cannot read listed at once,
 // so the row's report can add the server's checks of the rest of it.
 import type { CollectionSpec } from "@erp/sdk";
+import { readingOf } from "../custom-fields.ts";
 import type { Column } from "./columns.ts";
 import type { FieldError } from "./references.ts";
 import {
@@ -17,7 +18,10 @@ import {
 export interface RowBody {
   /** The row's cells by field as written, reference columns apart: what its item key is made of. */
   content: { values: Record<string, Cell>; names: Record<string, Cell> };
-  /** The normalised values to send (reference columns not yet resolved). */
+  /**
+   * The normalised values to send (reference columns not yet resolved; custom fields as flat
+   * `custom_fields.<key>` members, nested when the item is made).
+   */
   body: Record<string, unknown>;
   /** The reference columns' names, by the `*_id` field they stand for. */
   names: Record<string, string>;
@@ -36,7 +40,11 @@ export class RowReader {
   ) {
     const hints = spec.fields.create;
     this.#kinds = columns.map((column) =>
-      column.kind === "field" ? fieldKind(spec.kinds[column.field]) : undefined,
+      column.kind === "field"
+        ? fieldKind(spec.kinds[column.field])
+        : column.kind === "custom"
+          ? readingOf(column.type)
+          : undefined,
     );
     this.#hasCurrency = "currency" in hints;
   }

@@ -22,10 +22,15 @@ export function sentence(summary: FileSummary): string {
       : "";
   const blank =
     summary.blank > 0 ? `; ${plural(summary.blank, "blank line", "blank lines")} skipped` : "";
+  const created = summary.created_lookups.map(({ column, name }) => `${column} "${name}"`);
+  const lookups =
+    created.length > 0
+      ? `; ${summary.dry_run ? "would create" : "created"} ${created.join(", ")}`
+      : "";
   const end = summary.stopped ? ` Stopped early: ${summary.stopped}.` : "";
   return (
     `${summary.dry_run ? "Dry run of " : ""}${summary.rows} ${summary.resource} rows: ${done}, ` +
-    `${summary.rejected} rejected${notImported}${skipped}${repeated}${blank} ` +
+    `${summary.rejected} rejected${notImported}${skipped}${repeated}${blank}${lookups} ` +
     `(${summary.seconds} s, ${summary.rows_per_second} rows/s, ${summary.requests} requests).${end}`
   );
 }

@@ -20,8 +20,19 @@ export interface MoneyCell {
 const isMoney = (cell: Cell): cell is MoneyCell =>
   typeof cell === "object" && !(cell instanceof Date);
 
-/** How a cell is read for a field: by the field's kind in the SDK's collection table. */
-export type FieldKind = "amount" | "number" | "integer" | "id" | "date" | "boolean" | "text";
+/**
+ * How a cell is read for a field: by the field's kind in the SDK's collection table (a custom
+ * field's by its type). A `decimal` is a number sent as text, as an amount is, but with no currency.
+ */
+export type FieldKind =
+  | "amount"
+  | "number"
+  | "decimal"
+  | "integer"
+  | "id"
+  | "date"
+  | "boolean"
+  | "text";
 
 const READINGS: Partial<Record<CollectionFieldKind, FieldKind>> = {
   money: "amount",
@@ -72,6 +83,7 @@ export function normalise(cell: Cell, kind: FieldKind, options: ValueOptions): V
   switch (kind) {
     case "amount":
     case "number":
+    case "decimal":
     case "integer":
     case "id":
       return numberOf(cell, kind, options);
@@ -144,7 +156,12 @@ const SPACES = " \u00a0\u202f";
 const APOSTROPHES = "'\u2019";
 
 function numberOf(cell: Cell, kind: FieldKind, options: ValueOptions): Value {
-  const what = kind === "amount" ? "an amount" : kind === "number" ? "a number" : "a whole number";
+  const what =
+    kind === "amount"
+      ? "an amount"
+      : kind === "number" || kind === "decimal"
+        ? "a number"
+        : "a whole number";
   if (typeof cell === "boolean" || cell instanceof Date)
     return { error: `${JSON.stringify(textOf(cell))} is not ${what}` };
   let text: string;
@@ -166,6 +183,7 @@ function numberOf(cell: Cell, kind: FieldKind, options: ValueOptions): Value {
     currencies = read.currencies;
   }
   if (kind === "amount") return currencies ? { value: text, currencies } : { value: text };
+  if (kind === "decimal") return { value: text };
   if ((kind === "integer" || kind === "id") && !/^-?\d+$/.test(text))
     return { error: `${JSON.stringify(textOf(cell))} is not ${what}` };
   return { value: Number(text) };

@@ -18,6 +18,8 @@ export type QueryValues = Record<
   | boolean
   | readonly string[]
   | Readonly<Record<string, string | number | undefined>>
+  // `cf`: filters on custom fields by key, each a value, choices or a range.
+  | Readonly<Record<string, unknown>>
   | null
   | undefined
 >;
@@ -108,6 +110,11 @@ export class Transport {
     const url = new URL(this.#config.baseUrl.replace(/\/+$/, "") + path);
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value === undefined || value === null) continue;
+      if (name === "cf" && typeof value === "object" && !Array.isArray(value)) {
+        // Custom fields: `cf: {size: ["S", "M"], due: {lt: "2027-01-01"}}` is cf.size=S,M&cf.due[lt]=….
+        for (const [key, filter] of Object.entries(value)) this.#setQuery(url, `cf.${key}`, filter);
+        continue;
+      }
       if (Array.isArray(value)) {
         url.searchParams.set(name, value.join(","));
       } else if (typeof value === "object") {
@@ -121,6 +128,18 @@ export class Transport {
       }
     }
     return url.toString();
+  }
+
+  /** One parameter: a list as a,b; an object as name[key]=value (a range); else the value. */
+  #setQuery(url: URL, name: string, value: unknown): void {
+    if (value === undefined || value === null) return;
+    if (Array.isArray(value)) url.searchParams.set(name, value.join(","));
+    else if (typeof value === "object")
+      for (const [key, bound] of Object.entries(value)) {
+        if (bound !== undefined && bound !== null)
+          url.searchParams.set(`${name}[${key}]`, String(bound));
+      }
+    else url.searchParams.set(name, String(value));
   }
 
   #headers(request: ApiRequest, etag: string | undefined): Headers {

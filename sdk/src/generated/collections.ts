@@ -51,55 +51,55 @@ export const COLLECTIONS = {
   projects: {
     path: "/v1/projects", command: "projects", kind: "records", idFilters: ["client_id", "budget_estimate_id"], ranges: ["budget_amount", "start_date", "end_date", "created_at", "updated_at"], required: ["name"], children: {},
     fields: {
-      create: { name: "text ≤200, required", code: "text ≤32", client_id: "id", billing_mode: "FIXED_PRICE|TIME_AND_MATERIALS|COST_PLUS", budget_estimate_id: "id", budget_amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", start_date: "date YYYY-MM-DD", end_date: "date YYYY-MM-DD", address: "text ≤500", external_id: "text ≤255, no control characters", status: "DRAFT|ACTIVE" },
-      update: { name: "text ≤200", code: "text ≤32", client_id: "id", billing_mode: "FIXED_PRICE|TIME_AND_MATERIALS|COST_PLUS", budget_estimate_id: "id", budget_amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", start_date: "date YYYY-MM-DD", end_date: "date YYYY-MM-DD", address: "text ≤500", external_id: "text ≤255, no control characters", status: "DRAFT|ACTIVE|ON_HOLD|COMPLETED|CANCELLED" },
+      create: { name: "text ≤200, required", code: "text ≤32", client_id: "id", billing_mode: "FIXED_PRICE|TIME_AND_MATERIALS|COST_PLUS", budget_estimate_id: "id", budget_amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", start_date: "date YYYY-MM-DD", end_date: "date YYYY-MM-DD", address: "text ≤500", external_id: "text ≤255, no control characters", custom_fields: "text", status: "DRAFT|ACTIVE" },
+      update: { name: "text ≤200", code: "text ≤32", client_id: "id", billing_mode: "FIXED_PRICE|TIME_AND_MATERIALS|COST_PLUS", budget_estimate_id: "id", budget_amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", start_date: "date YYYY-MM-DD", end_date: "date YYYY-MM-DD", address: "text ≤500", external_id: "text ≤255, no control characters", custom_fields: "text", status: "DRAFT|ACTIVE|ON_HOLD|COMPLETED|CANCELLED" },
     },
-    kinds: { name: "text", code: "text", client_id: "reference", billing_mode: "enum", budget_estimate_id: "reference", budget_amount: "money", currency: "text", start_date: "date", end_date: "date", address: "text", external_id: "text", status: "enum" },
+    kinds: { name: "text", code: "text", client_id: "reference", billing_mode: "enum", budget_estimate_id: "reference", budget_amount: "money", currency: "text", start_date: "date", end_date: "date", address: "text", external_id: "text", custom_fields: "text", status: "enum" },
     import: {"aliases":{"project":"name","project_name":"name","job":"name","job_name":"name","project_code":"code","project_number":"code","job_code":"code","job_number":"code","budget":"budget_amount","site":"address","site_address":"address","location":"address"},"unique":["code","external_id"],"references":{"client_id":{"column":"client","path":"/v1/clients","match":["name","external_id"]},"budget_estimate_id":{"column":"budget_estimate","path":"/v1/estimates","match":["title","external_id"]}}},
   },
   workers: {
     path: "/v1/workers", command: "workers", kind: "records", idFilters: ["trade_id"], ranges: ["hourly_rate", "hired_on", "created_at", "updated_at"], required: ["name"], children: {},
     fields: {
-      create: { name: "text ≤200, required", email: "email", phone: "text ≤40", trade_id: "id", hourly_rate: "amount, e.g. 1250.00", hired_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
-      update: { name: "text ≤200", email: "email", phone: "text ≤40", trade_id: "id", hourly_rate: "amount, e.g. 1250.00", hired_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
+      create: { name: "text ≤200, required", email: "email", phone: "text ≤40", trade_id: "id", hourly_rate: "amount, e.g. 1250.00", hired_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", custom_fields: "text", status: "ACTIVE|INACTIVE" },
+      update: { name: "text ≤200", email: "email", phone: "text ≤40", trade_id: "id", hourly_rate: "amount, e.g. 1250.00", hired_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", custom_fields: "text", status: "ACTIVE|INACTIVE" },
     },
-    kinds: { name: "text", email: "email", phone: "text", trade_id: "reference", hourly_rate: "money", hired_on: "date", external_id: "text", status: "enum" },
+    kinds: { name: "text", email: "email", phone: "text", trade_id: "reference", hourly_rate: "money", hired_on: "date", external_id: "text", custom_fields: "text", status: "enum" },
     import: {"aliases":{"full_name":"name","worker":"name","worker_name":"name","employee":"name","employee_name":"name","e_mail":"email","email_address":"email","mail":"email","phone_number":"phone","telephone":"phone","tel":"phone","mobile":"phone","mobile_phone":"phone","cell":"phone","cell_phone":"phone","rate":"hourly_rate","hourly":"hourly_rate","pay_rate":"hourly_rate","wage":"hourly_rate","hire_date":"hired_on","hired":"hired_on","date_hired":"hired_on","start_date":"hired_on"},"unique":["external_id"],"references":{"trade_id":{"column":"trade","path":"/v1/trades","match":["name","external_id"]}}},
   },
   clients: {
     path: "/v1/clients", command: "clients", kind: "records", idFilters: [], ranges: ["created_at", "updated_at"], required: ["name"], children: {},
     fields: {
-      create: { name: "text ≤200, required", email: "email", phone: "text ≤40", tax_id: "text ≤32", billing_address: "text ≤500", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
-      update: { name: "text ≤200", email: "email", phone: "text ≤40", tax_id: "text ≤32", billing_address: "text ≤500", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
+      create: { name: "text ≤200, required", email: "email", phone: "text ≤40", tax_id: "text ≤32", billing_address: "text ≤500", external_id: "text ≤255, no control characters", custom_fields: "text", status: "ACTIVE|INACTIVE" },
+      update: { name: "text ≤200", email: "email", phone: "text ≤40", tax_id: "text ≤32", billing_address: "text ≤500", external_id: "text ≤255, no control characters", custom_fields: "text", status: "ACTIVE|INACTIVE" },
     },
-    kinds: { name: "text", email: "email", phone: "text", tax_id: "text", billing_address: "text", external_id: "text", status: "enum" },
+    kinds: { name: "text", email: "email", phone: "text", tax_id: "text", billing_address: "text", external_id: "text", custom_fields: "text", status: "enum" },
     import: {"aliases":{"client":"name","client_name":"name","company":"name","company_name":"name","customer":"name","customer_name":"name","e_mail":"email","email_address":"email","mail":"email","phone_number":"phone","telephone":"phone","tel":"phone","mobile":"phone","mobile_phone":"phone","cell":"phone","cell_phone":"phone","tax_number":"tax_id","vat":"tax_id","vat_number":"tax_id","vat_id":"tax_id","ein":"tax_id","tin":"tax_id","address":"billing_address","billing":"billing_address"},"unique":["external_id"],"references":{}},
   },
   estimates: {
     path: "/v1/estimates", command: "estimates", kind: "records", idFilters: ["client_id"], ranges: ["amount", "valid_until", "created_at", "updated_at"], required: ["title"], children: {},
     fields: {
-      create: { title: "text ≤200, required", client_id: "id", amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", valid_until: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "DRAFT" },
-      update: { title: "text ≤200", client_id: "id", amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", valid_until: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "DRAFT|SENT|ACCEPTED|REJECTED|CONVERTED" },
+      create: { title: "text ≤200, required", client_id: "id", amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", valid_until: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", custom_fields: "text", status: "DRAFT" },
+      update: { title: "text ≤200", client_id: "id", amount: "amount, e.g. 1250.00", currency: "text matching ^[A-Z]{3}$", valid_until: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", custom_fields: "text", status: "DRAFT|SENT|ACCEPTED|REJECTED|CONVERTED" },
     },
-    kinds: { title: "text", client_id: "reference", amount: "money", currency: "text", valid_until: "date", external_id: "text", status: "enum" },
+    kinds: { title: "text", client_id: "reference", amount: "money", currency: "text", valid_until: "date", external_id: "text", custom_fields: "text", status: "enum" },
     import: {"aliases":{"name":"title","estimate":"title","estimate_title":"title","description":"title","valid_to":"valid_until","expires_on":"valid_until","expiry_date":"valid_until"},"unique":["external_id"],"references":{"client_id":{"column":"client","path":"/v1/clients","match":["name","external_id"]}}},
   },
   subcontractors: {
     path: "/v1/subcontractors", command: "subcontractors", kind: "records", idFilters: ["trade_id"], ranges: ["insurance_expires_on", "created_at", "updated_at"], required: ["name"], children: {},
     fields: {
-      create: { name: "text ≤200, required", trade_id: "id", email: "email", phone: "text ≤40", tax_id: "text ≤32", insurance_expires_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
-      update: { name: "text ≤200", trade_id: "id", email: "email", phone: "text ≤40", tax_id: "text ≤32", insurance_expires_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", status: "ACTIVE|INACTIVE" },
+      create: { name: "text ≤200, required", trade_id: "id", email: "email", phone: "text ≤40", tax_id: "text ≤32", insurance_expires_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", custom_fields: "text", status: "ACTIVE|INACTIVE" },
+      update: { name: "text ≤200", trade_id: "id", email: "email", phone: "text ≤40", tax_id: "text ≤32", insurance_expires_on: "date YYYY-MM-DD", external_id: "text ≤255, no control characters", custom_fields: "text", status: "ACTIVE|INACTIVE" },
     },
-    kinds: { name: "text", trade_id: "reference", email: "email", phone: "text", tax_id: "text", insurance_expires_on: "date", external_id: "text", status: "enum" },
+    kinds: { name: "text", trade_id: "reference", email: "email", phone: "text", tax_id: "text", insurance_expires_on: "date", external_id: "text", custom_fields: "text", status: "enum" },
     import: {"aliases":{"subcontractor":"name","company":"name","company_name":"name","firm":"name","e_mail":"email","email_address":"email","mail":"email","phone_number":"phone","telephone":"phone","tel":"phone","mobile":"phone","mobile_phone":"phone","cell":"phone","cell_phone":"phone","tax_number":"tax_id","vat":"tax_id","vat_number":"tax_id","vat_id":"tax_id","ein":"tax_id","tin":"tax_id","insurance_expiry":"insurance_expires_on","insurance_expires":"insurance_expires_on","insurance_expiration":"insurance_expires_on"},"unique":["external_id"],"references":{"trade_id":{"column":"trade","path":"/v1/trades","match":["name","external_id"]}}},
   },
   equipment: {
     path: "/v1/equipment", command: "equipment", kind: "records", idFilters: ["category_id"], ranges: ["daily_rate", "created_at", "updated_at"], required: ["name"], children: { rentals: "rentals" },
     fields: {
-      create: { name: "text ≤200, required", category_id: "id", serial_number: "text ≤64", daily_rate: "amount, e.g. 1250.00", external_id: "text ≤255, no control characters", status: "AVAILABLE|IN_USE|MAINTENANCE|RETIRED" },
-      update: { name: "text ≤200", category_id: "id", serial_number: "text ≤64", daily_rate: "amount, e.g. 1250.00", external_id: "text ≤255, no control characters", status: "AVAILABLE|IN_USE|MAINTENANCE|RETIRED" },
+      create: { name: "text ≤200, required", category_id: "id", serial_number: "text ≤64", daily_rate: "amount, e.g. 1250.00", external_id: "text ≤255, no control characters", custom_fields: "text", status: "AVAILABLE|IN_USE|MAINTENANCE|RETIRED" },
+      update: { name: "text ≤200", category_id: "id", serial_number: "text ≤64", daily_rate: "amount, e.g. 1250.00", external_id: "text ≤255, no control characters", custom_fields: "text", status: "AVAILABLE|IN_USE|MAINTENANCE|RETIRED" },
     },
-    kinds: { name: "text", category_id: "reference", serial_number: "text", daily_rate: "money", external_id: "text", status: "enum" },
+    kinds: { name: "text", category_id: "reference", serial_number: "text", daily_rate: "money", external_id: "text", custom_fields: "text", status: "enum" },
     import: {"aliases":{"equipment":"name","equipment_name":"name","machine":"name","item":"name","serial":"serial_number","serial_no":"serial_number","sn":"serial_number","rate":"daily_rate","day_rate":"daily_rate"},"unique":["serial_number","external_id"],"references":{"category_id":{"column":"category","path":"/v1/equipment-categories","match":["name","external_id"]}}},
   },
   trades: {

@@ -41,6 +41,8 @@ export interface Project {
   address: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields: Record<string, string | number | boolean | null>;
   /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED. */
   status: ProjectStatus;
   /** RFC 3339 UTC timestamp. */
@@ -74,12 +76,14 @@ export interface ProjectCreate {
   address?: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of DRAFT, ACTIVE. */
   status?: ProjectCreateStatus;
 }
 
 export interface ProjectFilters {
-  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. `sort=cf.<key>` (or `-cf.<key>`) orders by one of your custom fields, alone. */
   sort?: ProjectSort | ("id" | "-id" | "name" | "-name" | "code" | "-code" | "client_id" | "-client_id" | "billing_mode" | "-billing_mode" | "budget_estimate_id" | "-budget_estimate_id" | "budget_amount" | "-budget_amount" | "currency" | "-currency" | "start_date" | "-start_date" | "end_date" | "-end_date" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, code, address; % and _ match themselves. */
   q?: string;
@@ -161,6 +165,8 @@ export interface ProjectUpdate {
   address?: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of DRAFT, ACTIVE, ON_HOLD, COMPLETED, CANCELLED. */
   status?: ProjectStatus;
 }
@@ -197,6 +203,8 @@ export interface Worker {
   hired_on: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields: Record<string, string | number | boolean | null>;
   /** One of ACTIVE, INACTIVE. */
   status: WorkerStatus;
   /** RFC 3339 UTC timestamp. */
@@ -222,12 +230,14 @@ export interface WorkerCreate {
   hired_on?: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of ACTIVE, INACTIVE. */
   status?: WorkerStatus;
 }
 
 export interface WorkerFilters {
-  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. Sorting by hourly_rate needs the workers:sensitive scope (403 insufficient_scope without it). */
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. `sort=cf.<key>` (or `-cf.<key>`) orders by one of your custom fields, alone. Sorting by hourly_rate needs the workers:sensitive scope (403 insufficient_scope without it). */
   sort?: WorkerSort | ("id" | "-id" | "name" | "-name" | "email" | "-email" | "phone" | "-phone" | "trade_id" | "-trade_id" | "hourly_rate" | "-hourly_rate" | "hired_on" | "-hired_on" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, email; % and _ match themselves. */
   q?: string;
@@ -288,6 +298,8 @@ export interface WorkerUpdate {
   hired_on?: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of ACTIVE, INACTIVE. */
   status?: WorkerStatus;
 }
@@ -320,6 +332,8 @@ export interface Client {
   billing_address: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields: Record<string, string | number | boolean | null>;
   /** One of ACTIVE, INACTIVE. */
   status: ClientStatus;
   /** RFC 3339 UTC timestamp. */
@@ -343,12 +357,14 @@ export interface ClientCreate {
   billing_address?: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of ACTIVE, INACTIVE. */
   status?: ClientStatus;
 }
 
 export interface ClientFilters {
-  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. Sorting by tax_id needs the clients:sensitive scope (403 insufficient_scope without it). */
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. `sort=cf.<key>` (or `-cf.<key>`) orders by one of your custom fields, alone. Sorting by tax_id needs the clients:sensitive scope (403 insufficient_scope without it). */
   sort?: ClientSort | ("id" | "-id" | "name" | "-name" | "email" | "-email" | "phone" | "-phone" | "tax_id" | "-tax_id" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, email, tax_id; % and _ match themselves. tax_id only for a token with the clients:sensitive scope. */
   q?: string;
@@ -393,6 +409,8 @@ export interface ClientUpdate {
   billing_address?: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of ACTIVE, INACTIVE. */
   status?: ClientStatus;
 }
@@ -422,6 +440,8 @@ export interface Estimate {
   valid_until: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields: Record<string, string | number | boolean | null>;
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED. */
   status: EstimateStatus;
   /** RFC 3339 UTC timestamp. */
@@ -445,12 +465,14 @@ export interface EstimateCreate {
   valid_until?: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of DRAFT. */
   status?: EstimateCreateStatus;
 }
 
 export interface EstimateFilters {
-  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. `sort=cf.<key>` (or `-cf.<key>`) orders by one of your custom fields, alone. */
   sort?: EstimateSort | ("id" | "-id" | "title" | "-title" | "client_id" | "-client_id" | "amount" | "-amount" | "currency" | "-currency" | "valid_until" | "-valid_until" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of title; % and _ match themselves. */
   q?: string;
@@ -509,6 +531,8 @@ export interface EstimateUpdate {
   valid_until?: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of DRAFT, SENT, ACCEPTED, REJECTED, CONVERTED. */
   status?: EstimateStatus;
 }
@@ -543,6 +567,8 @@ export interface Subcontractor {
   insurance_expires_on: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields: Record<string, string | number | boolean | null>;
   /** One of ACTIVE, INACTIVE. */
   status: SubcontractorStatus;
   /** RFC 3339 UTC timestamp. */
@@ -568,12 +594,14 @@ export interface SubcontractorCreate {
   insurance_expires_on?: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of ACTIVE, INACTIVE. */
   status?: SubcontractorStatus;
 }
 
 export interface SubcontractorFilters {
-  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. Sorting by tax_id needs the subcontractors:sensitive scope (403 insufficient_scope without it). */
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. `sort=cf.<key>` (or `-cf.<key>`) orders by one of your custom fields, alone. Sorting by tax_id needs the subcontractors:sensitive scope (403 insufficient_scope without it). */
   sort?: SubcontractorSort | ("id" | "-id" | "name" | "-name" | "trade_id" | "-trade_id" | "email" | "-email" | "phone" | "-phone" | "tax_id" | "-tax_id" | "insurance_expires_on" | "-insurance_expires_on" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, email, tax_id; % and _ match themselves. tax_id only for a token with the subcontractors:sensitive scope. */
   q?: string;
@@ -629,6 +657,8 @@ export interface SubcontractorUpdate {
   insurance_expires_on?: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of ACTIVE, INACTIVE. */
   status?: SubcontractorStatus;
 }
@@ -659,6 +689,8 @@ export interface Equipment {
   daily_rate: string | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields: Record<string, string | number | boolean | null>;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status: EquipmentStatus;
   /** RFC 3339 UTC timestamp. */
@@ -680,12 +712,14 @@ export interface EquipmentCreate {
   daily_rate?: string | number | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status?: EquipmentStatus;
 }
 
 export interface EquipmentFilters {
-  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. */
+  /** Order: comma-separated fields, `-` before a field for descending (`sort=name,-created_at`); `id` breaks ties in the direction of the last field. Without it, id ascending. NULL sorts first ascending, last descending. Page a sorted list with offset, or with after set to each page's meta.next_cursor. `sort=cf.<key>` (or `-cf.<key>`) orders by one of your custom fields, alone. */
   sort?: EquipmentSort | ("id" | "-id" | "name" | "-name" | "category_id" | "-category_id" | "serial_number" | "-serial_number" | "daily_rate" | "-daily_rate" | "external_id" | "-external_id" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at")[];
   /** Case-insensitive substring of name, serial_number; % and _ match themselves. */
   q?: string;
@@ -735,6 +769,8 @@ export interface EquipmentUpdate {
   daily_rate?: string | number | null;
   /** Your own id for this record (from another system), unique among your company's live records of this kind; `PUT /v1/{resource}/by-external-id/{external_id}` and batch upserts find the record by it. No control characters (NUL, tab, line breaks, U+0080-U+009F) and no bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). Text of 1-255 characters, unique per company among live records: values compare exactly (`ABC`, `abc` and `àbc` are three values), except that trailing spaces do not count (`abc ` is `abc`). */
   external_id?: string | null;
+  /** Your company's own fields of this resource (`GET /v1/custom-fields`), one member per field, null when empty. A PATCH merges it per key: keys not sent keep their values, null clears one. */
+  custom_fields?: Record<string, string | number | boolean | null>;
   /** One of AVAILABLE, IN_USE, MAINTENANCE, RETIRED. */
   status?: EquipmentStatus;
 }
@@ -989,10 +1025,10 @@ export type EquipmentCategoryGroupKey = "day(created_at)" | "week(created_at)" |
 export type EquipmentCategoryMetric = "count" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
 
 /** `<resource>.<action>`: project.created, rental.updated, equipment.deleted, … */
-export type EventType = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored";
+export type EventType = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted";
 
 /** The resource's path segment: projects, workers, …, rentals. */
-export type EventResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment" | "rentals" | "trades" | "equipment-categories";
+export type EventResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment" | "rentals" | "trades" | "equipment-categories" | "custom-fields";
 
 export interface Event {
   /** The event's id; it is also a cursor (`after`). */
@@ -1018,7 +1054,7 @@ export interface Event {
 }
 
 /** An event type (`project.created`), every action on one resource (`project.*`), or every event (`*`). */
-export type WebhookSubscription = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored" | "project.*" | "worker.*" | "client.*" | "estimate.*" | "subcontractor.*" | "equipment.*" | "rental.*" | "trade.*" | "equipment_category.*" | "*";
+export type WebhookSubscription = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "project.*" | "worker.*" | "client.*" | "estimate.*" | "subcontractor.*" | "equipment.*" | "rental.*" | "trade.*" | "equipment_category.*" | "custom_field.*" | "*";
 
 export interface WebhookEndpoint {
   id: number;
@@ -1083,8 +1119,67 @@ export interface Delivery {
   attempt_log: WebhookAttempt[];
 }
 
+export type CustomFieldResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment";
+
+export type CustomFieldType = "text" | "integer" | "decimal" | "money" | "date" | "boolean" | "select";
+
+export interface CustomField {
+  id: number;
+  resource: CustomFieldResource;
+  key: string;
+  label: string;
+  type: CustomFieldType;
+  required: boolean;
+  unique: boolean;
+  sensitive: boolean;
+  /** text: max_length (default 255); select: choices. */
+  options: {
+    max_length?: number;
+    choices?: string[];
+  };
+  description: string | null;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+  /** RFC 3339 UTC timestamp. */
+  updated_at: string;
+}
+
+export interface CustomFieldCreate {
+  resource: CustomFieldResource;
+  key: string;
+  type: CustomFieldType;
+  label: string;
+  required?: boolean;
+  unique?: boolean;
+  sensitive?: boolean;
+  /** text: max_length (default 255); select: choices. */
+  options?: {
+    max_length?: number;
+    choices?: string[];
+  };
+  description?: string | null;
+}
+
+export interface CustomFieldFilters {
+  /** Only the fields of this resource. */
+  resource?: CustomFieldResource;
+}
+
+export interface CustomFieldUpdate {
+  label?: string;
+  required?: boolean;
+  unique?: boolean;
+  sensitive?: boolean;
+  /** text: max_length (default 255); select: choices. */
+  options?: {
+    max_length?: number;
+    choices?: string[];
+  };
+  description?: string | null;
+}
+
 /** `<resource>:read` or `<resource>:write` (a write scope includes the read), `events:read`, `webhooks:read`, `webhooks:write`, `usage:read`, `tokens:write`; `read` or `write` for every resource's, `*` for everything. */
-export type TokenScope = "projects:read" | "projects:write" | "projects:sensitive" | "workers:read" | "workers:write" | "workers:sensitive" | "clients:read" | "clients:write" | "clients:sensitive" | "estimates:read" | "estimates:write" | "estimates:sensitive" | "subcontractors:read" | "subcontractors:write" | "subcontractors:sensitive" | "equipment:read" | "equipment:write" | "equipment:sensitive" | "events:read" | "webhooks:read" | "usage:read" | "webhooks:write" | "tokens:write" | "lookups:write" | "read" | "write" | "sensitive" | "*";
+export type TokenScope = "projects:read" | "projects:write" | "projects:sensitive" | "workers:read" | "workers:write" | "workers:sensitive" | "clients:read" | "clients:write" | "clients:sensitive" | "estimates:read" | "estimates:write" | "estimates:sensitive" | "subcontractors:read" | "subcontractors:write" | "subcontractors:sensitive" | "equipment:read" | "equipment:write" | "equipment:sensitive" | "events:read" | "webhooks:read" | "usage:read" | "webhooks:write" | "tokens:write" | "lookups:write" | "custom_fields:write" | "read" | "write" | "sensitive" | "*";
 
 export interface Token {
   id: number;
@@ -1249,6 +1344,33 @@ export interface ClientUpsertOutcome {
   /** On an update: each changed field with its stored and its new value. */
   changes?: Record<string, Change>;
   record?: Client;
+}
+
+export interface CustomFieldCreated {
+  id: number | null;
+  dry_run: boolean;
+  created: boolean;
+  record?: CustomField;
+}
+
+export interface CustomFieldDeleted {
+  id: number | null;
+  dry_run: boolean;
+  deleted: boolean;
+  /** Values cleared (or that would be). */
+  values_cleared: number;
+  record?: CustomField;
+}
+
+export interface CustomFieldUpdated {
+  id: number | null;
+  dry_run: boolean;
+  updated: boolean;
+  changes: Record<string, {
+    from: unknown;
+    to: unknown;
+  }>;
+  record?: CustomField;
 }
 
 export interface DeleteOutcome {
@@ -1637,7 +1759,7 @@ export interface WorkerUpsertOutcome {
 }
 
 /** Every problem `code` the API's operations declare. */
-export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_deleted" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "too_many_groups" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
+export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "custom_field_conflict" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_deleted" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "too_many_groups" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
 
 /** The codes of 409 Conflict answers. */
-export type ConflictCode = "billing_mode_locked" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "not_deleted" | "rental_billed" | "unique_violation";
+export type ConflictCode = "billing_mode_locked" | "custom_field_conflict" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "not_deleted" | "rental_billed" | "unique_violation";

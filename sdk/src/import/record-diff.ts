@@ -26,6 +26,23 @@ function same(hint: string | undefined, sent: unknown, stored: unknown): boolean
   );
 }
 
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * The custom values of a body that differ from the record's (a PATCH merges them per key), or
+ * undefined when none does. Their types are the company's, not in the hints: a value compares as
+ * a number when both sides are plain numbers (`45` is money's `"45.00"`, a decimal's `"12.5"` is
+ * `"12.50"`).
+ */
+function changedCustomFields(sent: Json, stored: unknown): Json | undefined {
+  const record = isObject(stored) ? stored : {};
+  const changed: Json = {};
+  for (const [key, value] of Object.entries(sent))
+    if (!same("amount", value, record[key])) changed[key] = value;
+  return Object.keys(changed).length > 0 ? changed : undefined;
+}
+
 /**
  * Narrows each body to its `id`, `if_match` and the fields that differ from the record; the
  * indexes of the bodies that differ in nothing (not to be sent) come back. A body whose record is
@@ -48,11 +65,21 @@ export async function narrowUpdates(
     const record = typeof id === "number" ? records.get(id) : undefined;
     if (!record) return;
     const changed: Json = {};
-    for (const [field, value] of Object.entries(fields))
-      if (!same(hints[field], value, record[field])) changed[field] = value;
+    for (const [field, value] of Object.entries(fields)) {
+      if (field === "custom_fields" && isObject(value)) {
+        const custom = changedCustomFields(value, record.custom_fields);
+        if (custom) changed.custom_fields = custom;
+      } else if (!same(hints[field], value, record[field])) changed[field] = value;
+    }
     if (Object.keys(changed).length === 0) unchanged.add(index);
     bodies[index] = { id, ...(ifMatch === undefined ? {} : { if_match: ifMatch }), ...changed };
-    Object.assign(record, changed);
+    const { custom_fields: custom, ...rest } = changed;
+    Object.assign(record, rest);
+    if (isObject(custom))
+      record.custom_fields = {
+        ...(isObject(record.custom_fields) ? record.custom_fields : {}),
+        ...custom,
+      };
   });
   return unchanged;
 }

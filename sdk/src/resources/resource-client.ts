@@ -35,7 +35,24 @@ export interface ListParams<K> {
   total?: boolean;
   /** Return only these fields (plus `id`); narrows the record type. */
   fields?: readonly K[];
+  /**
+   * Filters on your company's custom fields, by key: a value (`cf.union_no=A-1`), any of some
+   * choices of a select (`["S", "M"]`), or a range of an integer, decimal, money or date field
+   * (`{ lt: "2027-01-01" }`). Sort by one with `sort: ["cf.card_expires_on"]`.
+   */
+  cf?: CustomFieldFilters;
 }
+
+/** A custom field's filter: its value, any of some choices, or a range. */
+export type CustomFieldFilter =
+  | string
+  | number
+  | boolean
+  | readonly string[]
+  | { gt?: string | number; gte?: string | number; lt?: string | number; lte?: string | number };
+
+/** Filters on custom fields, by key (docs/custom-fields.md). */
+export type CustomFieldFilters = Readonly<Record<string, CustomFieldFilter>>;
 
 /** Parameters of listPage(): list()'s, or an `offset` instead of `after_id`. */
 export interface PageParams<K> extends ListParams<K> {

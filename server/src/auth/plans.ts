@@ -19,6 +19,13 @@ export const QUOTAS = {
 } as const satisfies Record<string, Record<Plan, number | null>>;
 
 export type QuotaName = keyof typeof QUOTAS;
+
+/** How many custom fields a company may define per resource (docs/custom-fields.md). */
+export const CUSTOM_FIELDS_PER_RESOURCE: Readonly<Record<Plan, number>> = {
+  free: 5,
+  pro: 50,
+  enterprise: 200,
+};
 export const QUOTA_NAMES = Object.keys(QUOTAS) as QuotaName[];
 
 export function isPlan(value: string): value is Plan {

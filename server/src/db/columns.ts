@@ -3,6 +3,7 @@
 // writes, so whatever the database's default (latin1 on MariaDB's compiled defaults and MySQL 5.7,
 // utf8mb4_0900_ai_ci on MySQL 8) every table stores what a person types: accents, CJK, emoji.
 import {
+  customType,
   char as mysqlChar,
   mediumtext as mysqlMediumtext,
   text as mysqlText,
@@ -55,4 +56,20 @@ export const mediumtext = withCollation(mysqlMediumtext);
 /** A text column whose values are unique: compared exactly (EXACT_COLLATION). */
 export function exactText<N extends string>(name: N, length: number) {
   return declared(mysqlVarchar(name, { length }), EXACT_COLLATION);
+}
+
+/**
+ * A JSON object stored as text (a record's custom field values, resources/custom-fields.ts): text
+ * rather than the JSON type, which MariaDB keeps as LONGTEXT and MySQL 8 in its own binary form, so
+ * both hand back the same text; read back as the object, NULL as none.
+ */
+const jsonObjectType = customType<{ data: Record<string, unknown>; driverData: string }>({
+  dataType: () => "mediumtext",
+  toDriver: (value) => JSON.stringify(value),
+  fromDriver: (value) =>
+    (typeof value === "string" ? JSON.parse(value) : value) as Record<string, unknown>,
+});
+
+export function jsonObject<N extends string>(name: N) {
+  return declared(jsonObjectType(name), EXACT_COLLATION);
 }

@@ -21,7 +21,7 @@ import {
 } from "drizzle-orm/mysql-core";
 import type { BuildColumns } from "drizzle-orm";
 // Text columns come from here: each declares utf8mb4 and its collation (db/columns.ts).
-import { char, exactText, mediumtext, text, varchar } from "./columns.ts";
+import { char, exactText, jsonObject, mediumtext, text, varchar } from "./columns.ts";
 
 const id = () => bigint("id", { mode: "number", unsigned: true }).autoincrement().notNull();
 const companyId = () => bigint("company_id", { mode: "number", unsigned: true }).notNull();
@@ -89,6 +89,9 @@ function companyTable<N extends string, C extends Record<string, MySqlColumnBuil
 const recordColumns = () => ({
   status: varchar("status", { length: 16 }).notNull(),
   external_id: externalId(),
+  // The company's own fields' values, one member per field that has one (NULL: none);
+  // custom_field_values indexes them (resources/custom-fields.ts).
+  custom_fields: jsonObject("custom_fields"),
   live: live(),
   ...timestamps,
 });
@@ -175,6 +178,53 @@ function lookupTable<N extends string>(name: N) {
 
 export const trades = lookupTable("trades");
 export const equipmentCategories = lookupTable("equipment_categories");
+
+// A company's own fields of a resource (docs/custom-fields.md): a definition is a row, never a
+// column. `key` never changes; `label_key` is the label in lower case, unique per resource.
+export const customFields = companyTable(
+  "custom_fields",
+  {
+    resource: varchar("resource", { length: 32 }).notNull(),
+    key: exactText("key", 40).notNull(),
+    label: varchar("label", { length: 100 }).notNull(),
+    label_key: exactText("label_key", 100).notNull(),
+    type: varchar("type", { length: 16 }).notNull(),
+    required: boolean("required").notNull().default(false),
+    unique: boolean("unique").notNull().default(false),
+    sensitive: boolean("sensitive").notNull().default(false),
+    // JSON: `{"max_length": 255}` for text, `{"choices": [...]}` for select, `{}` otherwise.
+    options: mediumtext("options").notNull(),
+    description: varchar("description", { length: 1000 }),
+    ...{ created_at: timestamps.created_at, updated_at: timestamps.updated_at },
+  },
+  (t) => [
+    uniqueIndex("custom_fields_key").on(t.company_id, t.resource, t.key),
+    uniqueIndex("custom_fields_label").on(t.company_id, t.resource, t.label_key),
+  ],
+);
+
+// The typed index of custom field values, beside the records' own `custom_fields` text: one row per
+// record and field that holds a value, in the column of its type (text and choices in value_text,
+// numbers, money and booleans in value_number, dates in value_date). Filters, ranges, sorts and
+// unique checks read it by (company_id, field_id, value, record_id); every write of a record keeps
+// it in the same transaction. A text value is indexed by its first 255 characters.
+export const customFieldValues = mysqlTable(
+  "custom_field_values",
+  {
+    company_id: companyId(),
+    field_id: bigint("field_id", { mode: "number", unsigned: true }).notNull(),
+    record_id: bigint("record_id", { mode: "number", unsigned: true }).notNull(),
+    value_text: exactText("value_text", 255),
+    value_number: decimal("value_number", { precision: 24, scale: 6 }),
+    value_date: date("value_date", { mode: "string" }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.company_id, t.field_id, t.record_id] }),
+    index("custom_field_values_text").on(t.company_id, t.field_id, t.value_text, t.record_id),
+    index("custom_field_values_number").on(t.company_id, t.field_id, t.value_number, t.record_id),
+    index("custom_field_values_date").on(t.company_id, t.field_id, t.value_date, t.record_id),
+  ],
+);
 
 export const clients = recordTable(
   "clients",

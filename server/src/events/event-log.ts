@@ -10,14 +10,19 @@ import type { RecordChange } from "./changes.ts";
 
 const types = new Map<string, string>();
 
+/** What changes besides the resources' records: a company's custom field definitions. */
+const OWN_NOUNS: Record<string, string> = { "custom-fields": "custom_field" };
+
 /** project.created, rental.updated, equipment.deleted: the resource's singular in snake case. */
 export function eventType(resource: string, action: RecordChange["action"]): string {
   const key = `${resource}.${action}`;
   let type = types.get(key);
   if (type === undefined) {
-    const noun = definitionNamed(resource)
-      .singular.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1")
-      .toLowerCase();
+    const noun =
+      OWN_NOUNS[resource] ??
+      definitionNamed(resource)
+        .singular.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1")
+        .toLowerCase();
     type = `${noun}.${action}`;
     types.set(key, type);
   }

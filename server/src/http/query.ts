@@ -51,11 +51,14 @@ export function searchParamsOf(url: string): URLSearchParams | undefined {
 export function parseQuery<P extends Record<string, ParamParser<unknown>>>(
   url: string,
   parsers: P,
+  /** Parameters the route reads itself (a list's custom-field filters, `cf.…`). */
+  readElsewhere?: (name: string) => boolean,
 ): { [K in keyof P]?: ReturnType<P[K]> } {
   const result: Record<string, unknown> = Object.create(null);
   const params = searchParamsOf(url);
   if (!params) return result as { [K in keyof P]?: ReturnType<P[K]> };
   for (const name of new Set(params.keys())) {
+    if (readElsewhere?.(name)) continue;
     const member = /^([a-z_]+)\[([a-z_]*)\]$/.exec(name);
     if (member) {
       const [, base = "", key = ""] = member;
@@ -328,12 +331,18 @@ export interface SortKey {
 }
 
 /** `sort=name,-hired_on`: fields to order by, `-` for descending; each field once. */
-export const sortParam = (sortable: readonly string[]): ParamParser<SortKey[]> =>
+export const sortParam = (
+  sortable: readonly string[],
+  /** Other fields the route checks itself (a custom field's `cf.<key>`). */
+  alsoSortable?: RegExp,
+): ParamParser<SortKey[]> =>
   documented(
     (value, name) => {
       const keys = value.split(",").map((part) => part.trim());
       const fields = keys.map((key) => (key.startsWith("-") ? key.slice(1) : key));
-      const unknown = fields.filter((field) => !sortable.includes(field));
+      const unknown = fields.filter(
+        (field) => !sortable.includes(field) && !alsoSortable?.test(field),
+      );
       if (keys.length === 0 || unknown.length > 0)
         throw invalidQuery(
           `"${name}" takes comma-separated fields, each with - for descending; ` +

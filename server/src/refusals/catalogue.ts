@@ -44,6 +44,7 @@ export const CATALOGUE = {
   delete_blocked: 409,
   not_deleted: 409,
   unique_violation: 409,
+  custom_field_conflict: 409,
   idempotency_key_reuse: 409,
   idempotency_in_progress: 409,
   cursor_expired: 410,
@@ -231,6 +232,36 @@ export const uniqueViolation = (
   refusal("unique_violation", `${field} "${String(value)}" is already used by ${heldBy}.`, {
     errors: [takenField(field, among)],
   });
+/**
+ * A change of a custom field's definition that the values stored would break (docs/custom-fields.md):
+ * how many records, and up to 10 of their ids.
+ */
+export const customFieldConflict = (
+  key: string,
+  rule: string,
+  count: number,
+  ids: readonly number[],
+): Refusal =>
+  refusal(
+    "custom_field_conflict",
+    `${count} record${count === 1 ? "" : "s"} would break ${rule} of custom field ${key}; ` +
+      "change or clear their values first.",
+    {
+      errors: ids.slice(0, 10).map((id) => ({
+        field: `custom_fields.${key}`,
+        code: "conflicting_value",
+        message: `Record ${id} holds a value that breaks ${rule}.`,
+      })),
+      extensions: { count },
+    },
+  );
+/** A custom field's type never changes: a new field (and a copy of the values) is the way. */
+export const customFieldTypeLocked = (key: string, from: string, to: unknown): Refusal =>
+  refusal(
+    "custom_field_conflict",
+    `The type of custom field ${key} is ${from} and cannot change to ${String(to)}: create ` +
+      "another field of that type instead.",
+  );
 /** A unique value the database's index refused, where the server's own check did not see its holder. */
 export const uniqueValueTaken = (field: string, among: string): Refusal =>
   refusal(

@@ -66,7 +66,8 @@ function complete(
   const length = (column as { length?: number }).length;
   return {
     ...declared,
-    nullable: !column.notNull,
+    // A record always shows its custom fields' object, whatever its column holds.
+    nullable: declared.type !== "custom" && !column.notNull,
     max: declared.type === "text" || declared.type === "email" ? length : undefined,
   } as DeclaredFieldSpec;
 }
@@ -109,7 +110,7 @@ export function contradictions(def: DeclaredResource): string[] {
       found.push(`${def.name}: required ${name} is a nullable column`);
   }
   for (const [name, spec] of Object.entries(def.fields)) {
-    const defaulted = "default" in spec && spec.default !== undefined;
+    const defaulted = ("default" in spec && spec.default !== undefined) || spec.type === "custom";
     if (!spec.nullable && !defaulted && !def.required.includes(name))
       found.push(`${def.name}: ${name} is NOT NULL but neither required nor defaulted`);
     if ((spec.type === "text" || spec.type === "email") && spec.max === undefined)
@@ -167,6 +168,15 @@ export const LOOKUP = {
   filters: [],
 } as const;
 
+/** What every table with a `custom_fields` column offers: the company's own fields (docs/custom-fields.md). */
+const CUSTOM_FIELDS: FieldDeclaration = {
+  type: "custom",
+  description:
+    "Your company's own fields of this resource (`GET /v1/custom-fields`), one member per " +
+    "field, null when empty. A PATCH merges it per key: keys not sent keep their values, null " +
+    "clears one.",
+};
+
 /** What a collection of records offers unless its definition names fewer (restore, batch and upsert follow). */
 const RECORD_OPERATIONS: readonly Operation[] = ["list", "get", "create", "update", "delete"];
 
@@ -181,6 +191,7 @@ export function defineResource<T extends MySqlTable>(
     table: declaration.parent.table as unknown as ResourceTable,
   };
   const external = Object.hasOwn(resourceTable, "external_id");
+  const custom = Object.hasOwn(resourceTable, "custom_fields");
   const operations = declaration.operations ?? RECORD_OPERATIONS;
   const def: DeclaredResource = {
     ...declaration,
@@ -188,6 +199,7 @@ export function defineResource<T extends MySqlTable>(
     fields: completeAll(resourceTable, declaration.name, {
       ...declaration.fields,
       ...(external ? { external_id: EXTERNAL_ID } : {}),
+      ...(custom ? { custom_fields: CUSTOM_FIELDS } : {}),
     }),
     filters: external ? [...declaration.filters, "external_id"] : declaration.filters,
     operations: [

@@ -51,6 +51,8 @@ type FieldOf<Target> = {
       description?: string;
     }
   | { type: "boolean"; default?: boolean; description?: string }
+  /** The company's own fields (resources/custom-fields.ts): an object, checked against its definitions. */
+  | { type: "custom"; description?: string }
 );
 
 type Completed<D> = D extends unknown ? D & { nullable: boolean; max: number | undefined } : never;

@@ -6,6 +6,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Executor } from "../db/client.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
 import { expandables, readableFieldNames } from "./fields.ts";
+import { showRecords } from "./custom-fields.ts";
 import { column, hasSoftDelete, selection, toRecord } from "./store.ts";
 import type { ReadView } from "./visibility.ts";
 
@@ -36,9 +37,11 @@ async function embeddable(
     .where(
       and(eq(column(def.table, "company_id"), companyId), inArray(column(def.table, "id"), ids)),
     );
+  const records = rows.map(toRecord);
+  await showRecords(db, companyId, def, records);
   return new Map(
-    rows.map((row) => {
-      const { deleted_at, ...record } = toRecord(row);
+    records.map((row) => {
+      const { deleted_at, ...record } = row;
       shown.strip([record]);
       return [
         record.id as number,

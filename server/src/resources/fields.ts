@@ -119,7 +119,8 @@ export const sortableFieldNames = perDefinition((def): readonly string[] => {
   return readableFieldNames(def).filter((name) => {
     const spec = specs.get(name);
     const freeText = spec?.type === "text" && !spec.unique && !spec.identifier;
-    return !(freeText && (spec.max ?? Infinity) > 200);
+    // Custom fields sort one at a time, as `cf.<key>` (resources/custom-lists.ts).
+    return spec?.type !== "custom" && !(freeText && (spec.max ?? Infinity) > 200);
   });
 });
 

@@ -23,6 +23,18 @@ import { executePrepared, unsignedInteger } from "../db/sql.ts";
 import type { PageStart, SortPosition } from "../http/paging.ts";
 import type { Range, RangeOperator, SortKey } from "../http/query.ts";
 import { caselessKey, isCaseless } from "./caseless.ts";
+import type { CustomField } from "./custom-fields.ts";
+import {
+  CUSTOM_SORT,
+  type CustomFilter,
+  customConditions,
+  fitsSort,
+  indexColumn,
+  sortColumn,
+  sortedValues,
+  sortJoin,
+} from "./custom-lists.ts";
+import { customFieldValues } from "../db/schema.ts";
 import type { ResourceDefinition, StoredRecord } from "./definition.ts";
 import { readableFieldNames, recordFields, uniqueFields } from "./fields.ts";
 import { liveTotal } from "./live-total.ts";
@@ -58,6 +70,8 @@ export interface ListCriteria {
   includeDeleted?: boolean;
   /** The order (id ascending when absent); `id` breaks ties in the direction of the last key. */
   sort?: readonly SortKey[];
+  /** Filters on custom fields, and the custom field a `cf.<key>` sort key names (custom-lists.ts). */
+  custom?: { filters: readonly CustomFilter[]; sort?: CustomField };
 }
 
 export interface ListPage {
@@ -77,7 +91,8 @@ const isUnfiltered = (def: ResourceDefinition, criteria: ListCriteria): boolean 
   Object.keys(criteria.filters).length === 0 &&
   Object.keys(criteria.ranges ?? {}).length === 0 &&
   criteria.updatedSince === undefined &&
-  !criteria.includeDeleted;
+  !criteria.includeDeleted &&
+  (criteria.custom?.filters.length ?? 0) === 0;
 
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
@@ -101,7 +116,7 @@ function liveSaid(def: ResourceDefinition, criteria: ListCriteria): "deleted_at"
 /** What narrows a list besides its paging and order: what a report (aggregates.ts) selects by too. */
 export type ListFilters = Pick<
   ListCriteria,
-  "q" | "search" | "filters" | "ranges" | "updatedSince" | "includeDeleted"
+  "q" | "search" | "filters" | "ranges" | "updatedSince" | "includeDeleted" | "custom"
 >;
 
 function listConditions(def: ResourceDefinition, scope: Scope, criteria: ListCriteria): SQL[] {
@@ -132,6 +147,10 @@ export function filterConditions(
     if (!Array.isArray(value)) conditions.push(eq(target, value));
     else conditions.push(value.length === 1 ? eq(target, value[0]) : inArray(target, [...value]));
   }
+  if (criteria.custom)
+    conditions.push(
+      ...customConditions(scope.companyId, column(def.table, "id"), criteria.custom.filters),
+    );
   const compare = { gte, gt, lt, lte };
   for (const [name, range] of Object.entries(criteria.ranges ?? {}))
     for (const [operator, bound] of Object.entries(range) as [RangeOperator, unknown][])
@@ -183,6 +202,7 @@ function orderKeys(criteria: ListCriteria): SortKey[] {
 
 /** The value a record's field is compared by in SQL: a timestamp as a Date, as drizzle binds it. */
 function sqlValue(def: ResourceDefinition, field: string, value: unknown): unknown {
+  if (CUSTOM_SORT.test(field)) return value;
   return value !== null && column(def.table, field).columnType === "MySqlDateTime"
     ? new Date(value as string)
     : value;
@@ -226,10 +246,22 @@ function fitsField(def: ResourceDefinition, field: string, value: unknown): bool
 export function sortValuesFit(
   def: ResourceDefinition,
   sort: readonly SortKey[],
+  custom?: CustomField,
 ): (values: readonly unknown[]) => boolean {
   return (values) =>
     values.length === sort.length &&
-    sort.every((key, index) => fitsField(def, key.field, values[index]));
+    sort.every((key, index) =>
+      CUSTOM_SORT.test(key.field)
+        ? custom !== undefined && fitsSort(custom, values[index])
+        : fitsField(def, key.field, values[index]),
+    );
+}
+
+/** The column a list orders by for a sort key: the table's, or a custom field's value (custom-lists.ts). */
+function keyColumn(def: ResourceDefinition, criteria: ListCriteria, field: string): MySqlColumn {
+  return CUSTOM_SORT.test(field) && criteria.custom?.sort
+    ? sortColumn(criteria.custom.sort)
+    : column(def.table, field);
 }
 
 /**
@@ -237,13 +269,18 @@ export function sortValuesFit(
  * descending, as MySQL orders): the first key's bound, which the index's range starts at, and the
  * exact lexicographic condition on (keys, id).
  */
-function afterPosition(def: ResourceDefinition, keys: SortKey[], position: SortPosition): SQL[] {
+function afterPosition(
+  def: ResourceDefinition,
+  criteria: ListCriteria,
+  keys: SortKey[],
+  position: SortPosition,
+): SQL[] {
   // The cursor holds a value per sort key the list was given; the id that breaks ties follows them.
   const values = keys.map((key, index) =>
     sqlValue(def, key.field, index < position.values.length ? position.values[index] : position.id),
   );
   const at = keys.map((key, index) => ({
-    column: column(def.table, key.field),
+    column: keyColumn(def, criteria, key.field),
     descending: key.descending,
     value: values[index],
   }));
@@ -300,8 +337,97 @@ async function pageRows(
     );
     return rows.map((row) => recordFromRow(page.fields, row));
   }
+  if (criteria.custom?.sort && offset === 0) {
+    const phases = customSortPhases(db, def, scope, criteria);
+    const rows: StoredRecord[] = [];
+    for (const phase of phases) {
+      rows.push(...(await phase(take - rows.length)).map(toRecord));
+      if (rows.length >= take) break;
+    }
+    return rows;
+  }
   const rows = await pageQuery(db, def, scope, criteria, take);
   return rows.map(toRecord);
+}
+
+/**
+ * A page of a list sorted by a custom field (and paged on its cursors), in two phases each read in
+ * an index's order: the records without a value in id order (primary key), and the records with one
+ * in (value, id) order from the typed index (company_id, field_id, value, record_id), joined to their
+ * rows. Ascending, the ones without come first (as NULL sorts); descending, last. A page starts in
+ * the phase its cursor is in and reads on into the next while it has room: however deep the page,
+ * it reads about its own rows. Exported for the test that checks each phase with EXPLAIN.
+ */
+export function customSortPhases(
+  db: Executor,
+  def: ResourceDefinition,
+  scope: Scope,
+  criteria: ListCriteria,
+): ((take: number) => Promise<Record<string, unknown>[]>)[] {
+  const field = criteria.custom!.sort!;
+  const descending = criteria.sort?.[0]?.descending ?? false;
+  const name = `cf.${field.key}`;
+  const position = "after" in criteria.start ? criteria.start.after : undefined;
+  const atValue = position?.values[0] ?? null;
+  const shown = criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields;
+  const read = selection(def, [...new Set(shown.filter((f) => !CUSTOM_SORT.test(f)))]);
+  const id = column(def.table, "id");
+  const held = customFieldValues;
+  const value = indexColumn(field);
+  const without = (take: number, after?: number) =>
+    db
+      .select({ ...read, [name]: sql<null>`NULL` })
+      .from(def.table)
+      .where(
+        and(
+          ...listConditions(def, scope, criteria),
+          sql`NOT EXISTS (SELECT 1 FROM ${held} WHERE ${held.company_id} = ${scope.companyId}
+            AND ${held.field_id} = ${field.id} AND ${held.record_id} = ${id})`,
+          ...(after === undefined ? [] : [descending ? lt(id, after) : gt(id, after)]),
+        ),
+      )
+      .orderBy(descending ? desc(id) : asc(id))
+      .limit(take);
+  const withValue = (take: number, after?: SortPosition) => {
+    const beyond = descending ? lt : gt;
+    const bound = descending ? lte : gte;
+    const cursor =
+      after === undefined
+        ? []
+        : [
+            bound(value, after.values[0]),
+            or(
+              beyond(value, after.values[0]),
+              and(eq(value, after.values[0]), beyond(held.record_id, after.id)),
+            )!,
+          ];
+    return db
+      .select({ ...read, [name]: value })
+      .from(held)
+      .innerJoin(
+        def.table,
+        and(eq(column(def.table, "company_id"), held.company_id), eq(id, held.record_id)),
+      )
+      .where(
+        and(
+          eq(held.company_id, scope.companyId),
+          eq(held.field_id, field.id),
+          ...cursor,
+          ...listConditions(def, scope, criteria),
+        ),
+      )
+      .orderBy(
+        ...(descending ? [desc(value), desc(held.record_id)] : [asc(value), asc(held.record_id)]),
+      )
+      .limit(take);
+  };
+  const nulls = (take: number) =>
+    without(take, position !== undefined && atValue === null ? position.id : undefined);
+  const values = (take: number) =>
+    withValue(take, position !== undefined && atValue !== null ? position : undefined);
+  // The phase the cursor is in, then the ones after it.
+  if (descending) return position !== undefined && atValue === null ? [nulls] : [values, nulls];
+  return position !== undefined && atValue !== null ? [values] : [nulls, values];
 }
 
 /**
@@ -320,17 +446,32 @@ export function pageQuery(
   const keys = orderKeys(criteria);
   const conditions = listConditions(def, scope, criteria);
   if (afterId > 0) conditions.push(gt(column(def.table, "id"), afterId));
-  if ("after" in criteria.start) conditions.push(...afterPosition(def, keys, criteria.start.after));
+  if ("after" in criteria.start)
+    conditions.push(...afterPosition(def, criteria, keys, criteria.start.after));
   // A sorted page reads its keys whatever `fields` picks: the next page's cursor is made of them.
   const shown = criteria.includeDeleted ? [...criteria.fields, "deleted_at"] : criteria.fields;
-  const read = [...new Set([...shown, ...keys.map((key) => key.field)])];
-  return db
-    .select(selection(def, read))
-    .from(def.table)
+  const read = [
+    ...new Set([...shown, ...keys.map((key) => key.field)].filter((f) => !CUSTOM_SORT.test(f))),
+  ];
+  const sortField = criteria.custom?.sort;
+  const selected = {
+    ...selection(def, read),
+    ...(sortField ? { [`cf.${sortField.key}`]: sortColumn(sortField) } : {}),
+  };
+  const from = db.select(selected).from(def.table);
+  const joined = sortField
+    ? from.leftJoin(
+        sortedValues,
+        sortJoin(sortField, column(def.table, "company_id"), column(def.table, "id")),
+      )
+    : from;
+  return joined
     .where(and(...conditions))
     .orderBy(
       ...keys.map((key) =>
-        key.descending ? desc(column(def.table, key.field)) : asc(column(def.table, key.field)),
+        key.descending
+          ? desc(keyColumn(def, criteria, key.field))
+          : asc(keyColumn(def, criteria, key.field)),
       ),
     )
     .limit(take)

@@ -60,6 +60,8 @@ export function describeField(spec: FieldSpec): string {
       );
     case "boolean":
       return `${own}true or false.`;
+    case "custom":
+      return own.trim();
   }
 }
 
@@ -93,6 +95,8 @@ function inputSchema(spec: FieldSpec, title: boolean): TSchema {
       return Type.Integer({ minimum: 1, description });
     case "boolean":
       return Type.Boolean({ description });
+    case "custom":
+      return customValuesSchema(description);
   }
 }
 
@@ -118,7 +122,21 @@ function outputSchema(spec: FieldSpec): TSchema {
       return Type.Integer({ description });
     case "boolean":
       return Type.Boolean({ description });
+    case "custom":
+      return customValuesSchema(description);
   }
+}
+
+/**
+ * The public document's `custom_fields`: an object of values (text, numbers, booleans, null). The
+ * document fetched with a token describes the company's own fields instead (surfaces/).
+ */
+function customValuesSchema(description: string): TSchema {
+  return Type.Record(
+    Type.String({ pattern: "^[a-z][a-z0-9_]{0,39}$" }),
+    Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+    { description },
+  );
 }
 
 const nullable = (schema: TSchema): TSchema => Type.Union([schema, Type.Null()]);

@@ -19,6 +19,15 @@ export const LOOKUPS_WRITE = "lookups:write";
 export const sensitiveScope = (def: ResourceDefinition): string =>
   `${(def.parent?.resource ?? def).name}:sensitive`;
 
+/** What writing a company's custom field definitions needs; reading them needs any read scope. */
+export const CUSTOM_FIELDS_WRITE = "custom_fields:write";
+
+/** Any read scope: each resource's, the other read scopes', or a write scope that implies reading. */
+export const ANY_READ_SCOPES: readonly string[] = [
+  ...RESOURCES.map((resource) => `${resource.name}:read`),
+  ...OTHER_READ_SCOPES,
+];
+
 /** Every scope an operation may need. */
 export const CONCRETE_SCOPES: readonly string[] = [
   ...RESOURCES.flatMap((def) => [`${def.name}:read`, `${def.name}:write`, sensitiveScope(def)]),
@@ -26,6 +35,7 @@ export const CONCRETE_SCOPES: readonly string[] = [
   "webhooks:write",
   "tokens:write",
   LOOKUPS_WRITE,
+  CUSTOM_FIELDS_WRITE,
 ];
 
 /** What a token may be given: every scope, and the shorthands for several. */

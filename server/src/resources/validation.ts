@@ -5,9 +5,13 @@ import { bodyNotObject } from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
 import { caselessText } from "./caseless.ts";
 import { CURRENCY_CODES } from "./currencies.ts";
+import { checkCustomValues, type CustomField } from "./custom-fields.ts";
 import type { FieldSpec, ResourceDefinition } from "./definition.ts";
 import { isIdentifierText } from "./identifiers.ts";
 import { dateOrderRules, fieldIndex } from "./fields.ts";
+import { characterCount, isCalendarDate, normalizeMoney } from "./validation-values.ts";
+
+export { characterCount, normalizeMoney } from "./validation-values.ts";
 
 export interface ValidatedBody {
   /** Column values of the fields that passed, normalised. */
@@ -15,18 +19,8 @@ export interface ValidatedBody {
   errors: FieldError[];
 }
 
-const MONEY_TEXT = /^[0-9]{1,12}(\.[0-9]{1,2})?$/;
-const MONEY_MAX = 999_999_999_999.99;
-const DATE_TEXT = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
 // Deliberately loose: one @, something on each side, a dot in the domain, no spaces.
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-/** Length in characters (code points), as JSON Schema's maxLength counts: 😀 is one. */
-export function characterCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-}
 
 const fail = (field: string, code: string, message: string): FieldError => ({
   field,
@@ -68,25 +62,6 @@ function checkText(
     );
   }
   return { value };
-}
-
-function isCalendarDate(value: string): boolean {
-  if (!DATE_TEXT.test(value) || value < "1000") return false;
-  const parsed = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
-}
-
-/** Money in, its 2-decimal string out; undefined when it is not an amount the column holds. */
-export function normalizeMoney(value: unknown): string | undefined {
-  if (typeof value === "string") {
-    if (!MONEY_TEXT.test(value)) return undefined;
-    const [whole = "0", fraction = ""] = value.split(".");
-    return `${BigInt(whole)}.${fraction.padEnd(2, "0")}`;
-  }
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > MONEY_MAX)
-    return undefined;
-  if (Math.round(value * 100) / 100 !== value) return undefined;
-  return value.toFixed(2);
 }
 
 const EMAIL_MESSAGE = (name: string): string =>
@@ -155,6 +130,9 @@ function checkValue(name: string, value: unknown, spec: FieldSpec): Checked {
       return typeof value === "boolean"
         ? { value }
         : fail(name, "invalid_type", `${name} must be true or false.`);
+    case "custom":
+      // Checked against the company's fields by validateBody.
+      return { value };
   }
 }
 
@@ -171,6 +149,7 @@ export function validateBody(
   def: ResourceDefinition,
   body: unknown,
   partial: boolean,
+  custom: readonly CustomField[] = [],
 ): ValidatedBody {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return {
@@ -201,6 +180,12 @@ export function validateBody(
     );
   }
   for (const [name, spec] of writable) {
+    if (spec.type === "custom") {
+      const checked = checkCustomValues(custom, sent[name], partial);
+      errors.push(...checked.errors);
+      if (checked.values) values[name] = checked.values;
+      continue;
+    }
     const required = !partial && def.required.includes(name);
     if (!Object.hasOwn(sent, name) || sent[name] === undefined) {
       if (required) errors.push(fail(name, "required", `${name} is required.`));

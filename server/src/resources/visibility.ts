@@ -14,9 +14,9 @@ import { scopeList } from "../auth/tokens.ts";
 import { insufficientScope } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "./definition.ts";
 import { sensitiveFieldNames } from "./fields.ts";
-import { RESOURCES } from "./registry.ts";
-import { operationScope, sensitiveScope } from "./scopes.ts";
-import { sensitiveCustomKeys } from "./sensitive-custom-fields.ts";
+import { definitionNamed, RESOURCES } from "./registry.ts";
+import { ANY_READ_SCOPES, CUSTOM_FIELDS_WRITE, operationScope, sensitiveScope } from "./scopes.ts";
+import { sensitiveCustomKeys } from "./custom-fields.ts";
 import { Shown } from "./shown.ts";
 
 /** The scopes that let a token read a definition's records, any one of them. */
@@ -31,6 +31,7 @@ export class ReadView {
     { companyId: number; custom: string; shown: Shown }
   >();
   #seesEvery: boolean | undefined;
+  #configuration: boolean | undefined;
 
   constructor(
     readonly scopes: ReadonlySet<string>,
@@ -92,6 +93,19 @@ export class ReadView {
    */
   get untimed(): boolean {
     return !this.seesEverySensitive;
+  }
+
+  /** True when the token may read the company's configuration (custom fields): any read scope does. */
+  readsConfiguration(): boolean {
+    this.#configuration ??= satisfies(this.scopes, [...ANY_READ_SCOPES, CUSTOM_FIELDS_WRITE]);
+    return this.#configuration;
+  }
+
+  /** True when the token may read events of `resource` (a resource's name, or `custom-fields`). */
+  readsEventsOf(resource: string): boolean {
+    return resource === "custom-fields"
+      ? this.readsConfiguration()
+      : this.reads(definitionNamed(resource));
   }
 
   /** The definitions among `defs` whose records the token may read. */

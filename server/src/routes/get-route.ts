@@ -7,6 +7,7 @@ import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { readView } from "../resources/visibility.ts";
 import { recordSchema } from "../resources/schemas.ts";
+import { showRecords } from "../resources/custom-fields.ts";
 import { findRecord } from "../resources/store.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { embedShown, withReferences } from "./expand-records.ts";
@@ -29,6 +30,7 @@ export function getRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteD
         fields: query.fields && expand ? withReferences(def, query.fields, expand) : query.fields,
       });
       if (!found) throw notFound(what, id);
+      await showRecords(deps.db, company.id, def, [found]);
       const view = readView(token.scopes);
       (await view.of(def, company.id, deps.db)).strip([found]);
       if (expand) await embedShown(deps.db, def, company.id, [found], expand, query.fields, view);

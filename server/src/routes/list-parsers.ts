@@ -1,4 +1,5 @@
 // The query parameters a list of a resource accepts, derived from its definition.
+import { CUSTOM_SORT } from "../resources/custom-lists.ts";
 import { afterIdParam, afterParam, limitParam, offsetParam, totalParam } from "../http/paging.ts";
 import {
   anyOfParam,
@@ -139,11 +140,17 @@ export function listParsers(def: ResourceDefinition): Record<string, ParamParser
     fields: fieldsParser(def),
     ...expandParsers(def),
     sort: described(
-      sortParam(sortableFieldNames(def)),
+      sortParam(
+        sortableFieldNames(def),
+        Object.hasOwn(def.table, "custom_fields") ? CUSTOM_SORT : undefined,
+      ),
       "Order: comma-separated fields, `-` before a field for descending " +
         "(`sort=name,-created_at`); `id` breaks ties in the direction of the last field. " +
         "Without it, id ascending. NULL sorts first ascending, last descending. Page a " +
         "sorted list with offset, or with after set to each page's meta.next_cursor." +
+        (Object.hasOwn(def.table, "custom_fields")
+          ? " `sort=cf.<key>` (or `-cf.<key>`) orders by one of your custom fields, alone."
+          : "") +
         sortsHidden(def),
     ),
   };

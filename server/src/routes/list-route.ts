@@ -3,13 +3,22 @@ import type { AdmittedApp } from "../auth/admission.ts";
 import { listEnvelope } from "../http/envelopes.ts";
 import { encodeCursor, listFingerprint, listWindow } from "../http/paging.ts";
 import type { SortKey } from "../http/query.ts";
-import { parseQuery } from "../http/query.ts";
+import { parseQuery, searchParamsOf } from "../http/query.ts";
+import { invalidQuery } from "../refusals/catalogue.ts";
+import { customFieldsForReads, fieldsOfResource } from "../resources/custom-fields.ts";
+import {
+  CUSTOM_SORT,
+  customFilters,
+  customFingerprint,
+  isCustomParam,
+} from "../resources/custom-lists.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { readView } from "../resources/visibility.ts";
+import { showRecords } from "../resources/custom-fields.ts";
 import { readableFieldNames } from "../resources/fields.ts";
 import { recordSchema } from "../resources/schemas.ts";
-import { listRecords, sortValuesFit } from "../resources/lists.ts";
+import { type ListCriteria, listRecords, sortValuesFit } from "../resources/lists.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { embedShown, withReferences } from "./expand-records.ts";
 import { listParsers, selectedBy } from "./list-parsers.ts";
@@ -20,15 +29,19 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
   app.get(
     pathsOf(def).collection,
     async ({ request, set, company, token, params }) => {
-      const query = parseQuery(request.url, parsers);
+      const query = parseQuery(request.url, parsers, isCustomParam);
       const sort = query.sort as SortKey[] | undefined;
       const view = readView(token.scopes);
       const shown = await view.of(def, company.id, deps.db);
-      const fingerprint = listFingerprint(query, company.id);
+      const custom = await customCriteria(deps, company.id, def, request.url, sort);
+      const fingerprint = listFingerprint(
+        custom ? { ...query, cf: customFingerprint(searchParamsOf(request.url)) } : query,
+        company.id,
+      );
       const { limit, start } = listWindow(query, {
         fingerprint,
         keys: sort?.length ?? 0,
-        fits: sortValuesFit(def, sort ?? []),
+        fits: sortValuesFit(def, sort ?? [], custom?.sort),
       });
       const selected = selectedBy(def, query);
       // A filter, range or sort on a field the token does not see would tell its values: 403.
@@ -36,6 +49,8 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
         ...Object.keys(selected.filters),
         ...Object.keys(selected.ranges ?? {}),
         ...(sort ?? []).map((key) => key.field),
+        ...(custom?.filters ?? []).map((filter) => `custom_fields.${filter.field.key}`),
+        ...(custom?.sort ? [`custom_fields.${custom.sort.key}`] : []),
       ]);
       const fields = query.fields as string[] | undefined;
       const expand = query.expand as string[][] | undefined;
@@ -52,7 +67,9 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
             : (fields ?? readableFieldNames(def)),
         includeDeleted: query.include_deleted as boolean | undefined,
         sort,
+        custom,
       });
+      await showRecords(deps.db, company.id, def, page.rows);
       shown.strip(page.rows);
       if (expand) await embedShown(deps.db, def, company.id, page.rows, expand, fields, view);
       const meta = {
@@ -79,4 +96,37 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
       response: { 200: listEnvelope(recordSchema(def), `${def.singular}List`) },
     },
   );
+}
+
+/**
+ * The custom-field filters and sort of a list's query, read against the company's fields of the
+ * resource (400 for a key it does not have); undefined when the query names none.
+ */
+async function customCriteria(
+  deps: RouteDeps,
+  companyId: number,
+  def: ResourceDefinition,
+  url: string,
+  sort: readonly SortKey[] | undefined,
+): Promise<ListCriteria["custom"]> {
+  const params = searchParamsOf(url);
+  const sorted = sort?.find((key) => CUSTOM_SORT.test(key.field));
+  const named = [...(params?.keys() ?? [])].some(isCustomParam);
+  if (!sorted && !named) return undefined;
+  const fields = Object.hasOwn(def.table, "custom_fields")
+    ? fieldsOfResource(await customFieldsForReads(deps.db, companyId), def.name)
+    : [];
+  const filters = customFilters(params, fields);
+  if (!sorted) return { filters };
+  const field = fields.find((one) => `cf.${one.key}` === sorted.field);
+  if (!field)
+    throw invalidQuery(
+      `"sort" names ${sorted.field}, which is no custom field of ${def.name}` +
+        `${fields.length ? `; its custom fields are ${fields.map((one) => `cf.${one.key}`).join(", ")}` : ""}.`,
+    );
+  if (sort!.length > 1)
+    throw invalidQuery(
+      `"sort=${sorted.field}" orders by that custom field alone (id breaks ties).`,
+    );
+  return { filters, sort: field };
 }

@@ -2,6 +2,8 @@
 import { Type } from "@sinclair/typebox";
 import type { AnyElysia } from "elysia";
 import { publicOrigin } from "../http/origin.ts";
+import type { CustomField } from "../resources/custom-fields.ts";
+import { companyDocument } from "./company-document.ts";
 import { documentText, openApiDocument } from "./openapi-document.ts";
 import { open, specificationRoute } from "./specification-route.ts";
 
@@ -19,8 +21,15 @@ const OpenApiDocumentSchema = Type.Object(
   },
 );
 
-/** `app` is the whole application: the document describes every route it serves when asked. */
-export function openApiRoutes(app: AnyElysia) {
+/**
+ * `app` is the whole application: the document describes every route it serves when asked.
+ * `companyFields` answers the custom fields of the company whose token a request carries (none
+ * without one; 401 for a bad one): the document then describes them (company-document.ts).
+ */
+export function openApiRoutes(
+  app: AnyElysia,
+  companyFields: (request: Request) => Promise<CustomField[] | undefined> = async () => undefined,
+) {
   return specificationRoute(
     "openapi",
     "/v1/openapi.json",
@@ -28,14 +37,20 @@ export function openApiRoutes(app: AnyElysia) {
       operationId: "getOpenApiDocument",
       summary: "This OpenAPI document",
       description:
-        "Generated from the routes the server serves, on every request. No token, not metered.",
+        "Generated from the routes the server serves, on every request. No token, not metered. " +
+        "Fetched with a token, it describes that company's custom fields exactly (each record's " +
+        "`custom_fields` and each list's `cf.<key>` filters), so generators make a client typed " +
+        "for the company.",
       responses: { 200: { description: "The OpenAPI 3.1 document." } },
     },
     // As text: only the text can list a create's 201 before its dry-run's 200 (documentText).
-    (request) =>
-      new Response(documentText(openApiDocument(app, publicOrigin(request))), {
-        headers: { "content-type": "application/json" },
-      }),
+    async (request) => {
+      const document = openApiDocument(app, publicOrigin(request));
+      const fields = await companyFields(request);
+      return new Response(documentText(fields ? companyDocument(document, fields) : document), {
+        headers: { "content-type": "application/json", vary: "Authorization" },
+      });
+    },
     OpenApiDocumentSchema,
   );
 }

@@ -17,7 +17,6 @@ import {
   unknownFields,
   validationFailed,
 } from "../refusals/catalogue.ts";
-import { definitionNamed } from "../resources/registry.ts";
 import { bodyMembers } from "../resources/validation.ts";
 import { type ReadView, storedReadView, storedScopes } from "../resources/visibility.ts";
 import type { Delivery, Endpoint, EndpointWithSecret } from "./endpoint-schemas.ts";
@@ -57,8 +56,7 @@ export function deliveredBy(
   const patterns = JSON.parse(endpoint.events) as string[];
   const view = storedReadView(endpoint.scopes, endpoint.include_sensitive);
   return {
-    wants: (event) =>
-      subscribes(patterns, event.type) && view.reads(definitionNamed(event.resource)),
+    wants: (event) => subscribes(patterns, event.type) && view.readsEventsOf(event.resource),
     payloads: async (events, db) =>
       (await shownEvents(events, view, endpoint.company_id, db)).map((event) =>
         JSON.stringify(event),

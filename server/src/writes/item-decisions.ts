@@ -14,9 +14,11 @@ import {
 } from "../refusals/catalogue.ts";
 import { Refusal } from "../refusals/refusal.ts";
 import type { ResourceDefinition, StoredRecord } from "../resources/definition.ts";
+import { shownValues } from "../resources/custom-fields.ts";
 import { readableFieldNames, uniqueFields } from "../resources/fields.ts";
 import { itemFingerprint, type ItemAction } from "./item-keys.ts";
 import {
+  customUniqueValues,
   createRules,
   restoreRules,
   unseenUpdateRules,
@@ -248,8 +250,16 @@ function decideRestore(d: Decisions, item: unknown, index: number): Step {
   const found = d.restorable!.records.get(id);
   if (!found) throw notFound(d.def.singular.toLowerCase(), id);
   if (!found.deleted) throw notDeleted(d.def.singular, id);
+  // Its custom values as the company's fields show them now.
+  if ("custom_fields" in found.record)
+    found.record.custom_fields = shownValues(
+      d.rules.lookups.customFields,
+      found.record.custom_fields,
+    );
   restoreRules(d.rules, found.record, d.quota);
   for (const field of uniqueFields(d.def)) d.rules.unique.take(field, found.record[field], { id });
+  for (const [name, value] of customUniqueValues(d.rules, found.record.custom_fields))
+    d.rules.unique.take(name, value, { id });
   // Restored: a later item naming it again finds it live.
   found.deleted = false;
   d.restored.push(found.record);
@@ -321,6 +331,8 @@ function decideCreate(d: Decisions, item: unknown, index: number): Step {
   const values = createRules(d.rules, item, d.fixed, d.quota);
   for (const field of uniqueFields(d.def))
     d.rules.unique.take(field, values[field], { item: index });
+  for (const [name, value] of customUniqueValues(d.rules, values.custom_fields))
+    d.rules.unique.take(name, value, { item: index });
   const target: NewRecord = { values, id: null };
   d.created.push(target);
   const record = newRecord(d.def, values, stampOf(d));
@@ -356,6 +368,13 @@ function leaveUpdated(d: Decisions, found: Known, { merged, changed }: Update): 
     d.rules.unique.free(field, stored[field]);
     const holder = found.createdBy !== undefined ? { item: found.createdBy } : { id: record.id };
     d.rules.unique.take(field, changed[field], holder);
+  }
+  if ("custom_fields" in changed) {
+    const holder = found.createdBy !== undefined ? { item: found.createdBy } : { id: record.id };
+    for (const [name, value] of customUniqueValues(d.rules, stored.custom_fields))
+      d.rules.unique.free(name, value);
+    for (const [name, value] of customUniqueValues(d.rules, changed.custom_fields))
+      d.rules.unique.take(name, value, holder);
   }
   found.record = record;
   if (found.created) Object.assign(found.created.values, changed);

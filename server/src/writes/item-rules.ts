@@ -13,6 +13,7 @@ import type { FieldError } from "../refusals/refusal.ts";
 import type { FieldSpec, ResourceDefinition, StoredRecord } from "../resources/definition.ts";
 import { createDefaults, referenceFields, uniqueFields } from "../resources/fields.ts";
 import { checkDateOrder, validateBody } from "../resources/validation.ts";
+import { customUniqueName, shownValues, uniqueTextOf } from "../resources/custom-fields.ts";
 import type { FieldChange } from "../events/changes.ts";
 import type { Lookups } from "./lookups.ts";
 import type { QuotaLedger } from "./quotas.ts";
@@ -119,12 +120,13 @@ export function createRules(
   parent: Record<string, unknown>,
   quota: QuotaLedger,
 ): Record<string, unknown> {
-  const { values, errors } = validateBody(ctx.def, body, false);
+  const { values, errors } = validateBody(ctx.def, body, false, ctx.lookups.customFields);
   const record = { ...createDefaults(ctx.def), ...values, ...parent };
   errors.push(...checkDateOrder(ctx.def, record), ...referenceErrors(ctx, record));
   if (errors.length > 0) throw validationFailed(errors);
   checkInitialStatus(ctx.def, record.status);
   checkUnique(ctx, record);
+  checkCustomUnique(ctx, record.custom_fields);
   quota.take(ctx.def);
   return record;
 }
@@ -145,14 +147,20 @@ export interface Update {
 export function updateRules(ctx: RuleContext, stored: StoredRecord, body: unknown): Update {
   const frozen = ctx.def.frozen?.(stored);
   if (frozen) throw frozen;
-  const { values, errors } = validateBody(ctx.def, body, true);
+  const { values, errors } = validateBody(ctx.def, body, true, ctx.lookups.customFields);
   const changes: Record<string, FieldChange> = {};
   for (const [field, to] of Object.entries(values)) {
+    if (field === "custom_fields") continue;
     if (stored[field] !== to) changes[field] = { from: stored[field] ?? null, to };
   }
+  const custom = customChange(ctx, stored, values.custom_fields);
   const changed = Object.fromEntries(
     Object.entries(changes).map(([field, change]) => [field, change.to]),
   );
+  if (custom) {
+    changes.custom_fields = custom.change;
+    changed.custom_fields = custom.values;
+  }
   const merged: StoredRecord = { ...stored, ...changed };
   errors.push(...checkDateOrder(ctx.def, merged), ...referenceErrors(ctx, changed));
   if (errors.length > 0) throw validationFailed(errors);
@@ -160,6 +168,7 @@ export function updateRules(ctx: RuleContext, stored: StoredRecord, body: unknow
   if (ruleBroken) throw ruleBroken;
   checkTransition(ctx.def, stored.id, stored.status, changed.status);
   checkUnique(ctx, changed, stored.id);
+  if (custom) checkCustomUnique(ctx, custom.change.to as Record<string, unknown>, stored.id);
   return { changes, changed, merged };
 }
 
@@ -169,7 +178,7 @@ export function updateRules(ctx: RuleContext, stored: StoredRecord, body: unknow
  * the stored record cannot apply.
  */
 export function unseenUpdateRules(ctx: RuleContext, body: unknown): Record<string, unknown> {
-  const { values, errors } = validateBody(ctx.def, body, true);
+  const { values, errors } = validateBody(ctx.def, body, true, ctx.lookups.customFields);
   errors.push(...checkDateOrder(ctx.def, values), ...referenceErrors(ctx, values));
   if (errors.length > 0) throw validationFailed(errors);
   return values;
@@ -184,5 +193,55 @@ export function restoreRules(ctx: RuleContext, stored: StoredRecord, quota: Quot
   const errors = referenceErrors(ctx, stored);
   if (errors.length > 0) throw validationFailed(errors);
   checkUnique(ctx, stored, stored.id);
+  checkCustomUnique(ctx, stored.custom_fields, stored.id);
   quota.take(ctx.def);
+}
+
+/**
+ * What a PATCH's `custom_fields` changes, merged per key into the stored values: the keys whose
+ * value changes (from, to) and the whole object the record then holds; undefined when none changes.
+ */
+function customChange(
+  ctx: RuleContext,
+  stored: StoredRecord,
+  sent: unknown,
+): { change: FieldChange; values: Record<string, unknown> } | undefined {
+  if (sent === undefined) return undefined;
+  const before = shownValues(ctx.lookups.customFields, stored.custom_fields);
+  const from: Record<string, unknown> = {};
+  const to: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(sent as Record<string, unknown>)) {
+    if (before[key] === value) continue;
+    from[key] = before[key];
+    to[key] = value;
+  }
+  if (Object.keys(to).length === 0) return undefined;
+  return { change: { from, to }, values: { ...before, ...to } };
+}
+
+/** A unique custom field's value may not repeat among the company's live records (409). */
+function checkCustomUnique(ctx: RuleContext, values: unknown, self?: number): void {
+  if (typeof values !== "object" || values === null) return;
+  for (const field of ctx.lookups.customFields) {
+    if (!field.unique) continue;
+    const value = uniqueTextOf(field, (values as Record<string, unknown>)[field.key]);
+    const name = customUniqueName(field.key);
+    const holder = ctx.unique.holder(name, value);
+    if (holder && !("id" in holder && holder.id === self))
+      throw uniqueViolation(name, value, heldBy(ctx.def, holder), ctx.def.name);
+  }
+}
+
+/** The unique custom values a record holds, by the name they are held under. */
+export function customUniqueValues(
+  ctx: RuleContext,
+  values: unknown,
+): [name: string, value: string | undefined][] {
+  if (typeof values !== "object" || values === null) return [];
+  return ctx.lookups.customFields
+    .filter((field) => field.unique)
+    .map((field) => [
+      customUniqueName(field.key),
+      uniqueTextOf(field, (values as Record<string, unknown>)[field.key]),
+    ]);
 }

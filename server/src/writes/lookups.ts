@@ -26,6 +26,15 @@ import { countedOf } from "../resources/live-total.ts";
 import { column, hasSoftDelete, recordFromRow } from "../resources/store.ts";
 import { liveCountRead, startLiveCount } from "../db/company-counters.ts";
 import { UniqueValues } from "./unique-values.ts";
+import {
+  type CustomField,
+  customFieldOf,
+  customUniqueName,
+  INDEXED_TEXT_LENGTH,
+  normalizeDecimal,
+  shownValues,
+  uniqueTextOf,
+} from "../resources/custom-fields.ts";
 import { boundItemKeys, type BoundKey } from "./item-keys.ts";
 import type { Reads } from "./outside-reads.ts";
 
@@ -61,6 +70,8 @@ export interface Lookups {
   /** Live records counted against a limited quota (undefined when the plan does not limit it). */
   quotaUsed: number | undefined;
   boundKeys: Map<string, BoundKey>;
+  /** The company's own fields of the resource, in their order (resources/custom-fields.ts). */
+  customFields: CustomField[];
 }
 
 type Row = Record<string, unknown>;
@@ -240,6 +251,8 @@ export async function lookUp(tx: Reads, request: LookupRequest): Promise<Lookups
     });
   }
 
+  const custom = readCustomOf(request, bodies, share, read, unique);
+
   let boundKeys = new Map<string, BoundKey>();
   if (request.itemKeys && request.itemKeys.length > 0) {
     const statement = boundItemKeys(company.id, request.itemKeys);
@@ -251,6 +264,9 @@ export async function lookUp(tx: Reads, request: LookupRequest): Promise<Lookups
   const [results, row] = await Promise.all([tx.run(statements), recordById]);
   for (const [index, rows] of results.entries()) readers[index]!(rows as Row[]);
   if (row) readRecords([row]);
+  for (const record of records.values())
+    if (hasCustomFields(def))
+      record.custom_fields = shownValues(custom.fields, record.custom_fields);
   if (counterMissing) {
     const [, rows] = await tx.run([
       startLiveCount(company.id, countedOf(def)),
@@ -264,7 +280,85 @@ export async function lookUp(tx: Reads, request: LookupRequest): Promise<Lookups
     records,
     quotaUsed,
     boundKeys,
+    customFields: custom.fields,
   };
+}
+
+const hasCustomFields = (def: ResourceDefinition): boolean =>
+  Object.hasOwn(def.table, "custom_fields");
+
+/**
+ * The company's own fields of the resource (share-locked in a locking write: a definition's change
+ * waits for it), and the live records holding the values of unique ones that the bodies use, which
+ * `unique` then holds under `custom_fields.<key>` (compared as uniqueTextOf makes them).
+ */
+function readCustomOf(
+  request: LookupRequest,
+  bodies: readonly Record<string, unknown>[],
+  share: string,
+  read: (statement: Statement, reader: (rows: Row[]) => void) => void,
+  unique: UniqueValues,
+): { fields: CustomField[] } {
+  const found = { fields: [] as CustomField[] };
+  const { def, company } = request;
+  if (!hasCustomFields(def)) return found;
+  read(
+    {
+      text: `SELECT * FROM custom_fields WHERE company_id = ? AND resource = ? ORDER BY id${share}`,
+      values: [company.id, def.name],
+    },
+    (rows) => {
+      found.fields = rows.map(customFieldOf);
+    },
+  );
+  const sent = bodies.flatMap((body) =>
+    typeof body.custom_fields === "object" && body.custom_fields !== null
+      ? Object.values(body.custom_fields as Record<string, unknown>)
+      : [],
+  );
+  const texts = [
+    ...new Set(
+      sent.flatMap((value) =>
+        typeof value === "string" ? [[...value].slice(0, INDEXED_TEXT_LENGTH).join("")] : [],
+      ),
+    ),
+  ];
+  const numbers = [...new Set(sent.flatMap((value) => normalizeDecimal(value) ?? []))];
+  const dates = texts.filter((text) => /^\d{4}-\d{2}-\d{2}$/.test(text));
+  const matches = [
+    ...(texts.length > 0 ? ["v.value_text IN (?)"] : []),
+    ...(numbers.length > 0 ? ["v.value_number IN (?)"] : []),
+    ...(dates.length > 0 ? ["v.value_date IN (?)"] : []),
+  ];
+  if (matches.length === 0) return found;
+  read(
+    {
+      text:
+        "SELECT f.`key` AS key_, f.type AS type_, r.id, r.custom_fields FROM custom_field_values v " +
+        "JOIN custom_fields f ON f.company_id = v.company_id AND f.id = v.field_id " +
+        `JOIN ${quote(getTableName(def.table))} r ON r.company_id = v.company_id AND ` +
+        "r.id = v.record_id AND r.deleted_at IS NULL WHERE v.company_id = ? AND " +
+        `f.resource = ? AND f.\`unique\` = 1 AND (${matches.join(" OR ")})${share}`,
+      values: [
+        company.id,
+        def.name,
+        ...(texts.length > 0 ? [texts] : []),
+        ...(numbers.length > 0 ? [numbers] : []),
+        ...(dates.length > 0 ? [dates] : []),
+      ],
+    },
+    (rows) => {
+      for (const row of rows) {
+        const key = String(row.key_);
+        const values = JSON.parse(String(row.custom_fields ?? "{}")) as Record<string, unknown>;
+        const field = { type: row.type_, key } as CustomField;
+        unique.take(customUniqueName(key), uniqueTextOf(field, values[key]), {
+          id: Number(row.id),
+        });
+      }
+    },
+  );
+  return found;
 }
 
 /** What a restore reads before its checks: the records it names and what comes back with them. */

@@ -24,6 +24,7 @@ export async function purgeDeletedRecords(db: Executor, batch = 5_000): Promise<
   for (const { id } of companies) {
     for (const def of tables) {
       const table = getTableName(def.table);
+      let purged = 0;
       for (;;) {
         const result = await runStatement(
           db,
@@ -33,11 +34,25 @@ export async function purgeDeletedRecords(db: Executor, batch = 5_000): Promise<
             ${namedByNone(def)} LIMIT ${batch}`,
         );
         total += result.affectedRows;
+        purged += result.affectedRows;
         if (result.affectedRows < batch) break;
       }
+      if (purged > 0 && Object.hasOwn(def.table, "custom_fields"))
+        await purgeCustomValues(db, id, def);
     }
   }
   return total;
+}
+
+/** The custom field values (db/schema.ts custom_field_values) of the company's records purged from `def`. */
+async function purgeCustomValues(db: Executor, companyId: number, def: ResourceDefinition) {
+  await runStatement(
+    db,
+    sql`DELETE v FROM custom_field_values v JOIN custom_fields f ON f.company_id = v.company_id
+      AND f.id = v.field_id AND f.resource = ${def.name}
+      LEFT JOIN ${sql.raw(`\`${getTableName(def.table)}\``)} r ON r.company_id = v.company_id
+      AND r.id = v.record_id WHERE v.company_id = ${companyId} AND r.id IS NULL`,
+  );
 }
 
 /** For a lookup: the condition that no record of its dependents (live or deleted) names the row. */

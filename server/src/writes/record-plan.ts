@@ -8,6 +8,7 @@ import type { ChangeAction } from "../events/changes.ts";
 import { uniqueFields } from "../resources/fields.ts";
 import { column } from "../resources/store.ts";
 import { type ChangedRecord, type Decisions, type Step, stampOf } from "./item-decisions.ts";
+import { planCustomValues } from "./custom-values.ts";
 import type { PlannedChange } from "./plan.ts";
 import type { RestoredWith } from "./record-writes.ts";
 import {
@@ -29,6 +30,7 @@ export function planRecords(
   planUpdates(d);
   planRestores(d);
   planCreates(d, firstId);
+  planCustomValues(d);
   planItems(d);
   if (cascaded) planRestoredWith(d, cascaded);
 }

@@ -1,5 +1,6 @@
 // `erp <resource> create`: a new record from --data, --file or key=value arguments.
 import { clientOf } from "../../context.ts";
+import { customFieldsOf } from "../../custom-fields.ts";
 import { resourceClient } from "../../resources.ts";
 import { createHelp } from "./help.ts";
 import type { ResourceCommand } from "./resource-command.ts";
@@ -16,7 +17,11 @@ export const create: ResourceCommand = {
   },
   help: createHelp,
   run: (spec, command, [fields], options) =>
-    sendWrite(command, options, fields as string[], (body, write) =>
-      resourceClient(clientOf(command), spec.name).create(body, write),
+    sendWrite(
+      command,
+      options,
+      fields as string[],
+      () => customFieldsOf(clientOf(command), spec.name),
+      (body, write) => resourceClient(clientOf(command), spec.name).create(body, write),
     ),
 };

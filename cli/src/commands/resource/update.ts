@@ -1,6 +1,7 @@
 // `erp <resource> update <id>`: changes only the fields given.
 import { clientOf } from "../../context.ts";
 import { parseId } from "../../parsers.ts";
+import { customFieldsOf } from "../../custom-fields.ts";
 import { resourceClient } from "../../resources.ts";
 import { updateHelp } from "./help.ts";
 import type { ResourceCommand } from "./resource-command.ts";
@@ -19,7 +20,12 @@ export const update: ResourceCommand = {
   },
   help: updateHelp,
   run: (spec, command, [id, fields], options) =>
-    sendWrite(command, options, fields as string[], (body, write) =>
-      resourceClient(clientOf(command), spec.name).update(id as number, body, write),
+    sendWrite(
+      command,
+      options,
+      fields as string[],
+      () => customFieldsOf(clientOf(command), spec.name),
+      (body, write) =>
+        resourceClient(clientOf(command), spec.name).update(id as number, body, write),
     ),
 };

@@ -3,6 +3,7 @@
 import type { Command } from "commander";
 import { readBody } from "../../body.ts";
 import { formatOf } from "../../context.ts";
+import { type CustomFieldDefinition, typedCustomValues } from "../../custom-fields.ts";
 import { printOne } from "../../output.ts";
 
 export function addBodyOptions(command: Command): void {
@@ -41,15 +42,19 @@ export function writeOptions(flags: WriteFlags): {
 
 type SdkWriteOptions = ReturnType<typeof writeOptions>;
 
-/** Sends the body the arguments and flags make with `write`, prints the answer, and notes a dry run. */
+/**
+ * Sends the body the arguments and flags make with `write` (custom values read by their fields'
+ * types, which `definitions` gives when asked), prints the answer, and notes a dry run.
+ */
 export async function sendWrite(
   command: Command,
   options: Record<string, unknown>,
   fields: string[],
+  definitions: () => Promise<readonly CustomFieldDefinition[]>,
   write: (body: Record<string, unknown>, options: SdkWriteOptions) => Promise<object>,
 ): Promise<void> {
   const format = formatOf(command);
-  const body = readBody(options, fields);
+  const body = await typedCustomValues(readBody(options, fields), definitions);
   const flags = options as WriteFlags;
   await printOne(format, { ...(await write(body, writeOptions(flags))) });
   noteDryRun(flags.dryRun);
