@@ -1,10 +1,13 @@
 // Reports (docs/api.md, "Reports"): the records a list's filters select, counted and totalled in
 // groups by one statement, its money added by the database as DECIMAL and never as a float.
-import { and, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { getTableConfig } from "drizzle-orm/mysql-core";
 import type { Executor } from "../db/client.ts";
 import { selectRows } from "../db/sql.ts";
+import { customFieldValues } from "../db/schema.ts";
 import { invalidQuery, tooManyGroups } from "../refusals/catalogue.ts";
+import type { CustomField } from "./custom-fields.ts";
+import { indexColumn } from "./custom-lists.ts";
 import type { ResourceDefinition } from "./definition.ts";
 import { hasTimestamps, recordFields } from "./fields.ts";
 import { filterConditions, type ListFilters } from "./lists.ts";
@@ -92,6 +95,46 @@ export function reportFields(def: ResourceDefinition): ReportFields {
   const fields = { groupable, dated, summable, ...(currency ? { currency } : {}) };
   reportFieldsOf.set(def, fields);
   return fields;
+}
+
+/**
+ * `fields` with a company's own fields of the resource joined as `cf.<key>`: select and boolean ones
+ * grouped, integer, decimal and money ones measured, dates bucketed and measured by min and max.
+ * Each reads the record's value from the typed index (custom_field_values) by the record's id;
+ * money as DECIMAL to the cent, so it adds as built-in money does.
+ */
+export function withCustomFields(
+  def: ResourceDefinition,
+  fields: ReportFields,
+  custom: readonly CustomField[],
+): ReportFields {
+  if (custom.length === 0) return fields;
+  const groupable = new Map(fields.groupable);
+  const dated = new Map(fields.dated);
+  const summable = new Map(fields.summable);
+  const v = customFieldValues;
+  for (const one of custom) {
+    const value = sql`(SELECT ${indexColumn(one)} FROM ${v} WHERE ${and(
+      eq(v.company_id, column(def.table, "company_id")),
+      eq(v.field_id, one.id),
+      eq(v.record_id, column(def.table, "id")),
+    )})`;
+    const name = `cf.${one.key}`;
+    const read = (kind: ValueKind, text = value): ReportField => ({
+      field: `custom_fields.${one.key}`,
+      sql: text,
+      kind,
+    });
+    if (one.type === "select") groupable.set(name, read("text"));
+    else if (one.type === "boolean") groupable.set(name, read("boolean"));
+    else if (one.type === "date") dated.set(name, read("date"));
+    else if (one.type === "money")
+      summable.set(name, read("money", sql`CAST(${value} AS DECIMAL(20, 2))`));
+    else if (one.type === "integer")
+      summable.set(name, read("number", sql`CAST(${value} AS SIGNED)`));
+    else if (one.type === "decimal") summable.set(name, read("number"));
+  }
+  return { ...fields, groupable, dated, summable };
 }
 
 /** Every value `group_by` and `metrics` take, for the document's enums (and so the SDK's types). */
@@ -218,6 +261,11 @@ function shown(kind: Column["kind"], value: unknown): unknown {
   if (kind === "count" || kind === "id") return Number(value);
   if (kind === "boolean") return Number(value) === 1;
   if (value instanceof Date) return value.toISOString();
+  // A custom number as its values are written: without trailing zeros after the point.
+  if (kind === "number")
+    return String(value)
+      .replace(/(\.\d*?)0+$/, "$1")
+      .replace(/\.$/, "");
   return String(value);
 }
 

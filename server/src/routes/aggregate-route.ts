@@ -2,25 +2,35 @@
 import type { AdmittedApp } from "../auth/admission.ts";
 import { parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
-import { reportFields, reportPlan, runReport } from "../resources/aggregates.ts";
+import { reportFields, reportPlan, runReport, withCustomFields } from "../resources/aggregates.ts";
+import { customFieldsForReads, fieldsOfResource } from "../resources/custom-fields.ts";
+import { isCustomParam } from "../resources/custom-lists.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { readView } from "../resources/visibility.ts";
 import { aggregateParsers, reportEnvelope } from "./aggregate-docs.ts";
 import { crudDetail } from "./crud-docs.ts";
+import { customCriteria } from "./custom-criteria.ts";
 import { selectedBy } from "./list-parsers.ts";
 import { pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
 
 export function aggregateRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const parsers = aggregateParsers(def);
+  const hasCustomFields = Object.hasOwn(def.table, "custom_fields");
   app.get(
     `${pathsOf(def).collection}/aggregate`,
     async ({ request, set, company, token, params }) => {
-      const query = parseQuery(request.url, parsers);
-      const plan = reportPlan(
-        reportFields(def),
-        (query.group_by as string[] | undefined) ?? [],
-        (query.metrics as string[] | undefined) ?? [],
-      );
+      const query = parseQuery(request.url, parsers, hasCustomFields ? isCustomParam : undefined);
+      const groupBy = (query.group_by as string[] | undefined) ?? [];
+      const metrics = (query.metrics as string[] | undefined) ?? [];
+      // The company's own fields join the report's vocabulary when it names one (`cf.<key>`).
+      const own =
+        hasCustomFields && [...groupBy, ...metrics].some((name) => name.includes("cf."))
+          ? fieldsOfResource(await customFieldsForReads(deps.db, company.id), def.name)
+          : [];
+      const plan = reportPlan(withCustomFields(def, reportFields(def), own), groupBy, metrics);
+      const custom = hasCustomFields
+        ? await customCriteria(deps, company.id, def, request.url, undefined)
+        : undefined;
       const scope = await scopeOf(deps.db, def, company, params);
       // A field the token does not see (docs/tokens.md) is neither grouped, measured nor filtered
       // on for it, and its search leaves such fields out, as the list's does.
@@ -30,9 +40,10 @@ export function aggregateRoute(app: AdmittedApp, def: ResourceDefinition, deps: 
         ...plan.fields,
         ...Object.keys(selected.filters),
         ...Object.keys(selected.ranges ?? {}),
+        ...(custom?.filters ?? []).map((filter) => `custom_fields.${filter.field.key}`),
       ]);
       const search = shown.hides ? shown.visible(def.search) : undefined;
-      const rows = await runReport(deps.db, def, scope, plan, { ...selected, search });
+      const rows = await runReport(deps.db, def, scope, plan, { ...selected, search, custom });
       return readResponse({ request, set }, { data: rows, meta: { groups: rows.length } });
     },
     {

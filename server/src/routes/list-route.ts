@@ -4,24 +4,18 @@ import { listEnvelope } from "../http/envelopes.ts";
 import { encodeCursor, listFingerprint, listWindow } from "../http/paging.ts";
 import type { SortKey } from "../http/query.ts";
 import { parseQuery, searchParamsOf } from "../http/query.ts";
-import { invalidQuery } from "../refusals/catalogue.ts";
-import { customFieldsForReads, fieldsOfResource } from "../resources/custom-fields.ts";
-import {
-  CUSTOM_SORT,
-  customFilters,
-  customFingerprint,
-  isCustomParam,
-} from "../resources/custom-lists.ts";
+import { customFingerprint, isCustomParam } from "../resources/custom-lists.ts";
 import { readResponse } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { readView } from "../resources/visibility.ts";
 import { showRecords } from "../resources/custom-fields.ts";
 import { readableFieldNames } from "../resources/fields.ts";
 import { recordSchema } from "../resources/schemas.ts";
-import { type ListCriteria, listRecords, sortValuesFit } from "../resources/lists.ts";
+import { listRecords, sortValuesFit } from "../resources/lists.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { embedShown, withReferences } from "./expand-records.ts";
 import { listParsers, selectedBy } from "./list-parsers.ts";
+import { customCriteria } from "./custom-criteria.ts";
 import { pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
 
 export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
@@ -96,37 +90,4 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
       response: { 200: listEnvelope(recordSchema(def), `${def.singular}List`) },
     },
   );
-}
-
-/**
- * The custom-field filters and sort of a list's query, read against the company's fields of the
- * resource (400 for a key it does not have); undefined when the query names none.
- */
-async function customCriteria(
-  deps: RouteDeps,
-  companyId: number,
-  def: ResourceDefinition,
-  url: string,
-  sort: readonly SortKey[] | undefined,
-): Promise<ListCriteria["custom"]> {
-  const params = searchParamsOf(url);
-  const sorted = sort?.find((key) => CUSTOM_SORT.test(key.field));
-  const named = [...(params?.keys() ?? [])].some(isCustomParam);
-  if (!sorted && !named) return undefined;
-  const fields = Object.hasOwn(def.table, "custom_fields")
-    ? fieldsOfResource(await customFieldsForReads(deps.db, companyId), def.name)
-    : [];
-  const filters = customFilters(params, fields);
-  if (!sorted) return { filters };
-  const field = fields.find((one) => `cf.${one.key}` === sorted.field);
-  if (!field)
-    throw invalidQuery(
-      `"sort" names ${sorted.field}, which is no custom field of ${def.name}` +
-        `${fields.length ? `; its custom fields are ${fields.map((one) => `cf.${one.key}`).join(", ")}` : ""}.`,
-    );
-  if (sort!.length > 1)
-    throw invalidQuery(
-      `"sort=${sorted.field}" orders by that custom field alone (id breaks ties).`,
-    );
-  return { filters, sort: field };
 }
