@@ -2,7 +2,7 @@
 // without the fields the token may not see. The feed, record histories and webhook deliveries show
 // events through this.
 import type { Executor } from "../db/client.ts";
-import { definitionNamed } from "../resources/registry.ts";
+import { definitionNamed, isResourceNamed } from "../resources/registry.ts";
 import type { Shown } from "../resources/shown.ts";
 import type { ReadView } from "../resources/visibility.ts";
 import type { Event } from "./event-schema.ts";
@@ -15,10 +15,12 @@ export async function shownEvents(
   db: Executor,
 ): Promise<Event[]> {
   const byResource = new Map<string, Shown>();
+  // Events of the company's configuration (custom field definitions) hold no record fields.
   for (const resource of new Set(events.map((event) => event.resource)))
-    byResource.set(resource, await view.of(definitionNamed(resource), companyId, db));
+    if (isResourceNamed(resource))
+      byResource.set(resource, await view.of(definitionNamed(resource), companyId, db));
   return events.map((event) => {
-    const shown = byResource.get(event.resource)!;
-    return shown.hides ? { ...event, data: shown.data(event.data) } : event;
+    const shown = byResource.get(event.resource);
+    return shown?.hides ? { ...event, data: shown.data(event.data) } : event;
   });
 }

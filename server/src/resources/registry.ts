@@ -90,6 +90,9 @@ export const ADDONS: readonly Addon[] = [
 const byName = new Map<string, ResourceDefinition>(ALL_DEFINITIONS.map((def) => [def.name, def]));
 
 /** The definition of a resource by its name (its path segment). */
+/** True when a registered definition has this name (events also name configuration, e.g. custom-fields). */
+export const isResourceNamed = (name: string): boolean => byName.has(name);
+
 export function definitionNamed(name: string): ResourceDefinition {
   const def = byName.get(name);
   if (!def) throw new Error(`no resource is named ${name}`);
