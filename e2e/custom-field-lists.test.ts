@@ -43,7 +43,7 @@ beforeAll(async () => {
   for (let n = 0; n < 23; n++) {
     const size = SIZES[n % 4]!;
     const due = n % 5 === 0 ? null : `2027-0${1 + (n % 3)}-1${n % 7}`;
-    const rate = n % 6 === 0 ? null : `${String((n * 7) % 11)}.5`;
+    const rate = n % 6 === 0 ? null : `${(n * 7) % 11}.5`;
     const id = await create(api, "/v1/workers", {
       name: `W${n}`,
       custom_fields: { size, due, rate },

@@ -172,6 +172,22 @@ describe("definitions", () => {
     );
   });
 
+  test("parallel creates of one key: one is created, the others 409 unique_violation, never a 500", async () => {
+    const key = `race_${fresh()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        api.post("/v1/custom-fields", {
+          resource: "workers",
+          key,
+          label: `Race ${key} ${n}`,
+          type: "integer",
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
+  });
+
   test("plans limit fields per resource: free 5, then 402 quota_exceeded", async () => {
     const free = suite.api.as((await newCompany({ plan: "free" })).token);
     for (let n = 0; n < 5; n++)

@@ -5,6 +5,7 @@
 // nothing.
 import { CUSTOM_FIELDS_PER_RESOURCE } from "../auth/plans.ts";
 import type { Company } from "../auth/company.ts";
+import { databaseErrorKind, duplicateKeyName } from "../db/errors.ts";
 import { runStatement, selectRows } from "../db/sql.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
 import { and, eq, getTableName, sql } from "drizzle-orm";
@@ -318,7 +319,7 @@ export async function createCustomField(
   }
   if (dryRun) return { outcome: { field: null as CustomField | null, dryRun: true } };
   const at = new Date();
-  const [inserted] = await tx.db.insert(customFields).values({
+  const inserting = tx.db.insert(customFields).values({
     company_id: company.id,
     resource: String(values.resource),
     key: String(values.key),
@@ -332,6 +333,12 @@ export async function createCustomField(
     description: (values.description as string | null) ?? null,
     created_at: at,
     updated_at: at,
+  });
+  // A concurrent create of the same key or label commits first: its unique key refuses this one.
+  const [inserted] = await inserting.catch((error: unknown) => {
+    if (databaseErrorKind(error) !== "duplicate") throw error;
+    const field = duplicateKeyName(error) === "custom_fields_label" ? "label" : "key";
+    throw uniqueViolation(field, values[field], "another custom field", CUSTOM_FIELDS);
   });
   const row = { id: inserted.insertId };
   const field = (await findCustomField(tx.db, company.id, Number(row!.id)))!;
