@@ -5,6 +5,7 @@
 import type { CustomField } from "../resources/custom-fields.ts";
 import { RESOURCES } from "../resources/registry.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: the served document, walked and rewritten by path
 type Json = Record<string, any>;
 
 const DECIMAL = "^-?[0-9]{1,18}(\\.[0-9]{1,6})?$";
