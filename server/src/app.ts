@@ -6,6 +6,11 @@ import { RateLimiter } from "./auth/rate-limit.ts";
 import { RouteScopes, type RecordOwner } from "./auth/route-scopes.ts";
 import { companyRowExists } from "./db/company-rows.ts";
 import { apiTokens, webhookEndpoints } from "./db/schema.ts";
+import { LinkSigner } from "./attachments/links.ts";
+import { openStore } from "./attachments/open-store.ts";
+import { attachmentRowExists } from "./attachments/rows.ts";
+import type { AttachmentStore } from "./attachments/store.ts";
+import { attachmentRoutes } from "./routes/attachment-routes.ts";
 import { tokenRoutes } from "./routes/token-routes.ts";
 import type { DatabaseHandle } from "./db/client.ts";
 import { IdAllocator } from "./db/ids.ts";
@@ -40,6 +45,10 @@ export interface AppDeps {
   limiter?: RateLimiter;
   /** Long-polls of the change feed; one per process, closed by its owner at shutdown. */
   waiters?: FeedWaiters;
+  /** Where attachments' bytes are kept (ATTACHMENTS_STORE by default). */
+  attachments?: AttachmentStore;
+  /** Signs and checks attachment links (ATTACHMENT_LINK_SECRETS by default). */
+  links?: LinkSigner;
 }
 
 export function buildApp(deps: AppDeps) {
@@ -77,6 +86,13 @@ export function buildApp(deps: AppDeps) {
   app.use(eventRoutes(routeDeps));
   app.use(webhookRoutes(routeDeps));
   app.use(tokenRoutes(routeDeps, companies));
+  app.use(
+    attachmentRoutes({
+      ...routeDeps,
+      attachments: deps.attachments ?? openStore(),
+      links: deps.links ?? new LinkSigner(process.env.ATTACHMENT_LINK_SECRETS),
+    }),
+  );
   // The spec surfaces read the whole app's routes when asked, so they always match what is served.
   app.use(openApiRoutes(app)).use(docsRoutes()).use(collectionRoutes(app));
   methods.load(app.routes);
@@ -96,6 +112,10 @@ function recordOwners(db: AppDeps["database"]["db"]): Record<string, RecordOwner
     ),
     "webhook-endpoints": owner("webhook endpoint", webhookEndpoints),
     tokens: owner("token", apiTokens),
+    attachments: {
+      what: "attachment",
+      exists: (companyId, id) => attachmentRowExists(db, companyId, id),
+    },
   };
 }
 
