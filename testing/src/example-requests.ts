@@ -71,6 +71,35 @@ function uniqueFieldsOf(collection: string): readonly string[] {
   return def ? uniqueFields(def) : [];
 }
 
+/** `?name=example&…` of the operation's required query parameters (an upload's `filename`), or "". */
+export function requiredQuery(operation: Json): string {
+  const required = ((operation.parameters ?? []) as Json[]).filter(
+    (parameter) => parameter.in === "query" && parameter.required,
+  );
+  const pairs = required.map((parameter) => {
+    const example = parameter.example ?? parameter.schema?.examples?.[0];
+    if (example === undefined)
+      throw new Error(`${operation.operationId}: query parameter ${parameter.name} has no example`);
+    return `${parameter.name}=${encodeURIComponent(String(example))}`;
+  });
+  return pairs.length > 0 ? `?${pairs.join("&")}` : "";
+}
+
+/**
+ * The create that makes the records of a collection with no create of its own (`/v1/attachments`):
+ * the first POST at `…/{id}/attachments` whose 201 answers an id.
+ */
+export function makerOf(document: Json, collection: string): string | undefined {
+  const name = collection.split("/").at(-1)!;
+  if (document.paths[collection]?.post) return undefined;
+  return Object.keys(document.paths).find(
+    (path) =>
+      path.endsWith(`}/${name}`) &&
+      document.paths[path].post?.responses?.["201"] !== undefined &&
+      Object.keys(document.paths).some((other) => other.startsWith(`${collection}/{`)),
+  );
+}
+
 export class ExampleRunner {
   readonly #records = new Map<string, number>();
   readonly #collections: string[];
@@ -109,7 +138,9 @@ export class ExampleRunner {
   ): Promise<ExampleExchange> {
     // A restore needs a deleted record: one made for it, then deleted.
     const restore = method === "post" && template.endsWith("/restore");
-    const path = await this.fill(template, operation, method === "delete" || restore);
+    const path =
+      (await this.fill(template, operation, method === "delete" || restore)) +
+      requiredQuery(operation);
     if (restore) await this.maker.delete(path.slice(0, -"/restore".length));
     const body = await this.#body(operation);
     // A record made to stand on takes unique values of its own, leaving the documented ones free
@@ -151,9 +182,10 @@ export class ExampleRunner {
       const parameter = ((operation.parameters ?? []) as Json[]).find(
         (p) => p.in === "path" && p.name === name,
       );
-      const value = this.#collections.includes(owner)
-        ? await this.recordOf(owner, fresh && index === names.length - 1)
-        : parameter?.example;
+      const value =
+        this.#collections.includes(owner) || makerOf(this.document, owner)
+          ? await this.recordOf(owner, fresh && index === names.length - 1)
+          : parameter?.example;
       if (value === undefined)
         throw new Error(`${operation.operationId}: path parameter ${name} has no example`);
       path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
@@ -172,11 +204,19 @@ export class ExampleRunner {
     return body;
   }
 
-  /** A record of the collection made with its documented create example; `fresh` for one of its own. */
+  /**
+   * A record of the collection made with its documented create example; `fresh` for one of its own.
+   * A collection made under other records' paths (`/v1/attachments`, made by POST
+   * `/v1/projects/{id}/attachments`) is made with the first such create.
+   */
   async recordOf(collection: string, fresh: boolean): Promise<number> {
     const known = this.#records.get(collection);
     if (known !== undefined && !fresh) return known;
-    const created = await this.send("post", collection, this.document.paths[collection].post, {
+    const maker = this.document.paths[collection]?.post
+      ? collection
+      : makerOf(this.document, collection);
+    if (!maker) throw new Error(`${collection}: no documented create makes its records`);
+    const created = await this.send("post", maker, this.document.paths[maker].post, {
       api: this.maker,
       ownUniqueValues: true,
     });

@@ -220,9 +220,9 @@ function memberRoutes(app: AdmittedApp, deps: AttachmentDeps): void {
   );
   app.delete(
     member,
-    (call) =>
-      attachmentDelete(deps, call, (params) =>
-        attachmentFor(deps, call.company, call.token, params, "write"),
+    ({ company, token, request, ctx, params, set }) =>
+      attachmentDelete(deps, { company, token, request, ctx, params, set }, (ids) =>
+        attachmentFor(deps, company, token, ids, "write"),
       ),
     {
       detail: doc(
@@ -252,8 +252,8 @@ function memberRoutes(app: AdmittedApp, deps: AttachmentDeps): void {
   app.post(
     `${member}/link`,
     async ({ company, token, request, params, set }) => {
-      const query = parseQuery(request.url, linkParsers);
       const found = await attachmentFor(deps, company, token, params, "read");
+      const query = parseQuery(request.url, linkParsers);
       const expires = Math.floor(Date.now() / 1000) + (query.expires_in ?? MAX_LINK_SECONDS);
       const signature = deps.links.sign(found.id, expires);
       const origin = new URL(request.url).origin;

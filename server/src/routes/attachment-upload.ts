@@ -31,13 +31,20 @@ import { WritePlan } from "../writes/plan.ts";
 import { eventKinds } from "../events/event-log.ts";
 import type { AttachmentDeps } from "./attachment-deps.ts";
 import { parseId, writeParsers } from "./route-context.ts";
-import { textParam, described } from "../http/query.ts";
+import { documented } from "../http/query.ts";
 
 export const uploadParsers = {
-  filename: described(
-    textParam,
-    "The file's name as it is to be downloaded (required): 1-255 characters, no control characters, no `/` or `\\`.",
-  ),
+  filename: documented((value) => value, {
+    required: true,
+    description:
+      "The file's name as it is to be downloaded: 1-255 characters, no control characters, no `/` or `\\`.",
+    schema: {
+      type: "string",
+      minLength: 1,
+      maxLength: 255,
+      examples: ["certificate-of-insurance.pdf"],
+    },
+  }),
   ...writeParsers,
 };
 
@@ -81,16 +88,17 @@ function checkQuota(company: Company, used: number, adding: number): void {
 /** Runs an upload for an admitted request: checks, streams, then writes the row (or previews it). */
 export async function runUpload(deps: AttachmentDeps, call: UploadCall): Promise<unknown> {
   const { def, company, request, ctx, set } = call;
+  // Refused before a byte is read or stored: another company's (or no) record, the query, the
+  // size the client declares, the quota.
+  const recordId = parseId(call.params.id, def.singular.toLowerCase());
+  if (!(await recordExists(deps.db, def, company.id, recordId)))
+    throw notFound(def.singular.toLowerCase(), recordId);
   const query = parseQuery(request.url, uploadParsers);
   const filename = filenameOf(query.filename);
   checkIdempotencyKey(ctx.idempotencyKey);
-  const recordId = parseId(call.params.id, def.singular.toLowerCase());
   const declared = request.headers.get("content-length");
   const length = declared !== null && /^\d+$/.test(declared) ? Number(declared) : undefined;
-  // Refused before a byte is read or stored: the size the client declares, the record, the quota.
   if (length !== undefined && length > MAX_FILE_BYTES) throw fileTooLarge(MAX_FILE_BYTES);
-  if (!(await recordExists(deps.db, def, company.id, recordId)))
-    throw notFound(def.singular.toLowerCase(), recordId);
   checkQuota(company, await storedBytes(deps.db, company.id), length ?? 0);
   const expected = expectedDigests(request.headers.get("content-digest"));
   const contentType = contentTypeOf(request.headers.get("content-type"));
