@@ -138,9 +138,10 @@ export class ExampleRunner {
   ): Promise<ExampleExchange> {
     // A restore needs a deleted record: one made for it, then deleted.
     const restore = method === "post" && template.endsWith("/restore");
-    const path =
-      (await this.fill(template, operation, method === "delete" || restore)) +
-      requiredQuery(operation);
+    const path = operation["x-url-from"]
+      ? await this.urlFrom(operation["x-url-from"])
+      : (await this.fill(template, operation, method === "delete" || restore)) +
+        requiredQuery(operation);
     if (restore) await this.maker.delete(path.slice(0, -"/restore".length));
     const body = await this.#body(operation);
     // A record made to stand on takes unique values of its own, leaving the documented ones free
@@ -171,6 +172,21 @@ export class ExampleRunner {
       answer: response.body,
       text: response.text,
     };
+  }
+
+  /**
+   * The path and query of the URL another operation answers (`x-url-from`: a signed link is called
+   * at the URL POST /v1/attachments/{id}/link gave).
+   */
+  async urlFrom(operationId: string): Promise<string> {
+    for (const [template, item] of Object.entries(this.document.paths as Record<string, Json>))
+      for (const method of METHODS)
+        if (item[method]?.operationId === operationId) {
+          const made = await this.send(method, template, item[method], { api: this.maker });
+          const url = new URL((made.answer as Json).data.url);
+          return url.pathname + url.search;
+        }
+    throw new Error(`x-url-from: no operation ${operationId}`);
   }
 
   /** The path with the example of each parameter, or the id of a real record where it names one. */

@@ -1067,11 +1067,38 @@ export interface TokenCreate {
 
 export type TokenFilters = Record<never, never>;
 
+export type AttachmentResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment";
+
+export interface Attachment {
+  id: number;
+  resource: AttachmentResource;
+  record_id: number;
+  filename: string;
+  content_type: string;
+  /** Bytes. */
+  size: number;
+  /** SHA-256 of the bytes, hex. */
+  sha256: string;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+}
+
+export type AttachmentCreate = unknown;
+
+export type AttachmentFilters = Record<never, never>;
+
 export interface UsageQuota {
   /** Live (not deleted) records now. */
   used: number;
   /** The plan's limit, or null for unlimited. */
   limit: number | null;
+}
+
+export interface UsageStorage {
+  /** Bytes of attachments stored now (those of deleted records until purged). */
+  used: number;
+  /** The bytes of attachments the plan keeps. */
+  limit: number;
 }
 
 export interface Usage {
@@ -1087,13 +1114,45 @@ export interface Usage {
     projects: UsageQuota;
     workers: UsageQuota;
   };
+  storage: UsageStorage;
 }
+
+export type WriteResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment";
 
 export type WriteAction = "created" | "updated" | "unchanged" | "restored";
 
 export type WriteMode = "soft";
 
 export type WriteStatus = "delivered" | "failed";
+
+export interface AttachmentDelete {
+  id: number;
+  deleted: boolean;
+  dry_run: boolean;
+}
+
+export interface AttachmentLink {
+  /** Serves the bytes without a token until expires_at. */
+  url: string;
+  /** RFC 3339 UTC timestamp. */
+  expires_at: string;
+}
+
+export interface AttachmentUpload {
+  /** null in a dry-run. */
+  id: number | null;
+  resource: WriteResource;
+  record_id: number;
+  filename: string;
+  content_type: string;
+  /** Bytes. */
+  size: number;
+  /** SHA-256 of the bytes, hex. */
+  sha256: string;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string | null;
+  dry_run: boolean;
+}
 
 export interface FieldError {
   /** The body field (dotted path) or `body`. */
@@ -1593,7 +1652,7 @@ export interface WorkerUpsertOutcome {
 }
 
 /** Every problem `code` the API's operations declare. */
-export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_deleted" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
+export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "database_unavailable" | "delete_blocked" | "digest_mismatch" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_deleted" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "range_not_satisfiable" | "rate_limited" | "rental_billed" | "request_timeout" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
 
 /** The codes of 409 Conflict answers. */
 export type ConflictCode = "billing_mode_locked" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "not_deleted" | "rental_billed" | "unique_violation";

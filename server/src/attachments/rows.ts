@@ -21,7 +21,11 @@ export const AttachmentSchema = Type.Object(
     filename: Type.String({ examples: ["certificate-of-insurance.pdf"] }),
     content_type: Type.String({ examples: ["application/pdf"] }),
     size: Type.Integer({ minimum: 0, description: "Bytes." }),
-    sha256: Type.String({ pattern: "^[0-9a-f]{64}$", description: "SHA-256 of the bytes, hex." }),
+    sha256: Type.String({
+      pattern: "^[0-9a-f]{64}$",
+      description: "SHA-256 of the bytes, hex.",
+      examples: ["e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"],
+    }),
     created_at: timestampSchema(),
   },
   { additionalProperties: false, title: "Attachment" },

@@ -305,6 +305,8 @@ function linkRoute(deps: AttachmentDeps) {
         operationId: "downloadAttachmentLink",
         summary: "An attachment's bytes by its signed link",
         description: "What POST /v1/attachments/{id}/link answered; no token.",
+        // Called at the URL that operation answers, never built by hand.
+        extensions: { "x-url-from": "linkAttachment" },
         tags: TAGS,
         query: parsers,
         refusals: ["invalid_query", "not_found", "range_not_satisfiable"],
