@@ -333,6 +333,44 @@ describe("deleting, links and the record's lifecycle", () => {
   });
 });
 
+describe("events", () => {
+  test("attachment.created and attachment.deleted carry the metadata only; a narrow token's feed leaves them out", async () => {
+    const owner = await newCompany();
+    const client = suite.api.as(owner.token);
+    const site = await create(client, "/v1/projects", { name: "Evented" });
+    const start = (await client.get("/v1/events?after=latest")).body.meta.next_cursor;
+    const { body } = await upload(base(), owner.token, `/v1/projects/${site}`, patterned(321), {
+      filename: "estimate-signed.pdf",
+    });
+    expect((await client.delete(`/v1/attachments/${body.data.id}`)).status).toBe(200);
+    const feed = await client.get(`/v1/events?after=${start}&resource=attachments`);
+    expect(feed.status).toBe(200);
+    expect(feed.body.data.map((event: { type: string }) => event.type)).toEqual([
+      "attachment.created",
+      "attachment.deleted",
+    ]);
+    const [created] = feed.body.data;
+    expect(created.record_id).toBe(body.data.id);
+    expect(created.data.record).toEqual({
+      id: body.data.id,
+      resource: "projects",
+      record_id: site,
+      filename: "estimate-signed.pdf",
+      content_type: "application/octet-stream",
+      size: 321,
+      sha256: body.data.sha256,
+      created_at: body.data.created_at,
+    });
+    expect(JSON.stringify(feed.body)).not.toContain("object_key");
+    const narrow = suite.api.as(
+      await newToken(owner.companyId, { scopes: ["projects:read", "events:read"] }),
+    );
+    const seen = await narrow.get(`/v1/events?after=${start}`);
+    expect(seen.body.data.map((event: { type: string }) => event.type)).toEqual([]);
+    expectProblem(await narrow.get(`/v1/events?resource=attachments`), 403, "insufficient_scope");
+  });
+});
+
 describe("walls, scopes and quotas", () => {
   test("another company's attachment ids are 404 on every route", async () => {
     const { body } = await upload(base(), company.token, `/v1/projects/${project}`, patterned(100));

@@ -12,6 +12,7 @@ import { scopeList } from "../auth/tokens.ts";
 import { insufficientScope } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "./definition.ts";
 import { readableFieldNames } from "./fields.ts";
+import { definitionNamed, RESOURCES } from "./registry.ts";
 import { operationScope } from "./scopes.ts";
 
 /** The scopes that let a token read a definition's records, any one of them. */
@@ -42,6 +43,22 @@ export class ReadView {
   /** The fields of a readable definition's records the token sees: every one a record shows. */
   fields(def: ResourceDefinition): readonly string[] {
     return readableFieldNames(def);
+  }
+
+  /**
+   * True when the token may read the events of `resource` (an event's `resource`): a resource's
+   * when it reads the resource; attachments' (whose records may be of any resource that takes
+   * them) when it reads every resource.
+   */
+  readsEvents(resource: string): boolean {
+    if (resource === "attachments") return RESOURCES.every((def) => this.reads(def));
+    return this.reads(definitionNamed(resource));
+  }
+
+  /** 403 naming the read scope it lacks, unless the token may read the events of `resource`. */
+  mustReadEvents(resource: string): void {
+    const defs = resource === "attachments" ? RESOURCES : [definitionNamed(resource)];
+    for (const def of defs) this.mustRead(def);
   }
 
   /** The definitions among `defs` whose records the token may read. */

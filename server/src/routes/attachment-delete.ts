@@ -20,7 +20,9 @@ export interface DeleteCall {
 export async function attachmentDelete(
   deps: AttachmentDeps,
   call: DeleteCall,
-  find: (params: Record<string, string>) => Promise<AttachmentRow & { company_id: number }>,
+  find: (
+    params: Record<string, string>,
+  ) => Promise<AttachmentRow & { company_id: number; def: unknown }>,
 ): Promise<unknown> {
   const { ctx } = call;
   let removed: string | undefined;
@@ -36,6 +38,9 @@ export async function attachmentDelete(
         values: [found.company_id, found.id],
       });
       removed = found.object_key;
+      // The event tells the metadata only: never the bytes, the store's key or a link.
+      const { object_key: _key, company_id: _company, def: _def, ...metadata } = found;
+      plan.changes.push({ resource: "attachments", action: "deleted", record: metadata as never });
       return { outcome: found.id, plan };
     },
     (id: number) => ({

@@ -234,5 +234,7 @@ async function decideUpload(
     ],
   });
   plan.insertedTables.add("attachments");
+  // The event tells the metadata only: never the bytes, the store's key or a link.
+  plan.changes.push({ resource: "attachments", action: "created", record: attachment as never });
   return { outcome: attachment as Outcome, plan };
 }

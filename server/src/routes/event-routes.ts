@@ -14,7 +14,7 @@ import { holdOpen } from "../http/hold-open.ts";
 import { described, integerParam, oneOfParam, parseQuery, textParam } from "../http/query.ts";
 import { readResponse, type ReadCall } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { definitionNamed, LOOKUPS, RESOURCES } from "../resources/registry.ts";
+import { LOOKUPS, RESOURCES } from "../resources/registry.ts";
 import { operationScope } from "../resources/scopes.ts";
 import { type ReadView, readView } from "../resources/visibility.ts";
 import {
@@ -90,13 +90,15 @@ function visibleResources(
   view: ReadView,
   filters: { resource?: string; type?: string },
 ): string[] {
-  if (filters.resource !== undefined) view.mustRead(definitionNamed(filters.resource));
+  if (filters.resource !== undefined) view.mustReadEvents(filters.resource);
   const typed = filters.type === undefined ? undefined : resourceOfType(filters.type);
   if (typed) view.mustRead(typed);
-  return view
+  else if (filters.type?.startsWith("attachment.")) view.mustReadEvents("attachments");
+  const resources = view
     .readable(EVENTFUL)
     .filter((def) => company.addons.has(def.addon))
     .map((def) => def.name);
+  return view.readsEvents("attachments") ? [...resources, "attachments"] : resources;
 }
 
 function feedRoute(deps: RouteDeps) {

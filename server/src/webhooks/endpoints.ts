@@ -9,7 +9,6 @@ import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/sche
 import { EVENT_NOUNS, resourceOfType, SUBSCRIPTIONS } from "../events/event-types.ts";
 import { notFound, unknownFields, validationFailed } from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
-import { definitionNamed } from "../resources/registry.ts";
 import { bodyMembers } from "../resources/validation.ts";
 import { type ReadView, storedReadView, storedScopes } from "../resources/visibility.ts";
 import type { Delivery, Endpoint, EndpointWithSecret } from "./endpoint-schemas.ts";
@@ -44,7 +43,7 @@ export function deliveredBy(endpoint: {
 }): (event: { type: string; resource: string }) => boolean {
   const patterns = JSON.parse(endpoint.events) as string[];
   const view = storedReadView(endpoint.scopes);
-  return (event) => subscribes(patterns, event.type) && view.reads(definitionNamed(event.resource));
+  return (event) => subscribes(patterns, event.type) && view.readsEvents(event.resource);
 }
 
 /** 403 insufficient_scope for a subscription naming a resource `view` may not read (`*` is all it reads). */
@@ -52,6 +51,7 @@ function refuseUnreadable(patterns: readonly string[], view: ReadView): void {
   for (const pattern of patterns) {
     const def = resourceOfType(pattern);
     if (def) view.mustRead(def);
+    else if (pattern.startsWith("attachment.")) view.mustReadEvents("attachments");
   }
 }
 
