@@ -22,6 +22,7 @@ import { newCompany, newToken, testDb, type TestCompany } from "@erp/testing/com
 import { lengthUpload } from "@erp/testing/raw-http";
 import { expectProblem } from "@erp/testing/rules";
 import { useServer } from "@erp/testing/suite";
+import { ErpClient, ValidationError } from "../sdk/mod.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "erp-attachments-"));
 const suite = useServer({
@@ -440,5 +441,60 @@ describe("walls, scopes and quotas", () => {
     expect(over.status).toBe(402);
     expect(over.body).toContain("quota_exceeded");
     expect((await attachmentRows(free.companyId)).length).toBe(1);
+  });
+});
+
+describe("the SDK", () => {
+  test("uploads a Blob, a Uint8Array and a ReadableStream, lists, reads, downloads as a stream, links and deletes", async () => {
+    const erp = new ErpClient({ baseUrl: base(), token: company.token });
+    const worker = await create(api, "/v1/workers", { name: "Uploader" });
+    const bytes = patterned(3 * 1024 * 1024 + 17, 13);
+    const fromBlob = await erp.workers
+      .attachments(worker)
+      .upload(new Blob([bytes], { type: "image/png" }), { filename: "card.png" });
+    expect(fromBlob).toMatchObject({
+      content_type: "image/png",
+      size: bytes.length,
+      dry_run: false,
+    });
+    const fromBytes = await erp.workers.attachments(worker).upload(bytes.subarray(0, 1000), {
+      filename: "part.bin",
+      contentDigest: contentDigest(bytes.subarray(0, 1000)),
+    });
+    const fromStream = await erp.workers
+      .attachments(worker)
+      .upload(streamOf(bytes), { filename: "stream.bin", contentType: "application/octet-stream" });
+    expect(fromStream.sha256).toBe(fromBlob.sha256);
+    await expect(
+      erp.workers
+        .attachments(worker)
+        .upload(bytes, { filename: "bad.bin", contentDigest: contentDigest(patterned(1)) }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    const listed: (number | null)[] = [];
+    for await (const one of erp.workers.attachments(worker).list()) listed.push(one.id);
+    expect(listed).toEqual([fromBlob.id, fromBytes.id, fromStream.id]);
+    expect(await erp.attachments.get(fromBytes.id!)).toMatchObject({
+      filename: "part.bin",
+      size: 1000,
+    });
+    const whole = await erp.attachments.download(fromStream.id!);
+    expect(whole.status).toBe(200);
+    expect(
+      Buffer.from(await new Response(whole.body).arrayBuffer()).equals(Buffer.from(bytes)),
+    ).toBe(true);
+    const part = await erp.attachments.download(fromStream.id!, { range: { start: 10, end: 19 } });
+    expect(part.status).toBe(206);
+    expect(
+      Buffer.from(await new Response(part.body).arrayBuffer()).equals(
+        Buffer.from(bytes.subarray(10, 20)),
+      ),
+    ).toBe(true);
+    const link = await erp.attachments.link(fromBytes.id!, { expiresIn: 120 });
+    expect((await fetch(link.url)).status).toBe(200);
+    expect(await erp.attachments.delete(fromBytes.id!)).toEqual({
+      id: fromBytes.id!,
+      deleted: true,
+      dry_run: false,
+    });
   });
 });

@@ -13,6 +13,7 @@ import { EventsClient } from "./resources/events-client.ts";
 import { WebhookEndpointsClient } from "./resources/webhook-endpoints-client.ts";
 import { ResourceClient } from "./resources/resource-client.ts";
 import { TokensClient } from "./resources/tokens-client.ts";
+import { AttachmentsClient, RecordAttachments } from "./resources/attachments-client.ts";
 
 /** How to reach the API and how hard to try. */
 export interface ClientOptions {
@@ -34,8 +35,17 @@ export interface ClientOptions {
 
 // The collection properties (projects, workers, …, equipment.rentals(id), trades) are declared by
 // the generated CollectionClients and set in the constructor from COLLECTIONS.
+// Every record collection (not the lookups) also has `attachments(id)`: the files of one record.
+type WithAttachments<C> = {
+  [K in keyof C]: K extends keyof typeof COLLECTIONS
+    ? (typeof COLLECTIONS)[K]["kind"] extends "records"
+      ? C[K] & { attachments(id: number): RecordAttachments }
+      : C[K]
+    : C[K];
+};
+
 // deno-lint-ignore no-empty-interface
-export interface ErpClient extends CollectionClients {}
+export interface ErpClient extends WithAttachments<CollectionClients> {}
 
 /** The typed client of the Construction ERP API. */
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor sets every property
@@ -47,6 +57,8 @@ export class ErpClient {
   readonly webhookEndpoints: WebhookEndpointsClient;
   /** The company's API tokens: `list()`, `create({name, scopes, expires_in_days})`, `revoke(id)`. */
   readonly tokens: TokensClient;
+  /** One attachment by its id: `get`, `download` (a stream), `link`, `delete`. */
+  readonly attachments: AttachmentsClient;
 
   constructor(options: ClientOptions) {
     this.#transport = new Transport({
@@ -61,6 +73,7 @@ export class ErpClient {
     this.events = new EventsClient(this.#transport);
     this.webhookEndpoints = new WebhookEndpointsClient(this.#transport);
     this.tokens = new TokensClient(this.#transport);
+    this.attachments = new AttachmentsClient(this.#transport);
     for (const [property, spec] of Object.entries(COLLECTIONS)) {
       Object.defineProperty(this, property, {
         value: collectionClient(this.#transport, spec),
@@ -86,6 +99,13 @@ function collectionClient(
     unique: spec.import.unique,
     update: spec.fields.update,
   });
+  // A record's files (the lookups have none).
+  if (spec.kind === "records")
+    Object.defineProperty(client, "attachments", {
+      value: (id: number) =>
+        new RecordAttachments(transport, `${spec.path}/${encodeURIComponent(id)}`),
+      enumerable: true,
+    });
   for (const [method, segment] of Object.entries(spec.children)) {
     Object.defineProperty(client, method, {
       value: (id: number) =>
