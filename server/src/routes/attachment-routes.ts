@@ -34,6 +34,11 @@ import { parseId, WRITE_REFUSALS, writeParsers } from "./route-context.ts";
 const BYTES = {
   "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } },
 };
+/** A download: the type the file was stored with (application/octet-stream when it had none), any. */
+const BYTES_OUT = {
+  "application/octet-stream": { schema: { type: "string" } },
+  "*/*": { schema: { type: "string" } },
+};
 const pageParsers = { limit: limitParam, offset: offsetParam };
 const linkParsers = {
   expires_in: described(
@@ -210,8 +215,8 @@ function memberRoutes(app: AdmittedApp, deps: AttachmentDeps): void {
             "and `Content-Security-Policy: sandbox`. One `Range: bytes=…` is answered 206.",
           refusals: ["invalid_query", "not_found", "range_not_satisfiable"],
           responses: {
-            200: { description: "The bytes.", headers: ["ETag"], content: BYTES },
-            206: { description: "The range asked for.", headers: ["ETag"], content: BYTES },
+            200: { description: "The bytes.", headers: ["ETag"], content: BYTES_OUT },
+            206: { description: "The range asked for.", headers: ["ETag"], content: BYTES_OUT },
           },
         },
         ANY_READ,
@@ -311,8 +316,8 @@ function linkRoute(deps: AttachmentDeps) {
         query: parsers,
         refusals: ["invalid_query", "not_found", "range_not_satisfiable"],
         responses: {
-          200: { description: "The bytes.", headers: ["ETag"], content: BYTES },
-          206: { description: "The range asked for.", headers: ["ETag"], content: BYTES },
+          200: { description: "The bytes.", headers: ["ETag"], content: BYTES_OUT },
+          206: { description: "The range asked for.", headers: ["ETag"], content: BYTES_OUT },
         },
       }),
     },
