@@ -11,6 +11,7 @@ import { newCmdLogin } from "./commands/login.ts";
 import { registerRentals } from "./commands/rentals.ts";
 import { registerResources } from "./commands/resources.ts";
 import { registerTokens } from "./commands/tokens.ts";
+import { registerAttachments } from "./commands/attachments.ts";
 import { registerUsage } from "./commands/usage.ts";
 import { registerWebhooks } from "./commands/webhooks.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -69,6 +70,7 @@ export function buildProgram(f: Factory): Command {
   adopt(program, newCmdLogin(f));
   registerAuth(program);
   registerTokens(program);
+  registerAttachments(program);
   registerRentals(program);
   registerWebhooks(program);
   registerEvents(program);
