@@ -4,6 +4,7 @@
 // an idempotency key A used means nothing to B, and no answer to B carries anything of A's.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Api, ApiResponse } from "@erp/testing/api";
+import { upload } from "@erp/testing/attachments";
 import { newCompany } from "@erp/testing/company";
 import { SAMPLES } from "@erp/testing/samples";
 import { useServer } from "@erp/testing/suite";
@@ -38,7 +39,8 @@ async function asB(send: () => Promise<ApiResponse>): Promise<ApiResponse> {
 }
 
 beforeAll(async () => {
-  a = suite.api.as((await newCompany()).token);
+  const tokenA = (await newCompany()).token;
+  a = suite.api.as(tokenA);
   b = suite.api.as((await newCompany()).token);
   for (const sample of SAMPLES) {
     const body = {
@@ -52,6 +54,12 @@ beforeAll(async () => {
       }),
     );
   }
+  ids.attachments = (
+    await upload(suite.server.baseUrl, tokenA, `/v1/projects/${ids.projects}`, SECRET, {
+      filename: `${SECRET}.txt`,
+      contentType: "text/plain",
+    })
+  ).body.data.id;
   ids.trades = (await a.get("/v1/trades")).body.data[0].id;
   ids["equipment-categories"] = (await a.get("/v1/equipment-categories")).body.data[0].id;
   rentalId = created(

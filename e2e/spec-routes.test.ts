@@ -9,7 +9,14 @@ type Json = Record<string, any>;
 const METHODS = ["get", "post", "put", "patch", "delete"];
 /** Routes deliberately left out of the document: the docs page's own script. */
 const HIDDEN = new Set(["GET /v1/docs/scalar.js"]);
-const PUBLIC = ["getHealth", "getOpenApiDocument", "getDocs", "getCollection"];
+// A signed attachment link is its own credential (docs/attachments.md).
+const PUBLIC = [
+  "getHealth",
+  "getOpenApiDocument",
+  "getDocs",
+  "getCollection",
+  "downloadAttachmentLink",
+];
 
 // The documents touch no database; a lazy pool suffices and anything else the app is given
 // (a usage meter, …) may do nothing.
@@ -58,14 +65,15 @@ function gaps(app: App, document: Json): string[] {
         found.push(`${key} ${status}: no code enum`);
     }
     // An action on a member (POST …/{id}/test, …/rotate-secret: a path nothing is listed at)
-    // may take no body; every other write does (a sub-collection's create included).
+    // may take no body; every other write does (a sub-collection's create included), JSON or, for
+    // an attachment's upload, its bytes.
     const action =
       /\/:id\/[a-z-]+$/.test(route.path) &&
       !app.routes.some((other) => other.method === "GET" && other.path === route.path);
     if (
       (method === "post" || method === "patch") &&
       !action &&
-      !operation.requestBody?.content?.["application/json"]?.schema
+      !Object.values((operation.requestBody?.content ?? {}) as Json).some((media) => media.schema)
     )
       found.push(`${key}: no request body schema`);
     for (const [, name] of route.path.matchAll(/:([^/]+)/g)) {
@@ -113,7 +121,7 @@ describe("the documents match the routes served", () => {
     ]);
   });
 
-  test("only the spec surfaces and /healthz need no token; every tag and parameter is defined", async () => {
+  test("only the spec surfaces, /healthz and signed attachment links need no token; every tag and parameter is defined", async () => {
     const document = await served(newApp(), "/v1/openapi.json");
     expect(document.openapi).toMatch(/^3\.1\.\d+$/);
     expect(document.security).toEqual([{ bearerAuth: [] }]);

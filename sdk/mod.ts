@@ -82,6 +82,13 @@ export { verifyWebhook, type VerifyWebhookOptions } from "./src/webhooks.ts";
 export type { TokensClient } from "./src/resources/tokens-client.ts";
 export type { CustomFieldsClient } from "./src/resources/custom-fields-client.ts";
 export type {
+  AttachmentData,
+  AttachmentDownload,
+  AttachmentsClient,
+  RecordAttachments,
+  UploadOptions,
+} from "./src/resources/attachments-client.ts";
+export type {
   EventPage,
   EventQuery,
   EventsClient,

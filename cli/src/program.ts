@@ -13,6 +13,7 @@ import { registerRentals } from "./commands/rentals.ts";
 import { loadCustomFieldsHelp } from "./commands/resource/custom-help.ts";
 import { registerResources } from "./commands/resources.ts";
 import { registerTokens } from "./commands/tokens.ts";
+import { registerAttachments } from "./commands/attachments.ts";
 import { registerUsage } from "./commands/usage.ts";
 import { registerWebhooks } from "./commands/webhooks.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -72,6 +73,7 @@ export function buildProgram(f: Factory): Command {
   adopt(program, newCmdLogin(f));
   registerAuth(program);
   registerTokens(program);
+  registerAttachments(program);
   registerRentals(program);
   registerWebhooks(program);
   registerEvents(program);

@@ -103,6 +103,10 @@ export function collectionsOf(document: OpenApiDocument): CollectionInfo[] {
     const segments = path.split("/").filter(Boolean);
     if (segments[0] !== "v1" || segments.at(-1)!.startsWith("{") || !item.get) continue;
     if (!isOffsetList(document, item.get)) continue;
+    // Files, not records: a list whose POST takes raw bytes (a record's attachments) has a client
+    // of its own (sdk/src/resources/attachments-client.ts).
+    const posted = item.post?.requestBody as Json | undefined;
+    if (posted && !(posted.content as Json | undefined)?.["application/json"]) continue;
     const member = document.paths[`${path}/${memberParameter(document, path)}`] ?? {};
     const command = segments.at(-1)!;
     const record = pascal(singularize(command));

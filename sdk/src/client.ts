@@ -14,6 +14,7 @@ import { WebhookEndpointsClient } from "./resources/webhook-endpoints-client.ts"
 import { ResourceClient } from "./resources/resource-client.ts";
 import { TokensClient } from "./resources/tokens-client.ts";
 import { CustomFieldsClient } from "./resources/custom-fields-client.ts";
+import { AttachmentsClient, RecordAttachments } from "./resources/attachments-client.ts";
 
 /** How to reach the API and how hard to try. */
 export interface ClientOptions {
@@ -35,8 +36,17 @@ export interface ClientOptions {
 
 // The collection properties (projects, workers, …, equipment.rentals(id), trades) are declared by
 // the generated CollectionClients and set in the constructor from COLLECTIONS.
+// Every record collection (not the lookups) also has `attachments(id)`: the files of one record.
+type WithAttachments<C> = {
+  [K in keyof C]: K extends keyof typeof COLLECTIONS
+    ? (typeof COLLECTIONS)[K]["kind"] extends "records"
+      ? C[K] & { attachments(id: number): RecordAttachments }
+      : C[K]
+    : C[K];
+};
+
 // deno-lint-ignore no-empty-interface
-export interface ErpClient extends CollectionClients {}
+export interface ErpClient extends WithAttachments<CollectionClients> {}
 
 /** The typed client of the Construction ERP API. */
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor sets every property
@@ -50,6 +60,8 @@ export class ErpClient {
   readonly tokens: TokensClient;
   /** The company's own fields: `list({resource})`, `create`, `update`, `delete`. */
   readonly customFields: CustomFieldsClient;
+  /** One attachment by its id: `get`, `download` (a stream), `link`, `delete`. */
+  readonly attachments: AttachmentsClient;
 
   constructor(options: ClientOptions) {
     this.#transport = new Transport({
@@ -65,6 +77,7 @@ export class ErpClient {
     this.webhookEndpoints = new WebhookEndpointsClient(this.#transport);
     this.tokens = new TokensClient(this.#transport);
     this.customFields = new CustomFieldsClient(this.#transport);
+    this.attachments = new AttachmentsClient(this.#transport);
     for (const [property, spec] of Object.entries(COLLECTIONS)) {
       Object.defineProperty(this, property, {
         value: collectionClient(this.#transport, spec),
@@ -90,6 +103,13 @@ function collectionClient(
     unique: spec.import.unique,
     update: spec.fields.update,
   });
+  // A record's files (the lookups have none).
+  if (spec.kind === "records")
+    Object.defineProperty(client, "attachments", {
+      value: (id: number) =>
+        new RecordAttachments(transport, `${spec.path}/${encodeURIComponent(id)}`),
+      enumerable: true,
+    });
   for (const [method, segment] of Object.entries(spec.children)) {
     Object.defineProperty(client, method, {
       value: (id: number) =>

@@ -6,6 +6,11 @@ import { RateLimiter } from "./auth/rate-limit.ts";
 import { RouteScopes, type RecordOwner } from "./auth/route-scopes.ts";
 import { companyRowExists } from "./db/company-rows.ts";
 import { apiTokens, customFields, webhookEndpoints } from "./db/schema.ts";
+import { LinkSigner } from "./attachments/links.ts";
+import { openStore } from "./attachments/open-store.ts";
+import { attachmentRowExists } from "./attachments/rows.ts";
+import type { AttachmentStore } from "./attachments/store.ts";
+import { attachmentRoutes } from "./routes/attachment-routes.ts";
 import { tokenRoutes } from "./routes/token-routes.ts";
 import { customFieldRoutes } from "./routes/custom-field-routes.ts";
 import { authenticate } from "./auth/bearer.ts";
@@ -43,6 +48,10 @@ export interface AppDeps {
   limiter?: RateLimiter;
   /** Long-polls of the change feed; one per process, closed by its owner at shutdown. */
   waiters?: FeedWaiters;
+  /** Where attachments' bytes are kept (ATTACHMENTS_STORE by default). */
+  attachments?: AttachmentStore;
+  /** Signs and checks attachment links (ATTACHMENT_LINK_SECRETS by default). */
+  links?: LinkSigner;
 }
 
 export function buildApp(deps: AppDeps) {
@@ -81,6 +90,13 @@ export function buildApp(deps: AppDeps) {
   app.use(webhookRoutes(routeDeps));
   app.use(customFieldRoutes(routeDeps));
   app.use(tokenRoutes(routeDeps, companies));
+  app.use(
+    attachmentRoutes({
+      ...routeDeps,
+      attachments: deps.attachments ?? openStore(),
+      links: deps.links ?? new LinkSigner(process.env.ATTACHMENT_LINK_SECRETS),
+    }),
+  );
   // The spec surfaces read the whole app's routes when asked, so they always match what is served.
   app
     .use(openApiRoutes(app, (request) => companyFieldsOf(companies, db, request)))
@@ -104,6 +120,10 @@ function recordOwners(db: AppDeps["database"]["db"]): Record<string, RecordOwner
     "webhook-endpoints": owner("webhook endpoint", webhookEndpoints),
     "custom-fields": owner("custom field", customFields),
     tokens: owner("token", apiTokens),
+    attachments: {
+      what: "attachment",
+      exists: (companyId, id) => attachmentRowExists(db, companyId, id),
+    },
   };
 }
 

@@ -25,6 +25,9 @@ import { readLogFormat } from "./telemetry/request-log.ts";
 import { startTracing } from "./telemetry/tracing.ts";
 import { registerServerGauges } from "./server-gauges.ts";
 import { ADDONS } from "./resources/registry.ts";
+import { LinkSigner } from "./attachments/links.ts";
+import { openStore } from "./attachments/open-store.ts";
+import { startWarnings } from "./attachments/start-warnings.ts";
 
 const config = loadConfig();
 setLogLevel(config.logLevel);
@@ -61,14 +64,27 @@ async function seedDemoCompany(db: Database): Promise<string | undefined> {
 // Counters reach the database within a second; ERP_USAGE_FLUSH_MS changes that (tests).
 const meter = new UsageMeter(database.db, envMilliseconds("ERP_USAGE_FLUSH_MS", 1000));
 meter.start();
-const stopHousekeeping = startHousekeeping(database.db);
+// Attachments' bytes: a directory of this machine unless ATTACHMENTS_STORE names a shared store.
+const attachments = openStore();
+const links = new LinkSigner(process.env.ATTACHMENT_LINK_SECRETS);
+for (const warning of await startWarnings(database.db, config.databaseUrl, attachments, links))
+  log.warn(warning);
+const stopHousekeeping = startHousekeeping(database.db, attachments);
 const limiter = new RateLimiter(database.db);
 limiter.start();
 const waiters = new FeedWaiters(database.db);
 // Hears of revoked tokens once a second and writes when tokens were last used.
 const tokens = new CompanyCache(database.db);
 tokens.start();
-const app = buildApp({ database, meter, limiter, waiters, companies: tokens });
+const app = buildApp({
+  database,
+  meter,
+  limiter,
+  waiters,
+  companies: tokens,
+  attachments,
+  links,
+});
 // Every process delivers webhooks; leases in the database keep one process per delivery.
 const webhooks = new WebhookDispatcher(database.db);
 webhooks.start();

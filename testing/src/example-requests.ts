@@ -74,6 +74,35 @@ function uniqueFieldsOf(collection: string): readonly string[] {
   return def ? uniqueFields(def) : [];
 }
 
+/** `?name=example&…` of the operation's required query parameters (an upload's `filename`), or "". */
+export function requiredQuery(operation: Json): string {
+  const required = ((operation.parameters ?? []) as Json[]).filter(
+    (parameter) => parameter.in === "query" && parameter.required,
+  );
+  const pairs = required.map((parameter) => {
+    const example = parameter.example ?? parameter.schema?.examples?.[0];
+    if (example === undefined)
+      throw new Error(`${operation.operationId}: query parameter ${parameter.name} has no example`);
+    return `${parameter.name}=${encodeURIComponent(String(example))}`;
+  });
+  return pairs.length > 0 ? `?${pairs.join("&")}` : "";
+}
+
+/**
+ * The create that makes the records of a collection with no create of its own (`/v1/attachments`):
+ * the first POST at `…/{id}/attachments` whose 201 answers an id.
+ */
+export function makerOf(document: Json, collection: string): string | undefined {
+  const name = collection.split("/").at(-1)!;
+  if (document.paths[collection]?.post) return undefined;
+  return Object.keys(document.paths).find(
+    (path) =>
+      path.endsWith(`}/${name}`) &&
+      document.paths[path].post?.responses?.["201"] !== undefined &&
+      Object.keys(document.paths).some((other) => other.startsWith(`${collection}/{`)),
+  );
+}
+
 export class ExampleRunner {
   readonly #records = new Map<string, number>();
   readonly #collections: string[];
@@ -112,7 +141,10 @@ export class ExampleRunner {
   ): Promise<ExampleExchange> {
     // A restore needs a deleted record: one made for it, then deleted.
     const restore = method === "post" && template.endsWith("/restore");
-    const path = await this.fill(template, operation, method === "delete" || restore);
+    const path = operation["x-url-from"]
+      ? await this.urlFrom(operation["x-url-from"])
+      : (await this.fill(template, operation, method === "delete" || restore)) +
+        requiredQuery(operation);
     if (restore) await this.maker.delete(path.slice(0, -"/restore".length));
     const body = await this.#body(operation);
     // A record made to stand on takes unique values of its own, leaving the documented ones free
@@ -147,6 +179,21 @@ export class ExampleRunner {
     };
   }
 
+  /**
+   * The path and query of the URL another operation answers (`x-url-from`: a signed link is called
+   * at the URL POST /v1/attachments/{id}/link gave).
+   */
+  async urlFrom(operationId: string): Promise<string> {
+    for (const [template, item] of Object.entries(this.document.paths as Record<string, Json>))
+      for (const method of METHODS)
+        if (item[method]?.operationId === operationId) {
+          const made = await this.send(method, template, item[method], { api: this.maker });
+          const url = new URL((made.answer as Json).data.url);
+          return url.pathname + url.search;
+        }
+    throw new Error(`x-url-from: no operation ${operationId}`);
+  }
+
   /** The path with the example of each parameter, or the id of a real record where it names one. */
   async fill(template: string, operation: Json, fresh: boolean): Promise<string> {
     let path = template;
@@ -156,9 +203,10 @@ export class ExampleRunner {
       const parameter = ((operation.parameters ?? []) as Json[]).find(
         (p) => p.in === "path" && p.name === name,
       );
-      const value = this.#collections.includes(owner)
-        ? await this.recordOf(owner, fresh && index === names.length - 1)
-        : parameter?.example;
+      const value =
+        this.#collections.includes(owner) || makerOf(this.document, owner)
+          ? await this.recordOf(owner, fresh && index === names.length - 1)
+          : parameter?.example;
       if (value === undefined)
         throw new Error(`${operation.operationId}: path parameter ${name} has no example`);
       path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
@@ -177,11 +225,19 @@ export class ExampleRunner {
     return body;
   }
 
-  /** A record of the collection made with its documented create example; `fresh` for one of its own. */
+  /**
+   * A record of the collection made with its documented create example; `fresh` for one of its own.
+   * A collection made under other records' paths (`/v1/attachments`, made by POST
+   * `/v1/projects/{id}/attachments`) is made with the first such create.
+   */
   async recordOf(collection: string, fresh: boolean): Promise<number> {
     const known = this.#records.get(collection);
     if (known !== undefined && !fresh) return known;
-    const created = await this.send("post", collection, this.document.paths[collection].post, {
+    const maker = this.document.paths[collection]?.post
+      ? collection
+      : makerOf(this.document, collection);
+    if (!maker) throw new Error(`${collection}: no documented create makes its records`);
+    const created = await this.send("post", maker, this.document.paths[maker].post, {
       api: this.maker,
       ownUniqueValues: true,
     });

@@ -1,7 +1,7 @@
 // A Portman configuration derived from the served OpenAPI document: contract tests on every
 // operation, and ids flowing from each create into the reads, updates and deletes of its records.
 // Portman (npm @apideck/portman) turns document + configuration into a collection newman runs.
-import { collectionsOf, exampleBody, referencedCollection } from "./example-requests.ts";
+import { collectionsOf, exampleBody, makerOf, referencedCollection } from "./example-requests.ts";
 
 type Json = Record<string, any>;
 
@@ -63,6 +63,37 @@ export function portmanConfig(document: Json): Json {
       ],
     });
   }
+  // Records of a collection without a create of its own (attachments) come from the create under
+  // another record that makes them (an upload); their members' paths use the same variable.
+  const members = new Set(
+    Object.keys(document.paths)
+      .filter((path) => path.includes("/{"))
+      .map((path) => path.slice(0, path.indexOf("/{"))),
+  );
+  for (const collection of members) {
+    const maker = makerOf(document, collection);
+    if (maker)
+      assignVariables.push({
+        openApiOperation: `POST::${maker}`,
+        collectionVariables: [{ responseBodyProp: "data.id", name: idVariable(collection) }],
+      });
+  }
+  // An operation called at a URL another one answers (x-url-from: a signed link) gets that URL.
+  const operationPreRequestScripts: Json[] = [];
+  for (const { method, path, operation } of operations) {
+    const from = operation["x-url-from"] as string | undefined;
+    const source = from && operations.find((one) => one.id === from);
+    if (!source) continue;
+    const name = `${operation.operationId}Url`;
+    assignVariables.push({
+      openApiOperation: `${source.method.toUpperCase()}::${source.path}`,
+      collectionVariables: [{ responseBodyProp: "data.url", name }],
+    });
+    operationPreRequestScripts.push({
+      openApiOperation: `${method.toUpperCase()}::${path}`,
+      scripts: [`pm.request.url = pm.collectionVariables.get("${name}");`],
+    });
+  }
   const overwrites: Json[] = [];
   for (const { method, path, operation } of operations) {
     const overwrite: Json = { openApiOperation: `${method.toUpperCase()}::${path}` };
@@ -101,6 +132,7 @@ export function portmanConfig(document: Json): Json {
     },
     assignVariables,
     overwrites,
+    operationPreRequestScripts,
     globals: {
       orderOfOperations: [...notDeletes, ...deletes, ...restores].map(
         ({ method, path }) => `${method.toUpperCase()}::${path}`,

@@ -46,6 +46,8 @@ export interface ApiRequest {
   revalidate?: boolean;
   /** Keep the whole `{data, meta}` list body instead of unwrapping `data`. */
   envelope?: "page";
+  /** A body sent as it is (an attachment's bytes) instead of `body` as JSON. */
+  raw?: { body: Blob | Uint8Array | ReadableStream<Uint8Array>; contentType: string };
 }
 
 interface RawResponse {
@@ -70,12 +72,20 @@ export class Transport {
     const cached = request.revalidate ? this.#cache.get(url) : undefined;
     const headers = this.#headers(request, cached?.etag);
     const options = request.options ?? {};
-    const maxRetries = options.maxRetries ?? this.#config.maxRetries;
-    const init: RequestInit = {
+    // A stream is read once: a request that sends one cannot be sent again.
+    const once = request.raw?.body instanceof ReadableStream;
+    const maxRetries = once ? 0 : (options.maxRetries ?? this.#config.maxRetries);
+    const init = {
       method: request.method,
       headers,
-      body: request.body === undefined ? null : JSON.stringify(request.body),
-    };
+      body: request.raw
+        ? (request.raw.body as BodyInit)
+        : request.body === undefined
+          ? null
+          : JSON.stringify(request.body),
+      // What fetch asks of a request whose body is a stream (Node, Deno, browsers).
+      ...(once ? { duplex: "half" } : {}),
+    } as RequestInit;
     for (let retry = 0; ; retry++) {
       let error: ErpError;
       try {
@@ -104,6 +114,44 @@ export class Transport {
         throw abortError(reason);
       });
     }
+  }
+
+  /**
+   * Sends a GET whose answer is not JSON (an attachment's bytes) and returns the response once its
+   * headers came (within the timeout), its body unread: a stream for the caller. Not retried (the
+   * caller reads the body); an error answer throws its ErpError.
+   */
+  async open(request: ApiRequest): Promise<Response> {
+    const url = this.#url(request.path, request.query);
+    const headers = this.#headers(request, undefined);
+    headers.set("accept", "*/*");
+    const options = request.options ?? {};
+    const controller = new AbortController();
+    const timeoutMs = options.timeoutMs ?? this.#config.timeoutMs;
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const onAbort = (): void => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    let response: Response;
+    try {
+      response = await this.#config.fetch(url, {
+        method: request.method,
+        headers,
+        signal: controller.signal,
+      });
+    } catch (cause) {
+      if (options.signal?.aborted) throw abortError(options.signal.reason);
+      throw new ApiConnectionError({
+        status: undefined,
+        code: "connection_error",
+        message: `Cannot reach ${request.method} ${url}: ${describe(cause)}`,
+        cause,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (response.status < 400) return response;
+    options.signal?.removeEventListener("abort", onAbort);
+    throw errorFromResponse(response.status, parseJson(await response.text()), response.headers);
   }
 
   #url(path: string, query: QueryValues | undefined): string {
@@ -150,7 +198,8 @@ export class Transport {
       ...this.#config.headers,
       ...options.headers,
     });
-    if (request.body !== undefined) headers.set("content-type", "application/json");
+    if (request.raw) headers.set("content-type", request.raw.contentType);
+    else if (request.body !== undefined) headers.set("content-type", "application/json");
     if (request.method !== "GET") {
       // Generated once per call, before the first attempt, so every retry is recognised as the same write.
       headers.set("idempotency-key", options.idempotencyKey ?? newIdempotencyKey());

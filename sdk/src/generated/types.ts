@@ -1025,10 +1025,10 @@ export type EquipmentCategoryGroupKey = "day(created_at)" | "week(created_at)" |
 export type EquipmentCategoryMetric = "count" | "min(created_at)" | "max(created_at)" | "min(updated_at)" | "max(updated_at)";
 
 /** `<resource>.<action>`: project.created, rental.updated, equipment.deleted, … */
-export type EventType = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted";
+export type EventType = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "attachment.created" | "attachment.deleted";
 
 /** The resource's path segment: projects, workers, …, rentals. */
-export type EventResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment" | "rentals" | "trades" | "equipment-categories" | "custom-fields";
+export type EventResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment" | "rentals" | "trades" | "equipment-categories" | "custom-fields" | "attachments";
 
 export interface Event {
   /** The event's id; it is also a cursor (`after`). */
@@ -1054,7 +1054,7 @@ export interface Event {
 }
 
 /** An event type (`project.created`), every action on one resource (`project.*`), or every event (`*`). */
-export type WebhookSubscription = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "project.*" | "worker.*" | "client.*" | "estimate.*" | "subcontractor.*" | "equipment.*" | "rental.*" | "trade.*" | "equipment_category.*" | "custom_field.*" | "*";
+export type WebhookSubscription = "project.created" | "project.updated" | "project.deleted" | "project.restored" | "worker.created" | "worker.updated" | "worker.deleted" | "worker.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "estimate.created" | "estimate.updated" | "estimate.deleted" | "estimate.restored" | "subcontractor.created" | "subcontractor.updated" | "subcontractor.deleted" | "subcontractor.restored" | "equipment.created" | "equipment.updated" | "equipment.deleted" | "equipment.restored" | "rental.created" | "rental.updated" | "rental.deleted" | "rental.restored" | "trade.created" | "trade.updated" | "trade.deleted" | "trade.restored" | "equipment_category.created" | "equipment_category.updated" | "equipment_category.deleted" | "equipment_category.restored" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "attachment.created" | "attachment.deleted" | "project.*" | "worker.*" | "client.*" | "estimate.*" | "subcontractor.*" | "equipment.*" | "rental.*" | "trade.*" | "equipment_category.*" | "custom_field.*" | "attachment.*" | "*";
 
 export interface WebhookEndpoint {
   id: number;
@@ -1204,11 +1204,38 @@ export interface TokenCreate {
 
 export type TokenFilters = Record<never, never>;
 
+export type AttachmentResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment";
+
+export interface Attachment {
+  id: number;
+  resource: AttachmentResource;
+  record_id: number;
+  filename: string;
+  content_type: string;
+  /** Bytes. */
+  size: number;
+  /** SHA-256 of the bytes, hex. */
+  sha256: string;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string;
+}
+
+export type AttachmentCreate = unknown;
+
+export type AttachmentFilters = Record<never, never>;
+
 export interface UsageQuota {
   /** Live (not deleted) records now. */
   used: number;
   /** The plan's limit, or null for unlimited. */
   limit: number | null;
+}
+
+export interface UsageStorage {
+  /** Bytes of attachments stored now (those of deleted records until purged). */
+  used: number;
+  /** The bytes of attachments the plan keeps. */
+  limit: number;
 }
 
 export interface Usage {
@@ -1224,13 +1251,45 @@ export interface Usage {
     projects: UsageQuota;
     workers: UsageQuota;
   };
+  storage: UsageStorage;
 }
+
+export type WriteResource = "projects" | "workers" | "clients" | "estimates" | "subcontractors" | "equipment";
 
 export type WriteAction = "created" | "updated" | "unchanged" | "restored";
 
 export type WriteMode = "soft";
 
 export type WriteStatus = "delivered" | "failed";
+
+export interface AttachmentDelete {
+  id: number;
+  deleted: boolean;
+  dry_run: boolean;
+}
+
+export interface AttachmentLink {
+  /** Serves the bytes without a token until expires_at. */
+  url: string;
+  /** RFC 3339 UTC timestamp. */
+  expires_at: string;
+}
+
+export interface AttachmentUpload {
+  /** null in a dry-run. */
+  id: number | null;
+  resource: WriteResource;
+  record_id: number;
+  filename: string;
+  content_type: string;
+  /** Bytes. */
+  size: number;
+  /** SHA-256 of the bytes, hex. */
+  sha256: string;
+  /** RFC 3339 UTC timestamp. */
+  created_at: string | null;
+  dry_run: boolean;
+}
 
 export interface FieldError {
   /** The body field (dotted path) or `body`. */
@@ -1759,7 +1818,7 @@ export interface WorkerUpsertOutcome {
 }
 
 /** Every problem `code` the API's operations declare. */
-export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "custom_field_conflict" | "database_unavailable" | "delete_blocked" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_deleted" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "rental_billed" | "request_timeout" | "too_many_groups" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
+export type ApiErrorCode = "batch_failed" | "billing_mode_locked" | "commit_outcome_unknown" | "cursor_expired" | "custom_field_conflict" | "database_unavailable" | "delete_blocked" | "digest_mismatch" | "estimate_not_draft" | "feature_off" | "idempotency_in_progress" | "idempotency_key_reuse" | "insufficient_scope" | "internal" | "invalid_idempotency_key" | "invalid_query" | "invalid_transition" | "malformed_json" | "not_deleted" | "not_found" | "payload_too_large" | "precondition_failed" | "quota_exceeded" | "range_not_satisfiable" | "rate_limited" | "rental_billed" | "request_timeout" | "too_many_groups" | "unauthorized" | "unique_violation" | "unsupported_media_type" | "validation_failed";
 
 /** The codes of 409 Conflict answers. */
 export type ConflictCode = "billing_mode_locked" | "custom_field_conflict" | "delete_blocked" | "estimate_not_draft" | "idempotency_in_progress" | "idempotency_key_reuse" | "invalid_transition" | "not_deleted" | "rental_billed" | "unique_violation";

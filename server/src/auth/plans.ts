@@ -35,3 +35,11 @@ export function isPlan(value: string): value is Plan {
 export function isQuotaName(value: string): value is QuotaName {
   return Object.hasOwn(QUOTAS, value);
 }
+
+const MIB = 1024 * 1024;
+/** The bytes of attachments each plan keeps (docs/attachments.md). */
+export const STORAGE_BYTES = {
+  free: 100 * MIB,
+  pro: 10 * 1024 * MIB,
+  enterprise: 1024 * 1024 * MIB,
+} as const satisfies Record<Plan, number>;

@@ -567,3 +567,22 @@ export const webhookAttempts = companyTable(
   },
   (t) => [index("webhook_attempts_delivery").on(t.company_id, t.delivery_id)],
 );
+
+// A file on a record (docs/attachments.md): its metadata here, its bytes in the attachments store
+// under `object_key`. A row exists only once its bytes are stored whole and checked; the record's
+// soft delete hides its attachments (reads join the record live), the purge of the record removes
+// them and their objects.
+export const attachments = companyTable(
+  "attachments",
+  {
+    resource: varchar("resource", { length: 32 }).notNull(),
+    record_id: ref("record_id").notNull(),
+    filename: varchar("filename", { length: 255 }).notNull(),
+    content_type: varchar("content_type", { length: 255 }).notNull(),
+    size: bigint("size", { mode: "number", unsigned: true }).notNull(),
+    sha256: char("sha256", { length: 64 }).notNull(),
+    object_key: varchar("object_key", { length: 255 }).notNull(),
+    created_at: timestamps.created_at,
+  },
+  (t) => [index("attachments_record").on(t.company_id, t.resource, t.record_id)],
+);

@@ -10,19 +10,26 @@ import type { RecordChange } from "./changes.ts";
 
 const types = new Map<string, string>();
 
-/** What changes besides the resources' records: a company's custom field definitions. */
-const OWN_NOUNS: Record<string, string> = { "custom-fields": "custom_field" };
+/**
+ * What has events but is no resource, with the noun of its event types: a company's custom field
+ * definitions (`custom_field.created`; docs/custom-fields.md) and a record's attachments
+ * (`attachment.created`, `attachment.deleted`; docs/attachments.md).
+ */
+export const OTHER_EVENT_SOURCES = {
+  "custom-fields": "custom_field",
+  attachments: "attachment",
+} as const;
 
 /** project.created, rental.updated, equipment.deleted: the resource's singular in snake case. */
 export function eventType(resource: string, action: RecordChange["action"]): string {
   const key = `${resource}.${action}`;
   let type = types.get(key);
   if (type === undefined) {
-    const noun =
-      OWN_NOUNS[resource] ??
-      definitionNamed(resource)
-        .singular.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1")
-        .toLowerCase();
+    const noun = Object.hasOwn(OTHER_EVENT_SOURCES, resource)
+      ? OTHER_EVENT_SOURCES[resource as keyof typeof OTHER_EVENT_SOURCES]
+      : definitionNamed(resource)
+          .singular.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1")
+          .toLowerCase();
     type = `${noun}.${action}`;
     types.set(key, type);
   }

@@ -176,6 +176,9 @@ const ERROR_STATUSES: Record<number, { text: string; headers?: ResponseHeader[] 
       "chunked, Expect: 100-continue)",
   },
   415: { text: "Unsupported Media Type: send the body as application/json" },
+  416: {
+    text: "Range Not Satisfiable: the range lies outside the file; Content-Range says its size",
+  },
   422: { text: "Unprocessable Content: every failing field is listed in `errors`" },
   429: { text: "Too Many Requests: over your company's rate limit", headers: ["RetryAfter"] },
   503: {

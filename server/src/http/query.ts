@@ -8,6 +8,8 @@ export interface ParamDoc {
   description?: string;
   style?: "form" | "deepObject";
   explode?: boolean;
+  /** A parameter the operation cannot go without (an upload's `filename`). */
+  required?: boolean;
 }
 
 export type ParamParser<T> = ((value: string, name: string) => T) & {

@@ -11,6 +11,8 @@ import { operationDetail } from "../http/operation-docs.ts";
 import { RESOURCES } from "../resources/registry.ts";
 import { liveTotal } from "../resources/live-total.ts";
 import { periodOf } from "./usage-meter.ts";
+import { STORAGE_BYTES } from "../auth/plans.ts";
+import { storedBytes } from "../attachments/rows.ts";
 
 /** The resources a plan's quota limits, each with its own line of the plans' quotas. */
 const LIMITED = RESOURCES.filter((def) => def.quota !== undefined);
@@ -44,6 +46,16 @@ export const UsageResult = Type.Object(
         quotas: Type.Object(Object.fromEntries(LIMITED.map((def) => [def.name, Quota])), {
           additionalProperties: false,
         }),
+        storage: Type.Object(
+          {
+            used: Type.Integer({
+              description:
+                "Bytes of attachments stored now (those of deleted records until purged).",
+            }),
+            limit: Type.Integer({ description: "The bytes of attachments the plan keeps." }),
+          },
+          { additionalProperties: false, title: "UsageStorage" },
+        ),
       },
       { additionalProperties: false, title: "Usage" },
     ),
@@ -69,12 +81,13 @@ export function usageRoutes(deps: { db: Database; admission: Admission }) {
     async ({ request, set, company }) => {
       parseQuery(request.url, {});
       const period = periodOf(Date.now());
-      const [counters, used] = await Promise.all([
+      const [counters, used, bytes] = await Promise.all([
         db
           .select()
           .from(usageCounters)
           .where(and(eq(usageCounters.company_id, company.id), eq(usageCounters.period, period))),
         Promise.all(LIMITED.map((def) => liveTotal(db, def, company.id))),
+        storedBytes(db, company.id),
       ]);
       const row = counters[0];
       return readResponse(
@@ -91,6 +104,7 @@ export function usageRoutes(deps: { db: Database; admission: Admission }) {
                 { used: used[index]!, limit: company.limits[def.quota!] },
               ]),
             ),
+            storage: { used: bytes, limit: STORAGE_BYTES[company.plan] },
           },
         },
       );

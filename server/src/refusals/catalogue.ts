@@ -16,6 +16,7 @@ const TITLES = {
   410: "Gone",
   412: "Precondition Failed",
   413: "Content Too Large",
+  416: "Range Not Satisfiable",
   415: "Unsupported Media Type",
   422: "Unprocessable Content",
   429: "Too Many Requests",
@@ -53,6 +54,8 @@ export const CATALOGUE = {
   unsupported_media_type: 415,
   validation_failed: 422,
   batch_failed: 422,
+  digest_mismatch: 422,
+  range_not_satisfiable: 416,
   rate_limited: 429,
   internal: 500,
   database_unavailable: 503,
@@ -85,6 +88,21 @@ export const invalidIdempotencyKey = (): Refusal =>
   );
 export const payloadTooLarge = (maxBytes: number): Refusal =>
   refusal("payload_too_large", `The request body is larger than ${maxBytes} bytes (1 MiB).`);
+export const fileTooLarge = (maxBytes: number): Refusal =>
+  refusal(
+    "payload_too_large",
+    `The file is larger than ${maxBytes} bytes (${maxBytes / 1024 / 1024} MiB), the most one attachment holds.`,
+    { extensions: { limit: maxBytes } },
+  );
+export const digestMismatch = (detail: string): Refusal => refusal("digest_mismatch", detail);
+export const rangeNotSatisfiable = (size: number): Refusal =>
+  refusal(
+    "range_not_satisfiable",
+    `The file has ${size} bytes; the range asked for lies outside them.`,
+    {
+      headers: { "content-range": `bytes */${size}` },
+    },
+  );
 export const requestTimeout = (seconds: number): Refusal =>
   refusal(
     "request_timeout",
@@ -191,6 +209,17 @@ export const quotaExceeded = (
     "quota_exceeded",
     `Your ${plan} plan allows ${limit} live ${resource}; you have ${used}. Delete some or upgrade the plan.`,
     { extensions: { quota: { resource, used, limit } } },
+  );
+export const storageQuotaExceeded = (
+  plan: string,
+  used: number,
+  adding: number,
+  limit: number,
+): Refusal =>
+  refusal(
+    "quota_exceeded",
+    `Your ${plan} plan keeps ${limit} bytes of attachments; you have ${used}, and this file would add ${adding}. Delete some or upgrade the plan.`,
+    { extensions: { quota: { resource: "storage_bytes", used, limit } } },
   );
 export const invalidInitialStatus = (
   what: string,

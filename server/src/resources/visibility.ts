@@ -66,7 +66,7 @@ export class ReadView {
    * What the token sees of the company's records of `def`: the one decision of which fields are
    * hidden. A token without the resource's sensitive scope sees none of its sensitive fields: those
    * the definition marks, and the company's custom fields of `def` defined `sensitive`
-   * (sensitive-custom-fields.ts), hidden as `custom_fields.<key>`.
+   * (custom-fields.ts, sensitiveCustomKeys), hidden as `custom_fields.<key>`.
    */
   async of(def: ResourceDefinition, companyId: number, db: Executor): Promise<Shown> {
     const keys = await sensitiveCustomKeys(db, companyId, def.name);
@@ -101,11 +101,25 @@ export class ReadView {
     return this.#configuration;
   }
 
-  /** True when the token may read events of `resource` (a resource's name, or `custom-fields`). */
+  /**
+   * True when the token may read the events of `resource` (an event's `resource`): a resource's
+   * when it reads the resource; custom field definitions' with any read scope; attachments' (whose
+   * records may be of any resource that takes them) when it reads every resource.
+   */
   readsEventsOf(resource: string): boolean {
-    return resource === "custom-fields"
-      ? this.readsConfiguration()
-      : this.reads(definitionNamed(resource));
+    if (resource === "custom-fields") return this.readsConfiguration();
+    if (resource === "attachments") return RESOURCES.every((def) => this.reads(def));
+    return this.reads(definitionNamed(resource));
+  }
+
+  /** 403 naming the read scope it lacks, unless the token may read the events of `resource`. */
+  mustReadEvents(resource: string): void {
+    if (resource === "custom-fields") {
+      if (!this.readsConfiguration()) throw insufficientScope(ANY_READ_SCOPES);
+      return;
+    }
+    const defs = resource === "attachments" ? RESOURCES : [definitionNamed(resource)];
+    for (const def of defs) this.mustRead(def);
   }
 
   /** The definitions among `defs` whose records the token may read. */

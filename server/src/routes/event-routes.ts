@@ -11,19 +11,20 @@ import { shownEvents } from "../events/shown-event.ts";
 import { RETENTION_DAYS } from "../events/retention.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { limitParam, pageWindow } from "../http/paging.ts";
-import { insufficientScope, notFound } from "../refusals/catalogue.ts";
+import { notFound } from "../refusals/catalogue.ts";
 import { holdOpen } from "../http/hold-open.ts";
 import { described, integerParam, oneOfParam, parseQuery, textParam } from "../http/query.ts";
 import { readResponse, type ReadCall } from "../http/respond.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { definitionNamed, LOOKUPS, RESOURCES } from "../resources/registry.ts";
-import { ANY_READ_SCOPES, operationScope } from "../resources/scopes.ts";
+import { LOOKUPS, RESOURCES } from "../resources/registry.ts";
+import { operationScope } from "../resources/scopes.ts";
 import { type ReadView, readView } from "../resources/visibility.ts";
 import {
-  CONFIGURATION_EVENTS,
   EVENT_RESOURCES,
   EVENT_TYPES,
   EVENTFUL,
+  OTHER_SOURCES,
+  otherSourceOfType,
   RESOURCE_WILDCARDS,
   resourceOfType,
 } from "../events/event-types.ts";
@@ -108,17 +109,17 @@ function visibleResources(
   view: ReadView,
   filters: { resource?: string; type?: string },
 ): string[] {
-  if (filters.resource === CONFIGURATION_EVENTS) {
-    if (!view.readsConfiguration()) throw insufficientScope(ANY_READ_SCOPES);
-  } else if (filters.resource !== undefined) view.mustRead(definitionNamed(filters.resource));
+  if (filters.resource !== undefined) view.mustReadEvents(filters.resource);
   const typed = filters.type === undefined ? undefined : resourceOfType(filters.type);
+  const other = filters.type === undefined ? undefined : otherSourceOfType(filters.type);
   if (typed) view.mustRead(typed);
+  else if (other) view.mustReadEvents(other);
   return [
     ...view
       .readable(EVENTFUL)
       .filter((def) => company.addons.has(def.addon))
       .map((def) => def.name),
-    ...(view.readsConfiguration() ? [CONFIGURATION_EVENTS] : []),
+    ...OTHER_SOURCES.filter((source) => view.readsEventsOf(source)),
   ];
 }
 

@@ -150,13 +150,17 @@ function operationOf(
         : parameter,
   );
   if (parameters.length > 0) operation.parameters = parameters;
-  // Bodies are parsed and validated by the server itself; the route's detail documents them.
-  const body = detail.requestBody?.content?.["application/json"]?.schema;
+  // Bodies are parsed and validated by the server itself; the route's detail documents them. A
+  // body that is not JSON (an attachment's bytes) is documented as its detail says it.
+  const bodies: Json = detail.requestBody?.content ?? {};
+  const body = bodies["application/json"]?.schema;
   if (body)
     operation.requestBody = {
       required: true,
       content: { "application/json": { schema: components.lift(toJsonSchema(body)) } },
     };
+  else if (Object.keys(bodies).length > 0)
+    operation.requestBody = { required: true, content: bodies };
   const declared: Json = detail.responses ?? {};
   const responses: Json = {};
   for (const status of [
@@ -195,6 +199,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     "managed by it: trades (API add-on) and equipment categories (equipment add-on). Names are " +
     "unique ignoring case and surrounding spaces; reading needs any read scope, writing " +
     "`lookups:write`.",
+  attachments:
+    "Files on records (certificates, signed estimates, photos): uploaded as the raw body, " +
+    "downloaded as a stream or by a signed link; guarded by the record's resource scopes.",
   health: "Liveness and database reachability; no token.",
   specification:
     "This document, the interactive reference and the API-client collection; no token, not metered.",

@@ -82,6 +82,7 @@ function refuseUnreadable(patterns: readonly string[], view: ReadView): void {
   for (const pattern of patterns) {
     const def = resourceOfType(pattern);
     if (def) view.mustRead(def);
+    else if (pattern.startsWith("attachment.")) view.mustReadEvents("attachments");
   }
 }
 
