@@ -161,23 +161,14 @@ async function validate(
       });
     else values.description = description as string | null;
   }
-  if (enabled !== undefined) {
-    if (typeof enabled !== "boolean")
-      errors.push({
-        field: "enabled",
-        code: "invalid_type",
-        message: "enabled must be true or false.",
-      });
-    else values.enabled = enabled;
-  }
-  if (include_sensitive !== undefined) {
-    if (typeof include_sensitive !== "boolean")
-      errors.push({
-        field: "include_sensitive",
-        code: "invalid_type",
-        message: "include_sensitive must be true or false.",
-      });
-    else values.include_sensitive = include_sensitive;
+  for (const [field, value] of [
+    ["enabled", enabled],
+    ["include_sensitive", include_sensitive],
+  ] as const) {
+    if (value === undefined) continue;
+    if (typeof value !== "boolean")
+      errors.push({ field, code: "invalid_type", message: `${field} must be true or false.` });
+    else values[field] = value;
   }
   if (errors.length > 0) throw validationFailed(errors);
   return values;

@@ -346,6 +346,19 @@ export async function createCustomField(
   return { outcome: { field, dryRun: false }, plan: planOf("created", field) };
 }
 
+/** The stored definition a PATCH or DELETE changes, locked: 404 when there is none, 412 on a stale If-Match. */
+async function fieldToChange(
+  tx: WriteTransaction,
+  company: Company,
+  id: number,
+  ifMatch: string | null,
+): Promise<CustomField> {
+  const stored = await findCustomField(tx.db, company.id, id, true);
+  if (!stored) throw notFound("custom field", id);
+  checkIfMatch(ifMatch, stored as unknown as StoredRecord);
+  return stored;
+}
+
 export async function updateCustomField(
   tx: WriteTransaction,
   company: Company,
@@ -353,9 +366,7 @@ export async function updateCustomField(
   body: unknown,
   request: { dryRun: boolean; ifMatch: string | null },
 ) {
-  const stored = await findCustomField(tx.db, company.id, id, true);
-  if (!stored) throw notFound("custom field", id);
-  checkIfMatch(request.ifMatch, stored as unknown as StoredRecord);
+  const stored = await fieldToChange(tx, company, id, request.ifMatch);
   const given = membersOf(body);
   const errors: FieldError[] = [];
   for (const name of Object.keys(given))
@@ -402,9 +413,7 @@ export async function deleteCustomField(
   id: number,
   request: { dryRun: boolean; ifMatch: string | null },
 ) {
-  const stored = await findCustomField(tx.db, company.id, id, true);
-  if (!stored) throw notFound("custom field", id);
-  checkIfMatch(request.ifMatch, stored as unknown as StoredRecord);
+  const stored = await fieldToChange(tx, company, id, request.ifMatch);
   const [counted] = await selectRows<{ total: number }>(
     tx.db,
     sql`SELECT COUNT(*) AS total FROM custom_field_values WHERE company_id = ${company.id}
