@@ -178,7 +178,12 @@ function groupColumn(fields: ReportFields, name: string): Column & { field: stri
   const dated = fields.dated.get(of);
   if (dated && (DATE_BUCKETS as readonly string[]).includes(bucket)) {
     const format = BUCKET_FORMATS[bucket as Bucket];
-    return { name, sql: sql`DATE_FORMAT(${dated.sql}, ${format})`, kind: "text", field: of };
+    return {
+      name,
+      sql: sql`DATE_FORMAT(${dated.sql}, ${format})`,
+      kind: "text",
+      field: dated.field,
+    };
   }
   const { groupBy } = reportVocabulary(fields);
   throw invalidQuery(
@@ -213,7 +218,7 @@ function metricColumn(fields: ReportFields, name: string): Column & { field?: st
       min: sql`MIN(${target.sql})`,
       max: sql`MAX(${target.sql})`,
     };
-    return { name, sql: text[measure]!, kind: target.kind, field: of };
+    return { name, sql: text[measure]!, kind: target.kind, field: target.field };
   }
   const { metrics } = reportVocabulary(fields);
   throw invalidQuery(`"metrics" cannot compute "${name}": it takes ${metrics.join(", ")}.`);
