@@ -530,7 +530,14 @@ describe("the CLI", () => {
     const got = await erp(["attachments", "download", String(made[0].id), "-O", target]);
     expect(got.code).toBe(0);
     expect(Buffer.from(await Bun.file(target).arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
-    const gone = await erp(["attachments", "delete", String(made[1].id), "-o", "json"]);
+    // No terminal (a script): as `erp <resource> delete`, nothing is deleted without --yes, exit 2.
+    const unconfirmed = await erp(["attachments", "delete", String(made[1].id), "-o", "json"]);
+    expect([unconfirmed.code, unconfirmed.stdout]).toEqual([2, ""]);
+    expect(unconfirmed.stderr).toContain("pass --yes");
+    expect((await erp(["attachments", "download", String(made[1].id), "-O", "-"])).stdout).toBe(
+      await Bun.file(small).text(),
+    );
+    const gone = await erp(["attachments", "delete", String(made[1].id), "--yes", "-o", "json"]);
     expect(JSON.parse(gone.stdout)).toMatchObject({ id: made[1].id, deleted: true });
     expect((await erp(["attach", "trades", "1", small])).code).toBe(2);
   });
