@@ -18,7 +18,7 @@ import {
   streamOf,
   upload,
 } from "@erp/testing/attachments";
-import { erpFor, tempDir } from "@erp/testing/cli";
+import { erpFor, erpOnTerminal, tempDir } from "@erp/testing/cli";
 import { newCompany, newToken, testDb, type TestCompany } from "@erp/testing/company";
 import { lengthUpload } from "@erp/testing/raw-http";
 import { expectProblem } from "@erp/testing/rules";
@@ -530,7 +530,29 @@ describe("the CLI", () => {
     const got = await erp(["attachments", "download", String(made[0].id), "-O", target]);
     expect(got.code).toBe(0);
     expect(Buffer.from(await Bun.file(target).arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
-    const gone = await erp(["attachments", "delete", String(made[1].id), "-o", "json"]);
+    // No terminal (a script): as `erp <resource> delete`, nothing is deleted without --yes, exit 2.
+    const unconfirmed = await erp(["attachments", "delete", String(made[1].id), "-o", "json"]);
+    expect([unconfirmed.code, unconfirmed.stdout]).toEqual([2, ""]);
+    expect(unconfirmed.stderr).toContain("pass --yes");
+    expect((await erp(["attachments", "download", String(made[1].id), "-O", "-"])).stdout).toBe(
+      await Bun.file(small).text(),
+    );
+    // On a terminal it asks: "n" keeps the file (exit 1), "y" deletes it.
+    const onTerminal = (typed: string) =>
+      erpOnTerminal(["attachments", "delete", String(made[0].id), "-o", "json"], typed, {
+        ERP_BASE_URL: base(),
+        ERP_TOKEN: company.token,
+      });
+    const declined = await onTerminal("n\n");
+    expect(declined.screen).toContain(`Delete attachment ${made[0].id}? Type y to confirm:`);
+    expect(declined.screen).toContain("not deleted");
+    expect(declined.code).toBe(1);
+    expect((await erp(["attachments", "download", String(made[0].id), "-O", "-"])).code).toBe(0);
+    const confirmed = await onTerminal("y\n");
+    expect(confirmed.screen).toContain('"deleted": true');
+    expect(confirmed.code).toBe(0);
+    expect((await erp(["attachments", "download", String(made[0].id), "-O", "-"])).code).toBe(1);
+    const gone = await erp(["attachments", "delete", String(made[1].id), "--yes", "-o", "json"]);
     expect(JSON.parse(gone.stdout)).toMatchObject({ id: made[1].id, deleted: true });
     expect((await erp(["attach", "trades", "1", small])).code).toBe(2);
   });

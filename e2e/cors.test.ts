@@ -37,3 +37,40 @@ test("responses and problems expose ETag, Location, Retry-After and the request 
   expect(problem.headers.get("access-control-allow-origin")).toBe("*");
   expect(problem.headers.get("access-control-expose-headers")).toContain("X-Request-Id");
 });
+
+test("an attachment's upload and ranged download pass their preflights and expose their headers", async () => {
+  const preflight = await fetch(`${suite.server.baseUrl}/v1/projects/1/attachments`, {
+    method: "OPTIONS",
+    headers: {
+      origin: "https://app.example",
+      "access-control-request-method": "POST",
+      "access-control-request-headers":
+        "authorization, content-type, content-digest, idempotency-key",
+    },
+  });
+  expect(preflight.status).toBe(204);
+  for (const header of ["Content-Digest", "Idempotency-Key", "Range", "If-Range"])
+    expect(preflight.headers.get("access-control-allow-headers")).toContain(header);
+
+  const headers = { origin: "https://app.example", authorization: `Bearer ${token}` };
+  const project = await fetch(`${suite.server.baseUrl}/v1/projects`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Cors files" }),
+  });
+  const { data } = (await project.json()) as { data: { id: number } };
+  const upload = await fetch(
+    `${suite.server.baseUrl}/v1/projects/${data.id}/attachments?filename=a.txt`,
+    { method: "POST", headers: { ...headers, "content-type": "text/plain" }, body: "hello cors" },
+  );
+  expect(upload.status).toBe(201);
+  const { data: file } = (await upload.json()) as { data: { id: number } };
+  const part = await fetch(`${suite.server.baseUrl}/v1/attachments/${file.id}/content`, {
+    headers: { ...headers, range: "bytes=0-4" },
+  });
+  expect(part.status).toBe(206);
+  expect(await part.text()).toBe("hello");
+  expect(part.headers.get("access-control-allow-origin")).toBe("*");
+  for (const header of ["Content-Disposition", "Content-Range", "Accept-Ranges", "ETag"])
+    expect(part.headers.get("access-control-expose-headers")).toContain(header);
+});

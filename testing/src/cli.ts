@@ -86,6 +86,30 @@ export async function measuredErp(
   return { ...result, seconds: (performance.now() - started) / 1000, peakMb: peakKb / 1024 };
 }
 
+/**
+ * The CLI on a terminal: run under util-linux `script`, which gives it a pseudo-terminal for stdin
+ * and stderr, with `typed` typed at it (an answer to a question). What it printed comes back as
+ * one text (the terminal mixes stdout, stderr and the echo of what was typed).
+ */
+export async function erpOnTerminal(
+  args: string[],
+  typed: string,
+  env: Record<string, string>,
+): Promise<{ code: number; screen: string }> {
+  const quoted = [process.execPath, path.join(ROOT, "cli/src/main.ts"), ...args]
+    .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
+    .join(" ");
+  const child = Bun.spawn(["script", "--quiet", "--return", "--command", quoted, "/dev/null"], {
+    cwd: ROOT,
+    env: { ...process.env, ERP_CONFIG: path.join(isolated, "no-login.json"), ...env },
+    stdin: new Blob([typed]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [screen, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  return { code, screen };
+}
+
 /** The same CLI bound to one server and token through ERP_BASE_URL/ERP_TOKEN. */
 export function erpFor(
   baseUrl: string,

@@ -3,6 +3,7 @@
 import { basename } from "node:path";
 import type { Command } from "commander";
 import { COLLECTIONS, type ErpClient, type RecordAttachments } from "@erp/sdk";
+import { confirmDelete } from "../confirm-delete.ts";
 import { clientOf, formatOf } from "../context.ts";
 import { printMany, printOne } from "../output.ts";
 import { parseId } from "../parsers.ts";
@@ -134,8 +135,10 @@ export function registerAttachments(program: Command): void {
     .command("delete")
     .argument("<id>", "the attachment's id", parseId)
     .option("--dry-run", "validate only")
-    .summary("delete an attachment (its bytes too)")
-    .action(async (id: number, options: { dryRun?: boolean }, command: Command) => {
+    .option("-y, --yes", "delete without asking; required when stdin is not a terminal (scripts)")
+    .summary("delete an attachment (its bytes too); asks on a terminal unless --yes")
+    .action(async (id: number, options: { dryRun?: boolean; yes?: boolean }, command: Command) => {
+      if (!confirmDelete(`attachment ${id}`, options)) return;
       const deleted = await clientOf(command).attachments.delete(id, {
         dryRun: options.dryRun === true,
       });

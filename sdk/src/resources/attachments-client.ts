@@ -2,7 +2,7 @@
 // a record and lists its files; `erp.attachments` reads, downloads (as a stream), links and deletes
 // one. Only web-standard APIs (fetch, Blob, ReadableStream), so it runs on Bun, Node, Deno and in
 // browsers.
-import { ApiPromise } from "../core/api-promise.ts";
+import { ApiPromise, type ApiResult } from "../core/api-promise.ts";
 import type { Page } from "../core/pagination.ts";
 import type { RequestOptions, WriteOptions } from "../core/request-options.ts";
 import type { Transport } from "../core/transport.ts";
@@ -13,7 +13,10 @@ import type {
   AttachmentUpload,
 } from "../generated/types.ts";
 
-/** What an upload sends: the file's bytes, whole or as a stream (a stream is sent once, never retried). */
+/**
+ * What an upload sends: the file's bytes, whole or as a stream (a stream is sent once, never
+ * retried; in a browser it is read into a Blob first, see `sendable`).
+ */
 export type AttachmentData = Blob | Uint8Array | ReadableStream<Uint8Array>;
 
 export interface UploadOptions extends WriteOptions {
@@ -23,6 +26,24 @@ export interface UploadOptions extends WriteOptions {
   contentType?: string;
   /** RFC 9530 `Content-Digest` to have the server check (`sha-256=:<base64>:`); 422 when it does not match. */
   contentDigest?: string;
+}
+
+/**
+ * What fetch can send of `data`. Browsers stream a request body only over HTTP/2 or later
+ * (Chromium: a stream sent over HTTP/1.1 fails as "Failed to fetch") or not at all (Firefox,
+ * Safari), so in a browser a stream is first read into a Blob, which the browser may keep on disk
+ * rather than in memory; every other runtime sends it as it is read.
+ */
+async function sendable(
+  data: AttachmentData,
+): Promise<Blob | Uint8Array | ReadableStream<Uint8Array>> {
+  return data instanceof ReadableStream && inBrowser() ? await new Response(data).blob() : data;
+}
+
+/** A page or a worker of a browser (Deno, Node and Bun have neither a document nor importScripts). */
+function inBrowser(): boolean {
+  const scope = globalThis as { document?: unknown; importScripts?: unknown };
+  return scope.document !== undefined || typeof scope.importScripts === "function";
 }
 
 /** The attachments of one record: `erp.projects.attachments(7)`. */
@@ -42,17 +63,17 @@ export class RecordAttachments {
       contentType ||
       (typeof Blob !== "undefined" && data instanceof Blob && data.type) ||
       "application/octet-stream";
-    return new ApiPromise(
+    const send = async (): Promise<ApiResult<AttachmentUpload>> =>
       this.#transport.request<AttachmentUpload>({
         method: "POST",
         path: this.#path,
         query: { filename },
-        raw: { body: data, contentType: type },
+        raw: { body: await sendable(data), contentType: type },
         options: contentDigest
           ? { ...rest, headers: { ...rest.headers, "content-digest": contentDigest } }
           : rest,
-      }),
-    );
+      });
+    return new ApiPromise(send());
   }
 
   /** One page of the record's attachments (metadata), oldest first. */

@@ -24,6 +24,36 @@ export interface Check {
 
 const unique = (): string => crypto.randomUUID().slice(0, 8);
 
+/** `length` random bytes (getRandomValues fills at most 64 KiB a call). */
+function randomBytes(length: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(length);
+  for (let at = 0; at < length; at += 65_536)
+    crypto.getRandomValues(bytes.subarray(at, Math.min(at + 65_536, length)));
+  return bytes;
+}
+
+async function sha256Hex(bytes: BufferSource): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A hex digest as the base64 that Content-Digest carries. */
+function base64OfHex(hex: string): string {
+  return btoa(String.fromCharCode(...(hex.match(/../g) ?? []).map((h) => Number.parseInt(h, 16))));
+}
+
+/** `bytes` as a stream of `size`-byte chunks, pulled as the reader asks. */
+function chunked(bytes: Uint8Array, size: number): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(at, at + size));
+      at += size;
+    },
+  });
+}
+
 export const checks: Check[] = [
   {
     name: "create, get and update a project; money comes back as a decimal string",
@@ -254,6 +284,70 @@ export const checks: Check[] = [
         ConflictError,
       );
       assertEqual(error.code, "rental_billed");
+    },
+  },
+  {
+    name: "attachments: a Blob of 3 MB uploads with its Content-Digest and an idempotency key, downloads byte-identical, and a range comes back as 206",
+    async run(erp) {
+      const bytes = randomBytes(3 * 1024 * 1024 + 17);
+      const sha256 = await sha256Hex(bytes);
+      const { id: projectId } = await erp.projects.create({ name: `Files ${unique()}` });
+      const key = crypto.randomUUID();
+      const upload = () =>
+        erp.projects.attachments(projectId).upload(new Blob([bytes], { type: "image/png" }), {
+          filename: "façade före.png",
+          contentDigest: `sha-256=:${base64OfHex(sha256)}:`,
+          idempotencyKey: key,
+        });
+      const made = await upload();
+      assertEqual([made.size, made.sha256, made.content_type], [bytes.length, sha256, "image/png"]);
+      assertEqual(made.filename, "façade före.png");
+      const again = await upload().withResponse();
+      assertEqual([again.data.id, again.response.replayed], [made.id, true]);
+      const whole = await erp.attachments.download(made.id!);
+      assertEqual([whole.status, whole.size, whole.contentType], [200, bytes.length, "image/png"]);
+      assert(whole.etag !== null, "the download's ETag is readable");
+      assertEqual(await sha256Hex(await new Response(whole.body).arrayBuffer()), sha256);
+      const part = await erp.attachments.download(made.id!, { range: { start: 10, end: 19 } });
+      assertEqual([part.status, part.size], [206, 10]);
+      assertEqual(
+        [...new Uint8Array(await new Response(part.body).arrayBuffer())],
+        [...bytes.subarray(10, 20)],
+      );
+    },
+  },
+  {
+    name: "attachments: a Uint8Array and a ReadableStream upload and download byte-identical",
+    async run(erp) {
+      const { id: workerId } = await erp.workers.create({ name: `Card ${unique()}` });
+      const files = erp.workers.attachments(workerId);
+      const array = randomBytes(200_000);
+      const fromArray = await files.upload(array, { filename: "card.bin" });
+      assertEqual(fromArray.content_type, "application/octet-stream");
+      const streamed = randomBytes(2 * 1024 * 1024 + 5);
+      const fromStream = await files.upload(chunked(streamed, 64 * 1024), {
+        filename: "scan.pdf",
+        contentType: "application/pdf",
+      });
+      assertEqual(
+        [fromStream.size, fromStream.sha256],
+        [streamed.length, await sha256Hex(streamed)],
+      );
+      for (const [made, bytes] of [
+        [fromArray, array],
+        [fromStream, streamed],
+      ] as const) {
+        const download = await erp.attachments.download(made.id!);
+        assertEqual(
+          await sha256Hex(await new Response(download.body).arrayBuffer()),
+          await sha256Hex(bytes),
+        );
+      }
+      const listed = [];
+      for await (const file of files.list()) listed.push(file.filename);
+      assertEqual(listed, ["card.bin", "scan.pdf"]);
+      await erp.attachments.delete(fromArray.id!);
+      await assertRejects(erp.attachments.get(fromArray.id!), NotFoundError);
     },
   },
   {

@@ -1,5 +1,7 @@
 // CORS for browser apps on other origins: tokens travel in a header, never in cookies, so any
-// origin may call; the headers the SDK reads (ETag, Retry-After, …) are exposed to scripts.
+// origin may call; the headers the SDK reads (ETag, Retry-After, …) are exposed to scripts, and an
+// attachment's upload (Content-Digest) and ranged download (Range, If-Range, Content-Range) work
+// from a page as they do from a server (docs/attachments.md).
 import { Elysia } from "elysia";
 
 const ALLOWED_HEADERS = [
@@ -11,6 +13,9 @@ const ALLOWED_HEADERS = [
   "If-None-Match",
   "X-Request-Id",
   "traceparent",
+  "Content-Digest",
+  "Range",
+  "If-Range",
 ];
 const EXPOSED_HEADERS = [
   "ETag",
@@ -24,6 +29,9 @@ const EXPOSED_HEADERS = [
   "Retry-After",
   "WWW-Authenticate",
   "Allow",
+  "Content-Disposition",
+  "Content-Range",
+  "Accept-Ranges",
 ];
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 

@@ -1,10 +1,10 @@
 // `erp <resource> delete <id>`: a soft delete; --dry-run shows what would go and what would stay.
 // It asks on a terminal; without one it refuses (exit 2) unless --yes says so.
+import { confirmDelete } from "../../confirm-delete.ts";
 import { clientOf, formatOf } from "../../context.ts";
 import { printOne } from "../../output.ts";
 import { parseId } from "../../parsers.ts";
 import { resourceClient } from "../../resources.ts";
-import { UsageError } from "../../usage-error.ts";
 import type { ResourceCommand } from "./resource-command.ts";
 import { addWriteOptions, noteDryRun, type WriteFlags, writeOptions } from "./write-options.ts";
 
@@ -23,21 +23,7 @@ export const remove: ResourceCommand = {
   async run(spec, command, [id], options) {
     const format = formatOf(command);
     const flags = options as WriteFlags & { yes?: boolean };
-    if (!flags.yes && !flags.dryRun) {
-      // Like gh: a script never deletes by accident; off a terminal only --yes confirms.
-      if (!process.stdin.isTTY || !process.stderr.isTTY) {
-        throw new UsageError(
-          `not deleting ${spec.name} ${String(id)}: there is no terminal to confirm on; pass ` +
-            `--yes to delete (or --dry-run to preview)`,
-        );
-      }
-      const answer = prompt(`Delete ${spec.name} ${String(id)}? Type y to confirm:`);
-      if (answer?.trim().toLowerCase() !== "y") {
-        process.stderr.write("not deleted\n");
-        process.exitCode = 1;
-        return;
-      }
-    }
+    if (!confirmDelete(`${spec.name} ${String(id)}`, flags)) return;
     const result = await resourceClient(clientOf(command), spec.name).delete(
       id as number,
       writeOptions(flags),
