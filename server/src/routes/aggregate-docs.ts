@@ -34,12 +34,14 @@ export function aggregateParsers(def: ResourceDefinition): Record<string, ParamP
       `Up to ${MAX_GROUP_KEYS} fields to group by, comma-separated, in the order the groups are ` +
         "keyed and sorted: enums (status), references and booleans by value, dates and " +
         "timestamps by `day(f)` (2026-03-09), `week(f)` (ISO 8601, 2026-W11), `month(f)` " +
-        "(2026-03) or `year(f)` (2026). Without it, one group of every selected record.",
+        "(2026-03) or `year(f)` (2026); your select and boolean custom fields as `cf.<key>`, your " +
+        "date ones bucketed (`month(cf.<key>)`). Without it, one group of every selected record.",
     ),
     metrics: described(
       namesParam(vocabulary.metrics),
       "What each group computes, comma-separated (default `count`): `count` of records; " +
-        "`sum(f)`, `avg(f)`, `min(f)`, `max(f)` of a money field; `min(f)`, `max(f)` of a date.",
+        "`sum(f)`, `avg(f)`, `min(f)`, `max(f)` of a money field or of an integer, decimal or " +
+        "money custom field (`sum(cf.<key>)`); `min(f)`, `max(f)` of a date.",
     ),
     ...filterParsers(def),
   };
