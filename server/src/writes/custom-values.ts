@@ -47,16 +47,24 @@ function rowsOf(
   });
 }
 
+/** Text in one character set and collation, whatever the server's defaults: its parts never mix two. */
+const exact = (expression: string): string =>
+  `CONVERT(${expression} USING utf8mb4) COLLATE utf8mb4_bin`;
+
+/** The value of a row `v` of custom_field_values as the unique check compares it (uniqueTextOf). */
+const COMPARED_VALUE_SQL =
+  `CASE f.type WHEN 'text' THEN ${exact("JSON_UNQUOTE(JSON_EXTRACT(r.custom_fields, CONCAT('$.', f.`key`)))")} ` +
+  `WHEN 'select' THEN ${exact("v.value_text")} WHEN 'date' THEN ${exact("CAST(v.value_date AS CHAR)")} ` +
+  `ELSE ${exact("TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM CAST(v.value_number AS CHAR)))")} END`;
+
 /**
  * The `unique_value` of a row `v` of custom_field_values, given its field `f` and record `r`: the
- * field's key and the hash of the value, NULL when the field is not unique or the record is deleted.
+ * field's key and the hash of the value (trailing spaces aside), NULL when the field is not unique
+ * or the record is deleted.
  */
 export const UNIQUE_VALUE_SQL =
-  "IF(f.`unique` = 1 AND r.deleted_at IS NULL, CONCAT(f.`key`, ':', SHA2(TRIM(TRAILING ' ' FROM " +
-  "CASE f.type WHEN 'text' THEN JSON_UNQUOTE(JSON_EXTRACT(r.custom_fields, CONCAT('$.', f.`key`))) " +
-  "WHEN 'select' THEN v.value_text WHEN 'date' THEN CAST(v.value_date AS CHAR) " +
-  "ELSE TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM CAST(v.value_number AS CHAR))) END), 256)), " +
-  "NULL)";
+  "IF(f.`unique` = 1 AND r.deleted_at IS NULL, " +
+  `CONCAT(${exact("f.`key`")}, ':', ${exact(`SHA2(TRIM(TRAILING ' ' FROM ${COMPARED_VALUE_SQL}), 256)`)}), NULL)`;
 
 /**
  * Sets `unique_value` for the rows of `def`'s records `ids` of its unique fields, as the records
