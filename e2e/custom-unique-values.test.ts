@@ -3,8 +3,11 @@
 // value at the same moment, on two server processes over one database, commit once: exactly one is
 // created, every other is 409 unique_violation naming `custom_fields.<key>` (an item error in a
 // batch), never a 500, and one record holds the value. A field made unique is guarded at once; one
-// no longer unique takes duplicates again. Values compare exactly, and whole.
+// no longer unique takes duplicates again. Values compare exactly, and whole. The migration that
+// brought the key fills it for the values already stored.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { RowDataPacket } from "mysql2";
 import { Api, type ApiResponse, create } from "@erp/testing/api";
 import { newCompany, type TestCompany, testDb } from "@erp/testing/company";
@@ -183,4 +186,46 @@ test("numbers compare as numbers, texts whole: past the first 255 characters two
     409,
     "unique_violation",
   );
+});
+
+test("the migration fills the key for values stored before it, as a write does: a duplicate is then refused", async () => {
+  const key = `badge_${fresh()}`;
+  const field = await defineField({
+    resource: "projects",
+    key,
+    label: `Badge ${key}`,
+    type: "text",
+    unique: true,
+  });
+  await create(apis[0]!, "/v1/projects", { name: "P", custom_fields: { [key]: "B-1" } });
+  const pool = testDb().pool;
+  const held = async () => {
+    const [rows] = await pool.query<RowDataPacket[]>(
+      "SELECT unique_value FROM custom_field_values WHERE company_id = ? AND field_id = ?",
+      [company.companyId, field.id],
+    );
+    return rows[0]!.unique_value;
+  };
+  const written = await held();
+  expect(String(written)).toStartWith(`${key}:`);
+  // As before the migration: the value stored, the key empty.
+  await pool.query(
+    "UPDATE custom_field_values SET unique_value = NULL WHERE company_id = ? AND field_id = ?",
+    [company.companyId, field.id],
+  );
+  const folder = join(import.meta.dir, "../server/drizzle");
+  const file = readdirSync(folder).find((name) => name.endsWith("_custom-unique-values.sql"))!;
+  const fills = readFileSync(join(folder, file), "utf8")
+    .split("--> statement-breakpoint")
+    .map((statement) => statement.trim())
+    .filter((statement) => statement.startsWith("UPDATE IGNORE"));
+  expect(fills.length).toBeGreaterThan(0);
+  for (const statement of fills) await pool.query(statement);
+  // Filled as a write fills it.
+  expect(await held()).toBe(written);
+  const responses = await together(PARALLEL / 2, (api, index) =>
+    api.post("/v1/projects", { name: `Q${index}`, custom_fields: { [key]: "B-1" } }),
+  );
+  for (const response of responses) expectProblem(response, 409, "unique_violation");
+  expect(await holders("projects", field.id, "B-1")).toBe(1);
 });
