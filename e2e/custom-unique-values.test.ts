@@ -229,3 +229,32 @@ test("the migration fills the key for values stored before it, as a write does: 
   for (const response of responses) expectProblem(response, 409, "unique_violation");
   expect(await holders("projects", field.id, "B-1")).toBe(1);
 });
+
+test("a field made unique while duplicates are being written: either the change or the duplicates are refused, never both kept", async () => {
+  const key = `lot_${fresh()}`;
+  const field = await defineField({
+    resource: "subcontractors",
+    key,
+    label: `Lot ${key}`,
+    type: "text",
+  });
+  await create(apis[0]!, "/v1/subcontractors", { name: "R", custom_fields: { [key]: "R-1" } });
+  const [made, ...creates] = await Promise.all([
+    apis[0]!.patch(`/v1/custom-fields/${field.id}`, { unique: true }),
+    ...Array.from({ length: PARALLEL / 2 }, (_, index) =>
+      apis[(index + 1) % 2]!.post("/v1/subcontractors", {
+        name: `R${index}`,
+        custom_fields: { [key]: "R-1" },
+      }),
+    ),
+  ]);
+  for (const response of creates) expect([201, 409]).toContain(response.status);
+  const held = await holders("subcontractors", field.id, "R-1");
+  if (made!.status === 200) {
+    expect(held).toBe(1);
+    for (const response of creates) expectProblem(response, 409, "unique_violation");
+  } else {
+    expectProblem(made!, 409, "custom_field_conflict");
+    expect(held).toBe(1 + creates.filter((response) => response.status === 201).length);
+  }
+});
