@@ -52,3 +52,14 @@ test("a duplicate on a value a client chose names its field and table; keys of i
     expect(duplicateValueKey(duplicate(key))).toBeUndefined();
   expect(duplicateValueKey({ errno: 1213 })).toBeUndefined();
 });
+
+test("a duplicate of a unique custom value names custom_fields.<key> from its entry, on MariaDB and MySQL 8", () => {
+  const entry = `12-34-union_no:${"ab".repeat(32)}`;
+  for (const key of [
+    "custom_field_values_unique",
+    "custom_field_values.custom_field_values_unique",
+  ])
+    expect(
+      duplicateValueKey({ errno: 1062, sqlMessage: `Duplicate entry '${entry}' for key '${key}'` }),
+    ).toEqual({ field: "custom_fields.union_no", table: "records" });
+});

@@ -108,14 +108,19 @@ export function errorLabel(error: unknown): string {
 
 /** The name of the unique key a duplicate-key error names (MySQL 8 says `table.key`), if any. */
 export function duplicateKeyName(error: unknown): string | undefined {
+  const message = duplicateMessage(error);
+  return message === undefined ? undefined : /for key '(?:[^'.]+\.)?([^']+)'/.exec(message)?.[1];
+}
+
+/** The message of a duplicate-key error (the entry and the key it met), if `error` is one. */
+function duplicateMessage(error: unknown): string | undefined {
   for (
     let current = error, depth = 0;
     typeof current === "object" && current !== null && depth < 10;
     depth++
   ) {
     const { errno, sqlMessage } = current as { errno?: unknown; sqlMessage?: unknown };
-    if (errno === DUPLICATE_ERRNO && typeof sqlMessage === "string")
-      return /for key '(?:[^'.]+\.)?([^']+)'/.exec(sqlMessage)?.[1];
+    if (errno === DUPLICATE_ERRNO && typeof sqlMessage === "string") return sqlMessage;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
@@ -145,8 +150,16 @@ const VALUE_KEYS = new Map(
   }),
 );
 
+/**
+ * The key of the unique custom field a duplicate-key error is about: its entry (company_id-field_id-
+ * unique_value) begins its `unique_value` with the field's key (writes/custom-values.ts).
+ */
+const CUSTOM_VALUE_KEY = "custom_field_values_unique";
+
 /** The unique value a duplicate-key error is about, when a client chose it. */
 export function duplicateValueKey(error: unknown): ValueKey | undefined {
   const key = duplicateKeyName(error);
-  return key === undefined ? undefined : VALUE_KEYS.get(key);
+  if (key !== CUSTOM_VALUE_KEY) return key === undefined ? undefined : VALUE_KEYS.get(key);
+  const field = /Duplicate entry '\d+-\d+-([a-z][a-z0-9_]*):/.exec(duplicateMessage(error)!)?.[1];
+  return field === undefined ? undefined : { field: `custom_fields.${field}`, table: "records" };
 }

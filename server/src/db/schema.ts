@@ -207,7 +207,9 @@ export const customFields = companyTable(
 // record and field that holds a value, in the column of its type (text and choices in value_text,
 // numbers, money and booleans in value_number, dates in value_date). Filters, ranges, sorts and
 // unique checks read it by (company_id, field_id, value, record_id); every write of a record keeps
-// it in the same transaction. A text value is indexed by its first 255 characters.
+// it in the same transaction. A text value is indexed by its first 255 characters. A unique field's
+// value of a live record is also in `unique_value` (its key and the hash of the whole value, NULL
+// otherwise), which the unique key custom_field_values_unique guards (writes/custom-values.ts).
 export const customFieldValues = mysqlTable(
   "custom_field_values",
   {
@@ -217,9 +219,11 @@ export const customFieldValues = mysqlTable(
     value_text: exactText("value_text", 255),
     value_number: decimal("value_number", { precision: 24, scale: 6 }),
     value_date: date("value_date", { mode: "string" }),
+    unique_value: exactText("unique_value", 105),
   },
   (t) => [
     primaryKey({ columns: [t.company_id, t.field_id, t.record_id] }),
+    uniqueIndex("custom_field_values_unique").on(t.company_id, t.field_id, t.unique_value),
     index("custom_field_values_text").on(t.company_id, t.field_id, t.value_text, t.record_id),
     index("custom_field_values_number").on(t.company_id, t.field_id, t.value_number, t.record_id),
     index("custom_field_values_date").on(t.company_id, t.field_id, t.value_date, t.record_id),

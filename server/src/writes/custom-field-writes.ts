@@ -6,6 +6,7 @@
 import { CUSTOM_FIELDS_PER_RESOURCE } from "../auth/plans.ts";
 import type { Company } from "../auth/company.ts";
 import { databaseErrorKind, duplicateKeyName } from "../db/errors.ts";
+import { UNIQUE_VALUE_SQL } from "./custom-values.ts";
 import { runStatement, selectRows } from "../db/sql.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
 import { and, eq, getTableName, sql } from "drizzle-orm";
@@ -402,9 +403,30 @@ export async function updateCustomField(
       updated_at: new Date(),
     })
     .where(and(eq(customFields.company_id, company.id), eq(customFields.id, id)));
+  if (changes.unique) await setUniqueValues(tx, company.id, stored);
   const field = (await findCustomField(tx.db, company.id, id))!;
   forgetCustomFields(company.id);
   return { outcome: { field, changes, dryRun: false }, plan: planOf("updated", field, changes) };
+}
+
+/**
+ * A field made unique: its live values enter its unique key (the check before found none shared; a
+ * write that took a shared value since meets the key, and the change runs again: its check then
+ * refuses it). A field no longer unique: its values leave the key.
+ */
+async function setUniqueValues(
+  tx: WriteTransaction,
+  companyId: number,
+  stored: CustomField,
+): Promise<void> {
+  const table = sql.raw(tableOf(stored.resource));
+  await runStatement(
+    tx.db,
+    sql`UPDATE custom_field_values v JOIN custom_fields f ON f.company_id = v.company_id
+      AND f.id = v.field_id JOIN ${table} r ON r.company_id = v.company_id AND r.id = v.record_id
+      SET v.unique_value = ${sql.raw(UNIQUE_VALUE_SQL)}
+      WHERE v.company_id = ${companyId} AND v.field_id = ${stored.id}`,
+  );
 }
 
 export async function deleteCustomField(

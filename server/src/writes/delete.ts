@@ -11,6 +11,7 @@ import { WritePlan } from "./plan.ts";
 import type { Shown } from "../resources/shown.ts";
 import { checkIfMatch } from "./preconditions.ts";
 import { softDeleteRecords } from "./record-statements.ts";
+import { uniqueValuesAfter } from "./custom-values.ts";
 
 export interface DeleteRequest {
   def: ResourceDefinition;
@@ -87,9 +88,11 @@ export async function deleteRecordById(
       for (const record of await findRecords(db, resource, company.id, ids))
         plan.changes.push({ resource: resource.name, action: "deleted", record });
       plan.statements.push(softDeleteRecords(resource.table, company.id, ids, at));
+      plan.statements.push(...uniqueValuesAfter(resource, company.id, ids));
       plan.count(resource, -ids.length);
     }
     plan.statements.push(softDeleteRecords(def.table, company.id, [id], at));
+    plan.statements.push(...uniqueValuesAfter(def, company.id, [id]));
     plan.count(def, -1);
     plan.changes.push({ resource: def.name, action: "deleted", record: stored });
   }

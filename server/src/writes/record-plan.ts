@@ -8,7 +8,7 @@ import type { ChangeAction } from "../events/changes.ts";
 import { uniqueFields } from "../resources/fields.ts";
 import { column } from "../resources/store.ts";
 import { type ChangedRecord, type Decisions, type Step, stampOf } from "./item-decisions.ts";
-import { planCustomValues } from "./custom-values.ts";
+import { planCustomValues, uniqueValuesAfter } from "./custom-values.ts";
 import type { PlannedChange } from "./plan.ts";
 import type { RestoredWith } from "./record-writes.ts";
 import {
@@ -138,6 +138,7 @@ function planRestoredWith(d: Decisions, cascaded: RestoredWith): void {
     if (records.length === 0) continue;
     const ids = records.map((record) => record.id);
     d.plan.statements.push(restoreRecords(def.table, d.writes.company.id, ids, d.at));
+    d.plan.statements.push(...uniqueValuesAfter(def, d.writes.company.id, ids));
     d.plan.count(def, records.length);
     for (const record of records)
       d.plan.changes.push({
