@@ -10,7 +10,7 @@ import { readView } from "../resources/visibility.ts";
 import { aggregateParsers, reportEnvelope } from "./aggregate-docs.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { customCriteria } from "./custom-criteria.ts";
-import { selectedBy } from "./list-parsers.ts";
+import { selectedFor } from "./list-parsers.ts";
 import { pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
 
 export function aggregateRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
@@ -32,18 +32,12 @@ export function aggregateRoute(app: AdmittedApp, def: ResourceDefinition, deps: 
         ? await customCriteria(deps, company.id, def, request.url, undefined)
         : undefined;
       const scope = await scopeOf(deps.db, def, company, params);
-      // A field the token does not see (docs/tokens.md) is neither grouped, measured nor filtered
-      // on for it, and its search leaves such fields out, as the list's does.
+      // A field the token does not see (docs/tokens.md) is neither grouped nor measured for it,
+      // nor filtered on (selectedFor, as the list).
       const shown = await readView(token.scopes).of(def, company.id, deps.db);
-      const selected = selectedBy(def, query);
-      shown.refuseNamed([
-        ...plan.fields,
-        ...Object.keys(selected.filters),
-        ...Object.keys(selected.ranges ?? {}),
-        ...(custom?.filters ?? []).map((filter) => `custom_fields.${filter.field.key}`),
-      ]);
-      const search = shown.hides ? shown.visible(def.search) : undefined;
-      const rows = await runReport(deps.db, def, scope, plan, { ...selected, search, custom });
+      shown.refuseNamed(plan.fields);
+      const selected = selectedFor(shown, def, query, custom);
+      const rows = await runReport(deps.db, def, scope, plan, selected);
       return readResponse({ request, set }, { data: rows, meta: { groups: rows.length } });
     },
     {

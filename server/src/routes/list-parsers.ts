@@ -31,7 +31,8 @@ import {
 } from "../resources/fields.ts";
 import { isCaseless } from "../resources/caseless.ts";
 import { sensitiveScope } from "../resources/scopes.ts";
-import type { FilterValue, ListFilters } from "../resources/lists.ts";
+import type { FilterValue, ListCriteria, ListFilters } from "../resources/lists.ts";
+import type { Shown } from "../resources/shown.ts";
 import { hasSoftDelete } from "../resources/store.ts";
 
 export function fieldsParser(def: ResourceDefinition): ParamParser<string[]> {
@@ -214,5 +215,32 @@ export function selectedBy(def: ResourceDefinition, query: Record<string, unknow
     ranges: given<Range>(rangeFields(def).map(([name]) => name)),
     q: query.q as string | undefined,
     updatedSince: query.updated_since as Date | undefined,
+  };
+}
+
+/**
+ * The records a parsed query selects (selectedBy, with its custom-field criteria) as the token of
+ * `shown` may select them: a filter, range or sort on a field it does not see would tell the
+ * field's values (403), and its `q` searches only the fields it sees.
+ */
+export function selectedFor(
+  shown: Shown,
+  def: ResourceDefinition,
+  query: Record<string, unknown>,
+  custom: ListCriteria["custom"],
+  sort: readonly { field: string }[] = [],
+): ListFilters {
+  const selected = selectedBy(def, query);
+  shown.refuseNamed([
+    ...Object.keys(selected.filters),
+    ...Object.keys(selected.ranges ?? {}),
+    ...sort.map((key) => key.field),
+    ...(custom?.filters ?? []).map((filter) => `custom_fields.${filter.field.key}`),
+    ...(custom?.sort ? [`custom_fields.${custom.sort.key}`] : []),
+  ]);
+  return {
+    ...selected,
+    ...(custom ? { custom } : {}),
+    ...(shown.hides ? { search: shown.visible(def.search) } : {}),
   };
 }

@@ -14,7 +14,7 @@ import { recordSchema } from "../resources/schemas.ts";
 import { listRecords, sortValuesFit } from "../resources/lists.ts";
 import { crudDetail } from "./crud-docs.ts";
 import { embedShown, withReferences } from "./expand-records.ts";
-import { listParsers, selectedBy } from "./list-parsers.ts";
+import { listParsers, selectedFor } from "./list-parsers.ts";
 import { customCriteria } from "./custom-criteria.ts";
 import { pathsOf, scopeOf, type RouteDeps } from "./route-context.ts";
 
@@ -37,15 +37,7 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
         keys: sort?.length ?? 0,
         fits: sortValuesFit(def, sort ?? [], custom?.sort),
       });
-      const selected = selectedBy(def, query);
-      // A filter, range or sort on a field the token does not see would tell its values: 403.
-      shown.refuseNamed([
-        ...Object.keys(selected.filters),
-        ...Object.keys(selected.ranges ?? {}),
-        ...(sort ?? []).map((key) => key.field),
-        ...(custom?.filters ?? []).map((filter) => `custom_fields.${filter.field.key}`),
-        ...(custom?.sort ? [`custom_fields.${custom.sort.key}`] : []),
-      ]);
+      const selected = selectedFor(shown, def, query, custom, sort);
       const fields = query.fields as string[] | undefined;
       const expand = query.expand as string[][] | undefined;
       const scope = await scopeOf(deps.db, def, company, params);
@@ -54,14 +46,12 @@ export function listRoute(app: AdmittedApp, def: ResourceDefinition, deps: Route
         limit,
         start,
         total: query.total !== false,
-        search: shown.hides ? shown.visible(def.search) : undefined,
         fields:
           fields && expand
             ? withReferences(def, fields, expand)
             : (fields ?? readableFieldNames(def)),
         includeDeleted: query.include_deleted as boolean | undefined,
         sort,
-        custom,
       });
       await showRecords(deps.db, company.id, def, page.rows);
       shown.strip(page.rows);
