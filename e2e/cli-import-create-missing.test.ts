@@ -2,7 +2,8 @@
 // each trade or equipment category the file names and the company lacks is created once, before
 // the first row that needs it, in the same exactly-once run: a dry-run lists what it would create,
 // re-runs, Ctrl-C, kill -9, a lost journal and two imports of one file at once create nothing
-// twice (neither trades nor rows, whose custom column goes in with them). Without the flag, a row naming an unknown value is rejected with the closest names.
+// twice (neither trades nor rows, whose custom column goes in with them). Without the flag, a row
+// naming an unknown value is rejected with the closest names.
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { RowDataPacket } from "mysql2";
 import { rmSync, writeFileSync } from "node:fs";

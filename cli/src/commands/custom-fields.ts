@@ -15,15 +15,17 @@ import {
   writeOptions,
 } from "./resource/write-options.ts";
 
-const TYPES: readonly CustomFieldType[] = [
-  "text",
-  "integer",
-  "decimal",
-  "money",
-  "date",
-  "boolean",
-  "select",
-];
+// Keyed by the SDK's type, so a type the API adds and this list lacks fails to compile.
+const EVERY_TYPE: Record<CustomFieldType, true> = {
+  text: true,
+  integer: true,
+  decimal: true,
+  money: true,
+  date: true,
+  boolean: true,
+  select: true,
+};
+const TYPES = Object.keys(EVERY_TYPE) as readonly CustomFieldType[];
 
 interface DefinitionFlags extends WriteFlags {
   label?: string;
