@@ -144,7 +144,10 @@ export class WebhookDispatcher {
       const payloads = await deliveries.payloads(wanted, this.db);
       const now = new Date();
       const inserted = await this.db.transaction(async (tx) => {
-        // Compare-and-set: only the process that moves the cursor from where it read it inserts.
+        // Compare-and-set: only the process that moves the cursor from where it read it inserts,
+        // and only while the endpoint is as read: payloads made under settings changed meanwhile
+        // (a token without `sensitive` cleared include_sensitive, the endpoint was deleted) are
+        // dropped and made again from the new ones on the next poll.
         const [moved] = await tx
           .update(webhookEndpoints)
           .set({ cursor: page.nextCursor })
@@ -155,6 +158,11 @@ export class WebhookDispatcher {
               endpoint.cursor === null
                 ? isNull(webhookEndpoints.cursor)
                 : eq(webhookEndpoints.cursor, endpoint.cursor),
+              eq(webhookEndpoints.events, endpoint.events),
+              eq(webhookEndpoints.scopes, endpoint.scopes),
+              eq(webhookEndpoints.include_sensitive, endpoint.include_sensitive),
+              eq(webhookEndpoints.enabled, true),
+              isNull(webhookEndpoints.deleted_at),
             ),
           );
         if (moved.affectedRows !== 1 || wanted.length === 0) return false;
