@@ -5,8 +5,9 @@
 // /proc/<pid>/stat the CPU of the server, of MariaDB (every client of it counts, other work on a
 // shared database included) and of this process (the load generator) per request, and the server's
 // page faults per request. Prints each round and the medians (bench/README.md, "GET one's CPU,
-// layer by layer", and "Memory given back and taken again").
-// `bun bench/get-one.ts [--rounds N] [--seconds S] [--warmup S] [NAME=PATH ...] [--env NAME:KEY=VALUE ...]`
+// layer by layer", and "Memory given back and taken again"). With --list the request is the bench's
+// list instead (`GET /v1/workers?limit=50&offset=100`, with its total).
+// `bun bench/get-one.ts [--list] [--rounds N] [--seconds S] [--warmup S] [NAME=PATH ...] [--env NAME:KEY=VALUE ...]`
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
 import { connectDatabase, createCompany } from "@erp/server/admin";
@@ -24,6 +25,7 @@ const ROUNDS = option("--rounds", 6);
 const SECONDS = option("--seconds", 4);
 const WARMUP = option("--warmup", 3);
 const CONNECTIONS = 32;
+const LIST = args.includes("--list");
 
 const servers: { name: string; script: string; env: Record<string, string> }[] = [
   { name: "api", script: "server/src/main.ts", env: {} },
@@ -32,6 +34,7 @@ const servers: { name: string; script: string; env: Record<string, string> }[] =
 for (let i = 0; i < args.length; i++) {
   const arg = args[i]!;
   if (arg === "--rounds" || arg === "--seconds" || arg === "--warmup") i++;
+  else if (arg === "--list") continue;
   else if (arg === "--env") {
     const [name, pair] = args[++i]!.split(/:(.*)/s);
     const [key, value] = pair!.split(/=(.*)/s);
@@ -105,7 +108,9 @@ await withThrowAwayDatabase("erp_get_one", async (url) => {
         headers: { authorization: `Bearer ${company.token}`, "content-type": "application/json" },
         setupRequest: (req: autocannon.Request) => ({
           ...req,
-          path: `/v1/workers/${ids[Math.floor(Math.random() * ids.length)]}`,
+          path: LIST
+            ? "/v1/workers?limit=50&offset=100"
+            : `/v1/workers/${ids[Math.floor(Math.random() * ids.length)]}`,
         }),
       },
     ] as autocannon.Request[];
