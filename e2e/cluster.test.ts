@@ -1,6 +1,6 @@
 // The cluster suite (docs/operations.md): three servers, each on its own node of a local three-node
 // MariaDB Galera cluster, started together on an empty database. Keys run once, quotas are exact,
-// rate limits answer only 201 or 429, a write aborted by another node commits nothing, update
+// rate limits answer only 201 or 429, a unique custom value is held once, a write aborted by another node commits nothing, update
 // batches racing PATCHes of their records on another node lose no write and honour if_match, one file
 // imported through the three servers at once lands exactly once, a node killed under load loses and
 // duplicates nothing while clients retry elsewhere with their keys, and its server serves again
@@ -231,6 +231,51 @@ describe("three servers on a three-node Galera cluster", () => {
     expect(other).toEqual([]);
     expect(created).toBe(5);
     expect(refused).toBe(10);
+  });
+
+  test("a unique custom value raced over the three nodes: one 201, every other 409 unique_violation", async () => {
+    const token = await company();
+    const key = `badge_${crypto.randomUUID().slice(0, 8)}`;
+    const field = await post(servers[0]!, token, "/v1/custom-fields", {
+      resource: "workers",
+      key,
+      label: `Badge ${key}`,
+      type: "text",
+      unique: true,
+    });
+    expect(field?.status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        post(servers[i % 3]!, token, "/v1/workers", {
+          name: `Badge ${i}`,
+          custom_fields: { [key]: "B-1" },
+        }),
+      ),
+    );
+    const seen = answers.map((a) => (a ? `${a.status} ${a.code ?? ""}`.trim() : "no answer"));
+    console.log(
+      `[cluster] one unique custom value, 12 creates over 3 nodes: ${JSON.stringify(seen)}`,
+    );
+    expect(seen.filter((one) => one === "201")).toHaveLength(1);
+    expect(seen.filter((one) => one === "409 unique_violation")).toHaveLength(11);
+    expect(
+      await countRows(
+        "SELECT COUNT(*) AS n FROM custom_field_values WHERE field_id = ? AND value_text = ?",
+        [field!.id, "B-1"],
+      ),
+    ).toBe(1);
+    // Every node's server finds the one holder by the value.
+    for (const server of servers) {
+      const response = await fetch(
+        `${server.baseUrl}/v1/workers?${encodeURIComponent(`cf.${key}`)}=B-1`,
+        { headers: { authorization: `Bearer ${token}` } },
+      );
+      const list = (await response.json()) as { data: { id: number }[] };
+      expect([response.status, list.data.map((one) => one.id)]).toEqual([
+        200,
+        [answers.find((a) => a?.status === 201)!.id!],
+      ]);
+    }
   });
 
   test("a rate-limited company writing through all three servers gets only 201 or 429", async () => {
