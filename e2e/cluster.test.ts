@@ -1,10 +1,10 @@
 // The cluster suite (docs/operations.md): three servers, each on its own node of a local three-node
 // MariaDB Galera cluster, started together on an empty database. Keys run once, quotas are exact,
-// rate limits answer only 201 or 429, a unique custom value is held once, a write aborted by another node commits nothing, update
-// batches racing PATCHes of their records on another node lose no write and honour if_match, one file
-// imported through the three servers at once lands exactly once, a node killed under load loses and
-// duplicates nothing while clients retry elsewhere with their keys, and its server serves again
-// when the node returns.
+// rate limits answer only 201 or 429, a unique custom value is held once, a write aborted by
+// another node commits nothing, update batches racing PATCHes of their records on another node lose
+// no write and honour if_match, one file imported through the three servers at once lands exactly
+// once, a node killed under load loses and duplicates nothing while clients retry elsewhere with
+// their keys, and its server serves again when the node returns.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
