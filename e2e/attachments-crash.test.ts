@@ -3,7 +3,7 @@
 // another starts on the same database and store, and once the upload's key is older than any
 // upload can be, nothing is left of it: no row, no object, no temporary file, no loose key.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseS3Url, S3Store } from "@erp/server/attachment-stores";
@@ -26,6 +26,7 @@ setDefaultTimeout(90_000);
 
 const MiB = 1024 * 1024;
 const servers: RunningServer[] = [];
+const roots: string[] = [];
 let s3: S3Server;
 
 async function server(env: Record<string, string>): Promise<RunningServer> {
@@ -41,6 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(servers.map((one) => one.stop("SIGKILL")));
   await s3?.stop();
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
   await closeTestDb();
 });
 
@@ -72,6 +74,7 @@ async function killMidUpload(
 describe("a server killed mid-upload", () => {
   test("directory store: its temporary file and loose key stay until they are old enough, then a restarted server sweeps them; the kept file stays", async () => {
     const root = mkdtempSync(path.join(tmpdir(), "erp-attachments-crash-"));
+    roots.push(root);
     const env = { ATTACHMENTS_STORE: root };
     const first = await server(env);
     const { company, recordPath, keptId } = await companyWithFile(first.baseUrl);
