@@ -207,6 +207,22 @@ describe("uploading and downloading", () => {
     expect((await attachmentRows(company.companyId)).length).toBe(rows);
   });
 
+  test("an empty file is stored and downloads empty", async () => {
+    const made = await upload(base(), company.token, `/v1/projects/${project}`, new Uint8Array(0), {
+      filename: "empty.txt",
+    });
+    expect(made.status).toBe(201);
+    expect(made.body.data.size).toBe(0);
+    const got = await download(
+      base(),
+      company.token,
+      `/v1/attachments/${made.body.data.id}/content`,
+    );
+    expect(got.status).toBe(200);
+    expect(got.bytes.length).toBe(0);
+    expect(await eventually(temporary, (files) => files.length === 0)).toEqual([]);
+  });
+
   test("a dry-run checks and answers what would be stored, and stores nothing", async () => {
     const rows = (await attachmentRows(company.companyId)).length;
     const stored = objects().length;

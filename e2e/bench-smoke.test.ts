@@ -74,6 +74,16 @@ function checkResults(code: number, stdout: string): void {
     expect(report.p99Ms).toBeGreaterThanOrEqual(report.medianMs);
   }
   expect(stdout).toContain("Reports, ");
+  expect(results.attachments.stores.map((s: { store: string }) => s.store)).toEqual([
+    "directory",
+    "s3",
+  ]);
+  for (const store of results.attachments.stores)
+    for (const transfer of [store.upload, store.download]) {
+      expect(transfer.ratio).toBeGreaterThan(0);
+      expect(transfer.peaksOverIdleMb).toHaveLength(results.attachments.rounds);
+    }
+  expect(stdout).toContain("Attachments, ");
   expect(results.long_polls.errors).toBe(0);
   expect(results.long_polls.holding.rss_mb).toBeGreaterThan(0);
   expect(results.filtered_long_polls.errors).toBe(0);

@@ -122,3 +122,53 @@ export async function eventually<T>(
     await Bun.sleep(50);
   }
 }
+
+/**
+ * Starts an upload of `total` bytes to `/v1/{resource}/{id}` and sends the first `sent` of them, then
+ * leaves the connection open: an upload under way, for a test to break off (the client or the
+ * server). The socket, to end it.
+ */
+export async function partialUpload(
+  port: number,
+  token: string,
+  recordPath: string,
+  sizes: { total: number; sent: number },
+) {
+  const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+  socket.write(
+    [
+      `POST ${recordPath}/attachments?filename=cut-short.bin HTTP/1.1`,
+      "Host: 127.0.0.1",
+      `Authorization: Bearer ${token}`,
+      "Content-Type: application/octet-stream",
+      `Content-Length: ${sizes.total}`,
+      "",
+      "",
+    ].join("\r\n"),
+  );
+  const part = patterned(sizes.sent, 3);
+  let offset = 0;
+  while (offset < part.length) {
+    const written = socket.write(part.subarray(offset));
+    offset += Math.max(0, written);
+    if (written <= 0) await Bun.sleep(1);
+  }
+  return socket;
+}
+
+/** The loose keys (objects no row owns, docs/attachments.md) of the company's uploads and deletes. */
+export async function looseKeys(companyId: number): Promise<string[]> {
+  const [rows] = await testDb().pool.query<RowDataPacket[]>(
+    "SELECT object_key FROM loose_objects WHERE object_key LIKE ? ORDER BY object_key",
+    [`${companyId}/%`],
+  );
+  return rows.map((row) => row.object_key as string);
+}
+
+/** Ages the company's loose keys by `hours`, as if that long had passed since they were written. */
+export async function ageLooseKeys(companyId: number, hours: number): Promise<void> {
+  await testDb().pool.query(
+    `UPDATE loose_objects SET since = since - INTERVAL ${Number(hours)} HOUR WHERE object_key LIKE ?`,
+    [`${companyId}/%`],
+  );
+}

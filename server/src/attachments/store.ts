@@ -26,6 +26,6 @@ export interface AttachmentStore {
   begin(key: string, contentType: string): Upload;
   /** The object's bytes, or a range of them, as a body a Response can send. */
   read(key: string, range?: ByteRange): Blob | ReadableStream<Uint8Array>;
-  /** Removes the object; a missing one is no error. */
+  /** Removes the object and whatever an upload of it left (a crash); a missing one is no error. */
   remove(key: string): Promise<void>;
 }

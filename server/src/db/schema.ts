@@ -590,3 +590,17 @@ export const attachments = companyTable(
   },
   (t) => [index("attachments_record").on(t.company_id, t.resource, t.record_id)],
 );
+
+// Objects in the attachments store that no attachment row owns yet or any more (docs/attachments.md,
+// "After a crash"): an upload's key from before its first byte until its row commits, a deleted
+// attachment's key from the row's delete until its object is removed. A server that dies between
+// the two leaves its key here, and the sweep removes the object (and a directory store's temporary
+// file) once `since` is older than any upload can be.
+export const looseObjects = mysqlTable(
+  "loose_objects",
+  {
+    object_key: varchar("object_key", { length: 255 }).primaryKey(),
+    since: datetime("since", { mode: "date", fsp: 3 }).notNull().default(sql`CURRENT_TIMESTAMP(3)`),
+  },
+  (t) => [index("loose_objects_since").on(t.since)],
+);

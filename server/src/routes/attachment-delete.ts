@@ -1,5 +1,7 @@
 // DELETE /v1/attachments/{id}: the row goes in a write like any other (Idempotency-Key, dry-run),
-// and once that committed, the bytes leave the store.
+// and once that committed, the bytes leave the store. The key is written down as loose with the
+// row's delete, so a crash before the bytes leave leaves them to the sweep (attachments/loose-objects.ts).
+import { discard, markStatement } from "../attachments/loose-objects.ts";
 import type { Company } from "../auth/company.ts";
 import type { TokenInfo } from "../auth/tokens.ts";
 import type { AttachmentRow } from "../attachments/rows.ts";
@@ -37,6 +39,8 @@ export async function attachmentDelete(
         text: "DELETE FROM attachments WHERE company_id = ? AND id = ?",
         values: [found.company_id, found.id],
       });
+      // Written down with the row's delete: a crash before the object is removed leaves it to the sweep.
+      plan.statements.push(markStatement(found.object_key));
       removed = found.object_key;
       // The event tells the metadata only: never the bytes, the store's key or a link.
       const { object_key: _key, company_id: _company, def: _def, ...metadata } = found;
@@ -49,6 +53,6 @@ export async function attachmentDelete(
     }),
     { takesBody: false },
   );
-  if (removed !== undefined) await deps.attachments.remove(removed).catch(() => {});
+  if (removed !== undefined) await discard(deps.db, deps.attachments, removed);
   return body;
 }

@@ -1,15 +1,17 @@
 // POST /v1/{resource}/{id}/attachments?filename=: the file is the raw body, streamed to the store as
 // it arrives, and a row is written only once its bytes are stored whole and checked; a refusal, a
-// failed check or a client that goes away leaves nothing (docs/attachments.md). The write then runs
-// like any other (writes/execute-write.ts): one transaction, the record locked live, the plan's
-// storage quota, the Idempotency-Key (its fingerprint is the path, the name, the type and the
-// bytes' SHA-256) and the event.
+// failed check or a client that goes away leaves nothing, and what a crash leaves is swept (its key
+// is written down as loose until the row commits: attachments/loose-objects.ts; docs/attachments.md).
+// The write then runs like any other (writes/execute-write.ts): one transaction, the record locked
+// live, the plan's storage quota, the Idempotency-Key (its fingerprint is the path, the name, the
+// type and the bytes' SHA-256) and the event.
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { STORAGE_BYTES } from "../auth/plans.ts";
 import type { Company } from "../auth/company.ts";
 import { expectedDigests, MAX_FILE_BYTES, receive, type Received } from "../attachments/receive.ts";
 import { type Attachment, storedBytes, toAttachment } from "../attachments/rows.ts";
+import { crossOutStatement, discard, holdLoose, markLoose } from "../attachments/loose-objects.ts";
 import { currentUsage, REQUEST_BUDGET_MS, withDatabaseBudget } from "../db/deadline.ts";
 import { selectRows } from "../db/sql.ts";
 import type { RequestContext } from "../http/request-context.ts";
@@ -104,12 +106,14 @@ export async function runUpload(deps: AttachmentDeps, call: UploadCall): Promise
   const contentType = contentTypeOf(request.headers.get("content-type"));
   holdOpen(request, UPLOAD_SECONDS);
   const objectKey = `${company.id}/${randomUUID()}`;
+  // The key is written down before a byte is stored: a crash from here on leaves it to the sweep.
+  if (!ctx.dryRun) await markLoose(deps.db, objectKey);
   const upload = ctx.dryRun ? undefined : deps.attachments.begin(objectKey, contentType);
-  const received = await receive(request.body, upload, expected);
-  const file = { filename, contentType, objectKey, ...received };
-  // The upload took its time; the write gets a database budget of its own.
   let kept = false;
   try {
+    const received = await receive(request.body, upload, expected);
+    const file = { filename, contentType, objectKey, ...received };
+    // The upload took its time; the write gets a database budget of its own.
     const answer = await withDatabaseBudget(
       () => writeAttachment(deps, call, recordId, file),
       REQUEST_BUDGET_MS,
@@ -122,7 +126,12 @@ export async function runUpload(deps: AttachmentDeps, call: UploadCall): Promise
     Object.assign(set.headers, answer.headers);
     return answer.body;
   } finally {
-    if (upload && !kept) await deps.attachments.remove(objectKey).catch(() => {});
+    if (upload && !kept)
+      await withDatabaseBudget(
+        () => discard(deps.db, deps.attachments, objectKey),
+        REQUEST_BUDGET_MS,
+        currentUsage(),
+      );
   }
 }
 
@@ -194,6 +203,9 @@ async function decideUpload(
   const { def, company, ctx } = call;
   if (!(await recordExists(tx.db, def, company.id, recordId, { forUpdate: true })))
     throw notFound(def.singular.toLowerCase(), recordId);
+  // Its key swept meanwhile (an upload that outlived LOOSE_AFTER_HOURS): its bytes are gone.
+  if (!ctx.dryRun && !(await holdLoose(tx.db, file.objectKey)))
+    throw new Error(`upload ${file.objectKey} was swept before its row was written`);
   // The company's row serialises its uploads: two at the quota's edge cannot both pass.
   await selectRows(tx.db, sql`SELECT id FROM companies WHERE id = ${company.id} FOR UPDATE`);
   checkQuota(company, await storedBytes(tx.db, company.id), file.size);
@@ -233,6 +245,7 @@ async function decideUpload(
       createdAt.toISOString().replace("T", " ").replace("Z", ""),
     ],
   });
+  plan.statements.push(crossOutStatement(file.objectKey));
   plan.insertedTables.add("attachments");
   // The event tells the metadata only: never the bytes, the store's key or a link.
   plan.changes.push({ resource: "attachments", action: "created", record: attachment as never });
