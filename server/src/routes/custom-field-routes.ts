@@ -10,7 +10,7 @@ import { etagOf } from "../http/etag.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { described, oneOfParam, parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
-import { notFound, type RefusalCode } from "../refusals/catalogue.ts";
+import { notFound } from "../refusals/catalogue.ts";
 import {
   CUSTOM_FIELD_TYPES,
   type CustomField,
@@ -26,14 +26,8 @@ import {
   deleteCustomField,
   updateCustomField,
 } from "../writes/custom-field-writes.ts";
-import {
-  BODY_REFUSALS,
-  parseId,
-  runWrite,
-  WRITE_REFUSALS,
-  writeParsers,
-  type RouteDeps,
-} from "./route-context.ts";
+import { configMemberId, configWriteDoc } from "./config-routes.ts";
+import { BODY_REFUSALS, runWrite, type RouteDeps } from "./route-context.ts";
 
 const PATH = "/v1/custom-fields";
 const MEMBER = `${PATH}/:id`;
@@ -116,20 +110,17 @@ const Deleted = Written("CustomFieldDeleted", {
   values_cleared: Type.Integer({ description: "Values cleared (or that would be)." }),
 });
 
-const memberId = (params: unknown): number =>
-  parseId((params as Record<string, string>).id, "custom field");
+const memberId = configMemberId("custom field");
 
 const listParsers = {
   resource: described(oneOfParam(RESOURCE_NAMES), "Only the fields of this resource."),
 };
 
-const writeDoc = (refusals: readonly RefusalCode[]) => ({
-  scope: CUSTOM_FIELDS_WRITE,
-  tags: TAGS,
-  query: writeParsers,
-  headers: ["IdempotencyKey", "XDryRun", "IfMatch"] as ("IdempotencyKey" | "XDryRun" | "IfMatch")[],
-  refusals: [...WRITE_REFUSALS, ...refusals],
-});
+const writeDoc = configWriteDoc(CUSTOM_FIELDS_WRITE, TAGS, [
+  "IdempotencyKey",
+  "XDryRun",
+  "IfMatch",
+]);
 
 /** The ETag a GET of the definition answers (If-Match compares with it). */
 const etagHeader = (field: CustomField) => ({ etag: etagOf(JSON.stringify({ data: field })) });

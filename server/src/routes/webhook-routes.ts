@@ -9,7 +9,6 @@ import { holdOpen } from "../http/hold-open.ts";
 import { type OperationDoc, operationDetail } from "../http/operation-docs.ts";
 import { limitParam, offsetParam, pageWindow } from "../http/paging.ts";
 import { parseQuery } from "../http/query.ts";
-import type { RefusalCode } from "../refusals/catalogue.ts";
 import { timestampSchema } from "../resources/schemas.ts";
 import { type ReadView, readView } from "../resources/visibility.ts";
 import { SEND_TIMEOUT_MS } from "../webhooks/attempt.ts";
@@ -30,12 +29,11 @@ import {
   rotateSecret,
   updateEndpoint,
 } from "../webhooks/endpoints.ts";
+import { configMemberId, configWriteDoc } from "./config-routes.ts";
 import {
   BODY_REFUSALS,
   configWrite,
-  parseId,
   runWrite,
-  WRITE_REFUSALS,
   writeParsers,
   type RouteDeps,
 } from "./route-context.ts";
@@ -138,21 +136,11 @@ const ReplayResult = Type.Object(
 
 const MEMBER = `${PATH}/:id`;
 
-const memberId = (params: unknown): number =>
-  parseId((params as Record<string, string>).id, "webhook endpoint");
+const memberId = configMemberId("webhook endpoint");
 
 const deliveryParsers = { limit: limitParam, offset: offsetParam };
 
-/** What every write of an endpoint documents alike: its scope, query, headers and refusals. */
-const writeDoc = (
-  refusals: readonly RefusalCode[],
-): Pick<OperationDoc, "tags" | "query" | "headers" | "refusals"> & { scope: string } => ({
-  scope: "webhooks:write",
-  tags: TAGS,
-  query: writeParsers,
-  headers: ["IdempotencyKey", "XDryRun"],
-  refusals: [...WRITE_REFUSALS, ...refusals],
-});
+const writeDoc = configWriteDoc("webhooks:write", TAGS, ["IdempotencyKey", "XDryRun"]);
 
 /** A write's answer, `{data: …}`, or its dry-run's `{data: {dry_run: true}}`. */
 const orDryRun = (schema: TSchema, title: string) =>
