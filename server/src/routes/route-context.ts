@@ -24,7 +24,6 @@ import {
 } from "../writes/execute-write.ts";
 import { fingerprintOf } from "../writes/fingerprint.ts";
 import { checkIdempotencyKey } from "../writes/idempotency.ts";
-import { configAnswer } from "./write-answers.ts";
 
 export interface RouteDeps {
   db: Database;
@@ -249,24 +248,4 @@ export function sendWriteAnswer(
   if (answer.events > 0) deps.waiters.committed(company.id, eventKinds(answer.changes));
   set.status = answer.status;
   Object.assign(set.headers, answer.headers);
-}
-
-/**
- * Runs `work` as a write of the company's configuration (a webhook endpoint): it answers `status`
- * with what `work` made, or in a dry-run, rolled back, 200 `{dry_run: true}`.
- */
-export function configWrite<D>(
-  deps: RouteDeps,
-  call: WriteCall,
-  status: number,
-  work: (db: Executor, body: unknown) => Promise<D>,
-  options?: { takesBody: false },
-) {
-  return runWrite(
-    deps,
-    call,
-    async (tx, body) => ({ outcome: await work(tx.db, body) }),
-    configAnswer<D>(status, call.ctx.dryRun),
-    options,
-  );
 }
