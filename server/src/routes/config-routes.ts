@@ -37,6 +37,12 @@ export const configWriteDoc =
     refusals: [...WRITE_REFUSALS, ...refusals],
   });
 
+/** How a create whose answer shows a secret once (a token, a webhook endpoint) documents its answers. */
+export const CREATED_WITH_SECRET: OperationDoc["responses"] = {
+  201: { description: "Created, with its secret.", headers: ["IdempotentReplayed"] },
+  200: { description: "Dry-run: it would be created." },
+};
+
 /** The id a path's `:id` names; anything else names no `what` (404). */
 export const configMemberId =
   (what: string) =>

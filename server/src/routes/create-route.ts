@@ -1,6 +1,6 @@
 // POST to a collection: create a record (201), or preview it (200 in a dry-run).
 import type { AdmittedApp } from "../auth/admission.ts";
-import { createdResult } from "../http/envelopes.ts";
+import { createdOrPreviewed, createdResult } from "../http/envelopes.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { createRecord } from "../writes/create.ts";
@@ -32,8 +32,7 @@ export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
       })),
     {
       detail: crudDetail(def, "create", writeParsers),
-      // One schema for both answers (docs/api.md: tools check every success against the lowest 2xx).
-      response: { 201: createdResult(recordSchema(def)), 200: createdResult(recordSchema(def)) },
+      response: createdOrPreviewed(createdResult(recordSchema(def))),
     },
   );
 }

@@ -5,7 +5,7 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { admitted, type AdmittedApp } from "../auth/admission.ts";
-import { arrayEnvelope, itemEnvelope } from "../http/envelopes.ts";
+import { arrayEnvelope, createdOrPreviewed, itemEnvelope } from "../http/envelopes.ts";
 import { etagOf } from "../http/etag.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { described, oneOfParam, parseQuery } from "../http/query.ts";
@@ -204,7 +204,7 @@ function createRoute(app: AdmittedApp, deps: RouteDeps): void {
         200: { description: "Dry-run: it would be created." },
       },
     }),
-    response: { 201: itemEnvelope(Created), 200: itemEnvelope(Created) },
+    response: createdOrPreviewed(itemEnvelope(Created)),
   });
 }
 

@@ -16,14 +16,14 @@ import {
   revokeTokenById,
   type TokenInfo,
 } from "../auth/tokens.ts";
-import { arrayEnvelope, itemEnvelope } from "../http/envelopes.ts";
+import { arrayEnvelope, createdOrPreviewed, itemEnvelope } from "../http/envelopes.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { parseQuery } from "../http/query.ts";
 import { insufficientScope, notFound, validationFailed } from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
 import { timestampSchema } from "../resources/schemas.ts";
 import { CONCRETE_SCOPES, GRANTABLE_SCOPES } from "../resources/scopes.ts";
-import { configMemberId, configWriteDoc } from "./config-routes.ts";
+import { CREATED_WITH_SECRET, configMemberId, configWriteDoc } from "./config-routes.ts";
 import { BODY_REFUSALS, runWrite, type RouteDeps } from "./route-context.ts";
 import type { Answer } from "../writes/execute-write.ts";
 import { configAnswer } from "./write-answers.ts";
@@ -253,16 +253,11 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
             "each kind of integration needs.",
           ...writeDoc(BODY_REFUSALS),
           body: TokenInput,
-          responses: {
-            201: { description: "Created, with its secret.", headers: ["IdempotentReplayed"] },
-            200: { description: "Dry-run: it would be created." },
-          },
+          responses: CREATED_WITH_SECRET,
         }),
-        // One schema for both answers: tools check every success against the lowest 2xx (docs/api.md).
-        response: {
-          201: itemEnvelope(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
-          200: itemEnvelope(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
-        },
+        response: createdOrPreviewed(
+          itemEnvelope(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
+        ),
       },
     )
     .delete(

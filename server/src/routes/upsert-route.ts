@@ -1,6 +1,6 @@
 // PUT /v1/{resource}/by-external-id/{external_id}: create or update the record the client knows by its own id.
 import type { AdmittedApp } from "../auth/admission.ts";
-import { upsertResult } from "../http/envelopes.ts";
+import { createdOrPreviewed, upsertResult } from "../http/envelopes.ts";
 import { invalidPathExternalId } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordSchema } from "../resources/schemas.ts";
@@ -65,7 +65,7 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
     {
       detail: crudDetail(def, "upsert", writeParsers),
       // Created (201), updated or previewed (200): one schema, as for a create.
-      response: { 201: upsertResult(recordSchema(def)), 200: upsertResult(recordSchema(def)) },
+      response: createdOrPreviewed(upsertResult(recordSchema(def))),
     },
   );
 }

@@ -4,7 +4,7 @@ import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { admitted, type AdmittedApp } from "../auth/admission.ts";
 import type { Executor } from "../db/client.ts";
-import { arrayEnvelope, itemEnvelope } from "../http/envelopes.ts";
+import { arrayEnvelope, createdOrPreviewed, itemEnvelope } from "../http/envelopes.ts";
 import { holdOpen } from "../http/hold-open.ts";
 import { type OperationDoc, operationDetail } from "../http/operation-docs.ts";
 import { limitParam, offsetParam, pageWindow } from "../http/paging.ts";
@@ -31,6 +31,7 @@ import {
 } from "../webhooks/endpoints.ts";
 import {
   answeringData,
+  CREATED_WITH_SECRET,
   configMemberId,
   configWriteDoc,
   configWriteRoute,
@@ -197,22 +198,11 @@ function createRoute(app: AdmittedApp, deps: RouteDeps): void {
         "403 insufficient_scope naming its read scope.",
       ...writeDoc(BODY_REFUSALS),
       body: EndpointInput,
-      responses: {
-        201: { description: "Created, with its secret.", headers: ["IdempotentReplayed"] },
-        200: { description: "Dry-run: it would be created." },
-      },
+      responses: CREATED_WITH_SECRET,
     }),
-    // One schema for both answers: tools check every success against the lowest 2xx (docs/api.md).
-    response: {
-      201: itemEnvelope(
-        Type.Union([EndpointWithSecretSchema, DryRunWrite]),
-        "WebhookEndpointCreated",
-      ),
-      200: itemEnvelope(
-        Type.Union([EndpointWithSecretSchema, DryRunWrite]),
-        "WebhookEndpointCreated",
-      ),
-    },
+    response: createdOrPreviewed(
+      itemEnvelope(Type.Union([EndpointWithSecretSchema, DryRunWrite]), "WebhookEndpointCreated"),
+    ),
   });
 }
 
