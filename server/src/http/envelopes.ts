@@ -56,6 +56,12 @@ export const itemEnvelope = (item: TSchema, title = `${item.title}Item`): TSchem
   Type.Object({ data: item }, { additionalProperties: false, title });
 
 /**
+ * The answers of a write that creates (201) or, in a dry-run, previews (200): one schema for both,
+ * because tools check every success against the lowest 2xx (docs/api.md).
+ */
+export const createdOrPreviewed = (answer: TSchema) => ({ 201: answer, 200: answer });
+
+/**
  * 201 of a create and 200 of its dry-run, in one schema: tools read an operation's responses into
  * objects whose integer keys come out in ascending order and check every success against the
  * lowest 2xx (docs/api.md), so both answers of an operation validate against each one.

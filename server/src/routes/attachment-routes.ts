@@ -16,7 +16,7 @@ import {
   findAttachment,
   listAttachments,
 } from "../attachments/rows.ts";
-import { itemEnvelope, listEnvelope } from "../http/envelopes.ts";
+import { createdOrPreviewed, itemEnvelope, listEnvelope } from "../http/envelopes.ts";
 import { operationDetail, type OperationDoc } from "../http/operation-docs.ts";
 import { limitParam, offsetParam, pageWindow } from "../http/paging.ts";
 import { described, integerParam, parseQuery, textParam } from "../http/query.ts";
@@ -136,7 +136,7 @@ function recordRoutes(app: AdmittedApp, def: ResourceDefinition, deps: Attachmen
         ),
         requestBody: { required: true, content: BYTES },
       } as ReturnType<typeof operationDetail>,
-      response: { 200: UploadResult, 201: UploadResult },
+      response: createdOrPreviewed(UploadResult),
     },
   );
   app.get(

@@ -26,13 +26,11 @@ import {
 import type { ResourceDefinition } from "../resources/definition.ts";
 import { recordExists } from "../resources/store.ts";
 import type { WriteTransaction } from "../db/write-transaction.ts";
-import { executeWrite } from "../writes/execute-write.ts";
 import { fingerprintOf } from "../writes/fingerprint.ts";
 import { checkIdempotencyKey } from "../writes/idempotency.ts";
 import { WritePlan } from "../writes/plan.ts";
-import { eventKinds } from "../events/event-log.ts";
 import type { AttachmentDeps } from "./attachment-deps.ts";
-import { parseId, writeParsers } from "./route-context.ts";
+import { executeCallWrite, parseId, sendWriteAnswer, writeParsers } from "./route-context.ts";
 import { documented } from "../http/query.ts";
 
 export const uploadParsers = {
@@ -89,7 +87,7 @@ function checkQuota(company: Company, used: number, adding: number): void {
 
 /** Runs an upload for an admitted request: checks, streams, then writes the row (or previews it). */
 export async function runUpload(deps: AttachmentDeps, call: UploadCall): Promise<unknown> {
-  const { def, company, request, ctx, set } = call;
+  const { def, company, request, ctx } = call;
   // Refused before a byte is read or stored: another company's (or no) record, the query, the
   // size the client declares, the quota.
   const recordId = parseId(call.params.id, def.singular.toLowerCase());
@@ -120,10 +118,7 @@ export async function runUpload(deps: AttachmentDeps, call: UploadCall): Promise
       currentUsage(),
     );
     kept = !ctx.dryRun && !answer.replayed;
-    if (answer.replayed) deps.admission.refund(request, company, ctx);
-    if (answer.events > 0) deps.waiters.committed(company.id, eventKinds(answer.changes));
-    set.status = answer.status;
-    Object.assign(set.headers, answer.headers);
+    sendWriteAnswer(deps, call, answer);
     return answer.body;
   } finally {
     if (upload && !kept)
@@ -153,11 +148,10 @@ async function writeAttachment(
   recordId: number,
   file: StoredFile,
 ) {
-  const { company, request, ctx } = call;
+  const { request, ctx } = call;
   const path = new URL(request.url).pathname;
-  const key = ctx.idempotencyKey;
   const fingerprint =
-    key === undefined
+    ctx.idempotencyKey === undefined
       ? undefined
       : fingerprintOf("POST", path, ctx.dryRun, {
           filename: file.filename,
@@ -165,21 +159,11 @@ async function writeAttachment(
           sha256: file.sha256,
           size: file.size,
         });
-  let changes: WritePlan["changes"] = [];
-  const answer = await executeWrite(
+  return executeCallWrite(
     deps.store,
-    {
-      companyId: company.id,
-      requestId: ctx.requestId,
-      dryRun: ctx.dryRun,
-      idempotencyKey: key,
-      fingerprint,
-    },
-    async (tx) => {
-      const decided = await decideUpload(deps, tx, call, recordId, file);
-      changes = decided.plan?.changes ?? [];
-      return decided;
-    },
+    call,
+    fingerprint,
+    (tx) => decideUpload(deps, tx, call, recordId, file),
     (record: Outcome) =>
       ctx.dryRun
         ? { status: 200, body: { data: { ...record, dry_run: true } } }
@@ -189,7 +173,6 @@ async function writeAttachment(
             headers: { location: `/v1/attachments/${record.id}` },
           },
   );
-  return { ...answer, changes };
 }
 
 /** In the write's transaction: the record live (locked), the quota with this file, the row and its event. */

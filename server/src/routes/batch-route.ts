@@ -2,25 +2,22 @@
 import type { AdmittedApp } from "../auth/admission.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
 import type { Shown } from "../resources/shown.ts";
-import { readView } from "../resources/visibility.ts";
 import { batchItems } from "../telemetry/metrics.ts";
 import { type BatchSummary, runBatch } from "../writes/batch.ts";
 import { BatchResult } from "./batch-schemas.ts";
 import { crudDetail } from "./crud-docs.ts";
-import { pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
+import { runRecordWrite } from "./record-write.ts";
+import { pathsOf, writeParsers, type RouteDeps } from "./route-context.ts";
 import { dataAnswer } from "./write-answers.ts";
 
 export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { collection } = pathsOf(def);
   app.post(
     `${collection}/batch`,
-    async ({ company, token, request, ctx, set }) => {
-      const shown = await readView(token.scopes).of(def, company.id, deps.db);
-      return countBatchItems(
-        await runWrite(
-          deps,
-          { company, request, ctx, set },
-          (tx, body, { itemKeysRead }) =>
+    async ({ company, token, request, ctx, set }) =>
+      countBatchItems(
+        await runRecordWrite(deps, def, { company, token, request, ctx, set }, (shown) => ({
+          operation: (tx, body, { itemKeysRead }) =>
             runBatch(tx, deps.store.ids, {
               def,
               company,
@@ -31,11 +28,10 @@ export function batchRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rout
               scope: { companyId: company.id },
               shown,
             }),
-          dataAnswer,
-          { batch: true, allowed: (body) => refuseWrittenItems(shown, body) },
-        ),
-      );
-    },
+          respond: dataAnswer,
+          options: { batch: true, allowed: (body) => refuseWrittenItems(shown, body) },
+        })),
+      ),
     {
       detail: crudDetail(def, "batch", writeParsers),
       response: { 200: BatchResult },

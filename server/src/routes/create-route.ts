@@ -1,23 +1,20 @@
 // POST to a collection: create a record (201), or preview it (200 in a dry-run).
 import type { AdmittedApp } from "../auth/admission.ts";
-import { createdResult } from "../http/envelopes.ts";
+import { createdOrPreviewed, createdResult } from "../http/envelopes.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { readView } from "../resources/visibility.ts";
 import { createRecord } from "../writes/create.ts";
 import { crudDetail } from "./crud-docs.ts";
-import { pathsOf, runWrite, scopeOf, writeParsers, type RouteDeps } from "./route-context.ts";
+import { runRecordWrite, writingShown } from "./record-write.ts";
+import { pathsOf, scopeOf, writeParsers, type RouteDeps } from "./route-context.ts";
 import { recordAnswer } from "./write-answers.ts";
 
 export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   app.post(
     pathsOf(def).collection,
-    async ({ company, token, request, ctx, set, params }) => {
-      const shown = await readView(token.scopes).of(def, company.id, deps.db);
-      return runWrite(
-        deps,
-        { company, request, ctx, set },
-        async (tx, body) =>
+    async ({ company, token, request, ctx, set, params }) =>
+      runRecordWrite(deps, def, { company, token, request, ctx, set }, (shown) => ({
+        operation: async (tx, body) =>
           createRecord(tx, deps.store, {
             def,
             company,
@@ -25,19 +22,17 @@ export function createRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
             dryRun: ctx.dryRun,
             scope: await scopeOf(tx.db, def, company, params, true),
           }),
-        (outcome) =>
+        respond: (outcome) =>
           recordAnswer(outcome, {
             collection: new URL(request.url).pathname,
             representation: ctx.representation,
             shown,
           }),
-        { allowed: (body) => shown.refuseWritten(body), hidden: shown.hidden },
-      );
-    },
+        options: writingShown(shown),
+      })),
     {
       detail: crudDetail(def, "create", writeParsers),
-      // One schema for both answers (docs/api.md: tools check every success against the lowest 2xx).
-      response: { 201: createdResult(recordSchema(def)), 200: createdResult(recordSchema(def)) },
+      response: createdOrPreviewed(createdResult(recordSchema(def))),
     },
   );
 }

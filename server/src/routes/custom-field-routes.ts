@@ -5,12 +5,12 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { admitted, type AdmittedApp } from "../auth/admission.ts";
-import { arrayEnvelope, itemEnvelope } from "../http/envelopes.ts";
+import { arrayEnvelope, createdOrPreviewed, itemEnvelope } from "../http/envelopes.ts";
 import { etagOf } from "../http/etag.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { described, oneOfParam, parseQuery } from "../http/query.ts";
 import { readResponse } from "../http/respond.ts";
-import { notFound, type RefusalCode } from "../refusals/catalogue.ts";
+import { notFound } from "../refusals/catalogue.ts";
 import {
   CUSTOM_FIELD_TYPES,
   type CustomField,
@@ -26,14 +26,8 @@ import {
   deleteCustomField,
   updateCustomField,
 } from "../writes/custom-field-writes.ts";
-import {
-  BODY_REFUSALS,
-  parseId,
-  runWrite,
-  WRITE_REFUSALS,
-  writeParsers,
-  type RouteDeps,
-} from "./route-context.ts";
+import { configMemberId, configWriteDoc, configWriteRoute } from "./config-routes.ts";
+import { BODY_REFUSALS, type RouteDeps } from "./route-context.ts";
 
 const PATH = "/v1/custom-fields";
 const MEMBER = `${PATH}/:id`;
@@ -116,20 +110,17 @@ const Deleted = Written("CustomFieldDeleted", {
   values_cleared: Type.Integer({ description: "Values cleared (or that would be)." }),
 });
 
-const memberId = (params: unknown): number =>
-  parseId((params as Record<string, string>).id, "custom field");
+const memberId = configMemberId("custom field");
 
 const listParsers = {
   resource: described(oneOfParam(RESOURCE_NAMES), "Only the fields of this resource."),
 };
 
-const writeDoc = (refusals: readonly RefusalCode[]) => ({
-  scope: CUSTOM_FIELDS_WRITE,
-  tags: TAGS,
-  query: writeParsers,
-  headers: ["IdempotencyKey", "XDryRun", "IfMatch"] as ("IdempotencyKey" | "XDryRun" | "IfMatch")[],
-  refusals: [...WRITE_REFUSALS, ...refusals],
-});
+const writeDoc = configWriteDoc(CUSTOM_FIELDS_WRITE, TAGS, [
+  "IdempotencyKey",
+  "XDryRun",
+  "IfMatch",
+]);
 
 /** The ETag a GET of the definition answers (If-Match compares with it). */
 const etagHeader = (field: CustomField) => ({ etag: etagOf(JSON.stringify({ data: field })) });
@@ -181,120 +172,104 @@ function readRoutes(app: AdmittedApp, deps: RouteDeps): void {
 }
 
 function createRoute(app: AdmittedApp, deps: RouteDeps): void {
-  app.post(
-    PATH,
-    ({ company, request, ctx, set }) =>
-      runWrite(
-        deps,
-        { company, request, ctx, set },
-        (tx, body) => createCustomField(tx, company, body, ctx.dryRun),
-        ({ field }): Answer =>
-          field
-            ? {
-                status: 201,
-                body: { data: { id: field.id, created: true, dry_run: false, record: field } },
-                headers: { location: `${PATH}/${field.id}`, ...etagHeader(field) },
-              }
-            : { status: 200, body: { data: { id: null, created: false, dry_run: true } } },
-      ),
-    {
-      detail: operationDetail({
-        operationId: "createCustomField",
-        summary: "Create a custom field",
-        description:
-          "A field of your own on one resource. `key` (never changes) names it in " +
-          "`custom_fields` of each record and in list filters (`cf.<key>`); `label` is what " +
-          "spreadsheets show. Each plan allows a number of fields per resource (free 5, pro 50, " +
-          "enterprise 200; 402 quota_exceeded).",
-        ...writeDoc([
-          ...BODY_REFUSALS,
-          "quota_exceeded",
-          "unique_violation",
-          "custom_field_conflict",
-        ]),
-        body: CustomFieldCreate,
-        responses: {
-          201: { description: "Created.", headers: ["Location", "ETag", "IdempotentReplayed"] },
-          200: { description: "Dry-run: it would be created." },
-        },
-      }),
-      response: { 201: itemEnvelope(Created), 200: itemEnvelope(Created) },
-    },
-  );
+  configWriteRoute(app, deps, {
+    method: "POST",
+    path: PATH,
+    write: (tx, body, { company, ctx }) => createCustomField(tx, company, body, ctx.dryRun),
+    respond: ({ field }): Answer =>
+      field
+        ? {
+            status: 201,
+            body: { data: { id: field.id, created: true, dry_run: false, record: field } },
+            headers: { location: `${PATH}/${field.id}`, ...etagHeader(field) },
+          }
+        : { status: 200, body: { data: { id: null, created: false, dry_run: true } } },
+    detail: operationDetail({
+      operationId: "createCustomField",
+      summary: "Create a custom field",
+      description:
+        "A field of your own on one resource. `key` (never changes) names it in " +
+        "`custom_fields` of each record and in list filters (`cf.<key>`); `label` is what " +
+        "spreadsheets show. Each plan allows a number of fields per resource (free 5, pro 50, " +
+        "enterprise 200; 402 quota_exceeded).",
+      ...writeDoc([
+        ...BODY_REFUSALS,
+        "quota_exceeded",
+        "unique_violation",
+        "custom_field_conflict",
+      ]),
+      body: CustomFieldCreate,
+      responses: {
+        201: { description: "Created.", headers: ["Location", "ETag", "IdempotentReplayed"] },
+        200: { description: "Dry-run: it would be created." },
+      },
+    }),
+    response: createdOrPreviewed(itemEnvelope(Created)),
+  });
 }
 
 function changeRoutes(app: AdmittedApp, deps: RouteDeps): void {
-  app.patch(
-    MEMBER,
-    ({ company, request, ctx, set, params }) =>
-      runWrite(
-        deps,
-        { company, request, ctx, set },
-        (tx, body) => updateCustomField(tx, company, memberId(params), body, ctx),
-        ({ field, changes, dryRun }) => ({
-          status: 200,
-          body: {
-            data: {
-              id: field.id,
-              updated: !dryRun && Object.keys(changes).length > 0,
-              dry_run: dryRun,
-              changes,
-              record: field,
-            },
-          },
-          headers: dryRun ? {} : etagHeader(field),
-        }),
-      ),
-    {
-      detail: operationDetail({
-        operationId: "updateCustomField",
-        summary: "Update a custom field",
-        description:
-          "Changes label, required, unique, sensitive, options or description; `key`, " +
-          "`resource` and `type` never change (409 custom_field_conflict for a type). A change " +
-          "the stored values would break (required with records lacking a value, unique with " +
-          "duplicates, a choice in use dropped, a shorter max_length) is 409 " +
-          "custom_field_conflict with how many records and up to 10 ids; its dry-run answers " +
-          "the same.",
-        ...writeDoc([
-          ...BODY_REFUSALS,
-          "not_found",
-          "precondition_failed",
-          "unique_violation",
-          "custom_field_conflict",
-        ]),
-        body: CustomFieldUpdate,
-        responses: { 200: { description: "Updated.", headers: ["ETag", "IdempotentReplayed"] } },
-      }),
-      response: { 200: itemEnvelope(Updated) },
-    },
-  );
-  app.delete(
-    MEMBER,
-    ({ company, request, ctx, set, params }) =>
-      runWrite(
-        deps,
-        { company, request, ctx, set },
-        (tx) => deleteCustomField(tx, company, memberId(params), ctx),
-        ({ id, cleared, dryRun }) => ({
-          status: 200,
-          body: { data: { id, deleted: !dryRun, dry_run: dryRun, values_cleared: cleared } },
-        }),
-        { takesBody: false },
-      ),
-    {
-      detail: operationDetail({
-        operationId: "deleteCustomField",
-        summary: "Delete a custom field",
-        description:
-          "Deletes the field and clears its values from every record (`values_cleared`; a " +
-          "dry-run says how many it would clear).",
-        ...writeDoc(["not_found", "precondition_failed"]),
-        responses: { 200: { description: "Deleted.", headers: ["IdempotentReplayed"] } },
-      }),
-      response: { 200: itemEnvelope(Deleted) },
-    },
-  );
+  configWriteRoute(app, deps, {
+    method: "PATCH",
+    path: MEMBER,
+    write: (tx, body, { company, ctx, params }) =>
+      updateCustomField(tx, company, memberId(params), body, ctx),
+    respond: ({ field, changes, dryRun }) => ({
+      status: 200,
+      body: {
+        data: {
+          id: field.id,
+          updated: !dryRun && Object.keys(changes).length > 0,
+          dry_run: dryRun,
+          changes,
+          record: field,
+        },
+      },
+      headers: dryRun ? {} : etagHeader(field),
+    }),
+    detail: operationDetail({
+      operationId: "updateCustomField",
+      summary: "Update a custom field",
+      description:
+        "Changes label, required, unique, sensitive, options or description; `key`, " +
+        "`resource` and `type` never change (409 custom_field_conflict for a type). A change " +
+        "the stored values would break (required with records lacking a value, unique with " +
+        "duplicates, a choice in use dropped, a shorter max_length) is 409 " +
+        "custom_field_conflict with how many records and up to 10 ids; its dry-run answers " +
+        "the same.",
+      ...writeDoc([
+        ...BODY_REFUSALS,
+        "not_found",
+        "precondition_failed",
+        "unique_violation",
+        "custom_field_conflict",
+      ]),
+      body: CustomFieldUpdate,
+      responses: { 200: { description: "Updated.", headers: ["ETag", "IdempotentReplayed"] } },
+    }),
+    response: { 200: itemEnvelope(Updated) },
+  });
+  configWriteRoute(app, deps, {
+    method: "DELETE",
+    path: MEMBER,
+    write: (tx, _body, { company, ctx, params }) =>
+      deleteCustomField(tx, company, memberId(params), ctx),
+    respond: ({ id, cleared, dryRun }) => ({
+      status: 200,
+      body: { data: { id, deleted: !dryRun, dry_run: dryRun, values_cleared: cleared } },
+    }),
+    takesBody: false,
+    detail: operationDetail({
+      operationId: "deleteCustomField",
+      summary: "Delete a custom field",
+      description:
+        "Deletes the field and clears its values from every record (`values_cleared`; a " +
+        "dry-run says how many it would clear).",
+      ...writeDoc(["not_found", "precondition_failed"]),
+      responses: { 200: { description: "Deleted.", headers: ["IdempotentReplayed"] } },
+    }),
+    response: { 200: itemEnvelope(Deleted) },
+  });
 }
 
 export function customFieldRoutes(deps: RouteDeps): AdmittedApp {

@@ -2,23 +2,20 @@
 import type { AdmittedApp } from "../auth/admission.ts";
 import { restoreResult } from "../http/envelopes.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { readView } from "../resources/visibility.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { restoreRecordById } from "../writes/restore.ts";
 import { crudDetail } from "./crud-docs.ts";
-import { memberIdOf, pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
+import { runRecordWrite } from "./record-write.ts";
+import { memberIdOf, pathsOf, writeParsers, type RouteDeps } from "./route-context.ts";
 import { recordAnswer } from "./write-answers.ts";
 
 export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: RouteDeps): void {
   const { member } = pathsOf(def);
   app.post(
     `${member}/restore`,
-    async ({ company, token, request, ctx, set, params }) => {
-      const shown = await readView(token.scopes).of(def, company.id, deps.db);
-      return runWrite(
-        deps,
-        { company, request, ctx, set },
-        (tx) =>
+    async ({ company, token, request, ctx, set, params }) =>
+      runRecordWrite(deps, def, { company, token, request, ctx, set }, (shown) => ({
+        operation: (tx) =>
           restoreRecordById(tx, deps.store.ids, {
             def,
             company,
@@ -26,10 +23,9 @@ export function restoreRoute(app: AdmittedApp, def: ResourceDefinition, deps: Ro
             id: memberIdOf(def, params),
             scope: { companyId: company.id },
           }),
-        (outcome) => recordAnswer(outcome, { shown }),
-        { takesBody: false, hidden: shown.hidden },
-      );
-    },
+        respond: (outcome) => recordAnswer(outcome, { shown }),
+        options: { takesBody: false, hidden: shown.hidden },
+      })),
     {
       detail: crudDetail(def, "restore", writeParsers),
       response: { 200: restoreResult(recordSchema(def)) },

@@ -17,12 +17,13 @@ import {
   type Answer,
   type Decided,
   executeWrite,
+  type WriteAnswer,
   type WriteAttempt,
+  type WriteOperation,
   type WriteStore,
 } from "../writes/execute-write.ts";
 import { fingerprintOf } from "../writes/fingerprint.ts";
 import { checkIdempotencyKey } from "../writes/idempotency.ts";
-import { configAnswer } from "./write-answers.ts";
 
 export interface RouteDeps {
   db: Database;
@@ -136,6 +137,15 @@ export interface WriteCall {
   set: { status?: number | string; headers: Record<string, unknown> };
 }
 
+/** What a write route may ask of runWrite besides its operation and answer. */
+export interface WriteOptions {
+  takesBody?: boolean;
+  allowed?: (body: unknown) => void;
+  batch?: boolean;
+  /** The fields the caller does not see: its key's answer is replayed only to one who sees the same. */
+  hidden?: readonly string[];
+}
+
 /**
  * Runs a write for an admitted request and answers with its result: reads the body (admission came
  * first), checks the Idempotency-Key and the query, then runs `operation` under the key, if any, and
@@ -151,78 +161,91 @@ export async function runWrite<O, B>(
   call: WriteCall,
   operation: (tx: WriteTransaction, body: unknown, attempt: WriteAttempt) => Promise<Decided<O>>,
   respond: (outcome: O) => Answer<B>,
-  options: {
-    takesBody?: boolean;
-    allowed?: (body: unknown) => void;
-    batch?: boolean;
-    /** The fields the caller does not see: its key's answer is replayed only to one who sees the same. */
-    hidden?: readonly string[];
-  } = {},
+  options: WriteOptions = {},
 ): Promise<B> {
-  const { company, request, ctx, set } = call;
+  const { request, ctx, set } = call;
   const read = (await readJsonBody(request)) ?? null;
   const body = options.takesBody === false ? undefined : read;
   checkIdempotencyKey(ctx.idempotencyKey);
   // Refuses unknown parameters and a malformed dry_run; the dry-run itself is the context's.
   parseQuery(request.url, writeParsers);
   options.allowed?.(body);
-  const key = ctx.idempotencyKey;
-  // What the attempt that ran last changed: when the write committed, its events.
-  let changes: readonly RecordChange[] = [];
-  const answer = await executeWrite(
+  const fingerprint =
+    ctx.idempotencyKey === undefined
+      ? undefined
+      : fingerprintOf(
+          request.method,
+          new URL(request.url).pathname,
+          ctx.dryRun,
+          body,
+          options.hidden,
+        );
+  const answer = await executeCallWrite(
     deps.store,
-    {
-      companyId: company.id,
-      requestId: ctx.requestId,
-      dryRun: ctx.dryRun,
-      idempotencyKey: key,
-      fingerprint:
-        key === undefined
-          ? undefined
-          : fingerprintOf(
-              request.method,
-              new URL(request.url).pathname,
-              ctx.dryRun,
-              body,
-              options.hidden,
-            ),
-      batch: options.batch,
-    },
-    async (tx, attempt) => {
-      const decided = await operation(tx, body, attempt);
-      changes = decided.plan?.changes ?? [];
-      return decided;
-    },
+    call,
+    fingerprint,
+    (tx, attempt) => operation(tx, body, attempt),
     respond,
+    options.batch,
   );
-  if (answer.replayed) deps.admission.refund(request, company, ctx);
-  // Committed by now: followers of the feed on this process that want these events need not wait
-  // for their next round.
-  if (answer.events > 0) deps.waiters.committed(company.id, eventKinds(changes));
-  set.status = answer.status;
-  Object.assign(set.headers, answer.headers);
+  sendWriteAnswer(deps, call, answer);
   const data = (answer.body as { data?: { record?: unknown } } | undefined)?.data;
   if (ctx.representation && typeof data?.record === "object")
     set.headers["preference-applied"] = "return=representation";
   return answer.body;
 }
 
+/** A write's answer, and what it changed: when it committed, its events. */
+export type CallAnswer<B> = WriteAnswer<B> & { changes: readonly RecordChange[] };
+
 /**
- * Runs `work` as a write of the company's configuration (a webhook endpoint): it answers `status`
- * with what `work` made, or in a dry-run, rolled back, 200 `{dry_run: true}`.
+ * Runs `operation` as the write of an admitted request, under its Idempotency-Key when it has one
+ * (`fingerprint`: what the key is bound to), and in its company's turn when it is a `batch`.
  */
-export function configWrite<D>(
+export async function executeCallWrite<O, B>(
+  store: WriteStore,
+  call: Pick<WriteCall, "company" | "ctx">,
+  fingerprint: string | undefined,
+  operation: WriteOperation<O>,
+  respond: (outcome: O) => Answer<B>,
+  batch?: boolean,
+): Promise<CallAnswer<B>> {
+  const { company, ctx } = call;
+  // What the attempt that ran last changed.
+  let changes: readonly RecordChange[] = [];
+  const answer = await executeWrite(
+    store,
+    {
+      companyId: company.id,
+      requestId: ctx.requestId,
+      dryRun: ctx.dryRun,
+      idempotencyKey: ctx.idempotencyKey,
+      fingerprint,
+      batch,
+    },
+    async (tx, attempt) => {
+      const decided = await operation(tx, attempt);
+      changes = decided.plan?.changes ?? [];
+      return decided;
+    },
+    respond,
+  );
+  return { ...answer, changes };
+}
+
+/**
+ * Puts a write's status and headers on the answer. A replay goes back to the company
+ * (admission.refund); a commit releases at once the followers of the company's feed on this
+ * process that want its events, rather than at their next round.
+ */
+export function sendWriteAnswer(
   deps: RouteDeps,
   call: WriteCall,
-  status: number,
-  work: (db: Executor, body: unknown) => Promise<D>,
-  options?: { takesBody: false },
-) {
-  return runWrite(
-    deps,
-    call,
-    async (tx, body) => ({ outcome: await work(tx.db, body) }),
-    configAnswer<D>(status, call.ctx.dryRun),
-    options,
-  );
+  answer: CallAnswer<unknown>,
+): void {
+  const { company, request, ctx, set } = call;
+  if (answer.replayed) deps.admission.refund(request, company, ctx);
+  if (answer.events > 0) deps.waiters.committed(company.id, eventKinds(answer.changes));
+  set.status = answer.status;
+  Object.assign(set.headers, answer.headers);
 }

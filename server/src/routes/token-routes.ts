@@ -16,26 +16,22 @@ import {
   revokeTokenById,
   type TokenInfo,
 } from "../auth/tokens.ts";
-import { arrayEnvelope, itemEnvelope } from "../http/envelopes.ts";
+import { arrayEnvelope, createdOrPreviewed, itemEnvelope } from "../http/envelopes.ts";
 import { operationDetail } from "../http/operation-docs.ts";
 import { parseQuery } from "../http/query.ts";
 import { insufficientScope, notFound, validationFailed } from "../refusals/catalogue.ts";
 import type { FieldError } from "../refusals/refusal.ts";
 import { timestampSchema } from "../resources/schemas.ts";
 import { CONCRETE_SCOPES, GRANTABLE_SCOPES } from "../resources/scopes.ts";
-import {
-  BODY_REFUSALS,
-  parseId,
-  runWrite,
-  WRITE_REFUSALS,
-  writeParsers,
-  type RouteDeps,
-} from "./route-context.ts";
+import { CREATED_WITH_SECRET, configMemberId, configWriteDoc } from "./config-routes.ts";
+import { BODY_REFUSALS, runWrite, type RouteDeps } from "./route-context.ts";
 import type { Answer } from "../writes/execute-write.ts";
 import { configAnswer } from "./write-answers.ts";
 
 const PATH = "/v1/tokens";
 const TAGS = ["tokens"];
+const writeDoc = configWriteDoc("tokens:write", TAGS, ["IdempotencyKey", "XDryRun"]);
+const memberId = configMemberId("token");
 const MAX_NAME = 100;
 const MAX_DAYS = 3650;
 
@@ -255,28 +251,19 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
             "insufficient_scope naming the scope. A token that expires makes only tokens that " +
             "expire no later (else 422 on expires_in_days). See docs/tokens.md for the scope " +
             "each kind of integration needs.",
-          tags: TAGS,
-          scope: "tokens:write",
-          query: writeParsers,
-          headers: ["IdempotencyKey", "XDryRun"],
+          ...writeDoc(BODY_REFUSALS),
           body: TokenInput,
-          refusals: [...WRITE_REFUSALS, ...BODY_REFUSALS],
-          responses: {
-            201: { description: "Created, with its secret.", headers: ["IdempotentReplayed"] },
-            200: { description: "Dry-run: it would be created." },
-          },
+          responses: CREATED_WITH_SECRET,
         }),
-        // One schema for both answers: tools check every success against the lowest 2xx (docs/api.md).
-        response: {
-          201: itemEnvelope(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
-          200: itemEnvelope(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
-        },
+        response: createdOrPreviewed(
+          itemEnvelope(Type.Union([CreatedToken, DryRunWrite]), "TokenCreatedResult"),
+        ),
       },
     )
     .delete(
       `${PATH}/:id`,
       async ({ company, token, request, ctx, set, params }) => {
-        const id = parseId(params.id, "token");
+        const id = memberId(params);
         const answer = await runWrite(
           deps,
           { company, request, ctx, set },
@@ -305,12 +292,8 @@ export function tokenRoutes(deps: RouteDeps, revoked: { forget(tokenId: number):
             "Needs tokens:write and every scope of the token revoked (else 403 " +
             "insufficient_scope naming one it lacks), except that a token may always revoke " +
             "itself.",
-          tags: TAGS,
-          scope: "tokens:write",
+          ...writeDoc(["not_found"]),
           ownToken: true,
-          query: writeParsers,
-          headers: ["IdempotencyKey", "XDryRun"],
-          refusals: [...WRITE_REFUSALS, "not_found"],
           responses: {
             200: {
               description: "Revoked (or `{dry_run: true}`).",

@@ -1,14 +1,14 @@
 // PUT /v1/{resource}/by-external-id/{external_id}: create or update the record the client knows by its own id.
 import type { AdmittedApp } from "../auth/admission.ts";
-import { upsertResult } from "../http/envelopes.ts";
+import { createdOrPreviewed, upsertResult } from "../http/envelopes.ts";
 import { invalidPathExternalId } from "../refusals/catalogue.ts";
 import type { ResourceDefinition } from "../resources/definition.ts";
-import { readView } from "../resources/visibility.ts";
 import { recordSchema } from "../resources/schemas.ts";
 import { validateBody } from "../resources/validation.ts";
 import { upsertByExternalId } from "../writes/upsert.ts";
 import { crudDetail } from "./crud-docs.ts";
-import { pathsOf, runWrite, writeParsers, type RouteDeps } from "./route-context.ts";
+import { runRecordWrite, writingShown } from "./record-write.ts";
+import { pathsOf, writeParsers, type RouteDeps } from "./route-context.ts";
 import { recordAnswer } from "./write-answers.ts";
 
 /**
@@ -40,12 +40,9 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
   const { collection } = pathsOf(def);
   app.put(
     `${collection}/by-external-id/:external_id`,
-    async ({ company, token, request, ctx, set }) => {
-      const shown = await readView(token.scopes).of(def, company.id, deps.db);
-      return runWrite(
-        deps,
-        { company, request, ctx, set },
-        (tx, body) =>
+    async ({ company, token, request, ctx, set }) =>
+      runRecordWrite(deps, def, { company, token, request, ctx, set }, (shown) => ({
+        operation: (tx, body) =>
           upsertByExternalId(tx, deps.store, {
             def,
             company,
@@ -56,20 +53,19 @@ export function upsertRoute(app: AdmittedApp, def: ResourceDefinition, deps: Rou
             ifMatch: ctx.ifMatch,
             shown,
           }),
-        (outcome) =>
+        respond: (outcome) =>
           recordAnswer(outcome, {
             collection,
             representation: ctx.representation,
             upsert: true,
             shown,
           }),
-        { allowed: (body) => shown.refuseWritten(body), hidden: shown.hidden },
-      );
-    },
+        options: writingShown(shown),
+      })),
     {
       detail: crudDetail(def, "upsert", writeParsers),
       // Created (201), updated or previewed (200): one schema, as for a create.
-      response: { 201: upsertResult(recordSchema(def)), 200: upsertResult(recordSchema(def)) },
+      response: createdOrPreviewed(upsertResult(recordSchema(def))),
     },
   );
 }

@@ -4,12 +4,11 @@ import { Type, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { admitted, type AdmittedApp } from "../auth/admission.ts";
 import type { Executor } from "../db/client.ts";
-import { arrayEnvelope, itemEnvelope } from "../http/envelopes.ts";
+import { arrayEnvelope, createdOrPreviewed, itemEnvelope } from "../http/envelopes.ts";
 import { holdOpen } from "../http/hold-open.ts";
 import { type OperationDoc, operationDetail } from "../http/operation-docs.ts";
 import { limitParam, offsetParam, pageWindow } from "../http/paging.ts";
 import { parseQuery } from "../http/query.ts";
-import type { RefusalCode } from "../refusals/catalogue.ts";
 import { timestampSchema } from "../resources/schemas.ts";
 import { type ReadView, readView } from "../resources/visibility.ts";
 import { SEND_TIMEOUT_MS } from "../webhooks/attempt.ts";
@@ -31,14 +30,13 @@ import {
   updateEndpoint,
 } from "../webhooks/endpoints.ts";
 import {
-  BODY_REFUSALS,
-  configWrite,
-  parseId,
-  runWrite,
-  WRITE_REFUSALS,
-  writeParsers,
-  type RouteDeps,
-} from "./route-context.ts";
+  answeringData,
+  CREATED_WITH_SECRET,
+  configMemberId,
+  configWriteDoc,
+  configWriteRoute,
+} from "./config-routes.ts";
+import { BODY_REFUSALS, type RouteDeps, writeParsers } from "./route-context.ts";
 import { dataAnswer } from "./write-answers.ts";
 
 const PATH = "/v1/webhook-endpoints";
@@ -138,21 +136,11 @@ const ReplayResult = Type.Object(
 
 const MEMBER = `${PATH}/:id`;
 
-const memberId = (params: unknown): number =>
-  parseId((params as Record<string, string>).id, "webhook endpoint");
+const memberId = configMemberId("webhook endpoint");
 
 const deliveryParsers = { limit: limitParam, offset: offsetParam };
 
-/** What every write of an endpoint documents alike: its scope, query, headers and refusals. */
-const writeDoc = (
-  refusals: readonly RefusalCode[],
-): Pick<OperationDoc, "tags" | "query" | "headers" | "refusals"> & { scope: string } => ({
-  scope: "webhooks:write",
-  tags: TAGS,
-  query: writeParsers,
-  headers: ["IdempotencyKey", "XDryRun"],
-  refusals: [...WRITE_REFUSALS, ...refusals],
-});
+const writeDoc = configWriteDoc("webhooks:write", TAGS, ["IdempotencyKey", "XDryRun"]);
 
 /** A write's answer, `{data: …}`, or its dry-run's `{data: {dry_run: true}}`. */
 const orDryRun = (schema: TSchema, title: string) =>
@@ -182,53 +170,40 @@ function listRoute(app: AdmittedApp, deps: RouteDeps): void {
 }
 
 function createRoute(app: AdmittedApp, deps: RouteDeps): void {
-  app.post(
-    PATH,
-    ({ company, token, request, ctx, set }) =>
-      configWrite(deps, { company, request, ctx, set }, 201, (tx, body) =>
-        createEndpoint(tx, company.id, body, readView(token.scopes)),
-      ),
-    {
-      detail: operationDetail({
-        operationId: "createWebhookEndpoint",
-        summary: "Create a webhook endpoint",
-        description:
-          "Every later event whose type matches `events` is POSTed to `url` as JSON (the " +
-          "event as in GET /v1/events) with `ERP-Event-Id` and `ERP-Signature: t=<unix " +
-          'seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. A 2xx answer within ' +
-          "10 s is a delivery; anything else is retried with exponential backoff for 24 " +
-          "hours (at least 8 attempts). The answer carries the signing secret, once. " +
-          "URLs must be https to a public address: every address the host resolves to is " +
-          "checked when the endpoint is saved and again when each delivery connects, in " +
-          "every spelling (IPv4-mapped and -compatible IPv6, NAT64, 6to4, Teredo, the " +
-          "IANA special-purpose ranges), and a delivery connects only to an address so " +
-          "checked. Redirects are not followed (a 3xx is a failed attempt). http and " +
-          "private addresses only on servers run with WEBHOOK_ALLOW_PRIVATE=1. " +
-          "Deliveries to one endpoint never delay another's: each endpoint (and each " +
-          "company) has its own few sending slots, so a slow or dead receiver holds only " +
-          "its own. An endpoint delivers only events of the resources the token that made " +
-          "it (or changed it last) may read; subscribing to another resource's events is " +
-          "403 insufficient_scope naming its read scope.",
-        ...writeDoc(BODY_REFUSALS),
-        body: EndpointInput,
-        responses: {
-          201: { description: "Created, with its secret.", headers: ["IdempotentReplayed"] },
-          200: { description: "Dry-run: it would be created." },
-        },
-      }),
-      // One schema for both answers: tools check every success against the lowest 2xx (docs/api.md).
-      response: {
-        201: itemEnvelope(
-          Type.Union([EndpointWithSecretSchema, DryRunWrite]),
-          "WebhookEndpointCreated",
-        ),
-        200: itemEnvelope(
-          Type.Union([EndpointWithSecretSchema, DryRunWrite]),
-          "WebhookEndpointCreated",
-        ),
-      },
-    },
-  );
+  configWriteRoute(app, deps, {
+    method: "POST",
+    path: PATH,
+    ...answeringData(201, (db, body, { company, token }) =>
+      createEndpoint(db, company.id, body, readView(token.scopes)),
+    ),
+    detail: operationDetail({
+      operationId: "createWebhookEndpoint",
+      summary: "Create a webhook endpoint",
+      description:
+        "Every later event whose type matches `events` is POSTed to `url` as JSON (the " +
+        "event as in GET /v1/events) with `ERP-Event-Id` and `ERP-Signature: t=<unix " +
+        'seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. A 2xx answer within ' +
+        "10 s is a delivery; anything else is retried with exponential backoff for 24 " +
+        "hours (at least 8 attempts). The answer carries the signing secret, once. " +
+        "URLs must be https to a public address: every address the host resolves to is " +
+        "checked when the endpoint is saved and again when each delivery connects, in " +
+        "every spelling (IPv4-mapped and -compatible IPv6, NAT64, 6to4, Teredo, the " +
+        "IANA special-purpose ranges), and a delivery connects only to an address so " +
+        "checked. Redirects are not followed (a 3xx is a failed attempt). http and " +
+        "private addresses only on servers run with WEBHOOK_ALLOW_PRIVATE=1. " +
+        "Deliveries to one endpoint never delay another's: each endpoint (and each " +
+        "company) has its own few sending slots, so a slow or dead receiver holds only " +
+        "its own. An endpoint delivers only events of the resources the token that made " +
+        "it (or changed it last) may read; subscribing to another resource's events is " +
+        "403 insufficient_scope naming its read scope.",
+      ...writeDoc(BODY_REFUSALS),
+      body: EndpointInput,
+      responses: CREATED_WITH_SECRET,
+    }),
+    response: createdOrPreviewed(
+      itemEnvelope(Type.Union([EndpointWithSecretSchema, DryRunWrite]), "WebhookEndpointCreated"),
+    ),
+  });
 }
 
 function getRoute(app: AdmittedApp, deps: RouteDeps): void {
@@ -274,19 +249,16 @@ type EndpointChange = OperationDoc & {
 
 function changeRoute(app: AdmittedApp, deps: RouteDeps, spec: EndpointChange): void {
   const { method, path, change, takesBody, answer, ...doc } = spec;
-  app.route(
+  configWriteRoute(app, deps, {
     method,
     path,
-    ({ company, token, request, ctx, set, params }) =>
-      configWrite(
-        deps,
-        { company, request, ctx, set },
-        200,
-        (tx, body) => change(tx, company.id, memberId(params), body, readView(token.scopes)),
-        takesBody === false ? { takesBody } : undefined,
-      ),
-    { detail: operationDetail(doc), response: { 200: orDryRun(...answer) } },
-  );
+    ...answeringData(200, (db, body, { company, token, params }) =>
+      change(db, company.id, memberId(params), body, readView(token.scopes)),
+    ),
+    takesBody,
+    detail: operationDetail(doc),
+    response: { 200: orDryRun(...answer) },
+  });
 }
 
 function updateRoute(app: AdmittedApp, deps: RouteDeps): void {
@@ -404,36 +376,30 @@ function testRoute(app: AdmittedApp, deps: RouteDeps): void {
 }
 
 function replayRoute(app: AdmittedApp, deps: RouteDeps): void {
-  app.post(
-    `${MEMBER}/replay`,
-    ({ company, request, ctx, set, params }) =>
-      runWrite(
-        deps,
-        { company, request, ctx, set },
-        async (tx, body) => ({
-          outcome: await replayEndpoint(tx.db, company.id, memberId(params), body, ctx.dryRun),
-        }),
-        dataAnswer,
-      ),
-    {
-      detail: operationDetail({
-        operationId: "replayWebhookEvents",
-        summary: "Replay past events to a webhook endpoint",
-        description:
-          "Queues again every event the endpoint subscribes to after `after` (an event id) or " +
-          "from `since` (a time), once each and in feed order, as new deliveries with a fresh " +
-          "retry window: after an outage longer than the retry window, or to rebuild a " +
-          "receiver's state. Events within the 30-day retention only (an older cursor is 410). " +
-          "A dry-run tells how many it would queue.",
-        ...writeDoc([...BODY_REFUSALS, "not_found", "cursor_expired"]),
-        body: ReplayInput,
-        responses: {
-          200: { description: "How many were queued.", headers: ["IdempotentReplayed"] },
-        },
-      }),
-      response: { 200: itemEnvelope(ReplayResult, "WebhookReplayAnswer") },
-    },
-  );
+  configWriteRoute(app, deps, {
+    method: "POST",
+    path: `${MEMBER}/replay`,
+    write: async (tx, body, { company, ctx, params }) => ({
+      outcome: await replayEndpoint(tx.db, company.id, memberId(params), body, ctx.dryRun),
+    }),
+    respond: dataAnswer,
+    detail: operationDetail({
+      operationId: "replayWebhookEvents",
+      summary: "Replay past events to a webhook endpoint",
+      description:
+        "Queues again every event the endpoint subscribes to after `after` (an event id) or " +
+        "from `since` (a time), once each and in feed order, as new deliveries with a fresh " +
+        "retry window: after an outage longer than the retry window, or to rebuild a " +
+        "receiver's state. Events within the 30-day retention only (an older cursor is 410). " +
+        "A dry-run tells how many it would queue.",
+      ...writeDoc([...BODY_REFUSALS, "not_found", "cursor_expired"]),
+      body: ReplayInput,
+      responses: {
+        200: { description: "How many were queued.", headers: ["IdempotentReplayed"] },
+      },
+    }),
+    response: { 200: itemEnvelope(ReplayResult, "WebhookReplayAnswer") },
+  });
 }
 
 function deliveriesRoute(app: AdmittedApp, deps: RouteDeps): void {
