@@ -19,9 +19,21 @@ export interface SpawnedServer {
 export async function spawnServer(
   script: string,
   databaseUrl: string,
-  options: { env?: Record<string, string>; profileDir?: string; runtime?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    profileDir?: string;
+    /** The profile's sampling interval, µs (Bun's default 1,000). */
+    profileIntervalUs?: number;
+    runtime?: string;
+  } = {},
 ): Promise<SpawnedServer> {
-  const profile = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
+  const profile = options.profileDir
+    ? [
+        "--cpu-prof",
+        `--cpu-prof-dir=${options.profileDir}`,
+        ...(options.profileIntervalUs ? [`--cpu-prof-interval=${options.profileIntervalUs}`] : []),
+      ]
+    : [];
   const runtime = options.runtime ?? process.execPath;
   const child = Bun.spawn([runtime, ...profile, path.resolve(ROOT, script)], {
     cwd: ROOT,

@@ -295,9 +295,8 @@ export function checkCustomValues(
     return { errors };
   }
   const given = (sent ?? {}) as Record<string, unknown>;
-  const byKey = new Map(fields.map((field) => [field.key, field]));
   for (const key of Object.keys(given))
-    if (!byKey.has(key))
+    if (!fields.some((field) => field.key === key))
       errors.push(
         fail(
           key,

@@ -7,8 +7,12 @@ import type { FieldSpec, ResourceDefinition } from "./definition.ts";
 function perDefinition<T>(derive: (def: ResourceDefinition) => T): (def: ResourceDefinition) => T {
   const derived = new WeakMap<ResourceDefinition, T>();
   return (def) => {
-    if (!derived.has(def)) derived.set(def, derive(def));
-    return derived.get(def)!;
+    let value = derived.get(def);
+    if (value === undefined && !derived.has(def)) {
+      value = derive(def);
+      derived.set(def, value);
+    }
+    return value as T;
   };
 }
 

@@ -45,15 +45,22 @@ function refuseWrittenItems(shown: Shown, body: unknown): void {
   if (Array.isArray(items)) for (const item of items) shown.refuseWritten(item);
 }
 
-/** Counts a batch's answered items by outcome (a replayed batch's answer counts again). */
+/**
+ * Counts a batch's answered items by outcome (a replayed batch's answer counts again): one increment
+ * per outcome, not per item (a label look-up hashes its labels).
+ */
 function countBatchItems(answer: { data: BatchSummary }): { data: BatchSummary } {
   const { data } = answer;
-  if (!data.dry_run)
-    for (const result of data.results)
-      batchItems
-        .labels(
-          result.error ? "failed" : result.replayed ? "replayed" : (result.action ?? "failed"),
-        )
-        .inc();
+  if (data.dry_run) return answer;
+  const counts = new Map<string, number>();
+  for (const result of data.results) {
+    const outcome = result.error
+      ? "failed"
+      : result.replayed
+        ? "replayed"
+        : (result.action ?? "failed");
+    counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+  }
+  for (const [outcome, count] of counts) batchItems.labels(outcome).inc(count);
   return answer;
 }

@@ -219,21 +219,35 @@ export async function runBatch(
     atomic,
     preceding,
   });
-  const results: BatchItemResult[] = outcomes.map((outcome) => ({
-    index: outcome.index,
-    status: outcome.status,
-    id: outcome.id,
-    ...(outcome.action ? { action: outcome.action } : {}),
-    ...(outcome.replayed ? { replayed: true as const } : {}),
-    ...(outcome.error ? { error: outcome.error.body(request.requestId) } : {}),
-  }));
-  const failed = results.filter((result) => result.error).length;
+  // One pass over the (up to 500) outcomes: each item's result, and the counts.
+  const counts = { created: 0, updated: 0, restored: 0, failed: 0 };
+  const results: BatchItemResult[] = outcomes.map((outcome) => {
+    const result: BatchItemResult = {
+      index: outcome.index,
+      status: outcome.status,
+      id: outcome.id,
+    };
+    if (outcome.action) result.action = outcome.action;
+    if (outcome.replayed) result.replayed = true;
+    if (outcome.error) {
+      result.error = outcome.error.body(request.requestId);
+      counts.failed += 1;
+    }
+    const { action } = outcome;
+    if (
+      !outcome.replayed &&
+      (action === "created" || action === "updated" || action === "restored")
+    )
+      counts[action] += 1;
+    return result;
+  });
+  const { failed } = counts;
   const summary = {
     dry_run: dryRun,
     atomic,
-    created: results.filter((result) => result.action === "created" && !result.replayed).length,
-    updated: results.filter((result) => result.action === "updated" && !result.replayed).length,
-    restored: results.filter((result) => result.action === "restored" && !result.replayed).length,
+    created: counts.created,
+    updated: counts.updated,
+    restored: counts.restored,
     failed,
     results,
   };

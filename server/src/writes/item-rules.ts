@@ -238,10 +238,13 @@ export function customUniqueValues(
   values: unknown,
 ): [name: string, value: string | undefined][] {
   if (typeof values !== "object" || values === null) return [];
-  return ctx.lookups.customFields
-    .filter((field) => field.unique)
-    .map((field) => [
-      customUniqueName(field.key),
-      uniqueTextOf(field, (values as Record<string, unknown>)[field.key]),
-    ]);
+  // Asked for every item of a batch: a plain loop, nothing allocated when no field is unique.
+  const held: [name: string, value: string | undefined][] = [];
+  for (const field of ctx.lookups.customFields)
+    if (field.unique)
+      held.push([
+        customUniqueName(field.key),
+        uniqueTextOf(field, (values as Record<string, unknown>)[field.key]),
+      ]);
+  return held;
 }
