@@ -102,6 +102,26 @@ describe("filters and ranges", () => {
     );
   });
 
+  test("a filter's total counts live records: a deleted record leaves it, its restore comes back", async () => {
+    const totals = async () =>
+      Promise.all(
+        ["cf.size=L", "cf.size=S,L", "cf.due[gte]=2027-03-01", "cf.size=L&q=Gone"].map(
+          async (query) => (await api.get(`/v1/workers?${query}&limit=1`)).body.meta.total,
+        ),
+      );
+    const before = await totals();
+    const id = await create(api, "/v1/workers", {
+      name: "Gone",
+      custom_fields: { size: "L", due: "2027-03-15" },
+    });
+    expect(await totals()).toEqual([before[0] + 1, before[1] + 1, before[2] + 1, 1]);
+    expect((await api.delete(`/v1/workers/${id}`)).status).toBe(200);
+    expect(await totals()).toEqual(before);
+    expect((await api.post(`/v1/workers/${id}/restore`, {})).status).toBe(200);
+    expect(await totals()).toEqual([before[0] + 1, before[1] + 1, before[2] + 1, 1]);
+    expect((await api.delete(`/v1/workers/${id}`)).status).toBe(200);
+  });
+
   test("unknown keys, bad values and ranges on a select are 400 invalid_query", async () => {
     expectProblem(await api.get("/v1/workers?cf.nope=1"), 400, "invalid_query");
     expectProblem(await api.get("/v1/workers?cf.size=XL"), 400, "invalid_query");
