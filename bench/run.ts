@@ -3,8 +3,8 @@
 // under autocannon (32 connections) and reports requests/s, p50, p99 and the ratio, the database
 // statements per request (MariaDB's `Questions` counter), the server's RSS after 100,000 requests
 // and the CLI's import rate and RSS (from CSV, and from the same rows as a workbook:
-// bench/xlsx-import.ts), then the scale leg (bench/scale.ts), the reports leg (bench/aggregate.ts)
-// and the cost of 1,000 idle long-polls and of 1,000 filtered ones of a busy company
+// bench/xlsx-import.ts), then the scale leg (bench/scale.ts), the reports leg (bench/aggregate.ts),
+// the custom-fields leg (bench/custom-fields.ts) and the cost of 1,000 idle long-polls and of 1,000 filtered ones of a busy company
 // (bench/long-poll.ts). Prints a table and writes bench/results.json.
 // Flags: --quick (short rounds, for the smoke test), --profile (CPU profile of our server), --peers
 // (Platformatic DB beside ours, bench/peers.ts: installed from npm on first use, so never by default).
@@ -29,6 +29,7 @@ import { bulkImport, describeBulkImport } from "./bulk-import.ts";
 import { describeXlsxImport, xlsxImport } from "./xlsx-import.ts";
 import { describeScale, SCALE_SIZES, scaleLeg } from "./scale.ts";
 import { AGGREGATE_SIZES, aggregateLeg, describeAggregate } from "./aggregate.ts";
+import { CUSTOM_FIELD_SIZES, customFieldsLeg, describeCustomFields } from "./custom-fields.ts";
 import {
   describeFilteredLongPolls,
   describeLongPolls,
@@ -469,6 +470,11 @@ try {
     api.baseUrl,
     QUICK ? AGGREGATE_SIZES.quick : AGGREGATE_SIZES.full,
   );
+  const customFields = await customFieldsLeg(
+    db,
+    api.baseUrl,
+    QUICK ? CUSTOM_FIELD_SIZES.quick : CUSTOM_FIELD_SIZES.full,
+  );
   const longPolls = await idleLongPolls(db, api.baseUrl, api.process.pid, QUICK);
   const filteredPolls = await filteredLongPolls(db, api.baseUrl, api.process.pid, QUICK);
   const webhooks = await webhookDispatch(server.url, WEBHOOK_EVENTS);
@@ -515,6 +521,7 @@ try {
   console.log(describeXlsxImport(workbookImport));
   console.log(describeScale(scale));
   console.log(describeAggregate(reports));
+  console.log(describeCustomFields(customFields));
   console.log(describeLongPolls(longPolls));
   console.log(describeFilteredLongPolls(filteredPolls));
   console.log(describeObservability(observability));
@@ -545,6 +552,7 @@ try {
         xlsx_import: workbookImport,
         scale,
         reports,
+        custom_fields: customFields,
         long_polls: longPolls,
         filtered_long_polls: filteredPolls,
         webhook_dispatch: webhooks,
