@@ -4,8 +4,9 @@
 // statements per request (MariaDB's `Questions` counter), the server's RSS after 100,000 requests
 // and the CLI's import rate and RSS (from CSV, and from the same rows as a workbook:
 // bench/xlsx-import.ts), then the scale leg (bench/scale.ts), the reports leg (bench/aggregate.ts),
-// the attachments leg (bench/attachments.ts: a 100 MiB upload and download, RSS and speed) and the
-// cost of 1,000 idle long-polls and of 1,000 filtered ones of a busy company (bench/long-poll.ts). Prints a table and writes bench/results.json.
+// the custom-fields leg (bench/custom-fields.ts), the attachments leg (bench/attachments.ts: a 100 MiB
+// upload and download, RSS and speed) and the cost of 1,000 idle long-polls and of 1,000 filtered
+// ones of a busy company (bench/long-poll.ts). Prints a table and writes bench/results.json.
 // Flags: --quick (short rounds, for the smoke test), --profile (CPU profile of our server), --peers
 // (Platformatic DB beside ours, bench/peers.ts: installed from npm on first use, so never by default).
 import autocannon from "autocannon";
@@ -29,6 +30,7 @@ import { bulkImport, describeBulkImport } from "./bulk-import.ts";
 import { describeXlsxImport, xlsxImport } from "./xlsx-import.ts";
 import { describeScale, SCALE_SIZES, scaleLeg } from "./scale.ts";
 import { AGGREGATE_SIZES, aggregateLeg, describeAggregate } from "./aggregate.ts";
+import { CUSTOM_FIELD_SIZES, customFieldsLeg, describeCustomFields } from "./custom-fields.ts";
 import { ATTACHMENT_SIZES, attachmentsLeg, describeAttachments } from "./attachments.ts";
 import {
   describeFilteredLongPolls,
@@ -470,6 +472,11 @@ try {
     api.baseUrl,
     QUICK ? AGGREGATE_SIZES.quick : AGGREGATE_SIZES.full,
   );
+  const customFields = await customFieldsLeg(
+    db,
+    api.baseUrl,
+    QUICK ? CUSTOM_FIELD_SIZES.quick : CUSTOM_FIELD_SIZES.full,
+  );
   const attachments = await attachmentsLeg(
     url,
     QUICK ? ATTACHMENT_SIZES.quick : ATTACHMENT_SIZES.full,
@@ -520,6 +527,7 @@ try {
   console.log(describeXlsxImport(workbookImport));
   console.log(describeScale(scale));
   console.log(describeAggregate(reports));
+  console.log(describeCustomFields(customFields));
   console.log(describeAttachments(attachments));
   console.log(describeLongPolls(longPolls));
   console.log(describeFilteredLongPolls(filteredPolls));
@@ -551,6 +559,7 @@ try {
         xlsx_import: workbookImport,
         scale,
         reports,
+        custom_fields: customFields,
         attachments,
         long_polls: longPolls,
         filtered_long_polls: filteredPolls,

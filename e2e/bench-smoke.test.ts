@@ -74,6 +74,13 @@ function checkResults(code: number, stdout: string): void {
     expect(report.p99Ms).toBeGreaterThanOrEqual(report.medianMs);
   }
   expect(stdout).toContain("Reports, ");
+  const custom = results.custom_fields;
+  for (const pair of ["filterFirstPage", "sortedDeepPage", "sortedFirstPage"])
+    expect(custom[pair].custom.p99Ms).toBeGreaterThanOrEqual(custom[pair].custom.medianMs);
+  expect(custom.create.withRps).toBeGreaterThan(0);
+  expect(custom.create.errors).toBe(0);
+  expect(custom.import.withRowsPerSecond).toBeGreaterThan(0);
+  expect(stdout).toContain("Custom fields, ");
   expect(results.attachments.stores.map((s: { store: string }) => s.store)).toEqual([
     "directory",
     "s3",

@@ -102,6 +102,17 @@ export const customFingerprint = (params: URLSearchParams | undefined): string[]
 
 const compare = { gte, gt, lt, lte };
 
+/** The rows of the index that hold a filter's value (or a value in its range). */
+function heldRows(companyId: number, { field, values, range }: CustomFilter): SQL {
+  const v = customFieldValues;
+  const value: MySqlColumn = v[indexColumnOf(field.type)];
+  const held: SQL[] = [eq(v.company_id, companyId), eq(v.field_id, field.id)];
+  if (values) held.push(values.length === 1 ? eq(value, values[0]!) : inArray(value, [...values]));
+  for (const [operator, bound] of Object.entries(range ?? {}) as [RangeOperator, string][])
+    held.push(compare[operator](value, bound));
+  return and(...held)!;
+}
+
 /** Conditions on the record ids of `idColumn`: those the index holds for each filter. */
 export function customConditions(
   companyId: number,
@@ -109,15 +120,26 @@ export function customConditions(
   filters: readonly CustomFilter[],
 ): SQL[] {
   const v = customFieldValues;
-  return filters.map(({ field, values, range }) => {
-    const value: MySqlColumn = v[indexColumnOf(field.type)];
-    const held: SQL[] = [eq(v.company_id, companyId), eq(v.field_id, field.id)];
-    if (values)
-      held.push(values.length === 1 ? eq(value, values[0]!) : inArray(value, [...values]));
-    for (const [operator, bound] of Object.entries(range ?? {}) as [RangeOperator, string][])
-      held.push(compare[operator](value, bound));
-    return inArray(idColumn, sql`(SELECT ${v.record_id} FROM ${v} WHERE ${and(...held)})`);
-  });
+  return filters.map((filter) =>
+    inArray(idColumn, sql`(SELECT ${v.record_id} FROM ${v} WHERE ${heldRows(companyId, filter)})`),
+  );
+}
+
+/**
+ * How many live records of a table with `live` (1, NULL once deleted) a filter alone selects: the
+ * index's rows holding the value, read from the value's index alone, less those of deleted records
+ * (a deleted record keeps its rows for its restore), found from the deleted records. Checking each
+ * row's record instead read a million records' rows for the total of one value of nine on a
+ * million records: a second, against a few milliseconds for the same count on a built-in field
+ * (bench/custom-fields.ts).
+ */
+export function heldCount(companyId: number, table: string, filter: CustomFilter): SQL {
+  const held = heldRows(companyId, filter);
+  const records = sql.identifier(table);
+  return sql`SELECT (SELECT COUNT(*) FROM custom_field_values WHERE ${held}) - (SELECT COUNT(*)
+    FROM ${records} r JOIN custom_field_values ON custom_field_values.company_id = r.company_id
+    AND custom_field_values.record_id = r.id WHERE r.company_id = ${companyId} AND r.live IS NULL
+    AND ${held}) AS total`;
 }
 
 /** The join a list sorted by a custom field reads each record's value through. */
@@ -138,6 +160,10 @@ export const sortColumn = (field: CustomField): MySqlColumn =>
 /** The index column a field's values are read from (custom_field_values). */
 export const indexColumn = (field: CustomField): MySqlColumn =>
   customFieldValues[indexColumnOf(field.type)] as MySqlColumn;
+
+/** The index of custom_field_values that holds a field's values in (value, record_id) order. */
+export const valueIndexOf = (field: CustomField): string =>
+  `custom_field_values_${indexColumnOf(field.type).slice("value_".length)}`;
 
 /** Whether a cursor's value can be one a page sorted by `field` ended on (it reaches SQL). */
 export function fitsSort(field: CustomField, value: unknown): boolean {
