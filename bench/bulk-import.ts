@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { DatabaseHandle } from "@erp/server/admin";
+import { spawnCli } from "./timing.ts";
 
-const ROOT = path.resolve(import.meta.dir, "..");
 const BATCH = 500;
 
 export interface BulkImport {
@@ -68,27 +68,6 @@ async function countWorkers(db: DatabaseHandle, companyId: number): Promise<numb
 }
 
 /** The CLI, as a user runs it, in `dir` (its journal and config there too). */
-function spawnCli(
-  dir: string,
-  baseUrl: string,
-  token: string,
-  args: string[],
-  stdout: "ignore" | "pipe" = "ignore",
-) {
-  return Bun.spawn([process.execPath, path.join(ROOT, "cli/src/main.ts"), ...args], {
-    cwd: dir,
-    env: {
-      ...process.env,
-      ERP_BASE_URL: baseUrl,
-      ERP_TOKEN: token,
-      XDG_STATE_HOME: dir,
-      XDG_CONFIG_HOME: dir,
-    },
-    stdout,
-    stderr: "ignore",
-  });
-}
-
 async function cliImport(
   db: DatabaseHandle,
   baseUrl: string,
@@ -135,7 +114,7 @@ async function cliUpdateImport(
       baseUrl,
       company.token,
       ["export", "workers", "--format", "csv"],
-      "pipe",
+      { stdout: "pipe" },
     );
     const [header, ...lines] = (await new Response(exporter.stdout).text()).trimEnd().split("\n");
     await exporter.exited;

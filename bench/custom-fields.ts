@@ -21,8 +21,8 @@ import {
 } from "@erp/server/admin";
 import { spawnServer } from "./spawn-server.ts";
 import { withThrowAwayDatabase } from "./throw-away-database.ts";
+import { pageLatencies, spawnCli } from "./timing.ts";
 
-const ROOT = path.resolve(import.meta.dir, "..");
 const SEED_ROWS_PER_INSERT = 5_000;
 /** Index rows copied per INSERT … SELECT: one transaction's undo stays small. */
 const INDEX_IDS_PER_COPY = 250_000;
@@ -309,24 +309,11 @@ async function latencies(
   requests: number,
   warmups = 3,
 ): Promise<{ medianMs: number; p99Ms: number }[]> {
-  const send = async (route: string): Promise<number> => {
-    const started = performance.now();
-    const response = await fetch(`${baseUrl}${route}`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`GET ${route}: ${response.status}`);
-    return performance.now() - started;
-  };
-  for (let i = 0; i < warmups; i++) for (const route of paths) await send(route);
-  const timings: number[][] = paths.map(() => []);
-  for (let i = 0; i < requests; i++)
-    for (const [index, route] of paths.entries()) timings[index]!.push(await send(route));
-  return timings.map((times) => {
-    const sorted = [...times].sort((a, b) => a - b);
-    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
-    return { medianMs: round(median(times)), p99Ms: round(p99) };
-  });
+  const pages = paths.map((path) => ({ token, path }));
+  return (await pageLatencies(baseUrl, pages, requests, warmups)).map(({ medianMs, p99Ms }) => ({
+    medianMs: round(medianMs),
+    p99Ms: round(p99Ms),
+  }));
 }
 
 const pair = (
@@ -492,21 +479,9 @@ async function importRound(
   try {
     const file = importFile(dir, first, withValues);
     const started = performance.now();
-    const child = Bun.spawn(
-      [process.execPath, path.join(ROOT, "cli/src/main.ts"), "import", "workers", file],
-      {
-        cwd: dir,
-        env: {
-          ...process.env,
-          ERP_BASE_URL: baseUrl,
-          ERP_TOKEN: company.token,
-          XDG_STATE_HOME: dir,
-          XDG_CONFIG_HOME: dir,
-        },
-        stdout: "ignore",
-        stderr: "pipe",
-      },
-    );
+    const child = spawnCli(dir, baseUrl, company.token, ["import", "workers", file], {
+      stderr: "pipe",
+    });
     const [exitCode, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
     const seconds = (performance.now() - started) / 1000;
     if (exitCode !== 0) throw new Error(`erp import exited ${exitCode}:\n${stderr}`);

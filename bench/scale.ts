@@ -19,8 +19,8 @@ import {
 } from "@erp/server/admin";
 import { spawnServer } from "./spawn-server.ts";
 import { withThrowAwayDatabase } from "./throw-away-database.ts";
+import { pageLatencies, spawnCli } from "./timing.ts";
 
-const ROOT = path.resolve(import.meta.dir, "..");
 const SEED_ROWS_PER_INSERT = 5_000;
 
 export interface ScaleSizes {
@@ -80,8 +80,6 @@ const DAY_MS = 86_400_000;
 
 const round = (value: number, digits = 1): number =>
   Math.round(value * 10 ** digits) / 10 ** digits;
-const median = (values: number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** `count` workers of the company, in multi-row INSERTs (their text built here: every value is ours). */
 async function seedWorkers(db: DatabaseHandle, companyId: number, count: number): Promise<number> {
@@ -120,24 +118,10 @@ async function latencies(
   pages: { token: string; path: string }[],
   requests: number,
 ): Promise<Latency[]> {
-  const send = async ({ token, path }: { token: string; path: string }): Promise<number> => {
-    const started = performance.now();
-    const response = await fetch(`${baseUrl}${path}`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}`);
-    return performance.now() - started;
-  };
-  for (let i = 0; i < 3; i++) for (const page of pages) await send(page);
-  const timings: number[][] = pages.map(() => []);
-  for (let i = 0; i < requests; i++)
-    for (const [index, page] of pages.entries()) timings[index]!.push(await send(page));
-  return timings.map((times) => {
-    const sorted = [...times].sort((a, b) => a - b);
-    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
-    return { median: round(median(times), 2), p99: round(p99, 2) };
-  });
+  return (await pageLatencies(baseUrl, pages, requests)).map(({ medianMs, p99Ms }) => ({
+    median: round(medianMs, 2),
+    p99: round(p99Ms, 2),
+  }));
 }
 
 /**
@@ -176,30 +160,11 @@ async function exportWorkers(
   const dir = mkdtempSync(path.join(tmpdir(), "erp-bench-export-"));
   try {
     const started = performance.now();
-    const child = Bun.spawn(
-      [
-        process.execPath,
-        path.join(ROOT, "cli/src/main.ts"),
-        "export",
-        "workers",
-        "--format",
-        "ndjson",
-      ],
-      {
-        cwd: dir,
-        env: {
-          ...process.env,
-          ERP_BASE_URL: baseUrl,
-          ERP_TOKEN: token,
-          XDG_STATE_HOME: dir,
-          XDG_CONFIG_HOME: dir,
-        },
-        stdout: "pipe",
-        stderr: "ignore",
-      },
-    );
+    const child = spawnCli(dir, baseUrl, token, ["export", "workers", "--format", "ndjson"], {
+      stdout: "pipe",
+    });
     let rows = 0;
-    const reader = child.stdout.getReader();
+    const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
     for (let read = await reader.read(); !read.done; read = await reader.read())
       for (const byte of read.value) if (byte === 10) rows++;
     const exitCode = await child.exited;

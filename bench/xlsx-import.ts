@@ -10,8 +10,7 @@ import { WorkbookWriter } from "@cj-tech-master/excelts";
 import { connectDatabase, createCompany, type DatabaseHandle } from "@erp/server/admin";
 import { spawnServer } from "./spawn-server.ts";
 import { withThrowAwayDatabase } from "./throw-away-database.ts";
-
-const ROOT = path.resolve(import.meta.dir, "..");
+import { spawnCli } from "./timing.ts";
 
 export interface XlsxImport {
   rows: number;
@@ -96,21 +95,7 @@ async function cliImport(
 ): Promise<ImportRun> {
   const dir = path.dirname(file);
   const started = performance.now();
-  const child = Bun.spawn(
-    [process.execPath, path.join(ROOT, "cli/src/main.ts"), "import", "workers", file],
-    {
-      cwd: dir,
-      env: {
-        ...process.env,
-        ERP_BASE_URL: baseUrl,
-        ERP_TOKEN: company.token,
-        XDG_STATE_HOME: dir,
-        XDG_CONFIG_HOME: dir,
-      },
-      stdout: "ignore",
-      stderr: "ignore",
-    },
-  );
+  const child = spawnCli(dir, baseUrl, company.token, ["import", "workers", file]);
   // The peak RSS as the kernel keeps it (VmHWM), read until the process ends: the subprocess's
   // resourceUsage() answered the same figure for every child here, whatever each used.
   let peakKb = 0;
