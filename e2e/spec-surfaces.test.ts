@@ -154,5 +154,7 @@ describe("spec surfaces", () => {
     } finally {
       await browser.close();
     }
-  }, 60_000);
+    // 9 s alone; one full run on a loaded machine took 60 s (Chromium's start and layout of the
+    // whole reference share the 2 cores).
+  }, 120_000);
 });
