@@ -4,16 +4,10 @@
 // within 1 s. It prints the plan the database chose for each statement (EXPLAIN: the index it reads,
 // whether it reads that index alone), named in bench/README.md. Workers are seeded straight into
 // the database. Alone: `bun bench/aggregate.ts [--quick]`, on a throw-away database.
-import {
-  connectDatabase,
-  createCompany,
-  recountLiveRecords,
-  type DatabaseHandle,
-} from "@erp/server/admin";
+import { createCompany, recountLiveRecords, type DatabaseHandle } from "@erp/server/admin";
 import { explainReport, reportFields, reportPlan } from "@erp/server/aggregates";
 import { definitionNamed } from "@erp/server/registry";
-import { spawnServer } from "./spawn-server.ts";
-import { withThrowAwayDatabase } from "./throw-away-database.ts";
+import { runLegAlone } from "./throw-away-database.ts";
 
 const SEED_ROWS_PER_INSERT = 5_000;
 
@@ -141,15 +135,7 @@ export function describeAggregate(result: AggregateResult): string {
 
 if (import.meta.main) {
   const sizes = process.argv.includes("--quick") ? AGGREGATE_SIZES.quick : AGGREGATE_SIZES.full;
-  await withThrowAwayDatabase("erp_bench_aggregate", async (url) => {
-    const server = await spawnServer("server/src/main.ts", url);
-    const db = connectDatabase(url, { connectionLimit: 2 });
-    try {
-      console.log(describeAggregate(await aggregateLeg(db, server.baseUrl, sizes)));
-    } finally {
-      server.process.kill();
-      await server.process.exited;
-      await db.close();
-    }
-  });
+  await runLegAlone("erp_bench_aggregate", async (db, baseUrl) =>
+    describeAggregate(await aggregateLeg(db, baseUrl, sizes)),
+  );
 }

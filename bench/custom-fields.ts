@@ -13,14 +13,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import {
-  connectDatabase,
-  createCompany,
-  recountLiveRecords,
-  type DatabaseHandle,
-} from "@erp/server/admin";
-import { spawnServer } from "./spawn-server.ts";
-import { withThrowAwayDatabase } from "./throw-away-database.ts";
+import { createCompany, recountLiveRecords, type DatabaseHandle } from "@erp/server/admin";
+import { runLegAlone } from "./throw-away-database.ts";
 import { pageLatencies, spawnCli } from "./timing.ts";
 
 const SEED_ROWS_PER_INSERT = 5_000;
@@ -575,15 +569,7 @@ if (import.meta.main) {
   const sizes = process.argv.includes("--quick")
     ? CUSTOM_FIELD_SIZES.quick
     : CUSTOM_FIELD_SIZES.full;
-  await withThrowAwayDatabase("erp_bench_custom_fields", async (url) => {
-    const server = await spawnServer("server/src/main.ts", url);
-    const db = connectDatabase(url, { connectionLimit: 2 });
-    try {
-      console.log(describeCustomFields(await customFieldsLeg(db, server.baseUrl, sizes)));
-    } finally {
-      server.process.kill();
-      await server.process.exited;
-      await db.close();
-    }
-  });
+  await runLegAlone("erp_bench_custom_fields", async (db, baseUrl) =>
+    describeCustomFields(await customFieldsLeg(db, baseUrl, sizes)),
+  );
 }

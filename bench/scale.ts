@@ -11,14 +11,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import {
-  connectDatabase,
-  createCompany,
-  recountLiveRecords,
-  type DatabaseHandle,
-} from "@erp/server/admin";
-import { spawnServer } from "./spawn-server.ts";
-import { withThrowAwayDatabase } from "./throw-away-database.ts";
+import { createCompany, recountLiveRecords, type DatabaseHandle } from "@erp/server/admin";
+import { runLegAlone } from "./throw-away-database.ts";
 import { pageLatencies, spawnCli } from "./timing.ts";
 
 const SEED_ROWS_PER_INSERT = 5_000;
@@ -304,15 +298,7 @@ export function describeScale(result: ScaleResult): string {
 
 if (import.meta.main) {
   const sizes = process.argv.includes("--quick") ? SCALE_SIZES.quick : SCALE_SIZES.full;
-  await withThrowAwayDatabase("erp_bench_scale", async (url) => {
-    const server = await spawnServer("server/src/main.ts", url);
-    const db = connectDatabase(url, { connectionLimit: 2 });
-    try {
-      console.log(describeScale(await scaleLeg(db, server.baseUrl, sizes)));
-    } finally {
-      server.process.kill();
-      await server.process.exited;
-      await db.close();
-    }
-  });
+  await runLegAlone("erp_bench_scale", async (db, baseUrl) =>
+    describeScale(await scaleLeg(db, baseUrl, sizes)),
+  );
 }

@@ -7,9 +7,8 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { WorkbookWriter } from "@cj-tech-master/excelts";
-import { connectDatabase, createCompany, type DatabaseHandle } from "@erp/server/admin";
-import { spawnServer } from "./spawn-server.ts";
-import { withThrowAwayDatabase } from "./throw-away-database.ts";
+import { createCompany, type DatabaseHandle } from "@erp/server/admin";
+import { runLegAlone } from "./throw-away-database.ts";
 import { spawnCli } from "./timing.ts";
 
 export interface XlsxImport {
@@ -157,16 +156,7 @@ export function describeXlsxImport(result: XlsxImport): string {
 
 if (import.meta.main) {
   const rows = Number(process.argv[2] ?? 100_000);
-  await withThrowAwayDatabase("erp_bench_xlsx", async (url) => {
-    const db = connectDatabase(url, { connectionLimit: 2 });
-    let api: Awaited<ReturnType<typeof spawnServer>> | undefined;
-    try {
-      api = await spawnServer("server/src/main.ts", url);
-      console.log(describeXlsxImport(await xlsxImport(db, api.baseUrl, rows)));
-    } finally {
-      api?.process.kill("SIGTERM");
-      await api?.process.exited;
-      await db.close();
-    }
-  });
+  await runLegAlone("erp_bench_xlsx", async (db, baseUrl) =>
+    describeXlsxImport(await xlsxImport(db, baseUrl, rows)),
+  );
 }
