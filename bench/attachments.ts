@@ -4,7 +4,8 @@
 // database). Goals: the server's peak RSS during each stays within +32 MiB of its idle RSS, and each
 // runs at ≥ 0.5 of the plain copy's speed. Run for the directory store, then for an S3-compatible
 // store (s3rver in a process of its own, as the tests start it), where the plain copy is a multipart
-// upload with the same client. Alone: `bun bench/attachments.ts [--quick] [--store directory|s3]`, on a throw-away database.
+// upload with the same client. Alone: `bun bench/attachments.ts [--quick] [--store directory|s3]`,
+// on a throw-away database.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -263,14 +263,18 @@ describe("the statements read the index", () => {
     ).body.data.record;
     const base = 900_000_000;
     const digits =
-      "(SELECT 0 d UNION SELECT 1 UNION SELECT 2 UNION SELECT 3 UNION SELECT 4 UNION SELECT 5 UNION SELECT 6 UNION SELECT 7 UNION SELECT 8 UNION SELECT 9)";
+      "(SELECT 0 d UNION SELECT 1 UNION SELECT 2 UNION SELECT 3 UNION SELECT 4 UNION SELECT 5 " +
+      "UNION SELECT 6 UNION SELECT 7 UNION SELECT 8 UNION SELECT 9)";
     const n = "(a.d + 10 * b.d + 100 * c.d + 1000 * e.d)";
     const from = `FROM ${digits} a, ${digits} b, ${digits} c, ${digits} e`;
     await testDb().pool.query(
-      `INSERT INTO workers (id, company_id, name, status, live) SELECT ${base} + ${n}, ${seeded.companyId}, CONCAT('W', ${n}), 'ACTIVE', 1 ${from}`,
+      "INSERT INTO workers (id, company_id, name, status, live) " +
+        `SELECT ${base} + ${n}, ${seeded.companyId}, CONCAT('W', ${n}), 'ACTIVE', 1 ${from}`,
     );
     await testDb().pool.query(
-      `INSERT INTO custom_field_values (company_id, field_id, record_id, value_date) SELECT ${seeded.companyId}, ${due.id}, ${base} + ${n}, DATE('2020-01-01') + INTERVAL (${n} * 37 % 2000) DAY ${from} WHERE ${n} % 3 <> 0`,
+      "INSERT INTO custom_field_values (company_id, field_id, record_id, value_date) " +
+        `SELECT ${seeded.companyId}, ${due.id}, ${base} + ${n}, ` +
+        `DATE('2020-01-01') + INTERVAL (${n} * 37 % 2000) DAY ${from} WHERE ${n} % 3 <> 0`,
     );
     await testDb().pool.query("ANALYZE TABLE workers, custom_field_values");
     const def = definitionNamed("workers");

@@ -3,9 +3,9 @@
 // `_` (`Phone Number` → `phone_number`), directly or through an alias the resource declares
 // (`phone_number` → `phone`), or through `--map "Phone Number=phone"`. The company's custom fields
 // match by their label or their key, folded the same way (a built-in field's name comes first).
-// Reference columns name the record (`trade` instead of `trade_id`). The read-only columns of an export and a rejects file's
-// `error` column are skipped with one warning each; any other column stops the import (exit 2),
-// named with the closest field, unless it is skipped on purpose.
+// Reference columns name the record (`trade` instead of `trade_id`). The read-only columns of an
+// export and a rejects file's `error` column are skipped with one warning each; any other column
+// stops the import (exit 2), named with the closest field, unless it is skipped on purpose.
 import type { CollectionSpec } from "@erp/sdk";
 import {
   type CustomFieldDefinition,
