@@ -376,15 +376,23 @@ async function everyRecordHolds(
   const position = "after" in criteria.start ? criteria.start.after : undefined;
   if (criteria.includeDeleted || def.parent || !Object.hasOwn(def.table, "live")) return false;
   if (position !== undefined && position.values[0] === null) return false;
-  const field = { field: criteria.custom!.sort! };
   const [held, live] = await Promise.all([
-    selectRows<{ total: number | string }>(
-      db,
-      heldCount(scope.companyId, getTableName(def.table), field),
-    ),
+    heldTotal(db, def, scope, { field: criteria.custom!.sort! }),
     liveTotal(db, def, scope.companyId),
   ]);
-  return Number(held[0]?.total ?? 0) >= live;
+  return held >= live;
+}
+
+/** How many live records of the company hold what `filter` asks, counted in the index (heldCount). */
+async function heldTotal(
+  db: Executor,
+  def: ResourceDefinition,
+  scope: Scope,
+  filter: CustomFilter,
+): Promise<number> {
+  const query = heldCount(scope.companyId, getTableName(def.table), filter);
+  const [row] = await selectRows<{ total: number | string }>(db, query);
+  return Number(row?.total ?? 0);
 }
 
 /**
@@ -533,11 +541,7 @@ async function countRecords(
 ): Promise<number> {
   if (isUnfiltered(def, criteria)) return liveTotal(db, def, scope.companyId);
   const held = heldAlone(def, criteria);
-  if (held) {
-    const query = heldCount(scope.companyId, getTableName(def.table), held);
-    const [row] = await selectRows<{ total: number | string }>(db, query);
-    return Number(row?.total ?? 0);
-  }
+  if (held) return heldTotal(db, def, scope, held);
   const [row] = await db
     .select({ total: count() })
     .from(def.table)
