@@ -41,6 +41,10 @@ export const markStatement = (key: string) => ({
   values: [key],
 });
 
+/** Crosses `key` out now: the object under it is gone. */
+const crossOut = (db: Executor, key: string) =>
+  runStatement(db, sql`DELETE FROM loose_objects WHERE object_key = ${key}`);
+
 /**
  * Removes what the store holds under `key`, then crosses it out; when the store fails the key stays
  * written down and the sweep tries again later. Never throws.
@@ -48,7 +52,7 @@ export const markStatement = (key: string) => ({
 export async function discard(db: Executor, store: AttachmentStore, key: string): Promise<void> {
   try {
     await store.remove(key);
-    await runStatement(db, sql`DELETE FROM loose_objects WHERE object_key = ${key}`);
+    await crossOut(db, key);
   } catch {
     // Left for the sweep.
   }
@@ -75,7 +79,7 @@ export async function sweepLooseObjects(
     await db.transaction(async (tx) => {
       if (!(await holdLoose(tx, key))) return;
       await store.remove(key);
-      await runStatement(tx, sql`DELETE FROM loose_objects WHERE object_key = ${key}`);
+      await crossOut(tx, key);
       swept += 1;
     });
   }
