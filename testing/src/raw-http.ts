@@ -149,6 +149,9 @@ export async function lengthUpload(
     const part = chunk.subarray(0, Math.min(chunk.length, totalBytes - bytesWritten));
     if (!(await writeUntilAnswered(connection, part))) break;
     bytesWritten += part.length;
+    // As chunkedUpload: a server that keeps reading never fills the socket, and only a turn of the
+    // event loop lets an answer that has arrived be seen.
+    if (bytesWritten % (4 * 1024 * 1024) === 0) await Bun.sleep(0);
   }
   return finish(connection, bytesWritten);
 }
